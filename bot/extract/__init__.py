@@ -1,0 +1,1 @@
+"""Fact extractors: (rule source, path, text) -> facts. Pure; stdlib `ast` only."""

@@ -1,0 +1,152 @@
+"""The values that flow through docs-sync: facts from code, changes between revisions, findings.
+
+Everything here is a frozen dataclass so the analysis core stays pure: it takes these in,
+hands these out, and never learns where the bytes came from or where the findings go.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+Severity = Literal["error", "warning", "notice"]
+SEVERITY_RANK: dict[str, int] = {"notice": 0, "warning": 1, "error": 2}
+
+# Finding kinds, a stable part of the JSON contract.
+#   removed       a documented fact is gone from the code and nothing replaces it
+#   renamed       a documented fact now has another name (same dest/field, git rename, closest match)
+#   changed       a documented fact changed meaning: default, choices, bool polarity, type
+#   undocumented  a new member appeared in a set the doc enumerates (a third backend choice)
+#   new-flag      a new flag next to documented ones, on a page that does not claim to list them all
+#   unresolved    a doc line added by the PR cites a flag, path or symbol the head does not have
+#   wrong-default a doc line added by the PR claims a default the code does not have
+#   parse-error   a source file the rules read does not parse at head
+FindingKind = Literal[
+    "removed", "renamed", "changed", "undocumented", "new-flag", "unresolved", "wrong-default", "parse-error"
+]
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing the code says that a doc page may cite.
+
+    `token` is the fact as a doc writes it (`--no-keep-fp32-master`, `FSDPTrainRayActor`,
+    `dp_shard`). `key` identifies the fact across revisions when its token changes: a flag's
+    dest, a symbol's qualified name, a string's group. `attrs` holds what the doc may claim
+    about it, as text: for flags `default`, `choices` (comma-separated), `type`, `action`,
+    `sets` ("true"/"false" for boolean switches), `help`.
+    """
+
+    kind: Literal["flag", "symbol", "string"]
+    token: str
+    key: str
+    source: str  # id of the rule source that produced it
+    path: str
+    line: int
+    attrs: tuple[tuple[str, str], ...] = ()
+    group: str | None = None  # strings: the enumerated set this literal belongs to
+
+    def attr(self, name: str) -> str | None:
+        for k, v in self.attrs:
+            if k == name:
+                return v
+        return None
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """A source file that could not be read into facts."""
+
+    path: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Extraction:
+    facts: tuple[Fact, ...]
+    errors: tuple[ParseError, ...] = ()
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file the PR touches, as git (or GitHub's file list) names it."""
+
+    status: Literal["added", "modified", "removed", "renamed"]
+    path: str
+    old_path: str | None = None  # for renamed
+
+
+class Tree(Protocol):
+    """A revision of the repository, read lazily. Implemented by the git and GitHub adapters."""
+
+    def read(self, path: str) -> str | None: ...
+
+    def blob_id(self, path: str) -> str | None: ...
+
+    def exists(self, path: str) -> bool: ...
+
+    def paths(self) -> frozenset[str]: ...
+
+
+@dataclass(frozen=True)
+class DocLocation:
+    path: str
+    line: int
+    section: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class CodeLocation:
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    path: str
+    start_line: int
+    end_line: int
+    replacement: str  # the new full text of lines start_line..end_line, no trailing newline
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: FindingKind
+    severity: Severity
+    symbol: str  # the token as the doc shows it
+    message: str
+    rule: str
+    doc: DocLocation | None = None
+    code: CodeLocation | None = None
+    suggestion: Suggestion | None = None
+    why: str = ""  # longer explanation, for `/docs-sync explain`
+    blocking: bool = True  # the rule's `fail_on` says this finding fails the check
+
+    def fingerprint(self) -> str:
+        """Stable identity across re-runs: independent of line numbers that shift."""
+        import hashlib
+
+        doc = self.doc.path if self.doc else ""
+        text = "\0".join((self.rule, self.kind, self.symbol, doc))
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Report:
+    findings: tuple[Finding, ...]
+    ignored: tuple[tuple[Finding, str], ...] = field(default=())  # (finding, reason) waived by /docs-sync ignore
+    rules_checked: tuple[str, ...] = ()
+
+    def conclusion(self, fail_on: str | None = None) -> Literal["success", "neutral", "failure"]:
+        """`fail_on` (error|warning|notice|never) overrides each rule's own `fail_on`."""
+        if not self.findings:
+            return "success"
+        if fail_on is None:
+            failing = any(f.blocking for f in self.findings)
+        else:
+            failing = fail_on != "never" and any(
+                SEVERITY_RANK[f.severity] >= SEVERITY_RANK[fail_on] for f in self.findings
+            )
+        return "failure" if failing else "neutral"
