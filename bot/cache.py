@@ -1,0 +1,62 @@
+"""A disk cache of extracted facts, keyed by git blob id (content hash) and rule source.
+
+A file whose content did not change is never parsed twice, across runs and across revisions.
+Values are pickled `Extraction`s written by this program only; the cache lives in the user's
+cache directory and is never read from a repository under check.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sqlite3
+from collections.abc import Iterator, MutableMapping
+from pathlib import Path
+
+from bot.model import Extraction
+
+# Bump when extraction output changes shape or meaning, so stale entries are ignored.
+FORMAT = "facts-1"
+
+
+def default_cache_path() -> Path:
+    root = os.environ.get("DOCS_SYNC_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "docs-sync"
+    )
+    return Path(root) / "facts.sqlite"
+
+
+class FactsCache(MutableMapping[str, Extraction]):
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path else default_cache_path()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB)")
+
+    def __getitem__(self, key: str) -> Extraction:
+        row = self._db.execute("SELECT value FROM facts WHERE key = ?", (f"{FORMAT}:{key}",)).fetchone()
+        if row is None:
+            raise KeyError(key)
+        try:
+            return pickle.loads(row[0])
+        except Exception:  # an unreadable entry is a miss, not an error
+            raise KeyError(key) from None
+
+    def __setitem__(self, key: str, value: Extraction) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)", (f"{FORMAT}:{key}", pickle.dumps(value))
+        )
+
+    def __delitem__(self, key: str) -> None:
+        self._db.execute("DELETE FROM facts WHERE key = ?", (f"{FORMAT}:{key}",))
+
+    def __iter__(self) -> Iterator[str]:
+        for (key,) in self._db.execute("SELECT key FROM facts"):
+            yield key.removeprefix(f"{FORMAT}:")
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()

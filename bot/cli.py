@@ -1,0 +1,157 @@
+"""`docs-sync`: the command line. Reads git, runs the check, prints a report.
+
+Exit codes: 0 success or neutral, 1 the check failed, 2 usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from bot import report as formats
+from bot.model import Report
+from bot.rules import RulePack, RulesError
+
+REPO_CONFIG = ".github/docs-sync.yml"
+
+
+class UsageError(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="docs-sync", description="Find the doc lines a code change made wrong, and say how to fix them."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--repo", default=".", help="git repository to read (default: .)")
+        p.add_argument(
+            "--rules",
+            nargs="+",
+            action="extend",
+            metavar="FILE",
+            help=f"rule files or built-in pack names (default: {REPO_CONFIG} at the base revision)",
+        )
+        p.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text")
+        p.add_argument(
+            "--fail-on",
+            choices=("error", "warning", "notice", "never"),
+            help="severity that fails the run (default: each rule's own fail_on)",
+        )
+        p.add_argument("--no-cache", action="store_true", help="do not read or write the facts cache")
+
+    check = sub.add_parser("check", help="check one change: base..head")
+    common(check)
+    check.add_argument("--base", required=True, help="base revision (the PR's target)")
+    check.add_argument("--head", default="HEAD", help="head revision (default: HEAD)")
+
+    audit = sub.add_parser("audit", help="list every doc reference that does not resolve at one revision")
+    common(audit)
+    audit.add_argument("--rev", default="HEAD", help="revision to audit (default: HEAD)")
+
+    demo = sub.add_parser("demo", help="build a small demo repository and show a check on it")
+    demo.add_argument("--app", action="store_true", help="run the whole GitHub App loop against a local stand-in")
+    demo.add_argument("--keep", metavar="DIR", help="build the demo repository in DIR and keep it")
+
+    serve = sub.add_parser("serve", help="run the GitHub App (webhook receiver and worker)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=None, help="default: $PORT or 3000")
+    return parser
+
+
+def _load_rules(values: Sequence[str] | None, repo_config: str | None) -> tuple[RulePack, ...]:
+    from bot.rules import parse_repo_config, resolve_rule_args
+
+    if values:
+        return resolve_rule_args(values)
+    if repo_config is not None:
+        return parse_repo_config(repo_config, REPO_CONFIG)
+    raise UsageError(f"no rules: pass --rules FILE|PACK, or commit {REPO_CONFIG} to the repository")
+
+
+def _cache(disabled: bool):
+    if disabled:
+        return None
+    from bot.cache import FactsCache
+
+    try:
+        return FactsCache()
+    except OSError:
+        return None  # a read-only home directory only costs speed
+
+
+def _print(report: Report, fmt: str, fail_on: str | None) -> None:
+    if fmt == "json":
+        out = formats.to_json(report, fail_on)
+    elif fmt == "markdown":
+        out = formats.to_markdown(report, fail_on)
+    elif fmt == "github":
+        out = formats.to_github(report, fail_on)
+    else:
+        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        out = formats.to_text(report, fail_on, color=color)
+    sys.stdout.write(out if out.endswith("\n") else out + "\n")
+
+
+def _rules_of(packs: Sequence[RulePack]):
+    return [rule for pack in packs for rule in pack.rules]
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from bot.check import check
+    from bot.gitrepo import GitRepo
+
+    with GitRepo(args.repo) as repo:
+        head_sha = repo.resolve(args.head)
+        base_sha = repo.merge_base(repo.resolve(args.base), head_sha)
+        base, head = repo.tree(base_sha), repo.tree(head_sha)
+        # Rules come from the base revision: a change cannot switch off its own check.
+        packs = _load_rules(args.rules, base.read(REPO_CONFIG))
+        report = check(_rules_of(packs), base, head, repo.changes(base_sha, head_sha), cache=_cache(args.no_cache))
+    _print(report, args.format, args.fail_on)
+    return 1 if report.conclusion(args.fail_on) == "failure" else 0
+
+
+def run_audit(args: argparse.Namespace) -> int:
+    from bot.check import audit
+    from bot.gitrepo import GitRepo
+
+    with GitRepo(args.repo) as repo:
+        tree = repo.tree(args.rev)
+        packs = _load_rules(args.rules, tree.read(REPO_CONFIG))
+        report = audit(_rules_of(packs), tree, cache=_cache(args.no_cache))
+    _print(report, args.format, args.fail_on)
+    return 1 if report.conclusion(args.fail_on) == "failure" else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from bot.gitrepo import GitError
+
+    try:
+        if args.command == "check":
+            return run_check(args)
+        if args.command == "audit":
+            return run_audit(args)
+        if args.command == "demo":
+            from bot.demo import main as demo_main
+
+            return demo_main(app=args.app, keep=args.keep)
+        if args.command == "serve":
+            from bot.app.web import serve
+
+            port = args.port if args.port is not None else int(os.environ.get("PORT", "3000"))
+            serve(args.host, port)
+            return 0
+    except (UsageError, RulesError, GitError) as exc:
+        print(f"docs-sync: {exc}", file=sys.stderr)
+        return 2
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
