@@ -192,17 +192,18 @@ EXAMPLE_KEYS = ("name", "files", "expect")
 EXAMPLE_FILE_KEYS = ("base", "head")
 EXPECT_KEYS = ("kind", "symbol", "line", "severity", "replacement")
 
-# Source keys that mean something for one kind only; elsewhere they are a mistake worth reporting.
-SOURCE_KEY_KIND = {
-    "dataclass": "dataclass-flags",
-    "builder": "dataclass-flags",
-    "convention": "dataclass-flags",
-    "calls": "strings",
-    "keyword": "strings",
-    "position": "strings",
-    "compared_with": "strings",
-    "group": "strings",
-    "names": "symbols",
+# Source keys that mean something for some kinds only; elsewhere they are a mistake worth reporting.
+# For argparse, `calls` names the functions that declare flags (add_argument, a project's reset_arg).
+SOURCE_KEY_KINDS = {
+    "dataclass": ("dataclass-flags",),
+    "builder": ("dataclass-flags",),
+    "convention": ("dataclass-flags",),
+    "calls": ("strings", "argparse"),
+    "keyword": ("strings",),
+    "position": ("strings",),
+    "compared_with": ("strings",),
+    "group": ("strings",),
+    "names": ("symbols",),
 }
 
 _TAG = "tag:yaml.org,2002:"
@@ -553,9 +554,10 @@ class _Reader:
         f = self.fields(node, key, SOURCE_KEYS, required=("id", "kind"))
         source_id = self.string(f["id"], f"{key}.id")
         kind = self.choice(f["kind"], f"{key}.kind", SOURCE_KINDS)
-        for name, only in SOURCE_KEY_KIND.items():
-            if name in f and kind != only:
-                raise self.error(f[name], f"{key}.{name}", f"only applies to kind {only}, not {kind}")
+        for name, kinds in SOURCE_KEY_KINDS.items():
+            if name in f and kind not in kinds:
+                problem = f"only applies to kind {' or '.join(kinds)}, not {kind}"
+                raise self.error(f[name], f"{key}.{name}", problem)
 
         if "path" in f and "paths" in f:
             raise self.error(f["paths"], f"{key}.paths", "give either 'path' or 'paths', not both")
@@ -564,6 +566,8 @@ class _Reader:
         elif "paths" in f:
             items = self.seq(f["paths"], f"{key}.paths", nonempty=True)
             paths = tuple(self.path(n, f"{key}.paths[{i}]") for i, n in enumerate(items))
+        elif kind == "paths":
+            paths = ()  # the paths a doc cites are checked against the whole tree
         else:
             raise self.error(node, f"{key}.paths", "required key 'path' or 'paths' is missing")
 

@@ -189,6 +189,20 @@ def test_minimal_pack_gets_defaults():
     assert rule.sources[0].convention is None
 
 
+def test_argparse_source_may_name_its_declaring_calls():
+    text = variant("kind: argparse", "kind: argparse\n        calls: [add_argument, reset_arg]")
+
+    source = parse_pack(text, "demo.yml").rules[0].sources[0]
+
+    assert source.calls == ("add_argument", "reset_arg")
+
+
+def test_paths_source_needs_no_paths():
+    text = variant("kind: argparse\n        path: pkg/args.py", "kind: paths")
+
+    assert parse_pack(text, "demo.yml").rules[0].sources[0] == Source(id="args", kind="paths")
+
+
 def test_convention_keys_default_individually():
     text = variant(
         "kind: argparse",
