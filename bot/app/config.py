@@ -1,0 +1,186 @@
+"""App settings, read from an environment mapping when the app is built (never at import time).
+
+Variables (Probot's names where Probot has one):
+
+    APP_ID            the GitHub App id (integer, required)
+    PRIVATE_KEY       the App's PEM private key; literal "\\n" escapes are accepted, as many
+                      hosts cannot hold multi-line values
+    PRIVATE_KEY_PATH  a file holding the key, used when PRIVATE_KEY is not set
+    WEBHOOK_SECRET    the secret GitHub signs deliveries with (required)
+    WEBHOOK_PATH      where deliveries are POSTed (default /webhook)
+    GITHUB_API_URL    REST root (default https://api.github.com; GitHub Enterprise or a stand-in)
+    DOCS_SYNC_DB      the SQLite file holding the job queue and App state (default ./docs-sync.db)
+    DOCS_SYNC_RULES   rule files or built-in pack names, separated by commas or spaces (optional)
+    PORT              listening port (default 3000)
+    LOG_LEVEL         DEBUG, INFO, WARNING, ERROR or CRITICAL (default INFO)
+
+Every problem raises ConfigError with a message that starts with the variable's name, so a
+bad deployment says what to fix before it accepts a single delivery.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from bot.rules import RulePack
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class ConfigError(ValueError):
+    """A missing or malformed setting; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    app_id: int
+    private_key: str = field(repr=False)  # secrets stay out of reprs and logs
+    webhook_secret: str = field(repr=False)
+    webhook_path: str = "/webhook"
+    github_api_url: str = "https://api.github.com"
+    db_path: str = "./docs-sync.db"
+    rules: tuple[str, ...] = ()  # DOCS_SYNC_RULES as given, split
+    rule_packs: tuple[RulePack, ...] = field(default=(), repr=False, compare=False)  # rules, loaded
+    port: int = 3000
+    log_level: str = "INFO"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+        rules = _split_list(_get(environ, "DOCS_SYNC_RULES") or "")
+        return cls(
+            app_id=_app_id(environ),
+            private_key=_private_key(environ),
+            webhook_secret=_required(environ, "WEBHOOK_SECRET"),
+            webhook_path=_webhook_path(environ),
+            github_api_url=_api_url(environ),
+            db_path=_get(environ, "DOCS_SYNC_DB") or "./docs-sync.db",
+            rules=rules,
+            rule_packs=_load_rules(rules),
+            port=_port(environ),
+            log_level=_log_level(environ),
+        )
+
+
+def _get(environ: Mapping[str, str], name: str) -> str | None:
+    """The stripped value, or None when unset or blank (an empty variable means "not set")."""
+    value = environ.get(name)
+    if value is None or not value.strip():
+        return None
+    return value.strip()
+
+
+def _required(environ: Mapping[str, str], name: str) -> str:
+    value = _get(environ, name)
+    if value is None:
+        raise ConfigError(f"{name} is required")
+    return value
+
+
+def _app_id(environ: Mapping[str, str]) -> int:
+    raw = _required(environ, "APP_ID")
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"APP_ID must be an integer, got {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"APP_ID must be a positive integer, got {raw!r}")
+    return value
+
+
+def _private_key(environ: Mapping[str, str]) -> str:
+    text = _get(environ, "PRIVATE_KEY")
+    name = "PRIVATE_KEY"
+    if text is None:
+        path = _get(environ, "PRIVATE_KEY_PATH")
+        if path is None:
+            raise ConfigError("set PRIVATE_KEY or PRIVATE_KEY_PATH")
+        name = "PRIVATE_KEY_PATH"
+        try:
+            text = Path(path).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"PRIVATE_KEY_PATH: cannot read {path!r}: {exc}") from None
+    # Hosts that cannot store multi-line values get the key with literal "\n" escapes,
+    # sometimes wrapped in quotes by a .env file.
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        text = text[1:-1].strip()
+    if "\n" not in text and "\\n" in text:
+        text = text.replace("\\r\\n", "\n").replace("\\n", "\n")
+    text = text.replace("\r\n", "\n")
+    _check_pem(name, text)
+    return text + "\n"
+
+
+_PEM = re.compile(r"-----BEGIN ((?:RSA |EC |ENCRYPTED )?PRIVATE KEY)-----\n.+\n-----END \1-----\Z", re.DOTALL)
+
+
+def _check_pem(name: str, text: str) -> None:
+    what = f"{name} is not a PEM private key"
+    if not _PEM.match(text):
+        raise ConfigError(
+            f"{what} (expected -----BEGIN RSA PRIVATE KEY----- ... -----END RSA PRIVATE KEY-----)"
+        )
+    try:
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+    except ImportError:  # the shape check above is all we can do without cryptography
+        return
+    try:
+        load_pem_private_key(text.encode("ascii"), password=None)
+    except (ValueError, TypeError, UnicodeEncodeError) as exc:
+        # TypeError: an encrypted key; GitHub App keys are never encrypted.
+        raise ConfigError(f"{what}: {exc}") from None
+
+
+def _webhook_path(environ: Mapping[str, str]) -> str:
+    path = _get(environ, "WEBHOOK_PATH") or "/webhook"
+    if not path.startswith("/") or any(c.isspace() for c in path):
+        raise ConfigError(f"WEBHOOK_PATH must be a path starting with '/', got {path!r}")
+    return path
+
+
+def _api_url(environ: Mapping[str, str]) -> str:
+    url = _get(environ, "GITHUB_API_URL") or "https://api.github.com"
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"GITHUB_API_URL must be an http(s) URL, got {url!r}")
+    return url.rstrip("/")
+
+
+def _port(environ: Mapping[str, str]) -> int:
+    raw = _get(environ, "PORT") or "3000"
+    try:
+        port = int(raw)
+    except ValueError:
+        raise ConfigError(f"PORT must be an integer, got {raw!r}") from None
+    if not 0 < port < 65536:
+        raise ConfigError(f"PORT must be between 1 and 65535, got {raw!r}")
+    return port
+
+
+def _log_level(environ: Mapping[str, str]) -> str:
+    raw = _get(environ, "LOG_LEVEL") or "INFO"
+    level = raw.upper()
+    if level not in LOG_LEVELS:
+        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {raw!r}")
+    return level
+
+
+def _split_list(value: str) -> tuple[str, ...]:
+    return tuple(part for part in re.split(r"[,\s]+", value) if part)
+
+
+def _load_rules(values: tuple[str, ...]) -> tuple[RulePack, ...]:
+    if not values:
+        return ()
+    # Imported here: rules loading pulls in YAML parsing the web process needs only when set.
+    from bot.rules import RulesError, resolve_rule_args
+
+    try:
+        return tuple(resolve_rule_args(values))
+    except (RulesError, OSError) as exc:
+        raise ConfigError(f"DOCS_SYNC_RULES: {exc}") from None

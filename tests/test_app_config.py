@@ -1,0 +1,155 @@
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from bot.app.config import ConfigError, Settings
+
+
+@pytest.fixture(scope="module")
+def pem() -> str:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
+    ).decode("ascii")
+
+
+@pytest.fixture
+def env(pem: str) -> dict[str, str]:
+    return {"APP_ID": "12345", "PRIVATE_KEY": pem, "WEBHOOK_SECRET": "s3cret"}
+
+
+def error_for(environ: dict[str, str]) -> str:
+    with pytest.raises(ConfigError) as info:
+        Settings.from_env(environ)
+    return str(info.value)
+
+
+def test_defaults(env, pem):
+    s = Settings.from_env(env)
+    assert s.app_id == 12345
+    assert s.private_key == pem
+    assert s.webhook_secret == "s3cret"
+    assert s.webhook_path == "/webhook"
+    assert s.github_api_url == "https://api.github.com"
+    assert s.db_path == "./docs-sync.db"
+    assert s.rules == () and s.rule_packs == ()
+    assert s.port == 3000
+    assert s.log_level == "INFO"
+
+
+def test_secrets_stay_out_of_repr(env):
+    text = repr(Settings.from_env(env))
+    assert "s3cret" not in text and "PRIVATE KEY" not in text and "12345" in text
+
+
+def test_every_setting_read(env, tmp_path):
+    env |= {
+        "WEBHOOK_PATH": "/gh/hook",
+        "GITHUB_API_URL": "http://127.0.0.1:9999/api/v3/",
+        "DOCS_SYNC_DB": str(tmp_path / "q.db"),
+        "PORT": "8080",
+        "LOG_LEVEL": "debug",
+    }
+    s = Settings.from_env(env)
+    assert (s.webhook_path, s.github_api_url, s.db_path, s.port, s.log_level) == (
+        "/gh/hook",
+        "http://127.0.0.1:9999/api/v3",
+        str(tmp_path / "q.db"),
+        8080,
+        "DEBUG",
+    )
+
+
+def test_private_key_with_escaped_newlines(env, pem):
+    env["PRIVATE_KEY"] = '"' + pem.strip().replace("\n", "\\n") + '"'
+    assert Settings.from_env(env).private_key == pem
+
+
+def test_private_key_from_file(env, pem, tmp_path):
+    path = tmp_path / "app.pem"
+    path.write_text(pem)
+    del env["PRIVATE_KEY"]
+    env["PRIVATE_KEY_PATH"] = str(path)
+    assert Settings.from_env(env).private_key == pem
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"APP_ID": None}, "APP_ID is required"),
+        ({"APP_ID": "abc"}, "APP_ID must be an integer, got 'abc'"),
+        ({"APP_ID": "-3"}, "APP_ID must be a positive integer"),
+        ({"WEBHOOK_SECRET": None}, "WEBHOOK_SECRET is required"),
+        ({"WEBHOOK_SECRET": "   "}, "WEBHOOK_SECRET is required"),
+        ({"PRIVATE_KEY": None}, "set PRIVATE_KEY or PRIVATE_KEY_PATH"),
+        ({"PRIVATE_KEY": "not a key"}, "PRIVATE_KEY is not a PEM private key"),
+        ({"PORT": "http"}, "PORT must be an integer, got 'http'"),
+        ({"PORT": "70000"}, "PORT must be between 1 and 65535"),
+        ({"LOG_LEVEL": "chatty"}, "LOG_LEVEL must be one of"),
+        ({"WEBHOOK_PATH": "webhook"}, "WEBHOOK_PATH must be a path starting with '/'"),
+        ({"GITHUB_API_URL": "api.github.com"}, "GITHUB_API_URL must be an http(s) URL"),
+    ],
+)
+def test_errors_name_the_variable(env, change, message):
+    for name, value in change.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    assert message in error_for(env)
+
+
+def test_pem_shape_with_bad_content_is_refused(env):
+    env["PRIVATE_KEY"] = "-----BEGIN RSA PRIVATE KEY-----\nbm90IGEga2V5\n-----END RSA PRIVATE KEY-----"
+    assert error_for(env).startswith("PRIVATE_KEY is not a PEM private key")
+
+
+def test_unreadable_key_file(env, tmp_path):
+    del env["PRIVATE_KEY"]
+    env["PRIVATE_KEY_PATH"] = str(tmp_path / "missing.pem")
+    assert error_for(env).startswith("PRIVATE_KEY_PATH: cannot read")
+
+
+def test_key_file_with_garbage(env, tmp_path):
+    path = tmp_path / "app.pem"
+    path.write_text("hello")
+    del env["PRIVATE_KEY"]
+    env["PRIVATE_KEY_PATH"] = str(path)
+    assert error_for(env).startswith("PRIVATE_KEY_PATH is not a PEM private key")
+
+
+def test_reading_settings_has_no_side_effects(env, tmp_path):
+    env["DOCS_SYNC_DB"] = str(tmp_path / "never-created.db")
+    Settings.from_env(env)
+    assert not Path(env["DOCS_SYNC_DB"]).exists()
+
+
+def test_rules_built_in_pack_and_file(env, tmp_path):
+    pack = tmp_path / "mine.yml"
+    pack.write_text(
+        "pack: mine\n"
+        "rules:\n"
+        "  - id: page\n"
+        "    docs: [{path: docs/page.md}]\n"
+        "    sources: [{id: syms, kind: symbols, paths: [pkg/mod.py]}]\n"
+    )
+    env["DOCS_SYNC_RULES"] = f"miles, {pack}"
+    s = Settings.from_env(env)
+    assert s.rules == ("miles", str(pack))
+    assert [p.pack for p in s.rule_packs] == ["miles", "mine"]
+
+
+@pytest.mark.parametrize("value", ["no-such-pack", "/nowhere/rules.yml"])
+def test_bad_rules_name_the_variable(env, value):
+    env["DOCS_SYNC_RULES"] = value
+    assert error_for(env).startswith("DOCS_SYNC_RULES: ")
+
+
+def test_broken_rules_file(env, tmp_path):
+    pack = tmp_path / "bad.yml"
+    pack.write_text("pack: bad\nrules: 7\n")
+    env["DOCS_SYNC_RULES"] = str(pack)
+    message = error_for(env)
+    assert message.startswith("DOCS_SYNC_RULES: ") and "bad.yml" in message
