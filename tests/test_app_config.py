@@ -10,9 +10,8 @@ from bot.app.config import ConfigError, Settings
 @pytest.fixture(scope="module")
 def pem() -> str:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    return key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
-    ).decode("ascii")
+    fmt = serialization.PrivateFormat.TraditionalOpenSSL  # "BEGIN RSA PRIVATE KEY", as GitHub issues
+    return key.private_bytes(serialization.Encoding.PEM, fmt, serialization.NoEncryption()).decode("ascii")
 
 
 @pytest.fixture
