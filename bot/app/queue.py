@@ -1,0 +1,314 @@
+"""A durable job queue, plus the App's own small durable state, in one SQLite file.
+
+A webhook delivery becomes a job row before GitHub gets its answer, so nothing is lost when
+the process stops. The lifecycle of a job:
+
+    queued --claim--> running --complete--> done
+                         |----retry-------> queued (not_before = now + delay)
+                         |----fail--------> failed
+    queued --supersede--> superseded        (a newer job for the same key made it pointless)
+
+Delivery ids (X-GitHub-Delivery) are unique: a redelivery of the same event is refused by
+`enqueue`, so GitHub's "Redeliver" button never runs a job twice.
+
+Crash recovery: a job left `running` by a process that died is put back to `queued` when the
+queue is opened, and is then claimed once like any other job. Its attempt count keeps the lost
+run, so a job that kills the process every time is eventually given up by the worker. Running
+it again is safe because the job handler is idempotent: what it writes to GitHub (check runs,
+review comments, the summary comment) is found again by fingerprints and updated, not
+duplicated. The recovery assumes one serving process per database file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+STATES = ("queued", "running", "done", "failed", "superseded")
+
+
+@dataclass(frozen=True)
+class Job:
+    id: int
+    delivery_id: str
+    kind: str
+    key: str | None
+    payload: dict[str, Any]
+    state: str
+    attempts: int  # claims so far, this one included
+    not_before: float
+    last_error: str | None
+    created_at: float
+    claimed_at: float | None
+
+
+class JobQueue(Protocol):
+    def enqueue(
+        self, delivery_id: str, kind: str, payload: dict, *, key: str | None, supersede: bool = False
+    ) -> bool:
+        """Store a job; False when `delivery_id` was seen before (nothing stored).
+
+        With `supersede`, queued jobs of the same kind and key become `superseded` in the same
+        transaction: a newer push replaces an older check that has not started yet.
+        """
+        ...
+
+    def claim(self, now: float | None = None) -> Job | None:
+        """The oldest queued job due at `now`, marked running; None when there is none."""
+        ...
+
+    def complete(self, job_id: int) -> None: ...
+
+    def retry(self, job_id: int, delay_s: float, error: str) -> None: ...
+
+    def fail(self, job_id: int, error: str) -> None: ...
+
+    def supersede(self, key: str, except_job_id: int) -> int:
+        """Mark queued jobs with `key`, of the kind of `except_job_id` and older than it, superseded.
+
+        Returns how many. Safe to call from a job handler with its own job: it never touches
+        newer work, running jobs, or jobs of another kind.
+        """
+        ...
+
+    def counts(self) -> dict[str, int]: ...
+
+    def kv_get(self, ns: str, key: str) -> str | None: ...
+
+    def kv_put(self, ns: str, key: str, value_json: str) -> None: ...
+
+    def blob_get(self, sha: str) -> str | None: ...
+
+    def blob_put(self, sha: str, text: str) -> None: ...
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    delivery_id TEXT NOT NULL UNIQUE,
+    kind        TEXT NOT NULL,
+    key         TEXT,
+    payload     TEXT NOT NULL,
+    state       TEXT NOT NULL DEFAULT 'queued'
+                CHECK (state IN ('queued', 'running', 'done', 'failed', 'superseded')),
+    attempts    INTEGER NOT NULL DEFAULT 0,
+    not_before  REAL NOT NULL,
+    last_error  TEXT,
+    created_at  REAL NOT NULL,
+    claimed_at  REAL
+);
+CREATE INDEX IF NOT EXISTS jobs_due ON jobs (state, not_before, id);
+CREATE INDEX IF NOT EXISTS jobs_key ON jobs (key, state);
+CREATE TABLE IF NOT EXISTS kv (
+    ns         TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (ns, key)
+);
+CREATE TABLE IF NOT EXISTS blobs (
+    sha        TEXT PRIMARY KEY,
+    text       TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+_COLUMNS = (
+    "id, delivery_id, kind, key, payload, state, attempts, not_before, last_error, created_at, claimed_at"
+)
+
+
+class SQLiteQueue:
+    """JobQueue on a SQLite file in WAL mode; safe to share between the web and worker threads.
+
+    One connection guarded by a lock: every operation is a short transaction, so the lock is
+    held for well under a millisecond and the webhook endpoint never waits on a job.
+    """
+
+    def __init__(self, path: str, *, clock: Callable[[], float] = time.time):
+        self.path = path
+        self._clock = clock
+        self._lock = threading.RLock()
+        # isolation_level=None: transactions are opened explicitly, so each one is visible here.
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")  # an accepted delivery survives power loss
+        self._db.execute("PRAGMA busy_timeout=10000")
+        with self._tx() as db:
+            # Statement by statement: executescript() would commit the open transaction.
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+        self.recovered = self._recover()  # how many interrupted jobs went back to the queue
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> SQLiteQueue:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        # BEGIN IMMEDIATE takes the write lock up front, so a claim cannot race another writer.
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _recover(self) -> int:
+        """Put jobs a dead process left running back in the queue; returns how many."""
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE jobs SET state = 'queued', not_before = ?, "
+                "last_error = 'interrupted: the process stopped while the job was running' "
+                "WHERE state = 'running'",
+                (self._clock(),),
+            )
+            return cur.rowcount
+
+    # -- jobs -------------------------------------------------------------------------------
+
+    def enqueue(
+        self, delivery_id: str, kind: str, payload: dict, *, key: str | None, supersede: bool = False
+    ) -> bool:
+        body = json.dumps(payload, sort_keys=True)
+        now = self._clock()
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT INTO jobs (delivery_id, kind, key, payload, state, not_before, created_at) "
+                "VALUES (?, ?, ?, ?, 'queued', ?, ?) ON CONFLICT (delivery_id) DO NOTHING",
+                (delivery_id, kind, key, body, now, now),
+            )
+            if cur.rowcount == 0:
+                return False
+            if supersede and key is not None:
+                self._supersede(db, key, cur.lastrowid)
+            return True
+
+    def claim(self, now: float | None = None) -> Job | None:
+        now = self._clock() if now is None else now
+        with self._tx() as db:
+            row = db.execute(
+                f"SELECT {_COLUMNS} FROM jobs WHERE state = 'queued' AND not_before <= ? ORDER BY id LIMIT 1",
+                (now,),
+            ).fetchone()
+            if row is None:
+                return None
+            db.execute(
+                "UPDATE jobs SET state = 'running', attempts = attempts + 1, claimed_at = ? WHERE id = ?",
+                (now, row[0]),
+            )
+            row = db.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?", (row[0],)).fetchone()
+        return _job(row)
+
+    def complete(self, job_id: int) -> None:
+        self._finish(job_id, "done", None)
+
+    def fail(self, job_id: int, error: str) -> None:
+        self._finish(job_id, "failed", error)
+
+    def retry(self, job_id: int, delay_s: float, error: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE jobs SET state = 'queued', not_before = ?, last_error = ? "
+                "WHERE id = ? AND state = 'running'",
+                (self._clock() + max(0.0, delay_s), error, job_id),
+            )
+
+    def _finish(self, job_id: int, state: str, error: str | None) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE jobs SET state = ?, last_error = COALESCE(?, last_error) "
+                "WHERE id = ? AND state = 'running'",
+                (state, error, job_id),
+            )
+
+    def supersede(self, key: str, except_job_id: int) -> int:
+        with self._tx() as db:
+            return self._supersede(db, key, except_job_id)
+
+    @staticmethod
+    def _supersede(db: sqlite3.Connection, key: str, newer_id: int) -> int:
+        # Only older, not yet running jobs of the same kind: a running job finishes (its head
+        # SHA gets its own check run), and a command never cancels a check or the reverse.
+        cur = db.execute(
+            "UPDATE jobs SET state = 'superseded', last_error = ? "
+            "WHERE key = ? AND state = 'queued' AND id < ? "
+            "AND kind = (SELECT kind FROM jobs WHERE id = ?)",
+            (f"superseded by job {newer_id}", key, newer_id, newer_id),
+        )
+        return cur.rowcount
+
+    def get(self, job_id: int) -> Job | None:
+        with self._lock:
+            row = self._db.execute(f"SELECT {_COLUMNS} FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return None if row is None else _job(row)
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            rows = self._db.execute("SELECT state, COUNT(*) FROM jobs GROUP BY state").fetchall()
+        result = dict.fromkeys(STATES, 0)
+        result.update(dict(rows))
+        return result
+
+    # -- App state --------------------------------------------------------------------------
+
+    def kv_get(self, ns: str, key: str) -> str | None:
+        """The JSON text stored under (ns, key), or None."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM kv WHERE ns = ? AND key = ?", (ns, key)).fetchone()
+        return None if row is None else row[0]
+
+    def kv_put(self, ns: str, key: str, value_json: str) -> None:
+        """Store JSON text under (ns, key), replacing what was there."""
+        json.loads(value_json)  # refuse to store what kv_get's callers could not decode
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO kv (ns, key, value, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (ns, key) DO UPDATE SET value = excluded.value, "
+                "updated_at = excluded.updated_at",
+                (ns, key, value_json, self._clock()),
+            )
+
+    def blob_get(self, sha: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT text FROM blobs WHERE sha = ?", (sha,)).fetchone()
+        return None if row is None else row[0]
+
+    def blob_put(self, sha: str, text: str) -> None:
+        # A blob SHA names its content, so a second put of the same SHA has nothing new to say.
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO blobs (sha, text, created_at) VALUES (?, ?, ?) ON CONFLICT (sha) DO NOTHING",
+                (sha, text, self._clock()),
+            )
+
+
+def _job(row: tuple) -> Job:
+    return Job(
+        id=row[0],
+        delivery_id=row[1],
+        kind=row[2],
+        key=row[3],
+        payload=json.loads(row[4]),
+        state=row[5],
+        attempts=row[6],
+        not_before=row[7],
+        last_error=row[8],
+        created_at=row[9],
+        claimed_at=row[10],
+    )

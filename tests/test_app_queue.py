@@ -1,0 +1,244 @@
+import json
+import sqlite3
+import threading
+
+import pytest
+
+from bot.app.queue import SQLiteQueue
+
+
+class Clock:
+    def __init__(self, now: float = 1_000_000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def path(tmp_path):
+    return str(tmp_path / "queue.db")
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+def open_queue(path: str, clock: Clock) -> SQLiteQueue:
+    return SQLiteQueue(path, clock=clock)
+
+
+PAYLOAD = {"owner": "octo", "repo": "docs", "pr": 12, "head_sha": "a" * 40}
+
+
+def test_enqueue_claim_complete(path, clock):
+    with open_queue(path, clock) as q:
+        assert q.enqueue("d-1", "check", PAYLOAD, key="octo/docs#12")
+        job = q.claim(clock.now)
+        assert job is not None
+        assert (job.delivery_id, job.kind, job.key, job.payload) == ("d-1", "check", "octo/docs#12", PAYLOAD)
+        assert (job.state, job.attempts, job.claimed_at) == ("running", 1, clock.now)
+        assert q.claim(clock.now) is None  # a running job is not handed out twice
+        q.complete(job.id)
+        assert q.get(job.id).state == "done"
+        assert q.counts() == {"queued": 0, "running": 0, "done": 1, "failed": 0, "superseded": 0}
+
+
+def test_claims_in_arrival_order(path, clock):
+    with open_queue(path, clock) as q:
+        for i in range(3):
+            q.enqueue(f"d-{i}", "check", {"n": i}, key=None)
+        assert [q.claim().payload["n"] for _ in range(3)] == [0, 1, 2]
+
+
+def test_redelivery_is_refused(path, clock):
+    with open_queue(path, clock) as q:
+        assert q.enqueue("d-1", "check", PAYLOAD, key="octo/docs#12") is True
+        assert q.enqueue("d-1", "check", {"other": True}, key="octo/docs#12") is False
+        job = q.claim()
+        q.complete(job.id)
+        # Still refused once the first one is done: the Redeliver button must not run it again.
+        assert q.enqueue("d-1", "check", PAYLOAD, key="octo/docs#12") is False
+        assert q.counts()["queued"] == 0 and q.counts()["done"] == 1
+    with open_queue(path, clock) as q:
+        assert q.enqueue("d-1", "check", PAYLOAD, key="octo/docs#12") is False
+
+
+def test_queued_and_running_jobs_survive_a_restart(path, clock):
+    q = open_queue(path, clock)
+    q.enqueue("d-1", "check", {"n": 1}, key="octo/docs#1")
+    q.enqueue("d-2", "check", {"n": 2}, key="octo/docs#2")
+    running = q.claim()
+    assert running.payload == {"n": 1}
+    q.close()  # the process dies with job 1 running and job 2 waiting
+
+    q = open_queue(path, clock)
+    assert q.recovered == 1
+    assert q.counts()["queued"] == 2 and q.counts()["running"] == 0
+    again = q.claim()
+    assert (again.id, again.payload, again.attempts) == (running.id, {"n": 1}, 2)
+    assert "interrupted" in again.last_error
+    q.complete(again.id)
+    assert q.claim().payload == {"n": 2}
+    q.close()
+
+    # Job 2 was running at this close; job 1 is done and stays done.
+    q = open_queue(path, clock)
+    assert q.recovered == 1
+    assert q.get(running.id).state == "done"
+    job = q.claim()
+    assert job.payload == {"n": 2}
+    q.complete(job.id)
+    assert q.claim() is None
+    q.close()
+
+    with open_queue(path, clock) as q:
+        assert q.recovered == 0
+        assert q.claim() is None
+
+
+def test_reopening_without_a_crash_changes_nothing(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", PAYLOAD, key=None)
+    with open_queue(path, clock) as q:
+        assert q.recovered == 0
+        job = q.claim()
+        assert job.attempts == 1 and job.last_error is None
+
+
+def test_retry_waits_until_not_before(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", PAYLOAD, key=None)
+        job = q.claim()
+        q.retry(job.id, 30, "GitHub answered 502")
+        waiting = q.get(job.id)
+        assert (waiting.state, waiting.not_before, waiting.last_error) == (
+            "queued",
+            clock.now + 30,
+            "GitHub answered 502",
+        )
+        assert q.claim(clock.now + 29.9) is None
+        later = q.claim(clock.now + 30)
+        assert later.id == job.id and later.attempts == 2
+
+
+def test_retry_survives_a_restart(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", PAYLOAD, key=None)
+        q.retry(q.claim().id, 60, "rate limited")
+    with open_queue(path, clock) as q:
+        assert q.claim(clock.now + 59) is None
+        assert q.claim(clock.now + 61).attempts == 2
+
+
+def test_fail_keeps_the_error(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", PAYLOAD, key=None)
+        job = q.claim()
+        q.fail(job.id, "KeyError: 'sha'")
+        assert (q.get(job.id).state, q.get(job.id).last_error) == ("failed", "KeyError: 'sha'")
+        assert q.claim() is None
+        q.retry(job.id, 0, "late retry")  # only a running job can be sent back
+        assert q.get(job.id).state == "failed"
+
+
+def test_newer_check_supersedes_queued_older_one(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", {"head": "a"}, key="octo/docs#12", supersede=True)
+        q.enqueue("d-2", "check", {"head": "x"}, key="octo/docs#13", supersede=True)
+        q.enqueue("d-3", "command", {"command": "explain"}, key="octo/docs#12")
+        q.enqueue("d-4", "check", {"head": "b"}, key="octo/docs#12", supersede=True)
+        assert q.counts()["superseded"] == 1
+        claimed = [q.claim().payload for _ in range(3)]
+        assert claimed == [{"head": "x"}, {"command": "explain"}, {"head": "b"}]
+        assert q.get(1).state == "superseded" and "job 4" in q.get(1).last_error
+
+
+def test_supersede_spares_running_and_newer_jobs(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", {"head": "a"}, key="k")
+        running = q.claim()
+        q.enqueue("d-2", "check", {"head": "b"}, key="k")
+        q.enqueue("d-3", "check", {"head": "c"}, key="k")
+        q.enqueue("d-4", "check", {"head": "d"}, key="k")
+        # A handler superseding for its own job 3 drops job 2 only.
+        assert q.supersede("k", 3) == 1
+        assert [q.get(i).state for i in (1, 2, 3, 4)] == ["running", "superseded", "queued", "queued"]
+        assert running.id == 1
+
+
+def test_a_retrying_check_is_superseded_by_a_new_push(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", {"head": "a"}, key="k", supersede=True)
+        q.retry(q.claim().id, 600, "502")
+        q.enqueue("d-2", "check", {"head": "b"}, key="k", supersede=True)
+        assert q.get(1).state == "superseded"
+        assert q.claim(clock.now + 601).payload == {"head": "b"}
+
+
+def test_counts_lists_every_state(path, clock):
+    with open_queue(path, clock) as q:
+        assert q.counts() == {"queued": 0, "running": 0, "done": 0, "failed": 0, "superseded": 0}
+
+
+def test_payload_is_stored_as_json(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "command", {"args": ["--flag", "reason text"], "pr": None}, key="k")
+    db = sqlite3.connect(path)
+    try:
+        (text,) = db.execute("SELECT payload FROM jobs").fetchone()
+        (mode,) = db.execute("PRAGMA journal_mode").fetchone()
+    finally:
+        db.close()
+    assert json.loads(text) == {"args": ["--flag", "reason text"], "pr": None}
+    assert mode == "wal"
+
+
+def test_two_threads_never_claim_the_same_job(path, clock):
+    with open_queue(path, clock) as q:
+        for i in range(200):
+            q.enqueue(f"d-{i}", "check", {"n": i}, key=None)
+        seen: list[int] = []
+        lock = threading.Lock()
+
+        def drain():
+            while (job := q.claim()) is not None:
+                with lock:
+                    seen.append(job.id)
+                q.complete(job.id)
+
+        threads = [threading.Thread(target=drain) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(seen) == list(range(1, 201))
+
+
+def test_kv_round_trip_and_durability(path, clock):
+    waivers = json.dumps([{"symbol": "--old-flag", "by": "octocat", "reason": "removed on purpose"}])
+    with open_queue(path, clock) as q:
+        assert q.kv_get("waivers", "octo/docs#12") is None
+        q.kv_put("waivers", "octo/docs#12", waivers)
+        q.kv_put("waivers", "octo/docs#13", "[]")
+        q.kv_put("waivers", "octo/docs#13", '["x"]')  # replaces
+    with open_queue(path, clock) as q:
+        assert json.loads(q.kv_get("waivers", "octo/docs#12"))[0]["symbol"] == "--old-flag"
+        assert q.kv_get("waivers", "octo/docs#13") == '["x"]'
+        assert q.kv_get("other", "octo/docs#12") is None
+
+
+def test_kv_refuses_text_that_is_not_json(path, clock):
+    with open_queue(path, clock) as q, pytest.raises(ValueError):
+        q.kv_put("waivers", "k", "{not json")
+
+
+def test_blob_cache(path, clock):
+    sha = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+    with open_queue(path, clock) as q:
+        assert q.blob_get(sha) is None
+        q.blob_put(sha, "def f():\n    return 1\n")
+        q.blob_put(sha, "def f():\n    return 1\n")
+    with open_queue(path, clock) as q:
+        assert q.blob_get(sha) == "def f():\n    return 1\n"
