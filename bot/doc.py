@@ -92,6 +92,7 @@ _GITHUB_RE = re.compile(r"https?://github\.com/[^/]+/[^/]+/(?:blob|tree)/[^/]+/(
 _ANCHOR_TAG_RE = re.compile(r"<a\s[^>]*?\b(?:id|name)\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
 # A line that is nothing but one HTML/MDX tag: `<Note>`, `</Warning>`, `<a id="x" />`.
 _TAG_LINE_RE = re.compile(r"\s*</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>\s*")
+_VERBATIM_TAG_RE = re.compile(r"\s*<(?:pre|script|style|textarea)\b", re.IGNORECASE)
 _CODE_CLOSE = {n: re.compile(rf"(?<!`){'`' * n}(?!`)") for n in range(1, 8)}
 
 
@@ -660,6 +661,9 @@ class _Walker:
         """MDX wraps markdown in tags (`<Note>` ... `</Note>`); parse what is between them."""
         assert tok.map is not None
         block_lines = tok.content.split("\n")
+        opening = _TAG_LINE_RE.fullmatch(block_lines[0])
+        if not opening or _VERBATIM_TAG_RE.match(block_lines[0]):
+            return  # comments, <pre>, <script>: nothing in them is read as markdown
         inner = ["" if _TAG_LINE_RE.fullmatch(line) else line for line in block_lines]
         if inner == block_lines or not any(line.strip() for line in inner):
             return

@@ -1,0 +1,506 @@
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.doc import DocPage, Ref, github_anchor, parse_doc, split_span
+
+
+def page(src: str) -> DocPage:
+    return parse_doc("docs/page.md", textwrap.dedent(src).lstrip("\n"))
+
+
+def refs(p: DocPage, token: str) -> list[Ref]:
+    return [r for r in p.refs if r.token == token]
+
+
+def only(p: DocPage, token: str) -> Ref:
+    (ref,) = refs(p, token)
+    return ref
+
+
+def claims(p: DocPage) -> list[tuple[str | None, str, int, str]]:
+    return [(c.subject, c.value, c.line, c.text) for c in p.claims]
+
+
+# --- sections and anchors --------------------------------------------------------------------
+
+OUTLINE = """
+---
+title: Engines
+description: front matter is not a heading
+---
+Intro that cites `--alpha`.
+
+# Engines guide
+
+## FSDP
+
+### 2. Choosing the parallelism
+
+Text.
+
+### Going deeper: bringing in a new architecture
+
+## FSDP
+
+### 3. Precision
+last line
+"""
+
+
+def test_sections_paths_and_lines():
+    p = page(OUTLINE)
+    got = [(s.title, s.path, s.level, s.line, s.end_line) for s in p.sections]
+    assert got == [
+        ("", "", 0, 1, 6),
+        ("Engines guide", "Engines guide", 1, 7, 8),
+        ("FSDP", "Engines guide > FSDP", 2, 9, 10),
+        ("2. Choosing the parallelism", "Engines guide > FSDP > 2. Choosing the parallelism", 3, 11, 14),
+        (
+            "Going deeper: bringing in a new architecture",
+            "Engines guide > FSDP > Going deeper: bringing in a new architecture",
+            3,
+            15,
+            16,
+        ),
+        ("FSDP", "Engines guide > FSDP", 2, 17, 18),
+        ("3. Precision", "Engines guide > FSDP > 3. Precision", 3, 19, 20),
+    ]
+    assert len(p.lines) == 20 and p.lines[19] == "last line"
+
+
+def test_front_matter_is_ignored_but_keeps_line_numbers():
+    p = page(OUTLINE)
+    alpha = only(p, "--alpha")
+    assert alpha.line == 5 and p.lines[4].startswith("Intro")
+    assert alpha.section.level == 0
+    assert not any(s.title == "Engines" for s in p.sections)
+    assert refs(p, "title") == [] and refs(p, "front") == []
+
+
+def test_github_anchors_with_duplicates():
+    p = page(OUTLINE)
+    assert [s.anchor for s in p.sections[1:]] == [
+        "engines-guide",
+        "fsdp",
+        "2-choosing-the-parallelism",
+        "going-deeper-bringing-in-a-new-architecture",
+        "fsdp-1",
+        "3-precision",
+    ]
+    assert github_anchor("The other half: SGLang") == "the-other-half-sglang"
+    assert github_anchor("Use `--fsdp_cpu` & co.") == "use---fsdp_cpu--co"
+    assert "fsdp-1" in p.anchors and "" not in p.anchors
+
+
+def test_explicit_anchors_and_heading_markup():
+    p = page("""
+        ## The `--train-backend` flag
+
+        <a id="parallelism-compatibility" />
+
+        See <a name="inline-spot"></a> here.
+        """)
+    assert p.sections[0].title == "The --train-backend flag"
+    assert p.sections[0].anchor == "the---train-backend-flag"
+    assert {"parallelism-compatibility", "inline-spot", "the---train-backend-flag"} <= p.anchors
+    assert only(p, "--train-backend").line == 1
+
+
+def test_section_at_and_refs_on():
+    p = page(OUTLINE)
+    assert p.section_at(1).level == 0
+    assert p.section_at(12).title == "2. Choosing the parallelism"
+    assert p.section_at(20).title == "3. Precision"
+    assert [r.token for r in p.refs_on(5)] == ["--alpha"]
+    assert p.refs_on(6) == ()
+
+
+# --- refs ------------------------------------------------------------------------------------
+
+
+def test_paragraph_refs_get_exact_lines_and_columns():
+    p = page("""
+        Plain --foo in prose is not cited, but `--foo` is, and `--foo` again
+        on the first line. The next line has `pkg/mod.py` and
+        a span that wraps `--bar
+        baz` before one more `--foo`.
+        """)
+    foo = refs(p, "--foo")
+    assert [(r.line, r.col) for r in foo] == [(1, 40), (1, 56), (4, 22)]
+    for r in p.refs:
+        assert p.lines[r.line - 1][r.col : r.col + len(r.token)] == r.token
+    assert (only(p, "pkg/mod.py").line, only(p, "pkg/mod.py").kind) == (2, "path")
+    bar = only(p, "--bar")
+    assert (bar.line, bar.value, bar.where) == (3, "baz", "inline")
+    assert [r.token for r in p.refs] == ["--foo", "--foo", "pkg/mod.py", "--bar", "--foo"]
+
+
+def test_list_item_refs_keep_lines():
+    p = page("""
+        - `--rollout-num-gpus` is ignored and reconciled to `actor_gpus x
+          actor_nodes`, since engines share GPUs.
+        - `--offload-train` and `--offload-rollout` both turn on.
+        """)
+    assert only(p, "--rollout-num-gpus").line == 1
+    assert only(p, "--offload-rollout").line == 3
+
+
+def test_code_span_splitting():
+    assert split_span("--offload-train-target disk") == [("--offload-train-target", "flag", "disk")]
+    assert split_span("--x=3") == [("--x", "flag", "3")]
+    assert split_span("--recompute-granularity / method / num-layers") == [
+        ("--recompute-granularity", "flag", None)
+    ]
+    assert split_span("--num-layers / --hidden-size / ...") == [
+        ("--num-layers", "flag", None),
+        ("--hidden-size", "flag", None),
+    ]
+    assert split_span("--spec <module> <function>") == [("--spec", "flag", "<module>")]
+    assert split_span("--sglang-") == [("--sglang-", "flag", None)]
+    assert split_span("--recompute-*") == [("--recompute-*", "flag", None)]
+    assert split_span("-e") == [("-e", "flag", None)]
+    assert split_span("AutoModel.from_pretrained()") == [("AutoModel.from_pretrained", "name", None)]
+    assert split_span("force_sync=True") == [("force_sync", "name", "True")]
+    assert split_span("scripts/models/<family>.py") == [("scripts/models/<family>.py", "path", None)]
+    assert split_span("config.json") == [("config.json", "path", None)]
+    assert split_span("miles_plugins/models/") == [("miles_plugins/models/", "path", None)]
+    assert split_span("0.8") == [("0.8", "value", None)]
+    assert split_span("disk-delta") == [("disk-delta", "value", None)]
+    assert split_span("python3 scripts/run.py <family>") == [("scripts/run.py", "path", None)]
+    assert split_span("CP x max_tokens_per_gpu") == []
+
+
+def test_table_refs_have_column_row_and_line():
+    p = page("""
+        Before.
+
+        | Value | Class | Notes |
+        |---|---|---|
+        | [`megatron`](#megatron-lm) | `MegatronActor` | five dims, `torch_dist` |
+        | [`fsdp`](#fsdp) | `FSDPActor` | use `--fsdp-cpu-backend gloo` |
+        """)
+    fsdp = only(p, "fsdp")
+    assert (fsdp.line, fsdp.where, fsdp.column, fsdp.row, fsdp.kind) == (6, "table", "Value", 1, "name")
+    backend = only(p, "--fsdp-cpu-backend")
+    assert (backend.line, backend.column, backend.row, backend.value) == (6, "Notes", 1, "gloo")
+    assert (only(p, "torch_dist").line, only(p, "torch_dist").column) == (5, "Notes")
+    assert [r.token for r in p.refs_on(5)] == ["megatron", "MegatronActor", "torch_dist"]
+
+
+def test_fenced_shell_blocks():
+    p = page("""
+        ```bash
+        # 8 GPUs training, --not-a-flag in a comment
+        --actor-num-nodes 1 --actor-num-gpus-per-node 8 \\
+        --colocate \\
+        --save $CKPT --load=/ckpt   # trailing --comment
+        PYTHONPATH=/src python3 tools/convert.py --hf-checkpoint /root/<model>
+        pip install -e . --no-deps && python3 scripts/run_small.py --train-backend fsdp
+        ```
+
+        ```
+        --unlabelled 2
+        ```
+
+        ```console
+        $ ./launch.sh --seed 7
+        seed=7 --printed-output 1
+        ```
+
+        ```python
+        parser.add_argument("--in-python")
+        ```
+
+        ```yaml
+        path: miles/x.py
+        ```
+        """)
+    got = [(r.token, r.kind, r.line, r.value, r.where) for r in p.refs]
+    assert got == [
+        ("--actor-num-nodes", "flag", 3, "1", "fence"),
+        ("--actor-num-gpus-per-node", "flag", 3, "8", "fence"),
+        ("--colocate", "flag", 4, None, "fence"),
+        ("--save", "flag", 5, None, "fence"),
+        ("--load", "flag", 5, "/ckpt", "fence"),
+        ("tools/convert.py", "path", 6, None, "fence"),
+        ("--hf-checkpoint", "flag", 6, "/root/<model>", "fence"),
+        ("scripts/run_small.py", "path", 7, None, "fence"),
+        ("--train-backend", "flag", 7, "fsdp", "fence"),
+        ("--unlabelled", "flag", 11, "2", "fence"),
+        ("./launch.sh", "path", 15, None, "fence"),
+        ("--seed", "flag", 15, "7", "fence"),
+    ]
+
+
+def test_fence_inside_list_item_keeps_lines():
+    p = page("""
+        1. Launch:
+
+           ```bash
+           --rollout-num-gpus-per-engine 2
+           ```
+        """)
+    ref = only(p, "--rollout-num-gpus-per-engine")
+    assert (ref.line, ref.col, ref.value) == (4, 3, "2")
+
+
+def test_links_yield_path_refs():
+    p = page("""
+        The integration lives at
+        [`pkg/sglang/arguments.py`](https://github.com/acme/proj/blob/main/pkg/sglang/arguments.py),
+        the tree [here](https://github.com/acme/proj/tree/v1.2/pkg/backends/) and
+        [setup](../guide/setup.md#install), but [Models](/models/index), [up](#top) and
+        [site](https://example.com/a.py) cite no files.
+        """)
+    got = [(r.token, r.kind, r.line, r.where) for r in p.refs]
+    assert got == [
+        ("pkg/sglang/arguments.py", "path", 2, "inline"),
+        ("pkg/sglang/arguments.py", "path", 2, "link"),
+        ("pkg/backends", "path", 3, "link"),
+        ("../guide/setup.md", "path", 4, "link"),
+    ]
+
+
+def test_mdx_tags_are_ignored_and_their_content_is_read():
+    p = page("""
+        Intro.
+
+        <Note>
+        Context parallelism is rejected: `--context-parallel-size` above 1
+        fails in `pkg/arguments.py`.
+        </Note>
+
+        <Warning>
+
+        **No LoRA.** See `--lora-rank`.
+
+        </Warning>
+        """)
+    assert only(p, "--context-parallel-size").line == 4
+    assert only(p, "pkg/arguments.py").line == 5
+    assert only(p, "--lora-rank").line == 10
+    assert refs(p, "Note") == [] and refs(p, "Warning") == []
+
+
+def test_commented_out_and_verbatim_html_is_not_read():
+    p = page("""
+        <!--
+        <Note>
+        Old text citing `--removed-flag`.
+        </Note>
+        -->
+
+        <pre>
+        <b>x</b>
+        `--in-pre`
+        </pre>
+
+        After.
+        """)
+    assert p.refs == ()
+
+
+def test_crlf_input():
+    p = parse_doc("d.md", "# T\r\n\r\nUse `--x`.\r\n")
+    assert p.lines == ("# T", "", "Use `--x`.")
+    assert only(p, "--x").line == 3
+
+
+# --- default claims --------------------------------------------------------------------------
+
+
+def test_value_by_default_tied_to_preceding_flag():
+    p = page("""
+        - bf16 by default; `--fp16` switches the compute dtype.
+        - `--attn-implementation` picks the `transformers` attention backend: `flash_attention_2` by
+          default, with `flash_attention_3`, `sdpa` and `eager` passed straight through.
+        """)
+    assert claims(p) == [("--attn-implementation", "flash_attention_2", 2, "`flash_attention_2`")]
+    c = p.claims[0]
+    assert p.lines[c.line - 1][c.col : c.col + len(c.text)] == c.text
+
+
+def test_the_default_in_parentheses():
+    p = page("""
+        Disaggregated, the weights travel, and `--transfer-mode`
+        picks how: `broadcast` (the default) uses a group, `p2p` uses RDMA.
+        """)
+    assert claims(p) == [("--transfer-mode", "broadcast", 2, "`broadcast`")]
+
+
+def test_default_is_and_default_colon():
+    p = page("""
+        `--cpu-backend` selects the group backend. The default is `gloo`.
+
+        Default: `8` engines per node with `--engines-per-node`.
+
+        `--mode` defaults to `fast`, see below.
+        """)
+    assert claims(p) == [
+        ("--cpu-backend", "gloo", 1, "`gloo`"),
+        ("--engines-per-node", "8", 3, "`8`"),
+        ("--mode", "fast", 5, "`fast`"),
+    ]
+
+
+def test_subject_prefers_closest_flag_in_the_sentence():
+    p = page("""
+        `--a` is one knob; `--b` is another and uses `x` by default for `--c`.
+
+        `y` by default for `--d`.
+        """)
+    assert claims(p) == [("--b", "x", 1, "`x`"), ("--d", "y", 3, "`y`")]
+
+
+def test_the_default_name_value():
+    p = page("""
+        The default, `dp_replicate=1`, means one flat shard group over
+        every training rank.
+        """)
+    assert claims(p) == [("dp_replicate", "1", 1, "1")]
+    c = p.claims[0]
+    assert p.lines[0][c.col] == "1" and p.lines[0][c.col - 1] == "="
+
+
+def test_flags_default_off_and_on():
+    p = page("""
+        Both halves stay resident, so `--offload-train` / `--offload-rollout` default off and no
+        phase pays a cost. `--pin-memory` is on by default.
+        """)
+    assert claims(p) == [
+        ("--offload-train", "False", 1, "off"),
+        ("--offload-rollout", "False", 1, "off"),
+        ("--pin-memory", "True", 2, "on"),
+    ]
+    off = p.claims[0]
+    assert p.lines[0][off.col - 8 : off.col + 3] == "default off"
+
+
+def test_non_claims():
+    p = page("""
+        **Disaggregated is the default.** It is the right default when GPUs are scarce.
+
+        - bf16 by default; `--fp16` switches the compute dtype.
+        - An fp32 master copy is kept by default. `--no-keep-fp32-master` trades it away.
+
+        Under `--colocate` Miles also defaults `--prefill-backend=disabled` here.
+
+        At the default `fp32` moment dtype it is exact.
+
+        The default is gloo for `--cpu-backend`.
+
+        | Flag | Effect |
+        |---|---|
+        | `--target disk` | Stream to NVMe. The default is `cpu`. |
+        """)
+    assert p.claims == ()
+
+
+def test_default_column_checkmark_and_code():
+    p = page("""
+        | Value | Class | Default |
+        |---|---|---|
+        | [`megatron`](#megatron-lm) | `MegatronActor` | ✅ |
+        | [`fsdp`](#fsdp) | `FSDPActor` | |
+
+        | Flag | Type | Default | What |
+        |---|---|---|---|
+        | `--actor-num-nodes` | int | `1` | Nodes. |
+        | `--rollout-num-gpus` | int | derived | GPUs. |
+        | `--colocate` | flag | off | Share GPUs. |
+        | `--fast` | flag | ✓ | Go fast. |
+        """)
+    assert claims(p) == [
+        (None, "megatron", 3, "✅"),
+        ("--actor-num-nodes", "1", 8, "`1`"),
+        ("--colocate", "False", 10, "off"),
+        ("--fast", "True", 11, "✓"),
+    ]
+    mark = p.claims[0]
+    assert p.lines[2][mark.col] == "✅"
+
+
+def test_row_with_flag_value_and_default_cell():
+    p = page("""
+        | Flag | Effect |
+        |---|---|
+        | `--offload-train` / `--offload-rollout` | Which side is offloaded. Default: both. |
+        | `--offload-train-target cpu` | Default: the paused actor is backed up in host memory. |
+        | `--offload-train-target disk` | For when host RAM cannot hold that copy either. |
+        """)
+    assert claims(p) == [("--offload-train-target", "cpu", 4, "cpu")]
+    c = p.claims[0]
+    assert p.lines[3][c.col - 23 : c.col + 3] == "--offload-train-target cpu"
+    assert p.claims[0].section.level == 0
+
+
+# --- the real page ---------------------------------------------------------------------------
+
+MIRROR = Path("/work/.mirror/radixark+miles/repo")
+REAL_PAGE = "docs/user-guide/training-backend.md"
+
+
+def _real_page() -> str:
+    if not MIRROR.exists():
+        pytest.skip("miles mirror not available")
+    done = subprocess.run(
+        ["git", "-C", str(MIRROR), "show", f"HEAD:{REAL_PAGE}"], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        pytest.skip(f"{REAL_PAGE} not in the mirror")
+    return done.stdout
+
+
+def test_real_training_backend_page():
+    text = _real_page()
+    p = parse_doc(REAL_PAGE, text)
+    for r in p.refs:
+        assert p.lines[r.line - 1][r.col : r.col + len(r.token)] == r.token, r
+    for c in p.claims:
+        assert p.lines[c.line - 1][c.col : c.col + len(c.text)] == c.text, c
+
+    keep = only(p, "--no-keep-fp32-master")
+    assert keep.section.path == "FSDP > 3. Precision"
+    assert "--no-keep-fp32-master" in p.lines[keep.line - 1]
+
+    by_subject = {(c.subject, c.value): c for c in p.claims}
+    attn = by_subject[("--attn-implementation", "flash_attention_2")]
+    assert attn.section.path == "FSDP > 3. Precision"
+    megatron = by_subject[(None, "megatron")]
+    assert megatron.text == "✅" and "`megatron`" in p.lines[megatron.line - 1]
+    assert by_subject[("dp_replicate", "1")].section.title == "2. Sharding it"
+    assert "going-deeper-bringing-in-a-new-architecture" in p.anchors
+    assert "parallelism-compatibility" in p.anchors
+
+
+def test_parse_stays_linear_on_a_long_page():
+    block = textwrap.dedent("""
+        ## Part {i}
+
+        Use `--flag-{i} x` with `pkg/mod_{i}.py`; `v{i}` by default for `--other-{i}`.
+
+        | Flag | Default | What |
+        |---|---|---|
+        | `--knob-{i}` | `1` | A knob. |
+
+        ```bash
+        --knob-{i} 2 --flag-{i} y \\
+        --other-{i}
+        ```
+        """)
+    text = "".join(block.format(i=i) for i in range(150)).lstrip("\n")  # ~2000 lines
+    start = time.perf_counter()
+    p = parse_doc("long.md", text)
+    assert time.perf_counter() - start < 2.0
+    assert len(p.sections) == 150 and len(p.claims) == 300
+    table, fence = refs(p, "--knob-149")
+    assert p.lines[table.line - 1] == "| `--knob-149` | `1` | A knob. |"
+    assert (fence.where, fence.value, p.lines[fence.line - 1]) == (
+        "fence",
+        "2",
+        "--knob-149 2 --flag-149 y \\",
+    )
