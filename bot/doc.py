@@ -143,7 +143,7 @@ def split_span(content: str) -> list[tuple[str, str, str | None]]:
                 value = rest[1:].split(maxsplit=1)[0] if rest[1:].strip() else None
             elif rest[:1].isspace():
                 word = rest.split(maxsplit=1)[0].rstrip(",;")
-                if _good_value(word) and word != "/":
+                if _good_value(word):
                     value = word
             out.append((m.group(0), "flag", value))
         return out
