@@ -1,0 +1,214 @@
+"""The HTTP side of the App: the webhook endpoint, health and metrics, and the serving entry point.
+
+The webhook endpoint answers within milliseconds and never calls GitHub: it checks the size,
+verifies the HMAC signature over the raw bytes before parsing anything, routes the event
+(events.py), stores the jobs (queue.py) and wakes the worker. Answers:
+
+    202  jobs queued                      200  ping, acknowledged, ignored, or a redelivery
+    400  no delivery id / event header, or a body that is not a JSON object
+    401  signature missing or wrong       413  body over 25 MB (GitHub never sends those)
+
+A delivery that routes to several jobs (a check suite naming two pull requests) stores them
+under "<delivery id>", "<delivery id>/1", ... so a redelivery is still recognised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Callable, Mapping
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from bot.app.config import Settings
+from bot.app.events import route
+from bot.app.logs import configure_logging, delivery_context
+from bot.app.metrics import Metrics
+from bot.app.queue import JobQueue, SQLiteQueue
+from bot.app.worker import Handler, Worker
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 25 * 1024 * 1024
+SIGNATURE_HEADER = "X-Hub-Signature-256"
+
+HandlerFactory = Callable[[Settings, JobQueue, Metrics], Handler]
+
+
+def sign(secret: str, body: bytes) -> str:
+    """The X-Hub-Signature-256 value GitHub sends for `body`."""
+    return "sha256=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
+
+
+def verify_signature(secret: str, body: bytes, header: str | None) -> bool:
+    """True when `header` is GitHub's HMAC-SHA256 signature of the raw `body` under `secret`."""
+    if not header or not header.startswith("sha256="):
+        return False
+    # compare_digest on equal-length ASCII bytes: the comparison time says nothing about the key.
+    return hmac.compare_digest(sign(secret, body).encode("ascii"), header.strip().encode("ascii", "replace"))
+
+
+def build_app(
+    settings: Settings, queue: JobQueue, metrics: Metrics, *, worker: Worker | None = None
+) -> Starlette:
+    """The ASGI app. With `worker`, the app's lifespan starts it and stops it on shutdown."""
+
+    async def webhook(request: Request) -> Response:
+        delivery = (request.headers.get("x-github-delivery") or "").strip()[:100]
+        with delivery_context(delivery or "-"):
+            return await _webhook(request, delivery)
+
+    async def _webhook(request: Request, delivery: str) -> Response:
+        body = await _read_body(request)
+        if body is None:
+            return _reject(413, "size", "payload too large: GitHub never delivers more than 25 MB")
+        signature = request.headers.get(SIGNATURE_HEADER)
+        if not signature:
+            return _reject(401, "signature", f"missing {SIGNATURE_HEADER} header")
+        if not verify_signature(settings.webhook_secret, body, signature):
+            return _reject(401, "signature", f"{SIGNATURE_HEADER} does not match the body and secret")
+        event = (request.headers.get("x-github-event") or "").strip()
+        if not delivery or not event:
+            return _reject(400, "header", "missing X-GitHub-Delivery or X-GitHub-Event header")
+        try:
+            payload = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            return _reject(400, "json", "body is not JSON")
+        if not isinstance(payload, dict):
+            return _reject(400, "json", "body is not a JSON object")
+        metrics.delivery(event)
+        action = payload.get("action") if isinstance(payload.get("action"), str) else None
+        label = f"{event}.{action}" if action else event
+        specs = route(event, payload)
+        if event == "ping":
+            log.info("ping: %s", payload.get("zen") if isinstance(payload.get("zen"), str) else "")
+            return JSONResponse({"ok": True, "pong": True})
+        if specs is None:
+            log.info("%s ignored", label)
+            return JSONResponse({"ok": True, "ignored": True})
+        if not specs:
+            log.info("%s acknowledged", label)
+            return JSONResponse({"ok": True})
+        queued = await run_in_threadpool(_enqueue_all, queue, delivery, specs)
+        if worker is not None and queued:
+            worker.wake()
+        log.info("%s: %d job(s) queued, %d already seen", label, queued, len(specs) - queued)
+        if not queued:
+            return JSONResponse({"ok": True, "duplicate": True})
+        return JSONResponse({"ok": True, "queued": queued}, status_code=202)
+
+    async def healthz(request: Request) -> Response:
+        counts = await run_in_threadpool(queue.counts)
+        return JSONResponse({"ok": True, "queue": counts})
+
+    async def metrics_endpoint(request: Request) -> Response:
+        counts = await run_in_threadpool(queue.counts)
+        return PlainTextResponse(metrics.render(counts), media_type="text/plain; version=0.0.4")
+
+    def _reject(status: int, reason: str, message: str) -> Response:
+        metrics.rejected(reason)
+        log.warning("delivery refused (%d): %s", status, message)
+        return JSONResponse({"ok": False, "error": message}, status_code=status)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if worker is not None:
+            worker.start()
+        try:
+            yield
+        finally:
+            if worker is not None:
+                await run_in_threadpool(worker.stop)
+
+    app = Starlette(
+        routes=[
+            Route(settings.webhook_path, webhook, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/metrics", metrics_endpoint, methods=["GET"]),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.settings, app.state.queue, app.state.metrics = settings, queue, metrics
+    return app
+
+
+async def _read_body(request: Request) -> bytes | None:
+    """The raw body, or None once it passes MAX_BODY_BYTES (declared or actually sent)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _enqueue_all(queue: JobQueue, delivery: str, specs: list) -> int:
+    queued = 0
+    for i, spec in enumerate(specs):
+        delivery_id = delivery if i == 0 else f"{delivery}/{i}"
+        # A newer check for the same pull request makes a queued older one pointless;
+        # commands are never dropped.
+        if queue.enqueue(delivery_id, spec.kind, spec.payload, key=spec.key, supersede=spec.kind == "check"):
+            queued += 1
+    return queued
+
+
+def build_server(
+    settings: Settings, host: str, port: int | None = None, handler_factory: HandlerFactory | None = None
+) -> uvicorn.Server:
+    """Queue, metrics, worker and app wired into a uvicorn server, not yet running.
+
+    `port` None means settings.port. The queue is `server.config.app.state.queue`; close it
+    after the server stops.
+    """
+    queue = SQLiteQueue(settings.db_path)
+    if queue.recovered:
+        log.warning("%d interrupted job(s) put back in the queue", queue.recovered)
+    metrics = Metrics()
+    if handler_factory is None:
+        # Imported late: the handler pulls in the GitHub client, which the intake never needs.
+        from bot.app.jobs import make_handler as handler_factory
+    worker = Worker(queue, handler_factory(settings, queue, metrics), metrics)
+    app = build_app(settings, queue, metrics, worker=worker)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=settings.port if port is None else port,
+        log_config=None,  # keep configure_logging's handler: every record carries the delivery id
+        ws="none",
+        lifespan="on",
+    )
+    return uvicorn.Server(config)
+
+
+def serve(
+    host: str,
+    port: int | None = None,
+    environ: Mapping[str, str] = os.environ,
+    handler_factory: HandlerFactory | None = None,
+) -> None:
+    """Run the App in this process, webhook server and worker, until interrupted.
+
+    Settings are read from `environ` here, at start; `port` None means the PORT setting.
+    """
+    settings = Settings.from_env(environ)
+    configure_logging(settings.log_level)
+    server = build_server(settings, host, port, handler_factory)
+    try:
+        server.run()
+    finally:
+        server.config.app.state.queue.close()

@@ -1,0 +1,231 @@
+import logging
+import threading
+
+import pytest
+
+from bot.app.logs import DeliveryFilter
+from bot.app.metrics import Metrics
+from bot.app.queue import Job, SQLiteQueue
+from bot.app.worker import RetryableError, Worker
+
+
+class Clock:
+    def __init__(self, now: float = 1_000_000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Recorder:
+    """A job handler that records the jobs it sees and fails the first `failures` of them."""
+
+    def __init__(self, failures: list[Exception] | None = None):
+        self.failures = list(failures or [])
+        self.seen: list[Job] = []
+
+    def __call__(self, job: Job) -> None:
+        self.seen.append(job)
+        if self.failures:
+            raise self.failures.pop(0)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def queue(tmp_path, clock):
+    q = SQLiteQueue(str(tmp_path / "queue.db"), clock=clock)
+    yield q
+    q.close()
+
+
+def make_worker(queue, handler, **kw) -> Worker:
+    return Worker(queue, handler, Metrics(), base_delay_s=10, **kw)
+
+
+def test_completes_a_job(queue):
+    handler = Recorder()
+    worker = make_worker(queue, handler)
+    queue.enqueue("d-1", "check", {"pr": 1}, key="o/r#1")
+    job = worker.run_once()
+    assert job is not None and [j.payload for j in handler.seen] == [{"pr": 1}]
+    assert queue.get(job.id).state == "done"
+    assert worker.run_once() is None
+    assert worker.metrics.value("docs_sync_jobs_total", outcome="done") == 1
+
+
+def test_retryable_error_retries_later_then_completes(queue, clock):
+    handler = Recorder([RetryableError(5, "GitHub answered 502")])
+    worker = make_worker(queue, handler)
+    queue.enqueue("d-1", "check", {"pr": 1}, key="o/r#1")
+    job = worker.run_once()
+    waiting = queue.get(job.id)
+    # The first backoff step (10 s) is longer than the 5 s GitHub asked for.
+    assert (waiting.state, waiting.not_before, waiting.last_error) == (
+        "queued",
+        clock.now + 10,
+        "GitHub answered 502",
+    )
+    assert worker.run_once() is None  # not due yet
+    clock.now += 10
+    assert worker.run_once().id == job.id
+    assert queue.get(job.id).state == "done"
+    assert [j.attempts for j in handler.seen] == [1, 2]
+    assert worker.metrics.value("docs_sync_jobs_total", outcome="retried") == 1
+    assert worker.metrics.value("docs_sync_jobs_total", outcome="done") == 1
+
+
+def test_retry_after_longer_than_backoff_is_honoured(queue, clock):
+    worker = make_worker(queue, Recorder([RetryableError(900)]))
+    queue.enqueue("d-1", "check", {}, key=None)
+    job = worker.run_once()
+    assert queue.get(job.id).not_before == clock.now + 900
+
+
+def test_backoff_grows_with_attempts_and_is_capped(queue):
+    worker = make_worker(queue, Recorder(), max_delay_s=100)
+    assert [worker.retry_delay(n, 1) for n in range(1, 6)] == [10, 20, 40, 80, 100]
+    assert worker.retry_delay(6, 250) == 250
+
+
+def test_gives_up_after_max_attempts(queue, clock):
+    handler = Recorder([RetryableError(1) for _ in range(10)])
+    worker = make_worker(queue, handler, max_attempts=3)
+    queue.enqueue("d-1", "check", {}, key=None)
+    for _ in range(3):
+        job = worker.run_once()
+        clock.now += 1000
+    assert worker.run_once() is None
+    failed = queue.get(job.id)
+    assert failed.state == "failed" and failed.last_error.startswith("gave up after 3 attempts")
+    assert len(handler.seen) == 3
+
+
+def test_other_errors_fail_the_job_and_are_logged(queue, caplog):
+    worker = make_worker(queue, Recorder([KeyError("head_sha")]))
+    queue.enqueue("d-1", "check", {}, key=None)
+    with caplog.at_level(logging.ERROR, logger="bot.app.worker"):
+        job = worker.run_once()
+    assert (queue.get(job.id).state, queue.get(job.id).last_error) == ("failed", "KeyError: 'head_sha'")
+    assert any(r.exc_info and "failed" in r.getMessage() for r in caplog.records)
+    assert worker.run_once() is None
+
+
+def test_async_handler(queue):
+    seen = []
+
+    async def handler(job: Job) -> None:
+        seen.append(job.payload)
+
+    worker = make_worker(queue, handler)
+    queue.enqueue("d-1", "command", {"command": "help"}, key="o/r#1")
+    try:
+        worker.run_once()
+    finally:
+        worker.stop()
+    assert seen == [{"command": "help"}]
+    assert queue.counts()["done"] == 1
+
+
+def test_async_handler_raising_retryable(queue, clock):
+    async def handler(job: Job) -> None:
+        if job.attempts == 1:
+            raise RetryableError(1, "timeout")
+
+    worker = make_worker(queue, handler)
+    queue.enqueue("d-1", "check", {}, key=None)
+    try:
+        job = worker.run_once()
+        assert queue.get(job.id).state == "queued"
+        clock.now += 60
+        worker.run_once()
+    finally:
+        worker.stop()
+    assert queue.get(job.id).state == "done"
+
+
+def test_a_job_interrupted_by_a_crash_resumes_once(tmp_path, clock):
+    path = str(tmp_path / "queue.db")
+    q = SQLiteQueue(path, clock=clock)
+    q.enqueue("d-1", "check", {"pr": 1}, key="o/r#1")
+    q.claim()  # the worker took it, then the process died
+    q.close()
+
+    q = SQLiteQueue(path, clock=clock)
+    handler = Recorder()
+    worker = make_worker(q, handler)
+    try:
+        assert worker.run_once() is not None
+        assert worker.run_once() is None
+        assert [(j.delivery_id, j.attempts) for j in handler.seen] == [("d-1", 2)]
+        assert q.counts()["done"] == 1
+    finally:
+        q.close()
+
+
+def test_a_job_that_keeps_crashing_the_process_is_given_up(tmp_path, clock):
+    path = str(tmp_path / "queue.db")
+    for i in range(3):
+        q = SQLiteQueue(path, clock=clock)
+        if i == 0:
+            q.enqueue("d-1", "check", {}, key=None)
+        q.claim()
+        q.close()
+    q = SQLiteQueue(path, clock=clock)
+    handler = Recorder()
+    worker = make_worker(q, handler, max_attempts=3)
+    try:
+        job = worker.run_once()
+        assert handler.seen == []
+        assert q.get(job.id).state == "failed" and "gave up after 3 attempts" in q.get(job.id).last_error
+    finally:
+        q.close()
+
+
+def test_log_records_carry_the_delivery_id(queue):
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    keep = Keep(logging.INFO)
+    keep.addFilter(DeliveryFilter())
+    job_log = logging.getLogger("tests.job")
+    logging.getLogger().addHandler(keep)
+    try:
+        worker = make_worker(queue, lambda job: job_log.warning("working on %s", job.key))
+        queue.enqueue("72d3162e-cc78-11e3-81ab-4c9367dc0958", "check", {}, key="o/r#1")
+        worker.run_once()
+    finally:
+        logging.getLogger().removeHandler(keep)
+    mine = [r for r in records if r.name == "tests.job"]
+    assert [r.delivery_id for r in mine] == ["72d3162e-cc78-11e3-81ab-4c9367dc0958"]
+
+
+def test_thread_start_wake_stop(queue):
+    done = threading.Event()
+    handled: list[int] = []
+
+    def handler(job: Job) -> None:
+        handled.append(job.payload["n"])
+        if len(handled) == 2:
+            done.set()
+
+    worker = make_worker(queue, handler, poll_interval=30)  # only wake() can make it look soon
+    worker.start()
+    try:
+        queue.enqueue("d-1", "check", {"n": 1}, key=None)
+        queue.enqueue("d-2", "check", {"n": 2}, key=None)
+        worker.wake()
+        assert done.wait(5)
+    finally:
+        worker.stop(timeout=5)
+    assert handled == [1, 2]
+    with pytest.raises(RuntimeError):
+        worker.start()
+        worker.start()
+    worker.stop(timeout=5)
