@@ -251,8 +251,11 @@ class _RuleCheck:
                 self._code_to_doc(head_doc, refs, deltas, code_diffs, head_facts, base_facts)
                 self._undocumented(head_doc, refs, base_facts, head_facts, code_diffs)
                 self._paths_moved(head_doc, refs)
-            changed = doc_diff.changed_head_lines if base_text is not None else frozenset(range(1, 10**9))
-            self._doc_to_code(head_doc, [r for r in refs if r.line in changed], head_facts, target.sections)
+            if base_text is None:  # a new page (or an audit): every line is the change's own
+                new_refs = refs
+            else:
+                new_refs = [r for r in refs if r.line in doc_diff.changed_head_lines]
+            self._doc_to_code(head_doc, new_refs, head_facts, target.sections)
         return self._finish()
 
     def _code_diffs(self) -> dict[str, LineDiff]:
