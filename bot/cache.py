@@ -45,7 +45,8 @@ class FactsCache(MutableMapping[str, Extraction]):
 
     def __setitem__(self, key: str, value: Extraction) -> None:
         self._db.execute(
-            "INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)", (f"{FORMAT}:{key}", pickle.dumps(value))
+            "INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)",
+            (f"{FORMAT}:{key}", pickle.dumps(value)),
         )
 
     def __delitem__(self, key: str) -> None:

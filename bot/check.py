@@ -112,7 +112,9 @@ def _choice_facts(flag: Fact) -> Iterable[Fact]:
     )
 
 
-def gather(rule: Rule, tree: Tree, cache: FactsCache | None = None, renames: dict[str, str] | None = None) -> Facts:
+def gather(
+    rule: Rule, tree: Tree, cache: FactsCache | None = None, renames: dict[str, str] | None = None
+) -> Facts:
     """Extract every fact the rule's sources yield in this revision.
 
     `renames` maps a source path to where the change moved it, so a moved module keeps its facts.
@@ -360,7 +362,9 @@ class _RuleCheck:
                 if old.kind == "flag":
                     for attr in MEANING_ATTRS:
                         a, b = old.attr(attr), news[0].attr(attr)
-                        if _normalize_default(a) != _normalize_default(b) and not (a is None and attr != "default"):
+                        if _normalize_default(a) != _normalize_default(b) and not (
+                            a is None and attr != "default"
+                        ):
                             out[token].append(_Delta("changed", old, news[0], attr, a, b))
                 continue
             if any(e.path == old.path for e in head.errors):
@@ -432,9 +436,8 @@ class _RuleCheck:
                     continue
                 if head.knows(ref.token, flag=ref.kind == "flag"):
                     continue  # another source still defines it
-                if delta.old.kind == "string" and delta.old.group and delta.old.group.startswith("choices of "):
-                    if not self._cites_choice(doc, ref, delta.old, base):
-                        continue
+                if _is_choice(delta.old) and not self._cites_choice(doc, ref, delta.old, base):
+                    continue
                 self._gone(doc, ref, delta, code_diffs)
         self._claims(doc, deltas, code_diffs)
 
@@ -461,7 +464,8 @@ class _RuleCheck:
             self._emit(
                 "renamed",
                 ref.token,
-                f"{what} `{old.token}` is now `{new.token}` ({new.path}:{new.line}); the doc still says `{old.token}`",
+                f"{what} `{old.token}` is now `{new.token}` ({new.path}:{new.line}); "
+                f"the doc still says `{old.token}`",
                 doc=doc,
                 line=ref.line,
                 code=code,
@@ -608,7 +612,9 @@ class _RuleCheck:
             # Only sources the page actually documents: at least one of their flags is cited.
             if not any(f.source == flag.source and f.token in cited for f in head.flags()):
                 continue
-            kind = "undocumented" if sources.get(flag.source) and sources[flag.source].enumerated else "new-flag"
+            kind = (
+                "undocumented" if sources.get(flag.source) and sources[flag.source].enumerated else "new-flag"
+            )
             self._emit(
                 kind,
                 flag.token,
@@ -705,6 +711,8 @@ class _RuleCheck:
         token = ref.token
         if token.startswith(("/", "~", "$", "http:", "https:", ".")) or "<" in token or "*" in token:
             return
+        if "/" not in token:
+            return  # a bare file name (`config.json`) names a kind of file, not a place in this repo
         bare = token.rstrip("/")
         if self.head.exists(bare):
             return
@@ -735,20 +743,26 @@ class _RuleCheck:
             ]
         else:
             flags = [
-                f for f in head.flags() if claim.subject in (f.token, f.key) and not f.token.startswith("--no-")
+                f
+                for f in head.flags()
+                if claim.subject in (f.token, f.key) and not f.token.startswith("--no-")
             ]
         if not flags:
             return
         flag = flags[0]
         actual = flag.attr("default")
-        if _normalize_default(actual) == _normalize_default(claim.value):
-            return
+        if actual is None or _normalize_default(actual) in ("None", _normalize_default(claim.value)):
+            return  # None means "decided at run time": the doc's default cannot be checked against it
         if claim.subject is None and _is_mark(claim.text):
             message = f"the default of `{flag.token}` is `{_display(actual)}`, not `{claim.value}`"
             edit = None
         else:
             message = f"the default of `{flag.token}` is `{_display(actual)}`; the doc says `{claim.value}`"
-            edit = (claim.text, claim.text.replace(claim.value, _display(actual))) if actual is not None else None
+            edit = (
+                (claim.text, claim.text.replace(claim.value, _display(actual)))
+                if actual is not None
+                else None
+            )
         self._emit(
             "wrong-default",
             flag.token,
@@ -761,6 +775,10 @@ class _RuleCheck:
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def _is_choice(fact: Fact) -> bool:
+    return fact.kind == "string" and (fact.group or "").startswith("choices of ")
 
 
 def _rank(severity: str) -> int:
@@ -810,10 +828,14 @@ def _describe(fact: Fact) -> str:
 def _why_renamed(old: Fact, new: Fact, where: str) -> str:
     if old.kind == "flag" and old.key == new.key:
         return (
-            f"Both flags set `{old.key}` to {old.attr('sets') or 'a value'}: `{old.token}` was defined at {where} "
-            f"before the change, and at head `{new.token}` ({new.path}:{new.line}) is the flag that does it."
+            f"Both flags set `{old.key}` to {old.attr('sets') or 'a value'}: `{old.token}` was defined "
+            f"at {where} before the change, and at head `{new.token}` ({new.path}:{new.line}) is the flag "
+            "that does it."
         )
-    return f"`{old.token}` ({where}) disappeared and `{new.token}` ({new.path}:{new.line}) appeared; it is the closest match."
+    return (
+        f"`{old.token}` ({where}) disappeared and `{new.token}` ({new.path}:{new.line}) appeared; "
+        "it is the closest match."
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -54,7 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     audit.add_argument("--rev", default="HEAD", help="revision to audit (default: HEAD)")
 
     demo = sub.add_parser("demo", help="build a small demo repository and show a check on it")
-    demo.add_argument("--app", action="store_true", help="run the whole GitHub App loop against a local stand-in")
+    demo.add_argument(
+        "--app", action="store_true", help="run the whole GitHub App loop against a local stand-in"
+    )
     demo.add_argument("--keep", metavar="DIR", help="build the demo repository in DIR and keep it")
 
     serve = sub.add_parser("serve", help="run the GitHub App (webhook receiver and worker)")
@@ -111,7 +113,9 @@ def run_check(args: argparse.Namespace) -> int:
         base, head = repo.tree(base_sha), repo.tree(head_sha)
         # Rules come from the base revision: a change cannot switch off its own check.
         packs = _load_rules(args.rules, base.read(REPO_CONFIG))
-        report = check(_rules_of(packs), base, head, repo.changes(base_sha, head_sha), cache=_cache(args.no_cache))
+        report = check(
+            _rules_of(packs), base, head, repo.changes(base_sha, head_sha), cache=_cache(args.no_cache)
+        )
     _print(report, args.format, args.fail_on)
     return 1 if report.conclusion(args.fail_on) == "failure" else 0
 

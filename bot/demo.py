@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ARGS_BASE = '''\
+ARGS_BASE = """\
 import argparse
 import dataclasses
 from dataclasses import dataclass
@@ -58,14 +58,14 @@ def build_fsdp_parser() -> argparse.ArgumentParser:
         else:
             parser.add_argument(f"--{f.name.replace('_', '-')}", type=arg_type, default=f.default)
     return parser
-'''
+"""
 
 # The pull request: bools become BooleanOptionalAction (the special switch goes away) and the
 # attention default moves to sdpa.
-ARGS_HEAD = (
-    ARGS_BASE.replace('attn_implementation: str = "flash_attention_2"', 'attn_implementation: str = "sdpa"')
-    .replace(
-        '''        if f.name == "keep_fp32_master":
+ARGS_HEAD = ARGS_BASE.replace(
+    'attn_implementation: str = "flash_attention_2"', 'attn_implementation: str = "sdpa"'
+).replace(
+    """        if f.name == "keep_fp32_master":
             parser.add_argument(
                 "--disable-fp32-master",
                 dest=f.name,
@@ -75,16 +75,15 @@ ARGS_HEAD = (
             )
         elif arg_type is bool:
             parser.add_argument(f"--{f.name.replace('_', '-')}", action="store_true")
-''',
-        '''        if arg_type is bool:
+""",
+    """        if arg_type is bool:
             parser.add_argument(
                 f"--{f.name.replace('_', '-')}", action=argparse.BooleanOptionalAction, default=f.default
             )
-''',
-    )
+""",
 )
 
-PARALLEL = '''\
+PARALLEL = """\
 from torch.distributed.device_mesh import init_device_mesh
 
 
@@ -94,9 +93,9 @@ def build_mesh(world_size: int, replicate: int):
         mesh_shape=(replicate, world_size // replicate),
         mesh_dim_names=("dp_replicate", "dp_shard"),
     )
-'''
+"""
 
-FACTORY = '''\
+FACTORY = """\
 def actor_class(args):
     backend = args.train_backend
     if backend == "megatron":
@@ -106,9 +105,9 @@ def actor_class(args):
     from trainer.backends.fsdp.actor import FSDPActor
 
     return FSDPActor
-'''
+"""
 
-MAIN_ARGS = '''\
+MAIN_ARGS = """\
 import argparse
 
 
@@ -123,7 +122,7 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--colocate", action="store_true", help="Share GPUs between trainer and engines.")
     group.add_argument("--offload-train", action="store_true", help="Offload the trainer between phases.")
-'''
+"""
 
 DOC_BASE = """\
 # Training backends

@@ -88,7 +88,9 @@ def test_changed_default_flags_the_claim_and_rewrites_the_value():
 
 
 def test_removed_mesh_dimension_flags_its_table_row_and_suggests_dropping_it():
-    mesh = demo.PARALLEL.replace('mesh_dim_names=("dp_replicate", "dp_shard")', 'mesh_dim_names=("dp_shard",)')
+    mesh = demo.PARALLEL.replace(
+        'mesh_dim_names=("dp_replicate", "dp_shard")', 'mesh_dim_names=("dp_shard",)'
+    )
     finding = only(run({MESH: mesh}))
     assert finding.kind == "removed"
     assert finding.symbol == "dp_replicate"
@@ -99,8 +101,9 @@ def test_removed_mesh_dimension_flags_its_table_row_and_suggests_dropping_it():
 
 def test_new_backend_choice_is_a_warning_on_the_enumerating_table():
     factory = demo.FACTORY.replace(
-        '    from trainer.backends.fsdp.actor import FSDPActor',
-        '    if backend == "jax":\n        return None\n    from trainer.backends.fsdp.actor import FSDPActor',
+        "    from trainer.backends.fsdp.actor import FSDPActor",
+        '    if backend == "jax":\n        return None\n'
+        "    from trainer.backends.fsdp.actor import FSDPActor",
     )
     finding = only(run({FACTORY: factory}))
     assert finding.kind == "undocumented"
@@ -112,7 +115,9 @@ def test_new_backend_choice_is_a_warning_on_the_enumerating_table():
 
 
 def test_new_flag_next_to_documented_ones_is_a_notice():
-    args = demo.ARGS_BASE.replace("    dp_replicate_size: int = 1\n", "    dp_replicate_size: int = 1\n    seed: int = 0\n")
+    args = demo.ARGS_BASE.replace(
+        "    dp_replicate_size: int = 1\n", "    dp_replicate_size: int = 1\n    seed: int = 0\n"
+    )
     finding = only(run({ARGS: args}))
     assert (finding.kind, finding.severity, finding.symbol) == ("new-flag", "notice", "--seed")
     assert finding.doc is None and finding.code.line == doc_line(args, "seed: int")
@@ -186,7 +191,12 @@ def test_unchanged_doc_lines_are_not_checked_doc_to_code():
         # help text and log strings
         {ARGS: demo.ARGS_BASE.replace("Drop the fp32 master copy", "Drop the fp32 master weights")},
         # an environment variable read somewhere else
-        {FACTORY: demo.FACTORY.replace("    backend = args.train_backend\n", "    import os\n    backend = os.environ.get('X', args.train_backend)\n")},
+        {
+            FACTORY: demo.FACTORY.replace(
+                "    backend = args.train_backend\n",
+                "    import os\n    backend = os.environ.get('X', args.train_backend)\n",
+            )
+        },
         # a file no rule watches
         {"trainer/utils.py": "def helper():\n    return 1\n"},
     ],

@@ -293,3 +293,20 @@ def test_real_miles_arguments_module():
         "true",
         "false",
     }
+
+
+def test_rule_can_name_wrappers_that_declare_flags():
+    code = (
+        "def add(parser):\n"
+        "    parser.add_argument('--lr', type=float, default=0.1)\n"
+        "    reset_arg(parser, '--load', type=str, default=None)\n"
+    )
+    plain = extract(Source(id="a", kind="argparse", paths=("m.py",)), "m.py", code)
+    assert [f.token for f in plain.facts] == ["--lr"]
+    wrapped = extract(
+        Source(id="a", kind="argparse", paths=("m.py",), calls=("add_argument", "reset_arg")), "m.py", code
+    )
+    assert [(f.token, f.line, f.attr("default")) for f in wrapped.facts] == [
+        ("--lr", 2, "0.1"),
+        ("--load", 3, "None"),
+    ]

@@ -30,7 +30,9 @@ class Flag(NamedTuple):
 
 def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     out: list[Fact] = []
-    for call, lookup in add_argument_calls(tree):
+    # A rule may name wrappers that declare flags too, e.g. miles' `reset_arg(parser, "--load", ...)`.
+    names = frozenset(source.calls) or DECLARING_CALLS
+    for call, lookup in add_argument_calls(tree, names=names):
         out.extend(call_facts(call, source.id, path, lookup))
     return out
 
@@ -44,12 +46,15 @@ def call_facts(call: ast.Call, source_id: str, path: str, lookup: Lookup) -> lis
     ]
 
 
-def is_add_argument(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "add_argument"
-    )
+DECLARING_CALLS = frozenset({"add_argument"})
+
+
+def is_add_argument(node: ast.AST, names: frozenset[str] = DECLARING_CALLS) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    return name in names
 
 
 def option_strings(call: ast.Call, lookup: Lookup) -> list[tuple[str, int]]:
@@ -240,7 +245,9 @@ def _is_literal(node: ast.expr) -> bool:
     return collection and all(isinstance(e, ast.Constant) for e in node.elts)
 
 
-def add_argument_calls(tree: ast.AST, scope: Scope | None = None) -> Iterator[tuple[ast.Call, Lookup]]:
+def add_argument_calls(
+    tree: ast.AST, scope: Scope | None = None, names: frozenset[str] = DECLARING_CALLS
+) -> Iterator[tuple[ast.Call, Lookup]]:
     """Every add_argument call under `tree`, with a lookup for the names visible where it is."""
     if scope is None:
         scope = Scope(tree, None)
@@ -255,6 +262,6 @@ def add_argument_calls(tree: ast.AST, scope: Scope | None = None) -> Iterator[tu
                 while parent is not None and isinstance(parent.node, ast.ClassDef):
                     parent = parent.parent
                 inner = Scope(child, parent)
-            if is_add_argument(child):
+            if is_add_argument(child, names):
                 yield child, inner.lookup
             stack.append((child, inner))
