@@ -38,6 +38,9 @@ from bot.model import (
 )
 from bot.rules import Rule, Source
 
+# Share of a source's flags a page must cite before a new flag there is worth a notice.
+DOCUMENTED_SHARE = 0.2
+
 # Attributes of a flag whose change alters what a doc line means.
 MEANING_ATTRS = ("default", "choices", "sets", "type")
 
@@ -480,8 +483,7 @@ class _RuleCheck:
         self._emit(
             "removed",
             ref.token,
-            f"{what} `{old.token}` no longer exists (it was defined at {where} before this change); "
-            "the doc still cites it",
+            f"{_gone_subject(old)} (defined at {where} before this change); the doc still cites it",
             doc=doc,
             line=ref.line,
             code=code,
@@ -531,7 +533,7 @@ class _RuleCheck:
     def _claims(self, doc: DocPage, deltas: dict[str, list[_Delta]], code_diffs: dict[str, LineDiff]) -> None:
         """Default claims that were true at base and are false at head."""
         for claim in doc.claims:
-            for delta in self._claim_deltas(claim, deltas):
+            for delta in self._claim_deltas(claim, deltas, _aliases(doc)):
                 old, new = delta.old, delta.new
                 assert new is not None
                 if _normalize_default(claim.value) != _normalize_default(delta.old_value):
@@ -551,7 +553,9 @@ class _RuleCheck:
                     edit=edit,
                 )
 
-    def _claim_deltas(self, claim, deltas: dict[str, list[_Delta]]) -> Iterable[_Delta]:
+    def _claim_deltas(
+        self, claim, deltas: dict[str, list[_Delta]], aliases: dict[str, str]
+    ) -> Iterable[_Delta]:
         for token_deltas in deltas.values():
             for d in token_deltas:
                 if d.kind != "changed" or d.attr != "default" or d.old.kind != "flag":
@@ -562,7 +566,7 @@ class _RuleCheck:
                     choices = (d.old.attr("choices") or "").split(",")
                     if claim.value in choices:
                         yield d
-                elif claim.subject in (d.old.token, d.old.key):
+                elif claim.subject in (d.old.token, d.old.key) or aliases.get(claim.subject) == d.old.token:
                     yield d
 
     def _undocumented(
@@ -604,13 +608,21 @@ class _RuleCheck:
         base_keys = {(f.source, f.key) for f in base.flags()}
         base_tokens = set(base.by_token)
         sources = {s.id: s for s in self.rule.sources}
+        # A page that cites three of a module's 300 flags is not documenting that module: only
+        # sources whose flags the page covers in good part get told about new ones.
+        keys: dict[str, set[str]] = defaultdict(set)
+        cited_keys: dict[str, set[str]] = defaultdict(set)
+        for f in head.flags():
+            keys[f.source].add(f.key)
+            if f.token in cited:
+                cited_keys[f.source].add(f.key)
+        coverage = {src: len(cited_keys[src]) / len(k) for src, k in keys.items()}
         for flag in head.flags():
             if flag.token.startswith("--no-") and flag.attr("sets") == "false" and flag.attr("action"):
                 continue  # the negative half of a BooleanOptionalAction pair
             if flag.token in base_tokens or flag.token in cited or (flag.source, flag.key) in base_keys:
                 continue
-            # Only sources the page actually documents: at least one of their flags is cited.
-            if not any(f.source == flag.source and f.token in cited for f in head.flags()):
+            if coverage.get(flag.source, 0.0) < DOCUMENTED_SHARE:
                 continue
             kind = (
                 "undocumented" if sources.get(flag.source) and sources[flag.source].enumerated else "new-flag"
@@ -677,7 +689,7 @@ class _RuleCheck:
         changed_lines = {r.line for r in refs}
         for claim in doc.claims:
             if claim.line in changed_lines and _in_scope(claim.section.path, sections):
-                self._check_claim(doc, claim, head)
+                self._check_claim(doc, claim, head, _aliases(doc))
 
     def _resolve_flag(self, doc: DocPage, ref: Ref, head: Facts, flag_tokens: set[str]) -> None:
         facts = [f for f in head.by_token.get(ref.token, ()) if f.kind == "flag"]
@@ -733,7 +745,7 @@ class _RuleCheck:
             edit=(bare, near) if near else None,
         )
 
-    def _check_claim(self, doc: DocPage, claim, head: Facts) -> None:
+    def _check_claim(self, doc: DocPage, claim, head: Facts, aliases: dict[str, str]) -> None:
         flags: list[Fact] = []
         if claim.subject is None:
             flags = [
@@ -745,7 +757,8 @@ class _RuleCheck:
             flags = [
                 f
                 for f in head.flags()
-                if claim.subject in (f.token, f.key) and not f.token.startswith("--no-")
+                if (claim.subject in (f.token, f.key) or aliases.get(claim.subject) == f.token)
+                and not f.token.startswith("--no-")
             ]
         if not flags:
             return
@@ -777,6 +790,27 @@ class _RuleCheck:
 # ---------------------------------------------------------------------------------------------
 
 
+def _aliases(doc: DocPage) -> dict[str, str]:
+    """Names the page itself ties to a flag: a table row holding one name and one flag.
+
+    The mesh table's row "| `dp_replicate` | `--dp-replicate-size` |" makes a later claim about
+    `dp_replicate=1` a claim about `--dp-replicate-size`.
+    """
+    rows: dict[int, list[Ref]] = defaultdict(list)
+    for ref in doc.refs:
+        if ref.where == "table":
+            rows[ref.line].append(ref)
+    out: dict[str, str] = {}
+    for refs in rows.values():
+        flags = {r.token for r in refs if r.kind == "flag"}
+        if len(flags) == 1:
+            flag = flags.pop()
+            for r in refs:
+                if r.kind == "name":
+                    out.setdefault(r.token, flag)
+    return out
+
+
 def _is_choice(fact: Fact) -> bool:
     return fact.kind == "string" and (fact.group or "").startswith("choices of ")
 
@@ -800,10 +834,12 @@ def _display(value: str | None) -> str:
 
 
 def _first_cell_token(line: str) -> str | None:
-    cells = [c.strip() for c in line.strip().strip("|").split("|")]
-    if not cells:
-        return None
-    return cells[0].strip("`").split()[0] if cells[0].strip("`").split() else None
+    """The first cell of a table row when it holds one code token and nothing else."""
+    cells = line.strip().strip("|").split("|")
+    first = cells[0].strip() if cells else ""
+    if len(first) > 2 and first[0] == first[-1] == "`" and "`" not in first[1:-1]:
+        return first[1:-1].strip()
+    return None
 
 
 def _fits_type(value: str, type_name: str | None) -> bool:
@@ -815,6 +851,12 @@ def _fits_type(value: str, type_name: str | None) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _gone_subject(fact: Fact) -> str:
+    if fact.kind == "string":
+        return f"`{fact.token}` is no longer one of the {fact.group or 'values'}"
+    return f"{_describe(fact)} `{fact.token}` no longer exists"
 
 
 def _describe(fact: Fact) -> str:

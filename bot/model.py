@@ -136,7 +136,8 @@ class Finding:
 @dataclass(frozen=True)
 class Report:
     findings: tuple[Finding, ...]
-    ignored: tuple[tuple[Finding, str], ...] = field(default=())  # (finding, reason) waived by /docs-sync ignore
+    # (finding, reason) pairs waived by `/docs-sync ignore`
+    ignored: tuple[tuple[Finding, str], ...] = field(default=())
     rules_checked: tuple[str, ...] = ()
 
     def conclusion(self, fail_on: str | None = None) -> Literal["success", "neutral", "failure"]:

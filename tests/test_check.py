@@ -228,3 +228,23 @@ def test_findings_are_deterministic_and_fingerprints_ignore_line_shifts():
     assert a == b
     shifted = run({ARGS: demo.ARGS_HEAD}, base_edits={DOC: "\n\n" + demo.DOC_BASE})
     assert {f.fingerprint() for f in a.findings} == {f.fingerprint() for f in shifted.findings}
+
+
+def test_claim_about_a_name_the_doc_ties_to_a_flag_follows_the_flag():
+    # The mesh table row ties `dp_replicate` to `--dp-replicate-size`.
+    doc = demo.DOC_BASE.replace(
+        "| `dp_shard` | derived |\n",
+        "| `dp_shard` | derived |\n\nThe default, `dp_replicate=1`, is one flat group.\n",
+    )
+    args = demo.ARGS_BASE.replace("dp_replicate_size: int = 1", "dp_replicate_size: int = 2")
+    finding = only(run({ARGS: args}, base_edits={DOC: doc}))
+    assert (finding.kind, finding.symbol) == ("changed", "--dp-replicate-size")
+    assert finding.doc.line == doc_line(doc, "dp_replicate=1")
+    assert "`dp_replicate=2`" in finding.suggestion.replacement
+
+
+def test_new_flags_of_a_module_the_page_barely_cites_are_not_reported():
+    many = "".join(f"    group.add_argument('--knob-{i}', type=int, default={i})\n" for i in range(20))
+    base_args = demo.MAIN_ARGS + many
+    head_args = base_args + "    group.add_argument('--knob-new', type=int, default=0)\n"
+    assert run({MAIN_ARGS: head_args}, base_edits={MAIN_ARGS: base_args}).findings == ()
