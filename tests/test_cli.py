@@ -1,0 +1,150 @@
+"""`docs-sync` end to end on git repositories built in a temp dir, run as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import demo
+
+RULES = Path(__file__).resolve().parents[1] / "rules"
+
+
+def docs_sync(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", *args], capture_output=True, text=True, cwd=cwd, env=env
+    )
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "trainer"
+    demo.build_demo_repo(path)
+    return path
+
+
+def test_json_contract(repo: Path):
+    proc = docs_sync(
+        "check", "--repo", str(repo), "--base", "main", "--head", "pr", "--format", "json", "--no-cache"
+    )
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    assert set(data) == {"conclusion", "findings", "ignored"}
+    assert data["conclusion"] == "failure"
+    kinds = sorted((f["kind"], f["symbol"]) for f in data["findings"])
+    assert kinds == [
+        ("changed", "--attn-implementation"),
+        ("renamed", "--disable-fp32-master"),
+        ("unresolved", "--fsdp-cpu-ofload"),
+    ]
+    for f in data["findings"]:
+        assert set(f) == {"kind", "severity", "symbol", "message", "doc", "code", "suggestion"}
+        assert f["severity"] in ("error", "warning", "notice")
+        assert set(f["doc"]) == {"path", "line", "section", "anchor"}
+        assert set(f["suggestion"]) == {"path", "start_line", "end_line", "replacement"}
+    renamed = next(f for f in data["findings"] if f["kind"] == "renamed")
+    assert renamed["doc"]["section"] == "Training backends > FSDP > Precision"
+    assert renamed["code"]["path"] == "trainer/backends/fsdp/arguments.py"
+    assert "--no-keep-fp32-master" in renamed["suggestion"]["replacement"]
+
+
+def test_fail_on_never_and_formats(repo: Path):
+    base = ["check", "--repo", str(repo), "--base", "main", "--head", "pr", "--no-cache"]
+    assert docs_sync(*base, "--fail-on", "never").returncode == 0
+    text = docs_sync(*base)
+    assert "Training backends > FSDP > Precision" in text.stdout and "\x1b[" not in text.stdout
+    gh = docs_sync(*base, "--format", "github")
+    assert "::error file=docs/training-backend.md,line=" in gh.stdout
+    md = docs_sync(*base, "--format", "markdown")
+    assert "--no-keep-fp32-master" in md.stdout
+
+
+def test_clean_range_succeeds(repo: Path):
+    proc = docs_sync("check", "--repo", str(repo), "--base", "main", "--head", "main", "--format", "json")
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout) == {"conclusion": "success", "findings": [], "ignored": []}
+
+
+def test_rules_come_from_the_base_revision(repo: Path, tmp_path: Path):
+    # A pull request that deletes the config cannot switch its own check off.
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "pr"], check=True)
+    subprocess.run(["git", "-C", str(clone), "rm", "-q", ".github/docs-sync.yml"], check=True)
+    subprocess.run(
+        ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "no config"],
+        check=True,
+    )
+    proc = docs_sync(
+        "check", "--repo", str(clone), "--base", "origin/main", "--head", "HEAD", "--format", "json"
+    )
+    assert proc.returncode == 1
+    assert len(json.loads(proc.stdout)["findings"]) == 3
+
+
+def test_audit_at_head_and_explicit_rules(repo: Path):
+    proc = docs_sync("audit", "--repo", str(repo), "--rev", "pr", "--format", "json", "--no-cache")
+    data = json.loads(proc.stdout)
+    # At the PR head the doc still cites the old switch and the typo, and claims the old default.
+    assert sorted((f["kind"], f["symbol"]) for f in data["findings"]) == [
+        ("unresolved", "--disable-fp32-master"),
+        ("unresolved", "--fsdp-cpu-ofload"),
+        ("wrong-default", "--attn-implementation"),
+    ]
+    assert proc.returncode == 1
+    assert docs_sync("audit", "--repo", str(repo), "--no-cache").returncode == 0
+
+
+def test_usage_and_config_errors_exit_2(repo: Path, tmp_path: Path):
+    bad = tmp_path / "bad.yml"
+    bad.write_text("pack: bad\nrules:\n  - id: r\n    sorces: []\n")
+    proc = docs_sync("check", "--repo", str(repo), "--base", "main", "--rules", str(bad))
+    assert proc.returncode == 2
+    assert "bad.yml:4" in proc.stderr and "sorces" in proc.stderr
+    proc = docs_sync("check", "--repo", str(repo), "--base", "no-such-rev")
+    assert proc.returncode == 2 and "no-such-rev" in proc.stderr
+    proc = docs_sync("check", "--repo", str(repo), "--base", "main", "--rules", "no-such-pack")
+    assert proc.returncode == 2 and "miles" in proc.stderr
+    empty = tmp_path / "empty"
+    subprocess.run(["git", "init", "-q", str(empty)], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(empty),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+        check=True,
+    )
+    proc = docs_sync("check", "--repo", str(empty), "--base", "HEAD")
+    assert proc.returncode == 2 and ".github/docs-sync.yml" in proc.stderr
+    assert docs_sync("check").returncode == 2  # argparse: --base is required
+
+
+def test_warm_cache_gives_the_same_answer(repo: Path, tmp_path: Path):
+    import os
+
+    env = dict(os.environ, DOCS_SYNC_CACHE=str(tmp_path / "cache"))
+    args = ("check", "--repo", str(repo), "--base", "main", "--head", "pr", "--format", "json")
+    cold = docs_sync(*args, env=env)
+    warm = docs_sync(*args, env=env)
+    assert (tmp_path / "cache" / "facts.sqlite").exists()
+    assert cold.stdout == warm.stdout and json.loads(warm.stdout)["findings"]
+
+
+def test_demo_command_runs():
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "demo"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "--no-keep-fp32-master" in proc.stdout
