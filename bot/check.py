@@ -254,7 +254,10 @@ class _RuleCheck:
             refs = [r for r in head_doc.refs if _in_scope(r.section.path, target.sections)]
             if not self.audit:
                 self._code_to_doc(head_doc, refs, deltas, code_diffs, head_facts, base_facts)
-                self._undocumented(head_doc, refs, base_facts, head_facts, code_diffs)
+                successors = {
+                    d.new.token for ds in deltas.values() for d in ds if d.kind == "renamed" and d.new
+                }
+                self._undocumented(head_doc, refs, base_facts, head_facts, code_diffs, successors)
                 self._paths_moved(head_doc, refs)
             if base_text is None:  # a new page (or an audit): every line is the change's own
                 new_refs = refs
@@ -462,12 +465,11 @@ class _RuleCheck:
         old, new = delta.old, delta.new
         where = f"{old.path}:{old.line}"
         code = self._code_line(old, new, code_diffs)
-        what = _describe(old)
         if new is not None:
             self._emit(
                 "renamed",
                 ref.token,
-                f"{what} `{old.token}` is now `{new.token}` ({new.path}:{new.line}); "
+                f"{_subject(old)} is now `{new.token}` ({new.path}:{new.line}); "
                 f"the doc still says `{old.token}`",
                 doc=doc,
                 line=ref.line,
@@ -570,9 +572,16 @@ class _RuleCheck:
                     yield d
 
     def _undocumented(
-        self, doc: DocPage, refs: Sequence[Ref], base: Facts, head: Facts, code_diffs: dict[str, LineDiff]
+        self,
+        doc: DocPage,
+        refs: Sequence[Ref],
+        base: Facts,
+        head: Facts,
+        code_diffs: dict[str, LineDiff],
+        successors: set[str],
     ) -> None:
-        cited = {r.token for r in refs}
+        """New members of sets the doc lists; a rename's new name is reported as the rename."""
+        cited = {r.token for r in refs} | successors
         groups: dict[str, bool] = {}
         for source in self.rule.sources:
             if source.kind == "strings":
@@ -580,15 +589,19 @@ class _RuleCheck:
         for flag in head.flags():
             if flag.attr("choices") and not flag.token.startswith("--no-"):
                 groups.setdefault(f"choices of {flag.token}", False)
-        for group, enumerated in groups.items():
+        # One new value is reported once, against the set the doc lists most fully.
+        reported: set[str] = set()
+        fullest = sorted(groups.items(), key=lambda g: (-sum(t in cited for t in base.group(g[0])), not g[1]))
+        for group, enumerated in fullest:
             before, after = base.group(group), head.group(group)
             listed = [t for t in before if t in cited]
             # A choice list counts as enumerated when the doc cites two or more of its members.
             if not listed or (not enumerated and len(listed) < 2):
                 continue
             for token, fact in after.items():
-                if token in before or token in cited:
+                if token in before or token in cited or token in reported:
                     continue
+                reported.add(token)
                 anchor_ref = max((r for r in refs if r.token in listed), key=lambda r: r.line)
                 self._emit(
                     "undocumented",
@@ -599,12 +612,11 @@ class _RuleCheck:
                     line=anchor_ref.line,
                     code=self._code_line(fact, fact, code_diffs),
                 )
-        self._new_flags(doc, refs, base, head, code_diffs)
+        self._new_flags(doc, cited, base, head, code_diffs)
 
     def _new_flags(
-        self, doc: DocPage, refs: Sequence[Ref], base: Facts, head: Facts, code_diffs: dict[str, LineDiff]
+        self, doc: DocPage, cited: set[str], base: Facts, head: Facts, code_diffs: dict[str, LineDiff]
     ) -> None:
-        cited = {r.token for r in refs}
         base_keys = {(f.source, f.key) for f in base.flags()}
         base_tokens = set(base.by_token)
         sources = {s.id: s for s in self.rule.sources}
@@ -851,6 +863,12 @@ def _fits_type(value: str, type_name: str | None) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _subject(fact: Fact) -> str:
+    if fact.kind == "string":
+        return f"`{fact.token}` (one of the {fact.group or 'values'})"
+    return f"{_describe(fact)} `{fact.token}`"
 
 
 def _gone_subject(fact: Fact) -> str:

@@ -248,3 +248,17 @@ def test_new_flags_of_a_module_the_page_barely_cites_are_not_reported():
     base_args = demo.MAIN_ARGS + many
     head_args = base_args + "    group.add_argument('--knob-new', type=int, default=0)\n"
     assert run({MAIN_ARGS: head_args}, base_edits={MAIN_ARGS: base_args}).findings == ()
+
+
+def test_renamed_field_is_one_finding_per_doc_line_and_not_a_new_flag():
+    args = demo.ARGS_BASE.replace("fsdp_cpu_offload: bool", "cpu_offload: bool")
+    report = run({ARGS: args})
+    assert [(f.kind, f.symbol) for f in report.findings] == [("renamed", "--fsdp-cpu-offload")]
+    assert all("`--cpu-offload`" in f.suggestion.replacement for f in report.findings)
+
+
+def test_renamed_mesh_dimension_is_not_also_reported_as_new():
+    mesh = demo.PARALLEL.replace('("dp_replicate", "dp_shard")', '("replicate", "dp_shard")')
+    finding = only(run({MESH: mesh}))
+    assert (finding.kind, finding.symbol) == ("renamed", "dp_replicate")
+    assert "`replicate`" in finding.suggestion.replacement
