@@ -22,7 +22,10 @@ Git fixtures:
         to its new content (str or bytes) or to None to delete it. The work tree is checked out
         at the branch tip. A deleted path plus an added path with similar content is a rename.
     add_commit(repo_dir, files, *, parent="main", branch=None, message=None) -> sha
-        One more commit on top of `parent`; `branch` (created or moved) points at it.
+        One more commit on top of `parent`; `branch` (created or moved) points at it, and the
+        work tree follows when `branch` is the checked-out one.
+    run_git(repo_dir, *args) -> bytes
+        git's stdout, run without the machine's git configuration.
 
 Keys and signatures:
     make_app_key() -> (private_pem, public_pem)   a fresh 2048-bit RSA key
@@ -38,6 +41,7 @@ GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_ke
     open_pull(number, base, head, *, title=..., body="", user="octocat", head_repo_fork=False,
               draft=False) -> dict   registers a PR between two refs or SHAs of the fixture
     update_pull(number, *, head=None, base=None, state=None, title=None) -> dict  a push or an edit
+    pull(number) -> dict                                 the PR's current JSON
     add_issue_comment(number, body, *, user="octocat") -> dict   a comment someone else wrote
     reset()   forgets PRs, permissions, injections and recorded state, so one running stand-in
               can serve a whole test session
@@ -46,8 +50,8 @@ GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_ke
         The next `times` requests whose method matches ("*" for any) and whose path matches
         `re.search(path_regex)` get `status`; 403/429 with `retry-after` carry the secondary
         rate limit message. Injection comes before authentication and every other rule.
-    Recorded state, mutated in place as calls arrive (read it under no lock; the server thread
-    only appends and updates):
+    calls(method, path_regex) -> list of the recorded (method, path, status) that match
+    Recorded state, lists of dicts updated in place as calls arrive:
         check_runs: list[dict]  id, name, head_sha, status, conclusion, details_url, external_id,
                                 started_at, completed_at, output{title, summary, text,
                                 annotations (all accumulated)}, actions
@@ -57,6 +61,7 @@ GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_ke
         reactions: list[dict]   id, content, user, subject ("issue_comment" or "review_comment"),
                                 comment_id
         requests: list[tuple[str, str, int]]  (method, path, status) of every call
+        server_errors: list[str]  tracebacks of faults in the stand-in itself (answered with 500)
 
 Endpoints (JSON shaped as github.com shapes them, so githubkit's models parse them):
     POST /app/installations/{id}/access_tokens (App JWT), GET /app, GET /app/installations/{id},
@@ -131,6 +136,7 @@ import socket
 import subprocess
 import threading
 import time
+import traceback
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -165,7 +171,8 @@ class GitError(RuntimeError):
     pass
 
 
-def _git(repo_dir: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
+def run_git(repo_dir: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
+    """`git -C repo_dir args...` with no user or system configuration; its stdout."""
     proc = subprocess.run(
         ["git", "-C", str(repo_dir), "-c", "core.quotePath=false", "--literal-pathspecs", *args],
         input=input,
@@ -189,7 +196,11 @@ def _fast_import_commit(
     if parent:
         out.append(b"from %s\n" % parent.encode())
     for path, content in files.items():
-        quoted = json.dumps(path).encode() if ('"' in path or "\n" in path) else path.encode()
+        quoted = (
+            json.dumps(path, ensure_ascii=False).encode()
+            if path.startswith('"') or "\n" in path
+            else path.encode()
+        )
         if content is None:
             out.append(b"D %s\n" % quoted)
         else:
@@ -201,7 +212,7 @@ def _fast_import_commit(
 
 def _import(repo_dir: Path, stream: bytes) -> dict[int, str]:
     marks = repo_dir / ".git" / "fixture-marks"
-    _git(repo_dir, "fast-import", "--quiet", f"--export-marks={marks}", input=stream)
+    run_git(repo_dir, "fast-import", "--quiet", f"--export-marks={marks}", input=stream)
     result = {}
     for line in marks.read_text().splitlines():
         mark, sha = line.split()
@@ -216,14 +227,14 @@ def make_repo(
     """Create `root/name` with one commit per dict on `branch`; return the directory and the SHAs."""
     repo_dir = Path(root) / name
     repo_dir.mkdir(parents=True)
-    _git(repo_dir, "init", "-q", "-b", branch)
+    run_git(repo_dir, "init", "-q", "-b", branch)
     stream = b"".join(
         _fast_import_commit(f"refs/heads/{branch}", i + 1, None, files, f"Commit {i + 1}", _EPOCH + 60 * i)
         for i, files in enumerate(commits)
     )
     marks = _import(repo_dir, stream)
     if commits:
-        _git(repo_dir, "reset", "-q", "--hard", branch)
+        run_git(repo_dir, "reset", "-q", "--hard", branch)
     return repo_dir, [marks[i + 1] for i in range(len(commits))]
 
 
@@ -235,16 +246,21 @@ def add_commit(
     branch: str | None = None,
     message: str | None = None,
 ) -> str:
-    """Commit `files` on top of `parent`; point `branch` at it when given. The work tree is left alone."""
-    parent_sha = _git(repo_dir, "rev-parse", "--verify", f"{parent}^{{commit}}").decode().strip()
-    count = int(_git(repo_dir, "rev-list", "--all", "--count").decode())
+    """Commit `files` on top of `parent`; point `branch` at it when given.
+
+    The work tree follows when `branch` is the checked-out branch, and is left alone otherwise.
+    """
+    parent_sha = run_git(repo_dir, "rev-parse", "--verify", f"{parent}^{{commit}}").decode().strip()
+    count = int(run_git(repo_dir, "rev-list", "--all", "--count").decode())
     ref = f"refs/heads/{branch}" if branch else "refs/fixture/scratch"
     stream = _fast_import_commit(
         ref, 1, parent_sha, files, message or f"Commit {count + 1}", _EPOCH + 60 * count
     )
     sha = _import(Path(repo_dir), stream)[1]
     if not branch:
-        _git(repo_dir, "update-ref", "-d", ref)
+        run_git(repo_dir, "update-ref", "-d", ref)
+    elif run_git(repo_dir, "symbolic-ref", "--short", "HEAD").decode().strip() == branch:
+        run_git(repo_dir, "reset", "-q", "--hard", branch)
     return sha
 
 
@@ -389,7 +405,7 @@ class _GitRepo:
         return self._facts[key]
 
     def git(self, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
-        return _git(self.path, *args, input=input, check=check)
+        return run_git(self.path, *args, input=input, check=check)
 
     def resolve(self, rev: str, kind: str = "commit") -> str | None:
         if not rev or not self._REV.match(rev) or ".." in rev:
@@ -729,6 +745,7 @@ class GitHubStandIn:
         self.issue_comments: list[dict] = []
         self.reactions: list[dict] = []
         self.requests: list[tuple[str, str, int]] = []
+        self.server_errors: list[str] = []  # tracebacks of the stand-in's own faults
 
         self._lock = threading.RLock()
         self._ids = iter(range(1_000_001, 2**31))
@@ -868,6 +885,7 @@ class GitHubStandIn:
                 self.issue_comments,
                 self.reactions,
                 self.requests,
+                self.server_errors,
             ):
                 recorded.clear()
             self._pulls.clear()
@@ -963,7 +981,12 @@ class GitHubStandIn:
         # Handlers run on the server's event loop one at a time; the lock keeps test-side
         # controls (open_pull, set_permission) from interleaving with them.
         with self._lock:
-            response = self._handle(request, body)
+            try:
+                response = self._handle(request, body)
+            except Exception:
+                # a fault of the stand-in itself: answer 500 and keep the traceback for the test
+                self.server_errors.append(traceback.format_exc())
+                response = self._json(500, {"message": "Stand-in failure", "documentation_url": ""})
             self.requests.append((request.method, request.url.path, response.status_code))
         return response
 
@@ -980,15 +1003,13 @@ class GitHubStandIn:
             if injected is not None:
                 return self._finish(injected, headers, resource, request)
             req, auth, handler = self._route(request, body, version, rid)
-            self._authenticate(request, auth, req)
+            self._authenticate(request, auth)
             if request.method != "GET" and req.path.startswith("/repos/"):
                 self._count_write(rid)
             result = handler(req)
         except _HTTPError as err:
             headers.update(err.headers)
             return self._finish(self._json(err.status, err.body), headers, resource, request)
-        if isinstance(result, Response):
-            return self._finish(result, headers, resource, request)
         if isinstance(result, _Raw):
             headers.update(result.headers)
             return self._finish(
@@ -1040,7 +1061,7 @@ class GitHubStandIn:
                     self._injections.remove(inj)
                 lower = {k.lower() for k in inj.headers}
                 if inj.body is not None:
-                    payload = inj.body
+                    payload = dict(inj.body)
                 elif inj.status in (403, 429) and "retry-after" in lower:
                     payload = {"message": _SECONDARY_MESSAGE.format(rid=rid)}
                 elif inj.status in (403, 429) and inj.headers.get("x-ratelimit-remaining") == "0":
@@ -1051,8 +1072,7 @@ class GitHubStandIn:
                     payload = {"message": "Server Error"}
                 else:
                     payload = {"message": "Forbidden" if inj.status == 403 else "Error"}
-                if isinstance(payload, dict):
-                    payload.setdefault("documentation_url", "https://docs.github.com/rest")
+                payload.setdefault("documentation_url", "https://docs.github.com/rest")
                 response = self._json(inj.status, payload)
                 for k, v in inj.headers.items():
                     response.headers[k] = v
@@ -1070,7 +1090,7 @@ class GitHubStandIn:
                     or params["repo"].lower() != self.name.lower()
                 ):
                     # an installation token only reaches the installation's repositories
-                    self._authenticate(request, auth, None)
+                    self._authenticate(request, auth)
                     raise _HTTPError(404, "Not Found")
                 query = dict(parse_qsl(request.url.query, keep_blank_values=True))
                 return (
@@ -1080,7 +1100,7 @@ class GitHubStandIn:
                 )
         raise _HTTPError(404, "Not Found")
 
-    def _authenticate(self, request: Request, auth: str, req: _Req | None) -> None:
+    def _authenticate(self, request: Request, auth: str) -> None:
         header = request.headers.get("authorization", "")
         scheme, _, credential = header.partition(" ")
         scheme = scheme.lower()
@@ -1754,8 +1774,8 @@ class GitHubStandIn:
         except KeyError as missing:
             return fail(f"Variable {missing.args[0]} was provided no value")
         if (
-            args.get("owner", "").lower() != self.owner.lower()
-            or args.get("name", "").lower() != self.name.lower()
+            str(args.get("owner")).lower() != self.owner.lower()
+            or str(args.get("name")).lower() != self.name.lower()
         ):
             full = f"{args.get('owner')}/{args.get('name')}"
             return 200, {

@@ -20,7 +20,7 @@ from githubkit.exception import (
     SecondaryRateLimitExceeded,
 )
 
-from tests.standin import GitHubStandIn, _git, add_commit, make_app_key, make_repo, sign
+from tests.standin import GitHubStandIn, add_commit, make_app_key, make_repo, run_git, sign
 
 OWNER, REPO = "octo-org", "docs-repo"
 
@@ -81,10 +81,10 @@ def standin(running_standin):
     return running_standin
 
 
-def client(server: GitHubStandIn, app_id: int | None = None, key: str | None = None) -> GitHub:
+def client(server: GitHubStandIn) -> GitHub:
     # The stand-in checks bodies itself; githubkit's own body checks would stop some requests first.
     gh = GitHub(
-        AppAuthStrategy(app_id or server.app_id, key or server.private_key_pem),
+        AppAuthStrategy(server.app_id, server.private_key_pem),
         base_url=server.url,
         auto_retry=False,
         rest_api_validate_body=False,
@@ -246,7 +246,7 @@ def test_patches_of_a_modified_a_renamed_and_a_binary_file(gh, fixture_repo):
         "@@ -17,7 +17,7 @@ line 16\n line 17\n line 18\n line 19\n"
         "-line 20\n+line twenty\n line 21\n line 22\n line 23"
     )
-    assert app.sha == _git(repo_dir, "rev-parse", f"{shas['feature']}:src/app.py").decode().strip()
+    assert app.sha == run_git(repo_dir, "rev-parse", f"{shas['feature']}:src/app.py").decode().strip()
     renamed = files["new.txt"]
     assert (renamed.status, renamed.previous_filename) == ("renamed", "old.txt")
     assert renamed.patch == "@@ -18,3 +18,4 @@ keep 16\n keep 17\n keep 18\n keep 19\n+more"
@@ -304,6 +304,18 @@ def test_contents_blobs_and_trees(gh, fixture_repo):
     assert commit.sha == shas["feature"] and commit.parents[0].sha == shas["base"]
 
 
+def test_contents_past_one_megabyte_come_raw_only(gh, fixture_repo):
+    repo_dir, _ = fixture_repo
+    big = b"x" * (1024 * 1024 + 1)
+    add_commit(repo_dir, {"big.txt": big}, parent="main", branch="big-file")
+    content = gh.rest.repos.get_content(OWNER, REPO, "big.txt", ref="big-file").parsed_data
+    assert (content.encoding, content.content, content.size) == ("none", "", len(big))
+    raw = gh.rest.repos.get_content(
+        OWNER, REPO, "big.txt", ref="big-file", headers={"Accept": "application/vnd.github.raw"}
+    )
+    assert raw.content == big
+
+
 def test_graphql_fetches_several_files_at_once(gh, fixture_repo):
     repo_dir, shas = fixture_repo
     head = shas["feature"]
@@ -318,7 +330,7 @@ def test_graphql_fetches_several_files_at_once(gh, fixture_repo):
     }}"""
     data = gh.graphql(query, {"owner": OWNER, "name": REPO})["repository"]
     guide = GUIDE.replace("is 3.", "is 4.") + "\nSee also `--bar`.\n"
-    oid = _git(repo_dir, "rev-parse", f"{head}:docs/guide.md").decode().strip()
+    oid = run_git(repo_dir, "rev-parse", f"{head}:docs/guide.md").decode().strip()
     assert data["f0"] == {"text": guide, "byteSize": len(guide), "isBinary": False, "oid": oid}
     assert data["f1"] is None  # renamed away at head
     assert data["f2"] == {"text": None, "isBinary": True, "byteSize": len(LOGO)}
@@ -520,7 +532,7 @@ def test_review_with_a_suggestion_is_recorded(gh, standin, fixture_repo):
     ]
 
 
-def test_review_event_and_body_rules(gh):
+def test_review_event_and_body_rules(gh, standin):
     for body in (
         {"event": "COMMENT"},
         {"event": "REQUEST_CHANGES", "comments": []},
@@ -529,6 +541,14 @@ def test_review_event_and_body_rules(gh):
         with pytest.raises(RequestFailed) as refused:
             gh.rest.pulls.create_review(OWNER, REPO, 1, **body)
         assert refused.value.response.status_code == 422
+    file_level = {"path": "docs/guide.md", "subject_type": "file", "body": "x"}
+    with pytest.raises(RequestFailed) as refused:
+        gh.rest.pulls.create_review(OWNER, REPO, 1, event="COMMENT", comments=[file_level])
+    assert refused.value.response.status_code == 422  # only the single-comment call takes subject_type
+    single = gh.rest.pulls.create_review_comment(
+        OWNER, REPO, 1, commit_id=standin.pull(1)["head"]["sha"], **file_level
+    )
+    assert single.parsed_data.subject_type == "file"
     pending = gh.rest.pulls.create_review(OWNER, REPO, 1, body="draft").parsed_data
     assert pending.state == "PENDING"
     with pytest.raises(RequestFailed):
@@ -661,7 +681,11 @@ def test_make_repo_builds_history_and_work_tree(tmp_path):
     assert (
         len(shas) == 2 and (repo_dir / "a.py").read_text() == "a = 2\n" and not (repo_dir / "b.md").exists()
     )
-    assert _git(repo_dir, "rev-parse", "main").decode().strip() == shas[1]
+    assert run_git(repo_dir, "rev-parse", "main").decode().strip() == shas[1]
     side = add_commit(repo_dir, {"c.txt": "C\n"}, parent=shas[0], branch="side")
-    assert _git(repo_dir, "show", f"{side}:b.md") == b"B\n"
-    assert _git(repo_dir, "rev-parse", "side").decode().strip() == side
+    assert run_git(repo_dir, "show", f"{side}:b.md") == b"B\n"
+    assert run_git(repo_dir, "rev-parse", "side").decode().strip() == side
+    assert (repo_dir / "a.py").read_text() == "a = 2\n" and not (repo_dir / "c.txt").exists()
+    on_main = add_commit(repo_dir, {"a.py": "a = 3\n"}, branch="main")
+    assert (repo_dir / "a.py").read_text() == "a = 3\n"
+    assert run_git(repo_dir, "rev-parse", "HEAD^").decode().strip() == shas[1] != on_main
