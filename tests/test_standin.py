@@ -78,7 +78,8 @@ def standin(running_standin):
     running_standin.reset()
     running_standin.open_pull(1, "main", "feature")
     running_standin.open_pull(2, "main", "bulk")
-    return running_standin
+    yield running_standin
+    assert running_standin.server_errors == []
 
 
 def client(server: GitHubStandIn) -> GitHub:
@@ -200,6 +201,29 @@ def test_pull_request_parses_and_counts_its_changes(gh, fixture_repo):
     assert (pr.head.sha, pr.base.ref, pr.head.ref) == (shas["feature"], "main", "feature")
     assert (pr.changed_files, pr.additions, pr.deletions, pr.commits) == (4, 5, 2, 1)
     assert "merge_commit_sha" not in gh.rest.pulls.get(OWNER, REPO, 1).json()
+
+
+def test_a_push_moves_the_head_and_older_commits_stay_reviewable(gh, standin, fixture_repo):
+    repo_dir, shas = fixture_repo
+    pushed = add_commit(repo_dir, {"docs/guide.md": GUIDE.replace("is 3.", "is 5.")}, parent=shas["feature"])
+    standin.update_pull(1, head=pushed)
+    assert gh.rest.pulls.get(OWNER, REPO, 1).parsed_data.head.sha == pushed
+    guide = next(
+        f for f in gh.rest.pulls.list_files(OWNER, REPO, 1).parsed_data if f.filename == "docs/guide.md"
+    )
+    assert guide.patch.endswith("-The default is 3.\n+The default is 5.")
+    # line 7 exists only in the first push's diff
+    at_first = {"path": "docs/guide.md", "line": 7, "body": "x"}
+    old = gh.rest.pulls.create_review(
+        OWNER, REPO, 1, commit_id=shas["feature"], event="COMMENT", comments=[at_first]
+    )
+    assert old.parsed_data.commit_id == shas["feature"]
+    with pytest.raises(RequestFailed) as gone:
+        gh.rest.pulls.create_review(OWNER, REPO, 1, commit_id=pushed, event="COMMENT", comments=[at_first])
+    assert gone.value.response.json()["errors"] == [OUTSIDE]
+    with pytest.raises(RequestFailed) as foreign:
+        gh.rest.pulls.create_review(OWNER, REPO, 1, commit_id=shas["bulk"], event="COMMENT", body="x")
+    assert foreign.value.response.status_code == 422
 
 
 def test_files_are_paginated_with_link_headers(gh, standin):
