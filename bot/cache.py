@@ -1,4 +1,4 @@
-"""A disk cache of extracted facts, keyed by git blob id (content hash) and rule source.
+"""A disk cache of extracted facts and parsed pages, keyed by git blob id (a content hash).
 
 A file whose content did not change is never parsed twice, across runs and across revisions.
 Values are pickled `Extraction`s written by this program only; the cache lives in the user's
@@ -13,10 +13,8 @@ import sqlite3
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
-from bot.model import Extraction
-
 # Bump when extraction output changes shape or meaning, so stale entries are ignored.
-FORMAT = "facts-1"
+FORMAT = "facts-2"
 
 
 def default_cache_path() -> Path:
@@ -26,7 +24,7 @@ def default_cache_path() -> Path:
     return Path(root) / "facts.sqlite"
 
 
-class FactsCache(MutableMapping[str, Extraction]):
+class FactsCache(MutableMapping[str, object]):
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else default_cache_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -34,7 +32,7 @@ class FactsCache(MutableMapping[str, Extraction]):
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB)")
 
-    def __getitem__(self, key: str) -> Extraction:
+    def __getitem__(self, key: str) -> object:
         row = self._db.execute("SELECT value FROM facts WHERE key = ?", (f"{FORMAT}:{key}",)).fetchone()
         if row is None:
             raise KeyError(key)
@@ -43,7 +41,7 @@ class FactsCache(MutableMapping[str, Extraction]):
         except Exception:  # an unreadable entry is a miss, not an error
             raise KeyError(key) from None
 
-    def __setitem__(self, key: str, value: Extraction) -> None:
+    def __setitem__(self, key: str, value: object) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)",
             (f"{FORMAT}:{key}", pickle.dumps(value)),

@@ -44,7 +44,8 @@ DOCUMENTED_SHARE = 0.2
 # Attributes of a flag whose change alters what a doc line means.
 MEANING_ATTRS = ("default", "choices", "sets", "type")
 
-FactsCache = MutableMapping[str, Extraction]
+# Extractions and parsed pages, keyed by git blob id: content-addressed, so never stale.
+FactsCache = MutableMapping[str, object]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -80,19 +81,31 @@ def _source_signature(source: Source) -> str:
 
 
 def _extract_cached(source: Source, path: str, tree: Tree, cache: FactsCache | None) -> Extraction | None:
-    text = tree.read(path)
-    if text is None:
-        return None
     blob = tree.blob_id(path)
     key = f"{blob}:{path}:{_source_signature(source)}" if blob else None
     if cache is not None and key is not None:
         hit = cache.get(key)
-        if hit is not None:
-            return hit
+        if isinstance(hit, Extraction):
+            return hit  # the file is not even read
+    text = tree.read(path)
+    if text is None:
+        return None
     result = extract(source, path, text)
     if cache is not None and key is not None:
         cache[key] = result
-    return result
+    return result  # type: ignore[return-value]
+
+
+def _parse_doc_cached(path: str, text: str, blob: str | None, cache: FactsCache | None) -> DocPage:
+    key = f"doc:{blob}:{path}" if blob else None
+    if cache is not None and key is not None:
+        hit = cache.get(key)
+        if isinstance(hit, DocPage):
+            return hit
+    page = parse_doc(path, text)
+    if cache is not None and key is not None:
+        cache[key] = page
+    return page
 
 
 def _choice_facts(flag: Fact) -> Iterable[Fact]:
@@ -249,7 +262,7 @@ class _RuleCheck:
             if head_text is None:
                 continue
             base_text = self.base.read(target.path)
-            head_doc = parse_doc(head_path, head_text)
+            head_doc = _parse_doc_cached(head_path, head_text, self.head.blob_id(head_path), self.cache)
             doc_diff = line_diff(base_text, head_text)
             refs = [r for r in head_doc.refs if _in_scope(r.section.path, target.sections)]
             if not self.audit:

@@ -65,14 +65,40 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load_rules(values: Sequence[str] | None, repo_config: str | None) -> tuple[RulePack, ...]:
+def _load_rules(values: Sequence[str] | None, repo_config: str | None, cache) -> tuple[RulePack, ...]:
     from bot.rules import parse_repo_config, resolve_rule_args
 
-    if values:
-        return resolve_rule_args(values)
-    if repo_config is not None:
-        return parse_repo_config(repo_config, REPO_CONFIG)
-    raise UsageError(f"no rules: pass --rules FILE|PACK, or commit {REPO_CONFIG} to the repository")
+    if not values and repo_config is None:
+        raise UsageError(f"no rules: pass --rules FILE|PACK, or commit {REPO_CONFIG} to the repository")
+    # Parsed packs are cached by the text of every file they could come from: validating YAML
+    # with line numbers costs more than the whole check of a typical change.
+    key = _rules_key(values, repo_config)
+    if cache is not None and key is not None:
+        hit = cache.get(key)
+        if isinstance(hit, tuple):
+            return hit
+    packs = resolve_rule_args(values) if values else parse_repo_config(repo_config, REPO_CONFIG)
+    if cache is not None and key is not None:
+        cache[key] = packs
+    return packs
+
+
+def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | None:
+    import hashlib
+
+    from bot.rules import RULES_DIR
+
+    digest = hashlib.sha1(repr((values, repo_config)).encode())
+    try:
+        for path in sorted(RULES_DIR.glob("*.yml")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        for value in values or ():
+            if os.path.isfile(value):
+                with open(value, "rb") as f:
+                    digest.update(os.path.abspath(value).encode() + b"\0" + f.read())
+    except OSError:
+        return None
+    return f"rules:{digest.hexdigest()}"
 
 
 def _cache(disabled: bool):
@@ -111,11 +137,10 @@ def run_check(args: argparse.Namespace) -> int:
         head_sha = repo.resolve(args.head)
         base_sha = repo.merge_base(repo.resolve(args.base), head_sha)
         base, head = repo.tree(base_sha), repo.tree(head_sha)
+        cache = _cache(args.no_cache)
         # Rules come from the base revision: a change cannot switch off its own check.
-        packs = _load_rules(args.rules, base.read(REPO_CONFIG))
-        report = check(
-            _rules_of(packs), base, head, repo.changes(base_sha, head_sha), cache=_cache(args.no_cache)
-        )
+        packs = _load_rules(args.rules, base.read(REPO_CONFIG), cache)
+        report = check(_rules_of(packs), base, head, repo.changes(base_sha, head_sha), cache=cache)
     _print(report, args.format, args.fail_on)
     return 1 if report.conclusion(args.fail_on) == "failure" else 0
 
@@ -126,8 +151,9 @@ def run_audit(args: argparse.Namespace) -> int:
 
     with GitRepo(args.repo) as repo:
         tree = repo.tree(args.rev)
-        packs = _load_rules(args.rules, tree.read(REPO_CONFIG))
-        report = audit(_rules_of(packs), tree, cache=_cache(args.no_cache))
+        cache = _cache(args.no_cache)
+        packs = _load_rules(args.rules, tree.read(REPO_CONFIG), cache)
+        report = audit(_rules_of(packs), tree, cache=cache)
     _print(report, args.format, args.fail_on)
     return 1 if report.conclusion(args.fail_on) == "failure" else 0
 

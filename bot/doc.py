@@ -11,10 +11,11 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,13 @@ class DocPage:
 
 # commonmark + GFM tables. text_join stays off so escapes and entities remain separate tokens
 # whose markup is the source text, which keeps the position cursor exact.
-_MD = MarkdownIt("commonmark").enable("table").disable("text_join")
+@cache
+def _markdown():
+    # Imported on first parse: a run whose pages all come from the cache never loads the parser.
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table").disable("text_join")
+
 
 _FLAG_RE = re.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_*-]|<[^<>\s]*>)*")
 _SHORT_FLAG_RE = re.compile(r"-[A-Za-z](?:[ =](\S+))?")
@@ -667,7 +674,7 @@ class _Walker:
         inner = ["" if _TAG_LINE_RE.fullmatch(line) else line for line in block_lines]
         if inner == block_lines or not any(line.strip() for line in inner):
             return
-        self.walk(_MD.parse("\n".join(inner)), off + tok.map[0], depth=1)
+        self.walk(_markdown().parse("\n".join(inner)), off + tok.map[0], depth=1)
 
 
 def _sections(headings: list[tuple[int, str, int]], n_lines: int) -> list[Section]:
@@ -699,7 +706,7 @@ def parse_doc(path: str, text: str) -> DocPage:
     # Blank the front matter instead of cutting it so markdown-it's line numbers stay the page's.
     body = [("" if i <= fm_end else line) for i, line in enumerate(lines)]
     walker = _Walker(lines)
-    walker.walk(_MD.parse("\n".join(body)), 0)
+    walker.walk(_markdown().parse("\n".join(body)), 0)
 
     sections = _sections(walker.headings, len(lines))
     section_lines = tuple(s.line for s in sections)

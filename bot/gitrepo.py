@@ -44,7 +44,8 @@ class GitRepo:
             return self.resolve(base)
 
     def tree(self, rev: str) -> GitTree:
-        return GitTree(self, self.resolve(rev))
+        is_sha = len(rev) == 40 and all(c in "0123456789abcdef" for c in rev)
+        return GitTree(self, rev if is_sha else self.resolve(rev))
 
     def changes(self, base: str, head: str) -> list[Change]:
         out = self._git("diff", "--name-status", "-M", "-z", base, head)
