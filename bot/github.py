@@ -1,0 +1,396 @@
+"""The GitHub adapter: every REST and GraphQL call docs-sync makes, through githubkit.
+
+One `GitHubApp` per process holds the App's own client (authenticated with the App JWT) and one
+client per installation, reused across jobs: githubkit caches the JWT and each installation
+token until shortly before they expire. `GitHubApp.repo(...)` hands out a `Repo`, the calls a
+job makes on one repository. Every method returns plain JSON (dicts and lists), read
+tolerantly by the callers, so a field GitHub adds or drops never breaks a typed model here.
+
+REST version: 2026-03-10, the version githubkit 0.16.1 ships models for (2022-11-28 needs an
+extra schema package). Its breaking changes (pulls lose `merge_commit_sha` and `assignee`,
+/rate_limit loses `rate`) touch no field docs-sync reads. GitHub Enterprise Server releases
+that predate it answer 400 to the header; pin `API_VERSION` to "2022-11-28" for those.
+
+Failures are sorted for the worker, which owns the retry policy (githubkit's own retries,
+which sleep inside a call for up to an hour, are off):
+
+    5xx, timeouts, connection errors          -> RetryableError(0): the worker backs off
+    403/429 with retry-after or
+    x-ratelimit-remaining: 0                  -> RetryableError(retry-after, else reset - now,
+                                                 else 60 s)
+    any other 4xx, GraphQL errors             -> GitHubError (status, method, path, message)
+
+Writes (POST, PATCH, PUT, DELETE) to one repository are spaced at least `write_interval_s`
+apart, as GitHub asks of integrations; the wait is a sleep in the calling (worker) thread.
+Every call that reaches GitHub is counted in `metrics.github_call(status)`, "error" when no
+answer came back.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+from githubkit import AppAuthStrategy, GitHub
+from githubkit.exception import (
+    GitHubException,
+    GraphQLFailed,
+    RateLimitExceeded,
+    RequestError,
+    RequestFailed,
+    RequestTimeout,
+)
+
+from bot.app.metrics import Metrics
+from bot.app.worker import RetryableError
+
+log = logging.getLogger(__name__)
+
+API_VERSION = "2026-03-10"
+PER_PAGE = 100
+MAX_FILE_PAGES = 30  # GitHub lists at most 3,000 files of a pull request
+MAX_LIST_PAGES = 10  # open pull requests, review comments: enough for any PR a person reads
+GRAPHQL_BATCH = 100  # objects per GraphQL query, well inside GitHub's node limits
+TIMEOUT_S = 30.0
+
+_BLOB_FIELDS = "... on Blob { oid text isBinary isTruncated }"
+
+WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+
+
+class GitHubError(Exception):
+    """GitHub refused a call in a way that retrying will not fix."""
+
+    def __init__(self, status: int | None, method: str, what: str, message: str):
+        self.status, self.method, self.what, self.message = status, method, what, message
+        answer = f"GitHub answered {status}" if status is not None else "GitHub call failed"
+        super().__init__(f"{answer} to {method} {what}: {message}")
+
+
+class GitHubApp:
+    """The App's clients: one authenticated as the App, one per installation, shared across jobs."""
+
+    def __init__(
+        self,
+        app_id: int,
+        private_key: str,
+        base_url: str,
+        metrics: Metrics | None = None,
+        *,
+        write_interval_s: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+        timeout_s: float = TIMEOUT_S,
+    ):
+        self.metrics = metrics or Metrics()
+        self.write_interval_s = write_interval_s
+        self._clock, self._sleep = clock, sleep
+        self._app = GitHub(
+            AppAuthStrategy(app_id, private_key),
+            base_url=base_url,
+            auto_retry=False,  # the worker retries, later, without holding a thread asleep
+            http_cache=False,  # every GET is needed fresh; revalidation would only add round trips
+            timeout=timeout_s,
+            event_hooks={"response": [self._count]},
+        )
+        self._installations: dict[int, GitHub] = {}
+        self._installation_of: dict[tuple[str, str], int] = {}
+        self._last_write: dict[str, float] = {}
+        self._lock = threading.Lock()
+        self._sessions = threading.local()
+
+    def _count(self, response: httpx.Response) -> None:
+        self.metrics.github_call(response.status_code)
+
+    def _client(self, installation_id: int) -> GitHub:
+        with self._lock:
+            gh = self._installations.get(installation_id)
+            if gh is None:
+                gh = self._app.with_auth(self._app.auth.as_installation(installation_id))
+                self._installations[installation_id] = gh
+            return gh
+
+    def installation_id(self, owner: str, repo: str) -> int:
+        """The installation that covers `owner/repo`, asked with the App JWT (remembered)."""
+        key = (owner.lower(), repo.lower())
+        if key in self._installation_of:
+            return self._installation_of[key]
+        what = f"/repos/{owner}/{repo}/installation"
+        rest = self._app.rest(API_VERSION)
+        data = _json(call(self.metrics, "GET", what, rest.apps.get_repo_installation, owner, repo))
+        self._installation_of[key] = int(data["id"])
+        return self._installation_of[key]
+
+    def repo(self, installation_id: int, owner: str, repo: str) -> Repo:
+        return Repo(self, self._client(installation_id), owner, repo)
+
+    @contextlib.contextmanager
+    def session(self, installation_id: int) -> Iterator[None]:
+        """Keep one HTTP connection open for the calls of one job (nested sessions share it)."""
+        depth = getattr(self._sessions, "depth", 0)
+        if depth:
+            self._sessions.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._sessions.depth -= 1
+            return
+        gh = self._client(installation_id)
+        self._sessions.depth = 1
+        try:
+            with gh:
+                yield
+        finally:
+            self._sessions.depth = 0
+
+    # -- write spacing ------------------------------------------------------------------------
+
+    def _before_write(self, repo: str) -> None:
+        with self._lock:
+            last = self._last_write.get(repo)
+        if last is None or self.write_interval_s <= 0:
+            return
+        wait = last + self.write_interval_s - self._clock()
+        if wait > 0:
+            self._sleep(wait)
+
+    def _after_write(self, repo: str) -> None:
+        with self._lock:
+            self._last_write[repo] = self._clock()
+
+
+def call(metrics: Metrics, method: str, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run one githubkit call, turning its failures into RetryableError or GitHubError."""
+    try:
+        return fn(*args, **kwargs)
+    except GitHubException as exc:
+        if _no_answer(exc):
+            metrics.github_call("error")  # nothing came back for the response hook to count
+        raise _translate(exc, method, what) from exc
+
+
+def _unwrap(exc: GitHubException) -> GitHubException:
+    # A failure inside githubkit's auth flow (the installation token exchange) arrives wrapped
+    # in a plain RequestError; the inner error says what happened.
+    while type(exc) is RequestError and isinstance(exc.exc, GitHubException):
+        exc = exc.exc
+    return exc
+
+
+def _no_answer(exc: GitHubException) -> bool:
+    inner = _unwrap(exc)
+    return isinstance(inner, RequestTimeout) or (
+        type(inner) is RequestError and isinstance(inner.exc, httpx.TransportError)
+    )
+
+
+def _translate(exc: GitHubException, method: str, what: str) -> Exception:
+    exc = _unwrap(exc)
+    if isinstance(exc, RateLimitExceeded):
+        seconds = max(0.0, exc.retry_after.total_seconds())
+        return RetryableError(seconds, f"GitHub rate limit on {method} {what}; retry in {seconds:.0f}s")
+    if isinstance(exc, RequestFailed):
+        status = exc.response.status_code
+        message = _error_message(exc.response.raw_response)
+        if status >= 500:
+            return RetryableError(0.0, f"GitHub answered {status} to {method} {what}: {message}")
+        return GitHubError(status, method, what, message)
+    if isinstance(exc, RequestTimeout):
+        return RetryableError(0.0, f"GitHub did not answer {method} {what} in time")
+    if isinstance(exc, RequestError) and isinstance(exc.exc, httpx.TransportError):
+        return RetryableError(0.0, f"cannot reach GitHub for {method} {what}: {exc.exc!r}")
+    if isinstance(exc, GraphQLFailed):
+        errors = exc.response.errors or []
+        message = "; ".join(e.message for e in errors) or "GraphQL query failed"
+        return GitHubError(None, method, what, message)
+    return GitHubError(None, method, what, repr(exc))
+
+
+def _error_message(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text[:300] or response.reason_phrase
+    if not isinstance(data, dict):
+        return str(data)[:300]
+    message = str(data.get("message") or response.reason_phrase)
+    details = []
+    for e in data.get("errors") or []:
+        details.append(e if isinstance(e, str) else str(e.get("message") or e.get("code") or e))
+    return f"{message} ({'; '.join(details)})" if details else message
+
+
+def _json(response: Any) -> Any:
+    return response.json()
+
+
+def _has_next(response: Any) -> bool:
+    return 'rel="next"' in response.headers.get("link", "")
+
+
+class Repo:
+    """The calls a job makes on one repository, as one installation."""
+
+    def __init__(self, app: GitHubApp, gh: GitHub, owner: str, name: str):
+        self._app, self._gh = app, gh
+        self.owner, self.name = owner, name
+        self.full_name = f"{owner}/{name}"
+        self._rest = gh.rest(API_VERSION)
+
+    def _call(self, method: str, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        write = method in WRITE_METHODS
+        if write:
+            self._app._before_write(self.full_name)
+        try:
+            return call(self._app.metrics, method, f"/repos/{self.full_name}{what}", fn, *args, **kwargs)
+        finally:
+            if write:
+                self._app._after_write(self.full_name)
+
+    def _pages(self, what: str, fetch: Callable[[int], Any], max_pages: int) -> list[dict]:
+        items: list[dict] = []
+        for page in range(1, max_pages + 1):
+            response = self._call("GET", what, fetch, page)
+            items.extend(response.json())
+            if not _has_next(response):
+                break
+        return items
+
+    # -- pull requests --------------------------------------------------------------------------
+
+    def pull(self, number: int) -> dict:
+        return _json(
+            self._call("GET", f"/pulls/{number}", self._rest.pulls.get, self.owner, self.name, number)
+        )
+
+    def pulls_of_commit(self, sha: str) -> list[dict]:
+        fn = self._rest.repos.list_pull_requests_associated_with_commit
+        return _json(self._call("GET", f"/commits/{sha}/pulls", fn, self.owner, self.name, sha))
+
+    def open_pulls(self) -> list[dict]:
+        def fetch(page: int) -> Any:
+            return self._rest.pulls.list(self.owner, self.name, state="open", per_page=PER_PAGE, page=page)
+
+        return self._pages("/pulls", fetch, MAX_LIST_PAGES)
+
+    def pull_files(self, number: int) -> list[dict]:
+        """The files of a pull request as GitHub lists them: at most 3,000."""
+
+        def fetch(page: int) -> Any:
+            return self._rest.pulls.list_files(self.owner, self.name, number, per_page=PER_PAGE, page=page)
+
+        return self._pages(f"/pulls/{number}/files", fetch, MAX_FILE_PAGES)
+
+    # -- contents -------------------------------------------------------------------------------
+
+    def blobs(self, expressions: list[str]) -> list[dict | None]:
+        """Blobs named by "REV:path" expressions, in one GraphQL query per 100.
+
+        Each answer is {"oid", "text", "isBinary", "isTruncated"}, or None where the expression
+        names nothing (or a tree).
+        """
+        out: list[dict | None] = []
+        for start in range(0, len(expressions), GRAPHQL_BATCH):
+            batch = expressions[start : start + GRAPHQL_BATCH]
+            fields = "\n".join(
+                f"    f{i}: object(expression: {_gql_string(e)}) {{ {_BLOB_FIELDS} }}"
+                for i, e in enumerate(batch)
+            )
+            query = (
+                "query($owner: String!, $name: String!) {\n"
+                "  repository(owner: $owner, name: $name) {\n" + fields + "\n  }\n}"
+            )
+            variables = {"owner": self.owner, "name": self.name}
+            data = call(self._app.metrics, "POST", "/graphql", self._gh.graphql.request, query, variables)
+            found = (data or {}).get("repository") or {}
+            for i in range(len(batch)):
+                obj = found.get(f"f{i}")
+                out.append(obj if isinstance(obj, dict) and obj.get("oid") else None)
+        return out
+
+    def blob_bytes(self, oid: str) -> bytes:
+        """A blob by its SHA, for one GraphQL gave back truncated."""
+        data = _json(
+            self._call("GET", f"/git/blobs/{oid}", self._rest.git.get_blob, self.owner, self.name, oid)
+        )
+        return base64.b64decode(data.get("content") or "")
+
+    def tree(self, sha: str) -> tuple[list[dict], bool]:
+        """Every entry of the commit's tree (path, type), and whether GitHub truncated the list."""
+        fn = self._rest.git.get_tree
+        data = _json(self._call("GET", f"/git/trees/{sha}", fn, self.owner, self.name, sha, recursive="1"))
+        return list(data.get("tree") or []), bool(data.get("truncated"))
+
+    # -- checks ---------------------------------------------------------------------------------
+
+    def create_check_run(self, body: dict) -> dict:
+        return _json(
+            self._call("POST", "/check-runs", self._rest.checks.create, self.owner, self.name, data=body)
+        )
+
+    def update_check_run(self, run_id: int, body: dict) -> dict:
+        fn = self._rest.checks.update
+        return _json(
+            self._call("PATCH", f"/check-runs/{run_id}", fn, self.owner, self.name, run_id, data=body)
+        )
+
+    # -- reviews and comments -------------------------------------------------------------------
+
+    def create_review(self, number: int, body: dict) -> dict:
+        fn = self._rest.pulls.create_review
+        return _json(
+            self._call("POST", f"/pulls/{number}/reviews", fn, self.owner, self.name, number, data=body)
+        )
+
+    def review_comments(self, number: int) -> list[dict]:
+        def fetch(page: int) -> Any:
+            return self._rest.pulls.list_review_comments(
+                self.owner, self.name, number, per_page=PER_PAGE, page=page
+            )
+
+        return self._pages(f"/pulls/{number}/comments", fetch, MAX_LIST_PAGES)
+
+    def update_review_comment(self, comment_id: int, body: str) -> dict:
+        fn = self._rest.pulls.update_review_comment
+        what = f"/pulls/comments/{comment_id}"
+        return _json(self._call("PATCH", what, fn, self.owner, self.name, comment_id, data={"body": body}))
+
+    def create_issue_comment(self, number: int, body: str) -> dict:
+        fn = self._rest.issues.create_comment
+        what = f"/issues/{number}/comments"
+        return _json(self._call("POST", what, fn, self.owner, self.name, number, data={"body": body}))
+
+    def update_issue_comment(self, comment_id: int, body: str) -> dict:
+        fn = self._rest.issues.update_comment
+        what = f"/issues/comments/{comment_id}"
+        return _json(self._call("PATCH", what, fn, self.owner, self.name, comment_id, data={"body": body}))
+
+    def react(self, comment_id: int, content: str) -> None:
+        fn = self._rest.reactions.create_for_issue_comment
+        what = f"/issues/comments/{comment_id}/reactions"
+        self._call("POST", what, fn, self.owner, self.name, comment_id, data={"content": content})
+
+    def permission(self, user: str) -> str:
+        """admin, write, read or none; a user GitHub does not know as a collaborator is none."""
+        fn = self._rest.repos.get_collaborator_permission_level
+        try:
+            data = _json(
+                self._call("GET", f"/collaborators/{user}/permission", fn, self.owner, self.name, user)
+            )
+        except GitHubError as exc:
+            if exc.status == 404:
+                return "none"
+            raise
+        return str(data.get("permission") or "none")
+
+
+def _gql_string(text: str) -> str:
+    # JSON string syntax is valid GraphQL string syntax for everything a path can hold.
+    return json.dumps(text)
