@@ -1,0 +1,541 @@
+"""The job handler: from a queued job to what reviewers see on GitHub.
+
+`make_handler(settings, queue, metrics)` is what the worker runs (web.build_server imports it
+lazily). A check job goes:
+
+    check run "docs-sync" in_progress on the head SHA (reused when the job is retried)
+    -> the pull request (from the payload; by head SHA for a fork's check suite)
+    -> its file list -> the rules: `.github/docs-sync.yml` at the BASE commit, else the
+       App's DOCS_SYNC_RULES, else a neutral "not configured" run
+    -> the blobs those rules read, at base and head, in one GraphQL query (with the config)
+    -> `bot.check.check`, then `/docs-sync ignore` waivers
+    -> a newer push? then a neutral "Superseded" run and nothing else
+    -> one review with inline comments, "Fixed in" edits, the summary comment, and last the
+       check run's conclusion and annotations.
+
+Nothing from the pull request is ever executed: files are only read as text, and the rules
+come from the base branch, so a pull request cannot change what it is judged by.
+
+A typical pull request costs 6 GitHub calls with findings (check run create and complete,
+file list, one GraphQL query, the review, the summary comment) and 4 when clean; the first
+pull request on a base branch adds one GraphQL query for the config. Kv state, all JSON:
+
+    ns "config",  "owner/repo@base_ref"  {"oid"}: the config blob last seen on that branch
+    ns "waivers", "owner/repo#12"        [{"symbol", "reason", "user"}]
+    ns "report",  "owner/repo#12"        the last report, for `/docs-sync explain`
+    (and the stores of snapshot.py and publish.py)
+
+Errors: a RetryableError is left to the worker (the check run stays in progress until the
+retry); on any other error, or on the last attempt, the check run is completed as a failure
+titled "docs-sync could not run", so it never blocks a merge in progress forever.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from urllib.parse import urlsplit
+
+from bot.app.config import Settings
+from bot.app.metrics import Metrics
+from bot.app.publish import (
+    CheckRun,
+    Links,
+    PullState,
+    annotations,
+    check_title,
+    fail_summary,
+    finish_check_run,
+    mark_fixed,
+    plan_inline,
+    post_review,
+    right_lines,
+    start_check_run,
+    summary_comment,
+    summary_text,
+    upsert_summary,
+)
+from bot.app.queue import Job, JobQueue
+from bot.app.snapshot import BlobReader, PullRevisions, changes_from_files, head_oids
+from bot.app.worker import Handler, RetryableError, Worker
+from bot.check import check
+from bot.github import MAX_FILE_PAGES, PER_PAGE, GitHubApp, Repo
+from bot.model import Change, Finding, Report
+from bot.rules import REPO_CONFIG, Rule, RulePack, RulesError, parse_repo_config
+
+log = logging.getLogger(__name__)
+
+# The worker's own default, so the handler knows which attempt is the last one (that attempt
+# completes the check run as failed instead of leaving it to a retry that will not come).
+MAX_ATTEMPTS: int = inspect.signature(Worker).parameters["max_attempts"].default
+FACTS_CACHE_SIZE = 5000  # extracted facts and parsed pages kept in memory, by blob id
+
+NOT_CONFIGURED = f"""\
+docs-sync checks that the docs of this repository still match its code, but it has no rules \
+for it yet.
+
+Add `{REPO_CONFIG}` to the default branch (it is read from the base branch of each pull \
+request, never from the pull request itself), for example:
+
+```yaml
+# Built-in rule packs, by name
+packs: []
+# Your own rules: which doc pages follow which code
+rules:
+  - id: usage-page
+    docs:
+      - path: docs/usage.md
+    sources:
+      - id: cli-flags
+        kind: argparse            # argparse | dataclass-flags | symbols | strings | paths
+        path: mypkg/cli.py
+      - id: cited-paths
+        kind: paths               # paths the page cites must exist
+fail_on: error                    # error | warning | notice | never
+```
+
+The App's operator can instead set `DOCS_SYNC_RULES` for every repository.
+"""
+
+
+@dataclass(frozen=True)
+class Pull:
+    number: int
+    head_sha: str
+    base_sha: str
+    base_ref: str | None
+
+
+@dataclass(frozen=True)
+class Deps:
+    """What every job needs, built once per process."""
+
+    settings: Settings
+    queue: JobQueue
+    metrics: Metrics
+    app: GitHubApp
+    facts: dict = field(default_factory=dict, compare=False)
+    max_attempts: int = MAX_ATTEMPTS
+
+
+def make_handler(
+    settings: Settings,
+    queue: JobQueue,
+    metrics: Metrics,
+    *,
+    write_interval_s: float = 1.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+    max_attempts: int = MAX_ATTEMPTS,
+) -> Handler:
+    """The worker's handler. `write_interval_s`, `sleep` and `clock` pace GitHub writes (tests: 0)."""
+    app = GitHubApp(
+        settings.app_id,
+        settings.private_key,
+        settings.github_api_url,
+        metrics,
+        write_interval_s=write_interval_s,
+        clock=clock,
+        sleep=sleep,
+    )
+    deps = Deps(settings, queue, metrics, app, max_attempts=max_attempts)
+
+    def handle(job: Job) -> None:
+        if len(deps.facts) > FACTS_CACHE_SIZE:
+            deps.facts.clear()
+        if job.kind == "check":
+            run_check(deps, job)
+        elif job.kind == "command":
+            from bot.app.commands import run_command  # commands build on this module
+
+            run_command(deps, job)
+        else:
+            log.warning("job %s has unknown kind %r; nothing to do", job.id, job.kind)
+
+    return handle
+
+
+# ---------------------------------------------------------------------------------------------
+# the check job
+
+
+def repo_for(deps: Deps, payload: dict) -> tuple[Repo, int]:
+    owner, name = payload["owner"], payload["repo"]
+    installation = payload.get("installation_id") or deps.app.installation_id(owner, name)
+    return deps.app.repo(installation, owner, name), installation
+
+
+def run_check(deps: Deps, job: Job, pull: Pull | None = None) -> Report | None:
+    """Check one pull request and publish the result; returns the report (None if not checked)."""
+    repo, installation = repo_for(deps, job.payload)
+    with deps.app.session(installation):
+        if pull is None:
+            pull = find_pull(repo, job.payload)
+        if pull is None:
+            # A push with no open pull request (check suites come for every push): nothing to say.
+            log.info("no open pull request has head %s; nothing to check", job.payload.get("head_sha"))
+            return None
+        run = start_check_run(repo, deps.queue, str(job.id), pull.head_sha, job.delivery_id)
+        if run.done:
+            log.info("check run %s of job %s is already complete", run.id, job.id)
+            return None
+        try:
+            return _check_and_publish(deps, job, repo, pull, run)
+        except RetryableError as exc:
+            if job.attempts >= deps.max_attempts:
+                _fail(deps, job, repo, run, exc)
+            raise
+        except Exception as exc:
+            _fail(deps, job, repo, run, exc)
+            raise
+
+
+def _fail(deps: Deps, job: Job, repo: Repo, run: CheckRun, exc: BaseException) -> None:
+    try:
+        finish_check_run(
+            repo,
+            deps.queue,
+            str(job.id),
+            run,
+            conclusion="failure",
+            title="docs-sync could not run",
+            summary=fail_summary(exc),
+        )
+    except Exception:  # GitHub is down too: the worker's log keeps the original error
+        log.exception("could not mark check run %s as failed", run.id)
+
+
+def find_pull(repo: Repo, payload: dict) -> Pull | None:
+    """The pull request a job is about, asking GitHub only for what the payload lacks."""
+    number, head, base = payload.get("pr"), payload.get("head_sha"), payload.get("base_sha")
+    if number is not None and head and base:
+        return Pull(number, head, base, payload.get("base_ref"))
+    if number is not None:
+        data = repo.pull(number)
+        return Pull(number, head or data["head"]["sha"], data["base"]["sha"], data["base"].get("ref"))
+    if not head:
+        return None
+    # A fork's check suite names no pull request: GitHub finds commits of the base repository
+    # only, so look through the open pull requests when the commit lookup comes back empty.
+    candidates = [p for p in repo.pulls_of_commit(head) if p.get("state", "open") == "open"]
+    match = [p for p in candidates if p.get("head", {}).get("sha") == head]
+    if not match:
+        match = [p for p in repo.open_pulls() if p.get("head", {}).get("sha") == head]
+    if not match:
+        return None
+    data = match[0]
+    return Pull(int(data["number"]), head, data["base"]["sha"], data["base"].get("ref"))
+
+
+def pull_from_json(data: dict) -> Pull:
+    return Pull(int(data["number"]), data["head"]["sha"], data["base"]["sha"], data["base"].get("ref"))
+
+
+def _check_and_publish(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckRun) -> Report | None:
+    result = analyze(deps, repo, pull)
+    key = str(job.id)
+    if result.problem is not None:
+        title, summary, conclusion, notes = result.problem
+        finish_check_run(
+            repo, deps.queue, key, run, conclusion=conclusion, title=title, summary=summary, notes=notes
+        )
+        return None
+    report = result.report
+    assert report is not None and result.links is not None
+    moved = result.listed_head is not None and result.listed_head != pull.head_sha
+    if moved or newer_push(deps.queue, job, repo, pull):
+        log.info("job %s: a newer push replaces %s; publishing nothing", job.id, pull.head_sha)
+        finish_check_run(
+            repo,
+            deps.queue,
+            key,
+            run,
+            conclusion="neutral",
+            title="Superseded by a newer push",
+            summary=f"A newer commit was pushed to this pull request after {pull.head_sha[:12]}; "
+            "docs-sync checks that one instead.",
+        )
+        return None
+    deps.metrics.findings(len(report.findings))
+    notes = publish(deps, repo, pull, result)
+    save_report(deps.queue, repo, pull, report, result.links)
+    finish_check_run(
+        repo,
+        deps.queue,
+        key,
+        run,
+        conclusion=report.conclusion(),
+        title=check_title(report),
+        summary=summary_text(report, result.links, notes),
+        notes=annotations(report),
+    )
+    return report
+
+
+# ---------------------------------------------------------------------------------------------
+# analysis
+
+
+@dataclass(frozen=True)
+class Analysis:
+    report: Report | None = None
+    # (title, summary, conclusion, annotations) when the rules cannot be used
+    problem: tuple[str, str, str, list[dict]] | None = None
+    revisions: PullRevisions | None = None
+    files: tuple[dict, ...] = ()
+    links: Links | None = None
+    notes: tuple[str, ...] = ()
+    listed_head: str | None = None  # the head commit GitHub's file list was made for
+
+
+def _config_key(repo: Repo, pull: Pull) -> str:
+    return f"{repo.full_name}@{pull.base_ref or pull.base_sha}"
+
+
+def _rules(deps: Deps, oid: str | None) -> tuple[list[Rule] | None, RulesError | None]:
+    """The rules of a config blob (oid None: no config), or why they cannot be used.
+
+    (None, None) means not configured at all; an empty rule list is a config that checks nothing.
+    """
+    if oid is None:
+        packs: Sequence[RulePack] = deps.settings.rule_packs
+        if not packs:
+            return None, None
+    else:
+        text = deps.queue.blob_get(oid)
+        if text is None:
+            return None, RulesError(REPO_CONFIG, None, "file", "not UTF-8 text")
+        try:
+            packs = parse_repo_config(text, REPO_CONFIG)
+        except RulesError as exc:
+            return None, exc
+    return [rule for pack in packs for rule in pack.rules], None
+
+
+def _config_problem(error: RulesError | None, pull: Pull) -> tuple[str, str, str, list[dict]]:
+    if error is None:
+        return ("docs-sync is not configured", NOT_CONFIGURED, "neutral", [])
+    where = f"`{pull.base_ref}` at {pull.base_sha[:12]}" if pull.base_ref else pull.base_sha[:12]
+    summary = (
+        f"docs-sync cannot use `{REPO_CONFIG}` from the base branch ({where}):\n\n"
+        f"```\n{error}\n```\n\n"
+        "Fix the file on the base branch; nothing in this pull request was checked."
+    )
+    notes = []
+    if error.file == REPO_CONFIG and error.line:
+        notes.append(
+            {
+                "path": REPO_CONFIG,
+                "start_line": error.line,
+                "end_line": error.line,
+                "annotation_level": "failure",
+                "title": f"{error.key}: invalid",
+                "message": error.problem,
+            }
+        )
+    return (f"Invalid {REPO_CONFIG}", summary, "failure", notes)
+
+
+def analyze(deps: Deps, repo: Repo, pull: Pull) -> Analysis:
+    """Fetch what the rules need and run the check; no GitHub writes."""
+    store = deps.queue
+    reader = BlobReader(repo, store)
+    config_at = (pull.base_sha, REPO_CONFIG)
+    key = _config_key(repo, pull)
+    cached = store.kv_get("config", key)
+    oid = json.loads(cached)["oid"] if cached else None
+    rules, error = _rules(deps, oid)
+    if cached is None or rules is None:
+        # Nothing known, or the known config is unusable: look at the base commit before
+        # telling anyone the repository is misconfigured (usually a cached read, no call).
+        oid = _config_oid(reader.fetch([config_at])[config_at])
+        store.kv_put("config", key, json.dumps({"oid": oid}))
+        rules, error = _rules(deps, oid)
+        if rules is None:
+            return Analysis(problem=_config_problem(error, pull))
+
+    files = repo.pull_files(pull.number)
+    changes = changes_from_files(files)
+    revisions = PullRevisions(reader, pull.base_sha, pull.head_sha, changes, head_oids(files))
+    # The config is fetched again with the blobs, so a config changed on the base branch is
+    # noticed in the same query; only then are the rules (and perhaps their blobs) redone.
+    seen = _config_oid(revisions.prefetch(_watched(rules, changes), extra=[config_at])[config_at])
+    if seen != oid:
+        store.kv_put("config", key, json.dumps({"oid": seen}))
+        rules, error = _rules(deps, seen)
+        if rules is None:
+            return Analysis(problem=_config_problem(error, pull))
+        revisions.prefetch(_watched(rules, changes))
+
+    report = check(rules, revisions.base, revisions.head, changes, deps.facts)
+    report = apply_waivers(report, load_waivers(store, _pr_key(repo, pull.number)))
+    notes = []
+    if len(files) >= MAX_FILE_PAGES * PER_PAGE:
+        notes.append(
+            f"GitHub lists only the first {len(files):,} changed files of a pull request; "
+            "changes to files after those were not checked."
+        )
+    links = Links(repo_html_url(files, repo, deps.settings.github_api_url), pull.head_sha)
+    return Analysis(report, None, revisions, tuple(files), links, tuple(notes), listed_head(files))
+
+
+def _config_oid(blob) -> str | None:
+    return blob.oid if blob is not None else None
+
+
+def _watched(rules: Iterable[Rule], changes: Sequence[Change]) -> set[str]:
+    """The files the check will read: those of every rule the change touches."""
+    changed = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
+    moved = any(c.status in ("renamed", "removed") for c in changes)
+    paths: set[str] = set()
+    for rule in rules:
+        watched = rule.watched_paths()
+        if watched & changed or (moved and any(s.kind == "paths" for s in rule.sources)):
+            paths |= watched
+    return paths
+
+
+def listed_head(files: Sequence[dict]) -> str | None:
+    """The commit GitHub listed the files at (from its file links): the pull request's head *now*."""
+    for f in files:
+        url = f.get("blob_url")
+        if isinstance(url, str) and "/blob/" in url:
+            return url.split("/blob/", 1)[1].split("/", 1)[0]
+    return None
+
+
+def repo_html_url(files: Sequence[dict], repo: Repo, api_url: str) -> str:
+    """The repository's web address: from GitHub's own file links, else from the API address."""
+    for f in files:
+        url = f.get("blob_url")
+        if isinstance(url, str) and "/blob/" in url:
+            return url.split("/blob/", 1)[0]
+    parts = urlsplit(api_url)
+    host = parts.netloc.removeprefix("api.")
+    root = parts.path.removesuffix("/").removesuffix("/api/v3")
+    return f"{parts.scheme}://{host}{root}/{repo.full_name}"
+
+
+# ---------------------------------------------------------------------------------------------
+# waivers and the stored report
+
+
+def _pr_key(repo: Repo, number: int) -> str:
+    return f"{repo.full_name}#{number}"
+
+
+def load_waivers(store: JobQueue, pr_key: str) -> list[dict]:
+    raw = store.kv_get("waivers", pr_key)
+    return json.loads(raw) if raw else []
+
+
+def add_waiver(store: JobQueue, pr_key: str, symbol: str, reason: str, user: str) -> None:
+    waivers = [w for w in load_waivers(store, pr_key) if w["symbol"] != symbol]
+    waivers.append({"symbol": symbol, "reason": reason, "user": user})
+    store.kv_put("waivers", pr_key, json.dumps(waivers))
+
+
+def _waiver_for(f: Finding, by_symbol: dict[str, dict]) -> dict | None:
+    # "--fsdp-cpu-backend gloo" is waived by its flag too: commands take one word as the symbol.
+    return by_symbol.get(f.symbol) or by_symbol.get(f.symbol.split(" ", 1)[0])
+
+
+def apply_waivers(report: Report, waivers: Sequence[dict]) -> Report:
+    """Move findings whose symbol was ignored into `report.ignored`, with the reason and who said so."""
+    if not waivers:
+        return report
+    by_symbol = {w["symbol"]: w for w in waivers}
+    kept: list[Finding] = []
+    ignored = list(report.ignored)
+    for f in report.findings:
+        w = _waiver_for(f, by_symbol)
+        if w is None:
+            kept.append(f)
+        else:
+            ignored.append((f, f"{w.get('reason') or 'no reason given'} (@{w.get('user')})"))
+    return replace(report, findings=tuple(kept), ignored=tuple(ignored))
+
+
+def save_report(store: JobQueue, repo: Repo, pull: Pull, report: Report, links: Links) -> None:
+    data = {
+        "head_sha": pull.head_sha,
+        "html_url": links.html_url,
+        "findings": [finding_json(f) for f in report.findings],
+        "ignored": [{**finding_json(f), "reason": reason} for f, reason in report.ignored],
+    }
+    store.kv_put("report", _pr_key(repo, pull.number), json.dumps(data))
+
+
+def finding_json(f: Finding) -> dict:
+    return {
+        "rule": f.rule,
+        "kind": f.kind,
+        "severity": f.severity,
+        "symbol": f.symbol,
+        "message": f.message,
+        "why": f.why,
+        "doc": {"path": f.doc.path, "line": f.doc.line, "section": f.doc.section} if f.doc else None,
+        "code": {"path": f.code.path, "line": f.code.line} if f.code else None,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# publishing
+
+
+def publish(deps: Deps, repo: Repo, pull: Pull, result: Analysis) -> list[str]:
+    """The review, the "fixed" edits and the summary comment (the check run comes after).
+
+    Returns the notes for the summaries (what was skipped, what is not commented inline).
+    """
+    report, links, revisions = result.report, result.links, result.revisions
+    assert report is not None and links is not None and revisions is not None
+    store, key = deps.queue, _pr_key(repo, pull.number)
+    state = PullState.load(store, key)
+    diff = {f["filename"]: right_lines(f.get("patch")) for f in result.files if "filename" in f}
+    inline, over = plan_inline(report, diff, revisions.head.read, links, skip=state.open_fingerprints())
+    post_review(repo, store, key, state, pull.number, pull.head_sha, inline)
+    current = {f.fingerprint() for f in report.findings} | {f.fingerprint() for f, _ in report.ignored}
+    mark_fixed(repo, store, key, state, pull.number, pull.head_sha, current)
+    notes = list(result.notes)
+    if over:
+        notes.append(
+            f"{over} more finding{'s are' if over > 1 else ' is'} not commented inline: docs-sync "
+            "comments on at most 30 lines per run."
+        )
+    body = summary_comment(report, links, notes)
+    upsert_summary(repo, store, key, state, pull.number, body, wanted=bool(report.findings or report.ignored))
+    return notes
+
+
+# ---------------------------------------------------------------------------------------------
+# supersede
+
+
+def newer_push(queue: JobQueue, job: Job, repo: Repo, pull: Pull) -> bool:
+    """Is a check of another head commit of this pull request queued, running or done after `job`?
+
+    Read from the queue's own database: no GitHub call, and it sees deliveries that arrived
+    while this job was running.
+    """
+    path = getattr(queue, "path", None)
+    if not path or path == ":memory:":
+        return False
+    keys = (_pr_key(repo, pull.number), job.key or "")
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)) as db:
+            rows = db.execute(
+                "SELECT payload FROM jobs WHERE kind = 'check' AND id > ? AND key IN (?, ?) "
+                "AND state IN ('queued', 'running', 'done')",
+                (job.id, *keys),
+            ).fetchall()
+    except sqlite3.Error:
+        log.warning("could not look for newer jobs of %s", job.key, exc_info=True)
+        return False
+    return any(json.loads(payload).get("head_sha") not in (None, pull.head_sha) for (payload,) in rows)

@@ -1,0 +1,459 @@
+"""The check job: constructed jobs fed to the handler, the stand-in recording what reached GitHub;
+and the pure planning underneath (diff lines, titles, inline comments, waivers)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.app.events import route
+from bot.app.jobs import NOT_CONFIGURED, apply_waivers, make_handler, repo_html_url
+from bot.app.metrics import Metrics
+from bot.app.publish import (
+    Links,
+    annotations,
+    check_title,
+    fixed_body,
+    marked_fingerprint,
+    plan_inline,
+    right_lines,
+)
+from bot.app.queue import SQLiteQueue
+from bot.app.snapshot import PullRevisions, changes_from_files
+from bot.app.worker import RetryableError, Worker
+from bot.model import Change, CodeLocation, DocLocation, Finding, Report, Suggestion
+from bot.rules import parse_repo_config
+from tests.appkit import ARGS, DOC, Clock, build_repo, pull_request_payload, settings_for
+from tests.standin import GitHubStandIn
+
+# -- pure planning ---------------------------------------------------------------------------------
+
+PATCH = """\
+@@ -1,4 +1,5 @@
+ # Title
+-old line
++new line
++another
+ context
+ end
+@@ -20,2 +21,3 @@ section
+ twenty
++added
+ last
+\\ No newline at end of file"""
+
+
+def test_right_lines_are_added_and_context_lines_by_head_number():
+    assert right_lines(PATCH) == {1, 2, 3, 4, 5, 21, 22, 23}
+    assert right_lines(None) == frozenset() and right_lines("") == frozenset()
+
+
+def finding(
+    symbol="--old", *, doc_line=3, code=("src/cli.py", 7), replacement="new line", kind="renamed", **kw
+):
+    suggestion = (
+        Suggestion("docs/page.md", doc_line, doc_line, replacement) if replacement is not None else None
+    )
+    return Finding(
+        kind=kind,
+        severity=kw.pop("severity", "error"),
+        symbol=symbol,
+        message=f"`{symbol}` is gone",
+        rule="page",
+        doc=DocLocation("docs/page.md", doc_line, "Title", "title") if doc_line else None,
+        code=CodeLocation(*code) if code else None,
+        suggestion=suggestion if doc_line else None,
+        **kw,
+    )
+
+
+LINKS = Links("https://github.com/o/r", "a" * 40)
+PAGE = "\n".join(f"line {i}" for i in range(1, 41))
+
+
+def test_titles_count_doc_lines():
+    assert check_title(Report(())) == "Docs are in sync"
+    two = Report((finding("--a", doc_line=3), finding("--b", doc_line=3), finding("--c", doc_line=9)))
+    assert check_title(two) == "2 doc lines out of date"
+    mixed = Report((finding("--a"), finding("--n", doc_line=None, kind="new-flag")))
+    assert check_title(mixed) == "1 doc line out of date, 1 more finding"
+    waived = Report((), ignored=((finding(), "on purpose"),))
+    assert check_title(waived) == "Docs are in sync (1 finding ignored)"
+
+
+def test_annotations_carry_level_place_and_suggestion():
+    notes = annotations(
+        Report(
+            (finding(), finding("--n", doc_line=None, kind="new-flag", severity="notice"), finding(code=None))
+        )
+    )
+    assert [(a["path"], a["start_line"], a["annotation_level"]) for a in notes] == [
+        ("docs/page.md", 3, "failure"),
+        ("src/cli.py", 7, "notice"),
+        ("docs/page.md", 3, "failure"),
+    ]
+    assert (
+        notes[0]["raw_details"] == "Suggested text:\nnew line" and "code: src/cli.py:7" in notes[0]["message"]
+    )
+
+
+def test_a_doc_line_in_the_diff_gets_a_suggestion():
+    comments, over = plan_inline(
+        Report((finding(),)), {"docs/page.md": frozenset({2, 3})}, lambda p: PAGE, LINKS
+    )
+    (c,) = comments
+    assert (c.path, c.line, c.start_line, over) == ("docs/page.md", 3, None, 0)
+    assert "```suggestion\nnew line\n```" in c.body
+    assert marked_fingerprint(c.body) == finding().fingerprint() and c.body.endswith("-->")
+    deleting = plan_inline(
+        Report((finding(replacement=""),)), {"docs/page.md": frozenset({3})}, lambda p: PAGE, LINKS
+    )
+    assert "```suggestion\n\n```" in deleting[0][0].body  # an empty suggestion deletes the line
+    fenced = plan_inline(
+        Report((finding(replacement="```py"),)), {"docs/page.md": frozenset({3})}, lambda p: PAGE, LINKS
+    )
+    assert "````suggestion\n```py\n````" in fenced[0][0].body
+
+
+def test_a_suggestion_over_several_lines_spans_them():
+    f = finding()
+    f = Finding(**{**f.__dict__, "suggestion": Suggestion("docs/page.md", 3, 5, "a\nb")})
+    (c,), _ = plan_inline(Report((f,)), {"docs/page.md": frozenset({3, 4, 5})}, lambda p: PAGE, LINKS)
+    assert (c.start_line, c.line) == (3, 5)
+    assert c.as_review_comment() == {
+        "path": "docs/page.md",
+        "line": 5,
+        "side": "RIGHT",
+        "body": c.body,
+        "start_line": 3,
+        "start_side": "RIGHT",
+    }
+    (half,), _ = plan_inline(Report((f,)), {"docs/page.md": frozenset({3, 4})}, lambda p: PAGE, LINKS)
+    assert half.start_line is None and "suggestion" not in half.body  # never past the diff
+
+
+def test_a_code_line_in_the_diff_gets_the_doc_link_and_patch():
+    (c,), _ = plan_inline(Report((finding(),)), {"src/cli.py": frozenset({7})}, lambda p: PAGE, LINKS)
+    assert (c.path, c.line) == ("src/cli.py", 7)
+    assert f"[docs/page.md line 3]({LINKS.html_url}/blob/{'a' * 40}/docs/page.md#L3-L3)" in c.body
+    assert "```diff\n-line 3\n+new line\n```" in c.body
+
+
+def test_findings_outside_the_diff_the_cap_and_what_was_posted():
+    outside, _ = plan_inline(Report((finding(),)), {"other.md": frozenset({3})}, lambda p: PAGE, LINKS)
+    assert outside == []
+    many = Report(tuple(finding(f"--f{i}", doc_line=i + 1) for i in range(35)))
+    diff = {"docs/page.md": frozenset(range(1, 40))}
+    planned, over = plan_inline(many, diff, lambda p: PAGE, LINKS)
+    assert len(planned) == 30 and over == 5
+    posted = {f.fingerprint() for f in many.findings[:33]}
+    planned, over = plan_inline(many, diff, lambda p: PAGE, LINKS, skip=posted)
+    assert [c.line for c in planned] == [34, 35] and over == 0
+    twice = Report((finding(doc_line=3), finding(doc_line=4)))  # one fingerprint, two lines
+    assert len(plan_inline(twice, diff, lambda p: PAGE, LINKS)[0]) == 1
+
+
+def test_fixed_comments_keep_their_marker():
+    body = fixed_body("**renamed** `--old`: gone", "b" * 40, "0123456789abcdef")
+    assert body.startswith("✅ **Fixed in bbbbbbbbbbbb.** ~~**renamed** `--old`: gone~~")
+    assert marked_fingerprint(body) == "0123456789abcdef"
+
+
+def test_waivers_move_findings_to_ignored():
+    report = Report(
+        (finding("--old"), finding("--keep"), finding("--fsdp-cpu-backend gloo")), rules_checked=("page",)
+    )
+    waived = apply_waivers(
+        report,
+        [
+            {"symbol": "--old", "reason": "renamed on purpose", "user": "maint"},
+            {"symbol": "--fsdp-cpu-backend", "reason": "", "user": "maint"},
+        ],
+    )
+    assert [f.symbol for f in waived.findings] == ["--keep"]
+    assert [(f.symbol, why) for f, why in waived.ignored] == [
+        ("--old", "renamed on purpose (@maint)"),
+        ("--fsdp-cpu-backend gloo", "no reason given (@maint)"),
+    ]
+    assert apply_waivers(report, []) is report
+
+
+def test_file_list_becomes_changes_and_reads_land_on_the_right_commit():
+    files = [
+        {"filename": "a.md", "status": "modified", "sha": "1" * 40},
+        {"filename": "new.py", "status": "renamed", "previous_filename": "old.py", "sha": "2" * 40},
+        {"filename": "gone.py", "status": "removed", "sha": "3" * 40},
+        {"filename": "copy.py", "status": "copied", "sha": "4" * 40},
+        {"filename": "same.py", "status": "unchanged"},
+    ]
+    changes = changes_from_files(files)
+    assert changes == [
+        Change("modified", "a.md"),
+        Change("renamed", "new.py", "old.py"),
+        Change("removed", "gone.py"),
+        Change("added", "copy.py"),
+    ]
+    revs = PullRevisions(None, "b" * 40, "h" * 40, changes)  # type: ignore[arg-type]
+    assert revs.where_head("a.md") == ("h" * 40, "a.md") and revs.where_base("a.md") == ("b" * 40, "a.md")
+    assert revs.where_head("old.py") is None and revs.where_base("old.py") == ("b" * 40, "old.py")
+    assert revs.where_base("new.py") is None and revs.where_base("copy.py") is None
+    assert revs.where_head("gone.py") is None
+    # Untouched by the pull request: read once, at head, for both sides.
+    assert revs.where_base("lib.py") == revs.where_head("lib.py") == ("h" * 40, "lib.py")
+
+
+def test_the_not_configured_example_is_a_valid_config():
+    (pack,) = parse_repo_config(NOT_CONFIGURED.split("```yaml\n")[1].split("```")[0])
+    assert [r.id for r in pack.rules] == ["usage-page"]
+
+
+def test_repository_address_without_file_links():
+    class FakeRepo:
+        full_name = "o/r"
+
+    assert repo_html_url([], FakeRepo(), "https://api.github.com") == "https://github.com/o/r"  # type: ignore[arg-type]
+    enterprise = repo_html_url([], FakeRepo(), "https://ghe.example.com/api/v3")  # type: ignore[arg-type]
+    assert enterprise == "https://ghe.example.com/o/r"
+
+
+# -- flows against the stand-in ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def repo_and_shas(tmp_path_factory):
+    return build_repo(tmp_path_factory.mktemp("jobs"))
+
+
+@pytest.fixture(scope="module")
+def server(repo_and_shas):
+    with GitHubStandIn(repo_and_shas[0]) as standin:
+        yield standin
+
+
+@pytest.fixture
+def standin(server):
+    server.reset()
+    yield server
+    assert not [r for r in server.requests if r[2] == 422], "a call GitHub would refuse"
+
+
+class Bot:
+    """A handler over a fresh queue; `check(...)` feeds it one pull_request delivery."""
+
+    def __init__(self, standin: GitHubStandIn, shas: dict[str, str], tmp_path, **settings):
+        self.standin, self.shas = standin, shas
+        self.clock = Clock()
+        self.settings = settings_for(standin, tmp_path / "q.db", **settings)
+        self.queue = SQLiteQueue(self.settings.db_path, clock=self.clock)
+        self.metrics = Metrics()
+        self.handler = make_handler(
+            self.settings, self.queue, self.metrics, write_interval_s=0, max_attempts=3
+        )
+        self.worker = Worker(self.queue, self.handler, self.metrics, base_delay_s=0, max_attempts=3)
+        self.deliveries = 0
+        self.opened: set[int] = set()
+
+    def enqueue(self, number: int, base: str, head: str) -> None:
+        if number not in self.opened:
+            self.standin.open_pull(number, base, head)
+            self.opened.add(number)
+        payload = pull_request_payload(
+            self.standin, "synchronize", number, self.shas[head], self.shas[base], base
+        )
+        (spec,) = route("pull_request", payload)
+        self.deliveries += 1
+        self.queue.enqueue(
+            f"delivery-{self.deliveries}", spec.kind, spec.payload, key=spec.key, supersede=True
+        )
+
+    def check(self, number: int, base: str, head: str) -> None:
+        self.enqueue(number, base, head)
+        while self.worker.run_once() is not None:
+            pass
+
+
+@pytest.fixture
+def bot(standin, repo_and_shas, tmp_path):
+    b = Bot(standin, repo_and_shas[1], tmp_path)
+    yield b
+    b.queue.close()
+
+
+def writes_and_reads(standin: GitHubStandIn) -> list[tuple[str, str, int]]:
+    # The installation token is fetched once an hour, not per pull request.
+    return [r for r in standin.requests if "/access_tokens" not in r[1]]
+
+
+def test_a_typical_pull_request_costs_six_calls_and_a_clean_one_four(bot, standin):
+    bot.check(1, "main", "one")  # the first pull request on main also reads the config once
+    first = writes_and_reads(standin)
+    assert [r[0] for r in first].count("POST") >= 3 and len(first) == 7
+
+    standin.reset()
+    bot.check(2, "main", "pr")
+    calls = writes_and_reads(standin)
+    assert [(m, p.rsplit("/", 2)[-2:] if p != "/graphql" else p) for m, p, _ in calls] == [
+        ("POST", ["docs-repo", "check-runs"]),
+        ("GET", ["2", "files"]),
+        ("POST", "/graphql"),
+        ("POST", ["2", "reviews"]),
+        ("POST", ["2", "comments"]),
+        ("PATCH", ["check-runs", str(standin.check_runs[0]["id"])]),
+    ]
+    run = standin.check_runs[0]
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "3 doc lines out of date",
+    )
+    assert run["actions"] == [
+        {"label": "Re-run", "description": "Run docs-sync again", "identifier": "rerun"}
+    ]
+
+    standin.reset()
+    bot.check(3, "main", "clean")
+    calls = writes_and_reads(standin)
+    assert len(calls) == 4 and standin.check_runs[0]["conclusion"] == "success"
+    assert standin.issue_comments == [] and standin.reviews == []
+    assert bot.metrics.value("docs_sync_github_calls_total", status="201") >= 4
+
+
+def test_inline_comments_land_on_diff_lines_with_suggestions(bot, standin, repo_and_shas):
+    bot.check(4, "main", "pr")
+    (review,) = standin.reviews
+    assert review["state"] == "COMMENTED" and review["commit_id"] == repo_and_shas[1]["pr"]
+    placed = sorted((c["path"], c["line"]) for c in standin.review_comments)
+    assert placed == [(DOC, 28), (ARGS, 10), (ARGS, 33)]
+    doc_comment = next(c for c in standin.review_comments if c["path"] == DOC)
+    assert "```suggestion\n| `--fsdp-cpu-offload` with `--offload-train` |" in doc_comment["body"]
+    code_comment = next(c for c in standin.review_comments if c["line"] == 33)
+    assert f"/blob/{repo_and_shas[1]['pr']}/{DOC}#L32-L32" in code_comment["body"]
+    assert "```diff\n-- An fp32 master copy" in code_comment["body"]
+    assert all(marked_fingerprint(c["body"]) for c in standin.review_comments)
+    run = standin.check_runs[0]
+    assert [(a["path"], a["start_line"]) for a in run["output"]["annotations"]] == [
+        (DOC, 28),
+        (DOC, 32),
+        (DOC, 34),
+    ]
+    (summary,) = standin.issue_comments
+    assert summary["body"].startswith("<!-- docs-sync:summary -->\n## ❌ docs-sync: failure")
+
+
+def test_the_apps_rules_apply_when_the_repository_has_no_config(standin, repo_and_shas, tmp_path):
+    (pack,) = parse_repo_config(
+        (repo_and_shas[0] / ".github" / "docs-sync.yml").read_text(), "DOCS_SYNC_RULES/demo.yml"
+    )
+    bot = Bot(standin, repo_and_shas[1], tmp_path, rule_packs=(pack,))
+    bot.check(5, "noconf", "noconf-pr")
+    run = standin.check_runs[0]
+    assert run["conclusion"] == "failure" and run["output"]["title"] == "2 doc lines out of date"
+    bot.queue.close()
+
+
+def test_not_configured_is_neutral_and_says_how(bot, standin):
+    bot.check(6, "noconf", "noconf-pr")
+    (run,) = standin.check_runs
+    assert (run["conclusion"], run["output"]["title"]) == ("neutral", "docs-sync is not configured")
+    assert ".github/docs-sync.yml" in run["output"]["summary"] and "```yaml" in run["output"]["summary"]
+    assert standin.calls("GET", r"/files$") == [] and standin.issue_comments == []
+
+
+def test_a_bad_config_fails_with_file_line_and_key(bot, standin):
+    bot.check(7, "badconf", "badconf-pr")
+    (run,) = standin.check_runs
+    assert (run["conclusion"], run["output"]["title"]) == ("failure", "Invalid .github/docs-sync.yml")
+    assert ".github/docs-sync.yml:5: rules[0].sauces: unknown key" in run["output"]["summary"]
+    (note,) = run["output"]["annotations"]
+    assert (note["path"], note["start_line"], note["annotation_level"]) == (
+        ".github/docs-sync.yml",
+        5,
+        "failure",
+    )
+
+
+def test_sixty_findings_make_two_annotation_batches_and_thirty_comments(bot, standin):
+    bot.check(8, "many-base", "many-head")
+    (run,) = standin.check_runs
+    assert len(run["output"]["annotations"]) == 60
+    assert len(standin.calls("PATCH", r"/check-runs/")) == 2
+    assert len(standin.review_comments) == 30
+    assert "30 more findings are not commented inline" in standin.issue_comments[0]["body"]
+    assert "30 more findings are not commented inline" in run["output"]["summary"]
+
+
+def test_an_error_github_will_not_fix_fails_the_check_run(bot, standin):
+    standin.fail_next("GET", r"/pulls/9/files$", 404)
+    bot.check(9, "main", "pr")
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert "GitHub answered 404 to GET /repos/octo-org/docs-repo/pulls/9/files" in run["output"]["summary"]
+    assert bot.queue.counts()["failed"] == 1
+
+
+def test_retries_reuse_the_check_run_and_the_last_one_fails_it(bot, standin):
+    standin.fail_next("POST", r"/graphql$", 502, times=5)
+    bot.enqueue(10, "main", "pr")
+    for attempt in range(1, 4):
+        job = bot.worker.run_once()
+        assert job is not None and job.attempts == attempt
+    (run,) = standin.check_runs  # one run across three attempts
+    assert run["status"] == "completed" and run["conclusion"] == "failure"
+    assert "502" in run["output"]["summary"] and bot.queue.counts()["failed"] == 1
+
+
+def test_a_running_job_superseded_by_a_newer_push_posts_nothing(bot, standin, repo_and_shas):
+    shas = repo_and_shas[1]
+    bot.enqueue(11, "main", "one")
+    old = bot.queue.claim()
+    standin.update_pull(11, head="pr")
+    bot.enqueue(11, "main", "pr")  # arrives while the old job runs
+    assert bot.queue.counts()["superseded"] == 0  # the queue supersedes queued jobs only
+    bot.handler(old)
+    bot.queue.complete(old.id)
+    assert len(standin.check_runs) == 1
+    run = standin.check_runs[0]
+    assert (run["head_sha"], run["conclusion"], run["output"]["title"]) == (
+        shas["one"],
+        "neutral",
+        "Superseded by a newer push",
+    )
+    assert standin.reviews == [] and standin.issue_comments == []
+    bot.worker.run_once()
+    assert (
+        standin.check_runs[1]["head_sha"] == shas["pr"] and standin.check_runs[1]["conclusion"] == "failure"
+    )
+
+
+def test_a_job_whose_pull_request_moved_on_posts_nothing(bot, standin, repo_and_shas):
+    bot.enqueue(14, "main", "one")
+    standin.update_pull(14, head="pr")  # pushed; the delivery has not arrived yet
+    bot.worker.run_once()
+    (run,) = standin.check_runs
+    assert (run["head_sha"], run["conclusion"]) == (repo_and_shas[1]["one"], "neutral")
+    assert run["output"]["title"] == "Superseded by a newer push" and standin.reviews == []
+
+
+def test_the_kv_state_records_what_was_posted(bot, standin):
+    bot.check(12, "main", "pr")
+    state = json.loads(bot.queue.kv_get("pr", "octo-org/docs-repo#12"))
+    assert len(state["comments"]) == 3 and state["summary_id"] == standin.issue_comments[0]["id"]
+    report = json.loads(bot.queue.kv_get("report", "octo-org/docs-repo#12"))
+    assert [f["symbol"] for f in report["findings"]] == [
+        "--fsdp-cpu-ofload",
+        "--disable-fp32-master",
+        "--attn-implementation",
+    ]
+
+
+def test_retryable_errors_reach_the_worker(bot, standin):
+    standin.fail_next("GET", r"/pulls/13/files$", 403, headers={"retry-after": "30"})
+    bot.enqueue(13, "main", "clean")
+    with pytest.raises(RetryableError):
+        bot.handler(bot.queue.claim())
+    assert standin.check_runs[0]["status"] == "in_progress"  # left for the retry to finish
