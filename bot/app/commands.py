@@ -42,11 +42,11 @@ def run_command(deps: Deps, job: Job) -> None:
     repo, installation = repo_for(deps, p)
     with deps.app.session(installation):
         repo.react(int(p["comment_id"]), "eyes")
-        answer = _answer(deps, job, repo)
         if deps.queue.kv_get("reply", str(job.id)) is not None:
             return  # answered by an earlier attempt of this job
+        answer = _answer(deps, job, repo)
         quoted = " ".join([f"/docs-sync {p.get('command')}", *map(str, p.get("args") or [])])
-        body = f"> {quoted}\n\n@{p['user']} {answer}"
+        body = f"> {md_code(quoted)}\n\n@{p['user']} {answer}"
         if len(body) > COMMENT_LIMIT:
             body = body[: COMMENT_LIMIT - 1] + "…"
         reply = repo.create_issue_comment(int(p["pr"]), body)

@@ -1,0 +1,173 @@
+"""`/docs-sync` commands: comment jobs fed to the handler, the stand-in recording the answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.app.commands import HELP, explain_text
+from bot.app.events import route
+from bot.app.jobs import make_handler
+from bot.app.metrics import Metrics
+from bot.app.queue import SQLiteQueue
+from bot.app.worker import Worker
+from tests.appkit import Clock, build_repo, comment_payload, pull_request_payload, settings_for
+from tests.standin import GitHubStandIn
+
+
+@pytest.fixture(scope="module")
+def repo_and_shas(tmp_path_factory):
+    return build_repo(tmp_path_factory.mktemp("commands"))
+
+
+@pytest.fixture(scope="module")
+def server(repo_and_shas):
+    with GitHubStandIn(repo_and_shas[0]) as standin:
+        yield standin
+
+
+@pytest.fixture
+def standin(server):
+    server.reset()
+    yield server
+    assert not [r for r in server.requests if r[2] == 422], "a call GitHub would refuse"
+
+
+class Bot:
+    def __init__(self, standin: GitHubStandIn, shas: dict[str, str], tmp_path):
+        self.standin, self.shas = standin, shas
+        settings = settings_for(standin, tmp_path / "q.db")
+        self.queue = SQLiteQueue(settings.db_path, clock=Clock())
+        self.worker = Worker(
+            self.queue, make_handler(settings, self.queue, Metrics(), write_interval_s=0), base_delay_s=0
+        )
+        self.n = 0
+
+    def _enqueue(self, event: str, payload: dict) -> None:
+        for spec in route(event, payload) or []:
+            self.n += 1
+            self.queue.enqueue(
+                f"d{self.n}", spec.kind, spec.payload, key=spec.key, supersede=spec.kind == "check"
+            )
+
+    def run(self) -> None:
+        while self.worker.run_once() is not None:
+            pass
+
+    def open_and_check(self, number: int, head: str, base: str = "main") -> None:
+        self.standin.open_pull(number, base, head)
+        self._enqueue(
+            "pull_request",
+            pull_request_payload(self.standin, "opened", number, self.shas[head], self.shas[base], base),
+        )
+        self.run()
+
+    def comment(self, number: int, body: str, user: str = "alice") -> dict:
+        comment = self.standin.add_issue_comment(number, body, user=user)
+        self._enqueue("issue_comment", comment_payload(self.standin, number, comment))
+        self.run()
+        return comment
+
+
+@pytest.fixture
+def bot(standin, repo_and_shas, tmp_path):
+    b = Bot(standin, repo_and_shas[1], tmp_path)
+    yield b
+    b.queue.close()
+
+
+def replies(standin: GitHubStandIn) -> list[str]:
+    return [c["body"] for c in standin.issue_comments if c["user"]["login"] == standin.bot_login]
+
+
+def eyes_on(standin: GitHubStandIn, comment: dict) -> bool:
+    return any(r["comment_id"] == comment["id"] and r["content"] == "eyes" for r in standin.reactions)
+
+
+def test_help_is_answered_with_eyes_and_a_reply(bot, standin):
+    standin.open_pull(1, "main", "clean")
+    comment = bot.comment(1, "/docs-sync help")
+    assert eyes_on(standin, comment)
+    (reply,) = replies(standin)
+    assert reply.startswith("> `/docs-sync help`\n\n@alice ") and HELP in reply
+    bot.comment(1, "/docs-sync frobnicate")
+    assert "(unknown command 'frobnicate')" in replies(standin)[1]
+
+
+def test_explain_lists_rule_why_code_and_doc_lines(bot, standin, repo_and_shas):
+    bot.open_and_check(2, "pr")
+    bot.comment(2, "/docs-sync explain")
+    reply = replies(standin)[-1]
+    head = repo_and_shas[1]["pr"]
+    assert f"at {head[:12]}" in reply
+    assert "**2. renamed `--disable-fp32-master`** (error, rule `training-backend-page`)" in reply
+    assert f"/blob/{head}/docs/training-backend.md#L32)" in reply
+    assert f"/blob/{head}/trainer/backends/fsdp/arguments.py#L33)" in reply
+    assert "- Why: Both flags set `keep_fp32_master`" in reply
+
+
+def test_explain_before_any_check_analyses_without_publishing(bot, standin):
+    standin.open_pull(3, "main", "one")
+    bot.comment(3, "/docs-sync explain")
+    assert "**1. changed `--attn-implementation`**" in replies(standin)[-1]
+    assert standin.check_runs == [] and standin.reviews == []
+
+
+def test_ignore_by_a_writer_waives_the_finding_and_passes_the_check(bot, standin):
+    bot.open_and_check(4, "one")
+    assert standin.check_runs[0]["conclusion"] == "failure"
+    standin.set_permission("maint", "maintain")
+    comment = bot.comment(4, "/docs-sync ignore --attn-implementation sdpa is the new default", user="maint")
+    assert eyes_on(standin, comment)
+    assert standin.calls("GET", r"/collaborators/maint/permission$")
+    run = standin.check_runs[-1]
+    assert (run["conclusion"], run["output"]["title"]) == ("success", "Docs are in sync (1 finding ignored)")
+    summary = next(c for c in standin.issue_comments if c["body"].startswith("<!-- docs-sync:summary -->"))
+    assert "### Ignored" in summary["body"] and "sdpa is the new default (@maint)" in summary["body"]
+    assert len([c for c in standin.issue_comments if c["body"].startswith("<!-- docs-sync:summary")]) == 1
+    reply = replies(standin)[-1]
+    assert "now ignores findings about `--attn-implementation`" in reply and "1 finding ignored" in reply
+    assert len(standin.review_comments) == 1  # the waived finding's comment is not posted again
+
+
+def test_ignore_below_write_is_refused_politely(bot, standin):
+    bot.open_and_check(5, "one")
+    standin.set_permission("reader", "read")
+    comment = bot.comment(5, "/docs-sync ignore --attn-implementation", user="reader")
+    assert eyes_on(standin, comment)
+    reply = replies(standin)[-1]
+    assert "needs write access to the repository (you have read access)" in reply
+    bot.comment(5, "/docs-sync ignore --attn-implementation", user="passer-by")  # not a collaborator: 404
+    assert "(you have no access)" in replies(standin)[-1]
+    assert len(standin.check_runs) == 1 and bot.queue.kv_get("waivers", "octo-org/docs-repo#5") is None
+
+
+def test_recheck_runs_a_new_check_and_says_so(bot, standin, repo_and_shas):
+    bot.open_and_check(6, "clean")
+    bot.comment(6, "/docs-sync")
+    assert len(standin.check_runs) == 2 and standin.check_runs[1]["conclusion"] == "success"
+    assert f"checked {repo_and_shas[1]['clean'][:12]} again: Docs are in sync." in replies(standin)[-1]
+
+
+def test_a_retried_command_answers_once(bot, standin):
+    standin.open_pull(7, "main", "clean")
+    standin.fail_next("POST", r"/issues/7/comments$", 502)
+    comment = bot.comment(7, "/docs-sync help")
+    assert len(replies(standin)) == 1 and eyes_on(standin, comment)
+    assert len([r for r in standin.reactions if r["comment_id"] == comment["id"]]) == 1
+    assert bot.queue.counts()["done"] == 1
+
+
+def test_explain_text_without_findings_mentions_waivers():
+    text = explain_text(
+        {
+            "head_sha": "c" * 40,
+            "html_url": "https://github.com/o/r",
+            "findings": [],
+            "ignored": [{"symbol": "--x", "kind": "removed", "reason": "gone on purpose (@m)"}],
+        }
+    )
+    assert text.startswith(f"docs-sync found nothing out of date at {'c' * 12}.")
+    assert "- `--x` (removed): gone on purpose (@m)" in text
+    assert json.dumps(text)  # plain text, ready for a comment body
