@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -56,7 +57,12 @@ def _replace_token(line: str, old: str, new: str) -> str:
 
 
 def _is_external(token: str, patterns: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatchcase(token, p) for p in patterns)
+    return bool(patterns) and _external_regex(tuple(patterns)).match(token) is not None
+
+
+@functools.cache
+def _external_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns))
 
 
 def _in_scope(ref_section: str, prefixes: Sequence[str]) -> bool:
