@@ -152,10 +152,18 @@ def pull_request_payload(
     return p
 
 
-def check_suite_payload(standin: GitHubStandIn, head: str) -> dict:
+def check_suite_payload(standin: GitHubStandIn, head: str, pull: tuple[int, str] | None = None) -> dict:
+    """check_suite.requested for `head`; `pull` (number, base sha) names the pull request, as
+    GitHub does for one from the same repository (a fork's gets an empty list)."""
     p = _point_at(_fixture("check_suite/requested.payload.json"), standin)
     p["check_suite"]["head_sha"] = head
-    p["check_suite"]["pull_requests"] = []  # as GitHub sends it for a fork's pull request
+    p["check_suite"]["pull_requests"] = []
+    if pull is not None:
+        entry = _fixture("check_run/requested_action.payload.json")["check_run"]["pull_requests"][0]
+        entry["number"] = pull[0]
+        entry["head"]["sha"], entry["base"]["sha"], entry["base"]["ref"] = head, pull[1], "main"
+        entry["head"]["repo"]["id"] = entry["base"]["repo"]["id"] = 7000
+        p["check_suite"]["pull_requests"] = [entry]
     return p
 
 

@@ -180,6 +180,22 @@ def test_a_push_fixing_the_doc_passes_and_marks_the_comments_fixed(bot, standin,
     assert edited["id"] == summary["id"] and "✅ docs-sync: success — no findings" in edited["body"]
 
 
+def test_a_push_announced_twice_is_checked_once(bot, standin, pr, repo_and_shas):
+    p = pr("one")
+    p.deliver()
+    bot.drain()  # the pull_request delivery ran before the check suite's arrived
+    calls = len(standin.requests)
+    suite = check_suite_payload(standin, p.head_sha, (p.number, repo_and_shas[1]["main"]))
+    assert bot.deliver("check_suite", suite).status_code == 202
+    assert len(bot.drain()) == 1
+    assert len(standin.check_runs) == 1 and len(standin.requests) == calls  # not one call more
+    rerequested = check_suite_payload(standin, p.head_sha, (p.number, repo_and_shas[1]["main"]))
+    rerequested["action"] = "rerequested"  # a person asked: always a new run
+    bot.deliver("check_suite", rerequested)
+    bot.drain()
+    assert len(standin.check_runs) == 2 and len(standin.reviews) == 1
+
+
 # -- failures and their retries ---------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ from bot.app.events import route
 from bot.app.jobs import NOT_CONFIGURED, apply_waivers, make_handler, repo_html_url
 from bot.app.metrics import Metrics
 from bot.app.publish import (
+    SUMMARY_MARKER,
     Links,
     annotations,
     check_title,
@@ -18,6 +19,8 @@ from bot.app.publish import (
     marked_fingerprint,
     plan_inline,
     right_lines,
+    summary_comment,
+    summary_text,
 )
 from bot.app.queue import SQLiteQueue
 from bot.app.snapshot import PullRevisions, changes_from_files
@@ -201,6 +204,16 @@ def test_file_list_becomes_changes_and_reads_land_on_the_right_commit():
     assert revs.where_head("gone.py") is None
     # Untouched by the pull request: read once, at head, for both sides.
     assert revs.where_base("lib.py") == revs.where_head("lib.py") == ("h" * 40, "lib.py")
+
+
+def test_summaries_stay_within_githubs_limits():
+    huge = Report(
+        tuple(finding(f"--flag-{i:04}", doc_line=i + 1, replacement="x" * 200) for i in range(3000))
+    )
+    text = summary_text(huge, LINKS, ["a note"])
+    assert len(text) <= 65_535 and "more findings (see the check run annotations)" in text
+    body = summary_comment(huge, LINKS, ["a note"])
+    assert len(body) <= 65_536 and body.startswith(SUMMARY_MARKER)
 
 
 def test_the_not_configured_example_is_a_valid_config():
@@ -449,6 +462,20 @@ def test_the_kv_state_records_what_was_posted(bot, standin):
         "--disable-fp32-master",
         "--attn-implementation",
     ]
+
+
+def test_a_payload_without_installation_asks_github_for_it(bot, standin, repo_and_shas):
+    standin.open_pull(15, "main", "clean")
+    payload = pull_request_payload(
+        standin, "opened", 15, repo_and_shas[1]["clean"], repo_and_shas[1]["main"], "main"
+    )
+    del payload["installation"]
+    (spec,) = route("pull_request", payload)
+    assert spec.payload["installation_id"] is None
+    bot.queue.enqueue("no-installation", spec.kind, spec.payload, key=spec.key)
+    bot.worker.run_once()
+    assert standin.calls("GET", r"/repos/octo-org/docs-repo/installation$")
+    assert standin.check_runs[0]["conclusion"] == "success"
 
 
 def test_retryable_errors_reach_the_worker(bot, standin):

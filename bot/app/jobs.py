@@ -23,6 +23,7 @@ pull request on a base branch adds one GraphQL query for the config. Kv state, a
     ns "config",  "owner/repo@base_ref"  {"oid"}: the config blob last seen on that branch
     ns "waivers", "owner/repo#12"        [{"symbol", "reason", "user"}]
     ns "report",  "owner/repo#12"        the last report, for `/docs-sync explain`
+    ns "checked", "owner/repo@<head sha>" {"pr", "base_sha"}: that commit was checked and published
     (and the stores of snapshot.py and publish.py)
 
 Errors: a RetryableError is left to the worker (the check run stays in progress until the
@@ -176,11 +177,14 @@ def run_check(deps: Deps, job: Job, pull: Pull | None = None) -> Report | None:
     repo, installation = repo_for(deps, job.payload)
     with deps.app.session(installation):
         if pull is None:
-            pull = find_pull(repo, job.payload)
-        if pull is None:
-            # A push with no open pull request (check suites come for every push): nothing to say.
-            log.info("no open pull request has head %s; nothing to check", job.payload.get("head_sha"))
-            return None
+            pull = find_pull(repo, job.payload)  # no call when the payload names the pull request
+            if pull is None:
+                # A push with no open pull request (check suites come for every push): nothing to say.
+                log.info("no open pull request has head %s; nothing to check", job.payload.get("head_sha"))
+                return None
+            if already_checked(deps.queue, job, repo, pull):
+                log.info("job %s: %s was checked already; nothing new to say", job.id, pull.head_sha)
+                return None
         run = start_check_run(repo, deps.queue, str(job.id), pull.head_sha, job.delivery_id)
         if run.done:
             log.info("check run %s of job %s is already complete", run.id, job.id)
@@ -194,6 +198,26 @@ def run_check(deps: Deps, job: Job, pull: Pull | None = None) -> Report | None:
         except Exception as exc:
             _fail(deps, job, repo, run, exc)
             raise
+
+
+# A push to a pull request brings both pull_request.synchronize and check_suite.requested; the
+# queue folds them into one job only while the first is still queued. These automatic triggers
+# skip a head commit that was already checked against the same base; a person asking (re-run
+# button, check_run.rerequested, check_suite.rerequested, /docs-sync) always gets a new run.
+AUTOMATIC_TRIGGERS = ("pull_request.", "check_suite.requested")
+
+
+def already_checked(store: JobQueue, job: Job, repo: Repo, pull: Pull) -> bool:
+    trigger = str(job.payload.get("trigger") or "")
+    if not trigger.startswith(AUTOMATIC_TRIGGERS) or store.kv_get("check-run", str(job.id)) is not None:
+        return False  # asked for by a person, or a retry of a job that already started
+    raw = store.kv_get("checked", f"{repo.full_name}@{pull.head_sha}")
+    return raw is not None and json.loads(raw) == {"pr": pull.number, "base_sha": pull.base_sha}
+
+
+def _mark_checked(store: JobQueue, repo: Repo, pull: Pull) -> None:
+    value = {"pr": pull.number, "base_sha": pull.base_sha}
+    store.kv_put("checked", f"{repo.full_name}@{pull.head_sha}", json.dumps(value))
 
 
 def _fail(deps: Deps, job: Job, repo: Repo, run: CheckRun, exc: BaseException) -> None:
@@ -245,6 +269,7 @@ def _check_and_publish(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckR
         finish_check_run(
             repo, deps.queue, key, run, conclusion=conclusion, title=title, summary=summary, notes=notes
         )
+        _mark_checked(deps.queue, repo, pull)
         return None
     report = result.report
     assert report is not None and result.links is not None
@@ -275,6 +300,7 @@ def _check_and_publish(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckR
         summary=summary_text(report, result.links, notes),
         notes=annotations(report),
     )
+    _mark_checked(deps.queue, repo, pull)
     return report
 
 
