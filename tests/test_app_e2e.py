@@ -3,14 +3,21 @@ its worker talking to the GitHub stand-in, and assertions on what the stand-in r
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
+import socket
+import threading
+import time
 
+import httpx
 import pytest
 
 from bot.app.jobs import make_handler
 from bot.app.metrics import Metrics
 from bot.app.publish import SUMMARY_MARKER, marked_fingerprint
 from bot.app.queue import SQLiteQueue
+from bot.app.web import build_server, sign
 from bot.app.worker import RetryableError, Worker
 from tests.appkit import (
     ARGS,
@@ -332,3 +339,42 @@ def test_commands_over_http(bot, standin, pr, repo_and_shas):
     assert first["conclusion"] == "failure" and second["conclusion"] == "success"
     (summary,) = summaries(standin)
     assert "sdpa is the intended default (@writer)" in summary["body"]
+
+
+# -- the served App ------------------------------------------------------------------------------
+
+
+def test_the_served_app_runs_jobs_on_its_worker_thread(standin, repo_and_shas, tmp_path):
+    settings = settings_for(standin, tmp_path / "served.db")
+    server = build_server(
+        settings, "127.0.0.1", 0, handler_factory=functools.partial(make_handler, write_interval_s=0)
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            time.sleep(0.01)
+        standin.open_pull(1, "main", "one")
+        payload = pull_request_payload(
+            standin, "opened", 1, repo_and_shas[1]["one"], repo_and_shas[1]["main"], "main"
+        )
+        body = json.dumps(payload).encode()
+        headers = {
+            "X-GitHub-Event": "pull_request",
+            "X-GitHub-Delivery": "served-1",
+            "X-Hub-Signature-256": sign(settings.webhook_secret, body),
+        }
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}{settings.webhook_path}"
+        assert httpx.post(url, content=body, headers=headers).status_code == 202
+        deadline = time.monotonic() + 10
+        while not (standin.check_runs and standin.check_runs[0]["status"] == "completed"):
+            assert time.monotonic() < deadline, "the worker thread did not finish the job"
+            time.sleep(0.02)
+        assert standin.check_runs[0]["conclusion"] == "failure" and len(standin.review_comments) == 1
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+        server.config.app.state.queue.close()
