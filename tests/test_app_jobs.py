@@ -49,6 +49,8 @@ PATCH = """\
 
 def test_right_lines_are_added_and_context_lines_by_head_number():
     assert right_lines(PATCH) == {1, 2, 3, 4, 5, 21, 22, 23}
+    assert right_lines(PATCH + "\n") == right_lines(PATCH)  # nothing past a hunk's announced length
+    assert right_lines("@@ -0,0 +1,2 @@\n+a\n+b") == {1, 2} and right_lines("@@ -3 +3 @@\n-a\n+b") == {3}
     assert right_lines(None) == frozenset() and right_lines("") == frozenset()
 
 

@@ -40,7 +40,7 @@ ACTIONS = [{"label": "Re-run", "description": "Run docs-sync again", "identifier
 _LEVEL = {"error": "failure", "warning": "warning", "notice": "notice"}
 _BADGE = {"error": "🔴", "warning": "🟡", "notice": "🔵"}
 _MARKER = re.compile(r"<!-- docs-sync:fp=([0-9a-f]+) -->")
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def marker(fingerprint: str) -> str:
@@ -57,20 +57,30 @@ def marked_fingerprint(body: str) -> str | None:
 
 
 def right_lines(patch: str | None) -> frozenset[int]:
-    """Head line numbers a review comment may use: the added and context lines of `patch`."""
+    """Head line numbers a review comment may use: the added and context lines of `patch`.
+
+    Each hunk is read for exactly as many lines as its header announces, so nothing after it
+    (a trailing newline, "\\ No newline at end of file") is mistaken for a line of the file.
+    """
     lines: set[int] = set()
-    new = None
+    new = old_left = new_left = 0
     for text in (patch or "").split("\n"):
         m = _HUNK.match(text)
         if m:
-            new = int(m.group(1))
+            old_left = int(m.group(2) or 1)
+            new, new_left = int(m.group(3)), int(m.group(4) or 1)
             continue
-        if new is None or text.startswith("\\"):  # before the first hunk, or "\ No newline"
+        kind = text[:1]
+        if (old_left <= 0 and new_left <= 0) or kind not in ("-", "+", " ", ""):
             continue
-        if text.startswith("-"):
+        if kind == "-":
+            old_left -= 1
             continue
-        lines.add(new)  # "+" or " " (git may also leave a context line empty)
+        lines.add(new)  # "+", or context (" ", or "" where a tool stripped an empty line's space)
         new += 1
+        new_left -= 1
+        if kind != "+":
+            old_left -= 1
     return frozenset(lines)
 
 
