@@ -53,10 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     common(audit)
     audit.add_argument("--rev", default="HEAD", help="revision to audit (default: HEAD)")
 
-    demo = sub.add_parser("demo", help="build a small demo repository and show a check on it")
-    demo.add_argument(
-        "--app", action="store_true", help="run the whole GitHub App loop against a local stand-in"
+    demo = sub.add_parser(
+        "demo",
+        help="a demo repository and pull request: the check, then the whole App loop (no account needed)",
     )
+    demo.add_argument("--cli-only", action="store_true", help="show the command-line check only")
     demo.add_argument("--keep", metavar="DIR", help="build the demo repository in DIR and keep it")
 
     serve = sub.add_parser("serve", help="run the GitHub App (webhook receiver and worker)")
@@ -170,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             from bot.demo import main as demo_main
 
-            return demo_main(app=args.app, keep=args.keep)
+            return demo_main(app=not args.cli_only, keep=args.keep)
         if args.command == "serve":
             from bot.app.web import serve
 

@@ -249,15 +249,14 @@ def build_demo_repo(repo: Path) -> tuple[str, str]:
     return base, head
 
 
-def main(app: bool = False, keep: str | None = None) -> int:
-    if app:
-        from bot.demo_app import main as app_main
-
-        return app_main(keep=keep)
+def main(app: bool = True, keep: str | None = None) -> int:
+    """The command-line check on the demo pull request, then (with `app`) the same pull request
+    through the whole GitHub App loop."""
     from bot.cli import main as cli_main
 
+    print("== 1. docs-sync check: the pull request, from git ==\n")
     with tempfile.TemporaryDirectory(prefix="docs-sync-demo-") as tmp:
-        repo = Path(keep) if keep else Path(tmp) / "trainer"
+        repo = Path(keep) / "cli" / "trainer" if keep else Path(tmp) / "trainer"
         base, head = build_demo_repo(repo)
         print(f"Demo repository: {repo}")
         print("Pull request `pr` -> `main`:")
@@ -267,6 +266,13 @@ def main(app: bool = False, keep: str | None = None) -> int:
         print(f"$ docs-sync check --repo {repo} --base main --head pr")
         sys.stdout.flush()
         code = cli_main(["check", "--repo", str(repo), "--base", "main", "--head", "pr", "--no-cache"])
-    print()
-    print(f"(docs-sync exited {code}: 1 means the check would block the merge.)")
-    return 0 if code in (0, 1) else code
+    print(f"\n(docs-sync exited {code}: 1 means the check would block the merge.)")
+    if code not in (0, 1):
+        return code
+    if not app:
+        return 0
+    from bot.demo_app import main as app_main
+
+    print("\n== 2. The GitHub App: the same pull request, from a webhook to the review ==\n")
+    sys.stdout.flush()
+    return app_main(keep=str(Path(keep) / "app") if keep else None)

@@ -144,7 +144,21 @@ def test_warm_cache_gives_the_same_answer(repo: Path, tmp_path: Path):
     assert cold.stdout == warm.stdout and json.loads(warm.stdout)["findings"]
 
 
-def test_demo_command_runs():
-    proc = subprocess.run([sys.executable, "-m", "bot.cli", "demo"], capture_output=True, text=True)
+def test_demo_runs_the_check_and_the_app_loop():
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "demo"], capture_output=True, text=True, timeout=180
+    )
     assert proc.returncode == 0, proc.stderr
-    assert "--no-keep-fp32-master" in proc.stdout
+    cli, _, app = proc.stdout.partition("== 2. The GitHub App")
+    assert "renamed  --disable-fp32-master" in cli
+    # The App posted through the stand-in: a failing check run with annotations, a review whose
+    # doc comment carries a one-click suggestion, and the summary comment.
+    assert "conclusion failure" in app and "annotation failure  docs/training-backend.md:32" in app
+    assert "```suggestion" in app and "--fsdp-cpu-offload" in app
+    assert "Summary comment on the pull request" in app
+
+
+def test_demo_cli_only():
+    proc = docs_sync("demo", "--cli-only")
+    assert proc.returncode == 0, proc.stderr
+    assert "--no-keep-fp32-master" in proc.stdout and "== 2." not in proc.stdout
