@@ -407,7 +407,32 @@ class _RuleCheck:
         old, new = delta.old, delta.new
         assert new is not None
         code = self._code_line(old, new, code_diffs)
-        if delta.attr == "sets":
+        if (
+            delta.attr == "default"
+            and old.attr("sets") is not None
+            and {
+                _normalize_default(delta.old_value),
+                _normalize_default(delta.new_value),
+            }
+            == {"True", "False"}
+        ):
+            # A switch whose default flipped: it now does nothing, or its opposite does.
+            noop = _normalize_default(delta.new_value) == ("True" if old.attr("sets") == "true" else "False")
+            effect = (
+                "passing it no longer changes anything"
+                if noop
+                else "it is now the only way to get the old default"
+            )
+            self._emit(
+                "changed",
+                ref.token,
+                f"`{old.key}` now defaults to {_normalize_default(delta.new_value)} "
+                f"(was {_normalize_default(delta.old_value)}): {effect}; the doc describes the old default",
+                doc=doc,
+                line=ref.line,
+                code=code,
+            )
+        elif delta.attr == "sets":
             self._emit(
                 "changed",
                 ref.token,
@@ -450,7 +475,12 @@ class _RuleCheck:
                     continue
                 new_default = delta.new_value
                 edit = None
-                if not _is_mark(claim.text) and new_default is not None:
+                # A "Default:" row describes the old default's behaviour: renaming its value
+                # would make the row wrong in a new way, so it gets the finding without a rewrite.
+                row_claim = _first_cell_token(doc.lines[claim.line - 1]) is not None and (
+                    old.token in doc.lines[claim.line - 1].split("|")[1]
+                )
+                if not _is_mark(claim.text) and new_default is not None and not row_claim:
                     edit = (claim.text, claim.text.replace(claim.value, _display(new_default)))
                 self._emit(
                     "changed",
@@ -510,14 +540,14 @@ class _RuleCheck:
                 if token in before or token in cited or token in reported:
                     continue
                 reported.add(token)
-                anchor_ref = max((r for r in refs if r.token in listed), key=lambda r: r.line)
+                anchor_line = _enumerating_line([r for r in refs if r.token in listed])
                 self._emit(
                     "undocumented",
                     token,
                     f"`{token}` is new in {group} ({fact.path}:{fact.line}); the doc lists "
                     f"{', '.join(f'`{t}`' for t in listed)} but not `{token}`",
                     doc=doc,
-                    line=anchor_ref.line,
+                    line=anchor_line,
                     code=self._code_line(fact, fact, code_diffs),
                 )
         self._new_flags(doc, cited, base, head, code_diffs)
@@ -729,6 +759,25 @@ def _aliases(doc: DocPage) -> dict[str, str]:
                 if r.kind == "name":
                     out.setdefault(r.token, flag)
     return out
+
+
+def _enumerating_line(refs: Sequence[Ref]) -> int:
+    """Where the doc lists a set: the table column (or else the line) citing most members.
+
+    A table answers with its last row, where a new row would go.
+    """
+    groups: dict[tuple, list[Ref]] = defaultdict(list)
+    for r in refs:
+        key = ("table", r.section.path, r.column) if r.where == "table" else ("line", r.line)
+        groups[key].append(r)
+
+    def score(item: tuple[tuple, list[Ref]]) -> tuple:
+        key, members = item
+        rows = len({r.line for r in members})  # a column listing one member per row is a list
+        return (-len({r.token for r in members}), key[0] != "table", -rows, min(r.line for r in members))
+
+    _key, best = min(groups.items(), key=score)
+    return max(r.line for r in best)
 
 
 def _is_choice(fact: Fact) -> bool:

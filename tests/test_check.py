@@ -262,3 +262,17 @@ def test_renamed_mesh_dimension_is_not_also_reported_as_new():
     finding = only(run({MESH: mesh}))
     assert (finding.kind, finding.symbol) == ("renamed", "dp_replicate")
     assert "`replicate`" in finding.suggestion.replacement
+
+
+def test_flipped_switch_default_flags_the_doc_lines_citing_the_switch():
+    args = demo.ARGS_BASE.replace("fsdp_cpu_offload: bool = False", "fsdp_cpu_offload: bool = True")
+    finding = only(run({ARGS: args}))
+    assert (finding.kind, finding.symbol) == ("changed", "--fsdp-cpu-offload")
+    assert "no longer changes anything" in finding.message
+
+
+def test_new_mesh_dimension_is_reported_on_the_table_that_lists_them():
+    mesh = demo.PARALLEL.replace('("dp_replicate", "dp_shard")', '("dp_replicate", "dp_shard", "ep")')
+    finding = only(run({MESH: mesh}))
+    assert (finding.kind, finding.symbol, finding.severity) == ("undocumented", "ep", "warning")
+    assert finding.doc.line == doc_line(demo.DOC_BASE, "| `dp_shard` | derived |")
