@@ -265,8 +265,12 @@ def test_renamed_mesh_dimension_is_not_also_reported_as_new():
 
 
 def test_flipped_switch_default_flags_the_doc_lines_citing_the_switch():
-    args = demo.ARGS_BASE.replace("fsdp_cpu_offload: bool = False", "fsdp_cpu_offload: bool = True")
-    finding = only(run({ARGS: args}))
+    # With store_true the field's default is shadowed (always False): flipping it changes nothing.
+    shadowed = demo.ARGS_BASE.replace("fsdp_cpu_offload: bool = False", "fsdp_cpu_offload: bool = True")
+    assert run({ARGS: shadowed}).findings == ()
+    # With BooleanOptionalAction it is the flag's default: `--fsdp-cpu-offload` becomes a no-op.
+    args = demo.ARGS_HEAD.replace("fsdp_cpu_offload: bool = False", "fsdp_cpu_offload: bool = True")
+    finding = only(run({ARGS: args}, base_edits={ARGS: demo.ARGS_HEAD}))
     assert (finding.kind, finding.symbol) == ("changed", "--fsdp-cpu-offload")
     assert "no longer changes anything" in finding.message
 
