@@ -288,6 +288,16 @@ class Repo:
 
         return self._pages(f"/pulls/{number}/files", fetch, MAX_FILE_PAGES)
 
+    def merge_base(self, base: str, head: str) -> str:
+        """The merge base of two commits, the base side of GitHub's diff of `base...head`.
+
+        One commit per page keeps the answer small; the file list comes with the first page anyway.
+        """
+        fn = self._rest.repos.compare_commits
+        what = f"/compare/{base}...{head}"
+        data = _json(self._call("GET", what, fn, self.owner, self.name, f"{base}...{head}", per_page=1))
+        return str(data["merge_base_commit"]["sha"])
+
     # -- contents -------------------------------------------------------------------------------
 
     def blobs(self, expressions: list[str]) -> list[dict | None]:

@@ -12,6 +12,10 @@ written against them) plus these branches, each a pull request scenario:
     noconf      main without .github/docs-sync.yml; noconf-pr changes the code on top
     badconf     main with a malformed config; badconf-pr changes the code on top
     many-base   main plus a module of 60 flags and a page citing each; many-head drops them all
+    drift       main plus a doc line citing a flag no code defines (stale, before any pull request)
+    drift-main  a base branch that moved on after drift-pr branched off: it drops that line
+    drift-pr    from drift: the default change of `one` plus a doc edit that cites nothing new;
+                against drift-main, only the default change is the pull request's doing
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from bot.app.metrics import Metrics
 from bot.app.queue import Job, SQLiteQueue
 from bot.app.web import build_app, sign
 from bot.app.worker import Worker
-from bot.demo import ARGS_BASE, ARGS_HEAD, CONFIG, DOC_HEAD, build_demo_repo
+from bot.demo import ARGS_BASE, ARGS_HEAD, CONFIG, DOC_BASE, DOC_HEAD, build_demo_repo
 from tests.standin import GitHubStandIn, add_commit
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "webhooks"
@@ -48,6 +52,8 @@ DOC_FIXED = (
 ARGS_ONE = ARGS_BASE.replace(
     'attn_implementation: str = "flash_attention_2"', 'attn_implementation: str = "sdpa"'
 )
+STALE_LINE = "Set `--warmup-steps` to ramp the learning rate up.\n\n"
+DOC_DRIFT = DOC_BASE.replace("## FSDP\n", STALE_LINE + "## FSDP\n")
 BAD_CONFIG = "rules:\n  - id: broken\n    docs:\n      - path: docs/training-backend.md\n    sauces: []\n"
 
 MANY = 60
@@ -95,6 +101,16 @@ def build_repo(root: Path) -> tuple[Path, dict[str, str]]:
         {"many/cli.py": MANY_CLI_HEAD},
         parent="many-base",
         branch="many-head",
+    )
+    shas["drift"] = add_commit(repo, {DOC: DOC_DRIFT}, parent="main", branch="drift")
+    shas["drift-main"] = add_commit(
+        repo, {DOC: DOC_DRIFT.replace(STALE_LINE, "")}, parent="drift", branch="drift-main"
+    )
+    shas["drift-pr"] = add_commit(
+        repo,
+        {ARGS: ARGS_ONE, DOC: DOC_DRIFT.replace("Under `--colocate` the", "With `--colocate`, the")},
+        parent="drift",
+        branch="drift-pr",
     )
     return repo, shas
 

@@ -50,6 +50,10 @@ GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_ke
         The next `times` requests whose method matches ("*" for any) and whose path matches
         `re.search(path_regex)` get `status`; 403/429 with `retry-after` carry the secondary
         rate limit message. Injection comes before authentication and every other rule.
+    omit_patches(path_regex)
+        File lists (pull request files, compare) leave `patch` out for files whose name matches
+        `re.search(path_regex)`, as github.com does for a diff too large to show (its size limit
+        is undocumented, so a test names the files).
     calls(method, path_regex) -> list of the recorded (method, path, status) that match
     Recorded state, lists of dicts updated in place as calls arrive:
         check_runs: list[dict]  id, name, head_sha, status, conclusion, details_url, external_id,
@@ -70,7 +74,10 @@ Endpoints (JSON shaped as github.com shapes them, so githubkit's models parse th
     GET /repos/{o}/{r}; pulls: GET pulls (state, head "owner:ref", base), GET pulls/{n} (also
     the vnd.github.diff media type, 406 past 300 files or 20,000 lines), GET pulls/{n}/files
     (100 a page, at most 3,000 files), GET commits/{sha}/pulls (not for fork PRs: on github.com
-    a fork's commits are not in the base repository).
+    a fork's commits are not in the base repository). GET compare/{BASE}...{HEAD} (refs or
+    SHAs): status, ahead_by, behind_by, base_commit, merge_base_commit (`git merge-base`),
+    commits (the last 250; `per_page`/`page` paginate them), and files (at most 300, on the
+    first page only).
     Contents and git data: GET contents/{path}?ref= (base64 JSON, directories, raw media type,
     content "" with encoding "none" past 1 MB), GET git/blobs/{sha}, GET git/trees/{sha}
     ?recursive=1, GET commits/{ref}; POST /graphql answers only
@@ -753,6 +760,7 @@ class GitHubStandIn:
         self._permissions: dict[str, str] = {}
         self._pulls: dict[int, _Pull] = {}
         self._injections: list[_Injection] = []
+        self._no_patch: list[re.Pattern] = []
         self._writes: deque[float] = deque()
         self._suites: dict[str, int] = {}
         self._used = 0
@@ -891,6 +899,7 @@ class GitHubStandIn:
             self._pulls.clear()
             self._permissions.clear()
             self._injections.clear()
+            self._no_patch.clear()
             self._writes.clear()
             self._suites.clear()
 
@@ -913,6 +922,10 @@ class GitHubStandIn:
             self._injections.append(
                 _Injection(method.upper(), re.compile(path_regex), status, times, dict(headers or {}), body)
             )
+
+    def omit_patches(self, path_regex: str) -> None:
+        with self._lock:
+            self._no_patch.append(re.compile(path_regex))
 
     def pull(self, number: int) -> dict:
         """The PR's current JSON (2026-03-10 shape)."""
@@ -949,6 +962,7 @@ class GitHubStandIn:
             ("GET", repo + r"/pulls/(?P<n>\d+)", "token", self._h_get_pull),
             ("GET", repo + r"/pulls/(?P<n>\d+)/files", "token", self._h_pull_files),
             ("GET", repo + r"/commits/(?P<sha>[^/]+)/pulls", "token", self._h_commit_pulls),
+            ("GET", repo + r"/compare/(?P<basehead>.+)", "token", self._h_compare),
             ("GET", repo + r"/contents(?:/(?P<path>.*))?", "token", self._h_contents),
             ("GET", repo + r"/git/blobs/(?P<sha>[^/]+)", "token", self._h_blob),
             ("GET", repo + r"/git/trees/(?P<sha>.+)", "token", self._h_tree),
@@ -1574,7 +1588,7 @@ class GitHubStandIn:
             "raw_url": f"{self.html}/{self.owner}/{self.name}/raw/{head_sha}/{path}",
             "contents_url": f"{self.api}/repos/{self.owner}/{self.name}/contents/{path}?ref={head_sha}",
         }
-        if f.patch is not None:
+        if f.patch is not None and not any(p.search(f.filename) for p in self._no_patch):
             d["patch"] = f.patch
         if f.previous_filename is not None:
             d["previous_filename"] = f.previous_filename
@@ -1701,14 +1715,60 @@ class GitHubStandIn:
             items.append(item)
         return 200, {"sha": tree, "url": f"{api}/trees/{tree}", "tree": items, "truncated": truncated}
 
+    def _h_compare(self, req: _Req):
+        base_rev, sep, head_rev = req.params["basehead"].partition("...")
+        base, head = self.repo.resolve(base_rev), self.repo.resolve(head_rev)
+        if not sep or base is None or head is None:
+            raise _HTTPError(404, "Not Found")
+        merge_base = self.repo.merge_base(base, head)
+        ahead = self.repo.git("rev-list", "--reverse", f"{merge_base}..{head}").decode().split()
+        behind = self.repo.count_commits(merge_base, base)
+        if base == head:
+            status = "identical"
+        elif merge_base == base:
+            status = "ahead"
+        elif merge_base == head:
+            status = "behind"
+        else:
+            status = "diverged"
+        paged = "per_page" in req.query or "page" in req.query
+        headers: dict[str, str] = {}
+        if paged:
+            _, commits, headers = self._paginate(req, ahead)
+        else:
+            commits = ahead[-250:]  # unpaged: the 250 most recent, the newest last
+        html = f"{self.html}/{self.owner}/{self.name}/compare/{req.params['basehead']}"
+        body: dict[str, Any] = {
+            "url": f"{self.api}/repos/{self.owner}/{self.name}/compare/{req.params['basehead']}",
+            "html_url": html,
+            "permalink_url": f"{self.html}/{self.owner}/{self.name}/compare/"
+            f"{self.owner}:{base[:7]}...{self.owner}:{head[:7]}",
+            "diff_url": f"{html}.diff",
+            "patch_url": f"{html}.patch",
+            "base_commit": self._commit_json(base),
+            "merge_base_commit": self._commit_json(merge_base),
+            "status": status,
+            "ahead_by": len(ahead),
+            "behind_by": behind,
+            "total_commits": len(ahead),
+            "commits": [self._commit_json(sha) for sha in commits],
+        }
+        if not paged or req.query.get("page", "1") == "1":  # files come with the first page only
+            files, _ = self.repo.diff(base, head)
+            body["files"] = [self._file_json(f, head) for f in files[:300]]
+        return 200, body, headers
+
     def _h_commit(self, req: _Req):
         sha = self.repo.resolve(req.params["ref"])
         if sha is None:
             raise _HTTPError(422, f"No commit found for SHA: {req.params['ref']}")
+        return 200, self._commit_json(sha)
+
+    def _commit_json(self, sha: str) -> dict:
         info = self.repo.commit_info(sha)
         api = f"{self.api}/repos/{self.owner}/{self.name}"
         html = f"{self.html}/{self.owner}/{self.name}/commit"
-        return 200, {
+        return {
             "url": f"{api}/commits/{sha}",
             "sha": sha,
             "node_id": f"C_kwDO{sha[:12]}",

@@ -23,12 +23,15 @@ from bot.app.publish import (
     summary_text,
 )
 from bot.app.queue import SQLiteQueue
-from bot.app.snapshot import PullRevisions, changes_from_files
+from bot.app.snapshot import BasePatch, PullRevisions, base_patches, changes_from_files, unapply
 from bot.app.worker import RetryableError, Worker
+from bot.check import check
+from bot.gitrepo import GitRepo
+from bot.memtree import MemoryTree
 from bot.model import Change, CodeLocation, DocLocation, Finding, Report, Suggestion
 from bot.rules import parse_repo_config
 from tests.appkit import ARGS, DOC, Clock, build_repo, pull_request_payload, settings_for
-from tests.standin import GitHubStandIn
+from tests.standin import GitHubStandIn, add_commit, make_repo, run_git
 
 # -- pure planning ---------------------------------------------------------------------------------
 
@@ -184,11 +187,34 @@ def test_waivers_move_findings_to_ignored():
     assert apply_waivers(report, []) is report
 
 
+class MergeBaseOnly:
+    """A blob reader that knows only the merge base, and counts how often it was asked."""
+
+    def __init__(self, sha: str):
+        self.sha, self.asked = sha, 0
+
+    def merge_base(self, base_sha: str, head_sha: str) -> str:
+        self.asked += 1
+        return self.sha
+
+
 def test_file_list_becomes_changes_and_reads_land_on_the_right_commit():
     files = [
-        {"filename": "a.md", "status": "modified", "sha": "1" * 40},
-        {"filename": "new.py", "status": "renamed", "previous_filename": "old.py", "sha": "2" * 40},
-        {"filename": "gone.py", "status": "removed", "sha": "3" * 40},
+        {
+            "filename": "a.md",
+            "status": "modified",
+            "sha": "1" * 40,
+            "changes": 2,
+            "patch": "@@ -1 +1 @@\n-a\n+b",
+        },
+        {
+            "filename": "new.py",
+            "status": "renamed",
+            "previous_filename": "old.py",
+            "sha": "2" * 40,
+            "changes": 0,
+        },
+        {"filename": "gone.py", "status": "removed", "sha": "3" * 40, "changes": 0},  # binary: no patch
         {"filename": "copy.py", "status": "copied", "sha": "4" * 40},
         {"filename": "same.py", "status": "unchanged"},
     ]
@@ -199,13 +225,25 @@ def test_file_list_becomes_changes_and_reads_land_on_the_right_commit():
         Change("removed", "gone.py"),
         Change("added", "copy.py"),
     ]
-    revs = PullRevisions(None, "b" * 40, "h" * 40, changes)  # type: ignore[arg-type]
-    assert revs.where_head("a.md") == ("h" * 40, "a.md") and revs.where_base("a.md") == ("b" * 40, "a.md")
-    assert revs.where_head("old.py") is None and revs.where_base("old.py") == ("b" * 40, "old.py")
+    patches = base_patches(files)
+    assert patches == {
+        "a.md": BasePatch("a.md", "@@ -1 +1 @@\n-a\n+b", 2),
+        "old.py": BasePatch("new.py", None, 0),
+        "gone.py": BasePatch(None, None, 0),
+    }
+    reader = MergeBaseOnly("m" * 40)
+    revs = PullRevisions(reader, "b" * 40, "h" * 40, changes, patches=patches)  # type: ignore[arg-type]
+    # Changed files: derived from head and patch (a rename without edits is the same blob)...
+    assert revs.derivable("a.md") and revs.derivable("old.py") and reader.asked == 0
+    # ...else read at the merge base, never at the base branch's tip, which may have moved on.
+    assert not revs.derivable("gone.py") and revs.where_base("gone.py") == ("m" * 40, "gone.py")
+    assert revs.where_base("a.md") == ("m" * 40, "a.md") and reader.asked == 1  # asked once
+    assert revs.where_head("a.md") == ("h" * 40, "a.md") and revs.where_head("old.py") is None
     assert revs.where_base("new.py") is None and revs.where_base("copy.py") is None
     assert revs.where_head("gone.py") is None
     # Untouched by the pull request: read once, at head, for both sides.
     assert revs.where_base("lib.py") == revs.where_head("lib.py") == ("h" * 40, "lib.py")
+    assert not revs.derivable("lib.py")
 
 
 def test_summaries_stay_within_githubs_limits():
@@ -262,9 +300,7 @@ class Bot:
         self.settings = settings_for(standin, tmp_path / "q.db", **settings)
         self.queue = SQLiteQueue(self.settings.db_path, clock=self.clock)
         self.metrics = Metrics()
-        self.handler = make_handler(
-            self.settings, self.queue, self.metrics, write_interval_s=0, max_attempts=3
-        )
+        self.handler = make_handler(self.settings, self.queue, self.metrics, write_interval_s=0)
         self.worker = Worker(self.queue, self.handler, self.metrics, base_delay_s=0, max_attempts=3)
         self.deliveries = 0
         self.opened: set[int] = set()
@@ -409,6 +445,7 @@ def test_an_error_github_will_not_fix_fails_the_check_run(bot, standin):
     )
     assert "GitHub answered 404 to GET /repos/octo-org/docs-repo/pulls/9/files" in run["output"]["summary"]
     assert bot.queue.counts()["failed"] == 1
+    assert len(standin.calls("PATCH", r"/check-runs/")) == 1  # abandoning the job finds it complete
 
 
 def test_retries_reuse_the_check_run_and_the_last_one_fails_it(bot, standin):
@@ -418,8 +455,47 @@ def test_retries_reuse_the_check_run_and_the_last_one_fails_it(bot, standin):
         job = bot.worker.run_once()
         assert job is not None and job.attempts == attempt
     (run,) = standin.check_runs  # one run across three attempts
-    assert run["status"] == "completed" and run["conclusion"] == "failure"
-    assert "502" in run["output"]["summary"] and bot.queue.counts()["failed"] == 1
+    assert (run["status"], run["conclusion"]) == ("completed", "failure")
+    assert run["output"]["title"] == "docs-sync could not run"
+    assert "gave up after 3 attempts: GitHub answered 502" in run["output"]["summary"]
+    assert bot.queue.counts()["failed"] == 1 and len(standin.calls("PATCH", r"/check-runs/")) == 1
+
+
+def test_a_job_that_keeps_crashing_the_process_still_completes_its_check_run(
+    standin, repo_and_shas, tmp_path
+):
+    shas = repo_and_shas[1]
+    settings = settings_for(standin, tmp_path / "q.db")
+    standin.open_pull(18, "main", "pr")
+    (spec,) = route(
+        "pull_request", pull_request_payload(standin, "opened", 18, shas["pr"], shas["main"], "main")
+    )
+    for attempt in range(1, 4):  # three processes die in the middle of the job
+        queue = SQLiteQueue(settings.db_path)
+        if attempt == 1:
+            queue.enqueue("crashing", spec.kind, spec.payload, key=spec.key)
+        job = queue.claim()
+        assert job is not None and job.attempts == attempt
+        standin.fail_next("GET", r"/pulls/18/files$", 500)  # stands for what killed the process
+        with pytest.raises(RetryableError):
+            make_handler(settings, queue, Metrics(), write_interval_s=0)(job)
+        queue.close()  # no outcome recorded: the next process finds the job interrupted
+    (run,) = standin.check_runs
+    assert run["status"] == "in_progress"  # what a required check would wait on forever
+
+    queue = SQLiteQueue(settings.db_path)
+    handler = make_handler(settings, queue, Metrics(), write_interval_s=0)
+    job = Worker(queue, handler, Metrics(), max_attempts=3).run_once()
+    assert queue.get(job.id).state == "failed"
+    queue.close()
+    assert len(standin.calls("GET", r"/pulls/18/files$")) == 3  # not run a fourth time
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert "gave up after 3 attempts: interrupted" in run["output"]["summary"]
 
 
 def test_a_running_job_superseded_by_a_newer_push_posts_nothing(bot, standin, repo_and_shas):
@@ -486,3 +562,81 @@ def test_retryable_errors_reach_the_worker(bot, standin):
     with pytest.raises(RetryableError):
         bot.handler(bot.queue.claim())
     assert standin.check_runs[0]["status"] == "in_progress"  # left for the retry to finish
+
+
+# -- the base side is the merge base ---------------------------------------------------------------
+
+
+def test_a_base_branch_that_moved_on_is_not_the_pull_requests_doing(bot, standin, repo_and_shas):
+    repo_dir, shas = repo_and_shas
+    bot.check(16, "drift-main", "drift-pr")
+    (run,) = standin.check_runs
+    assert (run["conclusion"], run["output"]["title"]) == ("failure", "1 doc line out of date")
+    assert [a["title"] for a in run["output"]["annotations"]] == ["changed: --attn-implementation"]
+    assert "--warmup-steps" not in standin.issue_comments[0]["body"]
+    assert standin.calls("GET", r"/compare/") == []  # GitHub's patches were enough
+    assert len(writes_and_reads(standin)) == 7  # the typical 6, plus the first read of this branch's config
+    # Read at the base branch's tip instead, the stale line the base branch dropped after the
+    # branch point would count as a line this pull request added.
+    base, head = tree_at(repo_dir, shas["drift-main"]), tree_at(repo_dir, shas["drift-pr"])
+    (pack,) = parse_repo_config(base.read(".github/docs-sync.yml"))
+    changes = GitRepo(repo_dir).changes(shas["drift"], shas["drift-pr"])  # what GitHub lists
+    naive = check(pack.rules, base, head, changes)
+    assert "--warmup-steps" in {f.symbol for f in naive.findings}
+
+
+def tree_at(repo_dir, sha: str) -> MemoryTree:
+    paths = run_git(repo_dir, "ls-tree", "-r", "--name-only", sha).decode().split()
+    return MemoryTree({p: run_git(repo_dir, "show", f"{sha}:{p}").decode() for p in paths})
+
+
+def test_without_a_patch_the_base_side_is_read_at_the_merge_base(bot, standin, repo_and_shas):
+    shas = repo_and_shas[1]
+    standin.omit_patches(r"training-backend\.md$")  # as GitHub does for a diff too large to show
+    bot.check(17, "drift-main", "drift-pr")
+    (run,) = standin.check_runs
+    assert (run["conclusion"], run["output"]["title"]) == ("failure", "1 doc line out of date")
+    assert [a["title"] for a in run["output"]["annotations"]] == ["changed: --attn-implementation"]
+    (compare,) = standin.calls("GET", r"/compare/")
+    assert compare[1].endswith(f"/compare/{shas['drift-main']}...{shas['drift-pr']}")
+    remembered = bot.queue.kv_get(
+        "merge-base", f"octo-org/docs-repo@{shas['drift-main']}...{shas['drift-pr']}"
+    )
+    assert json.loads(remembered) == {"sha": shas["drift"]}
+    # One compare call more than with patches: 7, plus the first read of this branch's config.
+    assert len(writes_and_reads(standin)) == 8
+
+
+def git_patch(tmp_path, old: str, new: str | None) -> str:
+    """git's patch of one file from `old` to `new` (None: removed), as GitHub's file list has it."""
+    repo_dir, (base,) = make_repo(tmp_path, [{"f.txt": old}])
+    head = add_commit(repo_dir, {"f.txt": new}, parent="main", branch="topic")
+    diff = run_git(repo_dir, "diff", "--no-color", base, head, "--", "f.txt").decode()
+    return diff[diff.index("\n@@") + 1 :].rstrip("\n")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("a\nb\nc\nd\ne\nf\ng\nh\ni\n", "a\nB\nc\nd\ne\nf\ng\nh\ni\nj\n"),  # two hunks, one at the end
+        ("a\nb\n", "x\na\nb\n"),  # an insertion at the top
+        ("a\nb", "a\nb\n"),  # a newline added at the end
+        ("a\nb\n", "a\nb"),  # and taken away
+        ("a\r\nb\r\n", "a\r\nc\r\n"),  # CRLF lines
+        ("a\n\nb\n", "\n\nb\n"),  # empty lines as context
+        ("only line\n", ""),  # emptied
+        ("a\nb\n", None),  # removed: the patch holds every line
+    ],
+)
+def test_taking_a_patch_back_out_gives_the_old_file(tmp_path, old, new):
+    patch = git_patch(tmp_path, old, new)
+    assert unapply(new or "", patch) == old
+
+
+def test_a_patch_that_does_not_fit_is_refused(tmp_path):
+    patch = git_patch(tmp_path, "a\nb\nc\n", "a\nB\nc\n")
+    assert unapply("a\nB\nc\n", patch) == "a\nb\nc\n"
+    assert unapply("a\nX\nc\n", patch) is None  # an added line is not in the head file
+    assert unapply("z\nB\nc\n", patch) is None  # nor is a context line
+    assert unapply("a\nB\nc", patch) is None  # the last line has no newline, the patch says it has
+    assert unapply("a\nB\nc\n", patch.rsplit("\n", 1)[0]) is None  # a hunk cut short

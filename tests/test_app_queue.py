@@ -242,3 +242,33 @@ def test_blob_cache(path, clock):
         q.blob_put(sha, "def f():\n    return 1\n")
     with open_queue(path, clock) as q:
         assert q.blob_get(sha) == "def f():\n    return 1\n"
+
+
+def test_has_newer_sees_later_live_jobs_of_the_same_key_and_kind(path, clock):
+    head = {**PAYLOAD, "head_sha": "a" * 40}
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", head, key="octo/docs#12")
+        job = q.claim()
+        assert not q.has_newer("octo/docs#12", job.id)
+        q.enqueue("d-2", "command", {**head, "command": "explain"}, key="octo/docs#12")
+        q.enqueue("d-3", "check", {**head, "head_sha": "c" * 40}, key="octo/docs#13")
+        assert not q.has_newer("octo/docs#12", job.id)  # another kind, another pull request
+        assert q.has_newer("octo/docs#12", job.id, "command")
+        q.enqueue("d-4", "check", head, key="octo/docs#12")  # the same push, announced again
+        assert q.has_newer("octo/docs#12", job.id)
+        assert not q.has_newer("octo/docs#12", job.id, head_sha="a" * 40)
+        q.enqueue("d-5", "check", {**head, "head_sha": "b" * 40}, key="octo/docs#12")
+        assert q.has_newer("octo/docs#12", job.id, head_sha="a" * 40)
+        assert not q.has_newer("octo/docs#12", 5)  # nothing after the last one
+
+
+def test_has_newer_ignores_superseded_and_failed_jobs(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", {"head_sha": "a" * 40}, key="k")
+        first = q.claim()
+        q.enqueue("d-2", "check", {"head_sha": "b" * 40}, key="k")
+        q.enqueue("d-3", "check", {"head_sha": "c" * 40}, key="k", supersede=True)  # d-2 superseded
+        third = q.claim()
+        assert (third.delivery_id, q.has_newer("k", first.id)) == ("d-3", True)  # d-3 is running
+        q.fail(third.id, "boom")
+        assert not q.has_newer("k", first.id)

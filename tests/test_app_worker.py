@@ -229,3 +229,85 @@ def test_thread_start_wake_stop(queue):
         worker.start()
         worker.start()
     worker.stop(timeout=5)
+
+
+class Abandoning(Recorder):
+    """A handler that also hears, through `abandon`, which jobs the worker gave up."""
+
+    def __init__(self, failures: list[Exception] | None = None, abandon_error: Exception | None = None):
+        super().__init__(failures)
+        self.abandoned: list[tuple[int, str]] = []
+        self.abandon_error = abandon_error
+
+    def abandon(self, job: Job, error: str) -> None:
+        self.abandoned.append((job.id, error))
+        if self.abandon_error is not None:
+            raise self.abandon_error
+
+
+def test_a_job_given_up_without_running_is_abandoned(tmp_path, clock):
+    path = str(tmp_path / "queue.db")
+    for i in range(3):  # three processes took the job and died with it
+        q = SQLiteQueue(path, clock=clock)
+        if i == 0:
+            q.enqueue("d-1", "check", {}, key=None)
+        q.claim()
+        q.close()
+    q = SQLiteQueue(path, clock=clock)
+    handler = Abandoning()
+    try:
+        job = make_worker(q, handler, max_attempts=3).run_once()
+        assert handler.seen == []  # not run a fourth time...
+        (abandoned,) = handler.abandoned  # ...but told, so it can finish what the job started
+        assert abandoned == (job.id, q.get(job.id).last_error)
+        assert abandoned[1].startswith("gave up after 3 attempts: interrupted")
+        assert q.get(job.id).state == "failed"
+    finally:
+        q.close()
+
+
+def test_jobs_failed_after_their_last_retry_or_for_good_are_abandoned(queue, clock):
+    handler = Abandoning([RetryableError(1, "GitHub answered 502")] * 2 + [KeyError("head_sha")])
+    worker = make_worker(queue, handler, max_attempts=2)
+    queue.enqueue("d-1", "check", {}, key=None)
+    first = worker.run_once()
+    assert handler.abandoned == []  # a retry is coming
+    clock.now += 1000
+    worker.run_once()
+    queue.enqueue("d-2", "check", {}, key=None)
+    second = worker.run_once()
+    assert handler.abandoned == [
+        (first.id, "gave up after 2 attempts: GitHub answered 502"),
+        (second.id, "KeyError: 'head_sha'"),
+    ]
+    assert queue.get(first.id).state == queue.get(second.id).state == "failed"
+
+
+def test_a_failing_abandon_is_logged_and_the_job_stays_failed(queue, caplog):
+    handler = Abandoning([KeyError("x")], abandon_error=RuntimeError("GitHub is down"))
+    worker = make_worker(queue, handler)
+    queue.enqueue("d-1", "check", {}, key=None)
+    with caplog.at_level(logging.ERROR, logger="bot.app.worker"):
+        job = worker.run_once()
+    assert queue.get(job.id).state == "failed" and len(handler.abandoned) == 1
+    assert any("could not clean up" in r.getMessage() for r in caplog.records)
+    assert worker.run_once() is None
+
+
+def test_an_async_abandon_is_awaited(queue):
+    abandoned = []
+
+    class Handler:
+        async def __call__(self, job: Job) -> None:
+            raise KeyError("x")
+
+        async def abandon(self, job: Job, error: str) -> None:
+            abandoned.append(error)
+
+    worker = make_worker(queue, Handler())
+    queue.enqueue("d-1", "check", {}, key=None)
+    try:
+        worker.run_once()
+    finally:
+        worker.stop()
+    assert abandoned == ["KeyError: 'x'"]

@@ -11,7 +11,7 @@ import pytest
 from bot.app.metrics import Metrics
 from bot.app.worker import RetryableError
 from bot.github import GitHubApp, GitHubError
-from tests.standin import GitHubStandIn, make_repo
+from tests.standin import GitHubStandIn, add_commit, make_repo
 
 GUIDE = "# Guide\n\nRun `app --foo`.\n"
 
@@ -187,3 +187,19 @@ def test_writes_to_one_repository_are_a_second_apart(standin):
     repo.create_issue_comment(3, "three")
     assert fake.slept == [pytest.approx(0.75)]
     assert [c["body"] for c in standin.issue_comments] == ["one", "two", "three"]
+
+
+def test_the_merge_base_is_one_compare_call(standin, repo_and_shas):
+    repo_dir, (base, head) = repo_and_shas
+    moved = add_commit(repo_dir, {"docs/guide.md": GUIDE + "More.\n"}, parent=base, branch="base-moved-on")
+    app, _ = app_for(standin)
+    repo = app.repo(standin.installation_id, standin.owner, standin.name)
+    with app.session(standin.installation_id):
+        assert repo.merge_base(moved, head) == base  # diverged: where head branched off
+        assert repo.merge_base(base, head) == base  # head is ahead: the base itself
+        # The answer has the shape githubkit's model of GitHub's comparison expects.
+        typed = repo._rest.repos.compare_commits(standin.owner, standin.name, f"{moved}...{head}").parsed_data
+    assert (typed.status, typed.ahead_by, typed.behind_by) == ("diverged", 1, 1)
+    assert typed.merge_base_commit.sha == base and typed.base_commit.sha == moved
+    assert [c.sha for c in typed.commits] == [head] and len(typed.files or []) == 151
+    assert [p for _, p, _ in standin.calls("GET", r"/compare/")][0].endswith(f"/compare/{moved}...{head}")

@@ -7,9 +7,12 @@ lazily). A check job goes:
     -> the pull request (from the payload; by head SHA for a fork's check suite)
     -> its file list -> the rules: `.github/docs-sync.yml` at the BASE commit, else the
        App's DOCS_SYNC_RULES, else a neutral "not configured" run
-    -> the blobs those rules read, at base and head, in one GraphQL query (with the config)
+    -> the blobs those rules read at head, in one GraphQL query (with the config); their base
+       side is the merge base, as in GitHub's diff, derived from the file list's patches
+       (snapshot.py)
     -> `bot.check.check`, then `/docs-sync ignore` waivers
-    -> a newer push? then a neutral "Superseded" run and nothing else
+    -> a newer push (a queued or later job for another head, or a file list made for another
+       head)? then a neutral "Superseded" run and nothing else
     -> one review with inline comments, "Fixed in" edits, the summary comment, and last the
        check run's conclusion and annotations.
 
@@ -18,7 +21,9 @@ come from the base branch, so a pull request cannot change what it is judged by.
 
 A typical pull request costs 6 GitHub calls with findings (check run create and complete,
 file list, one GraphQL query, the review, the summary comment) and 4 when clean; the first
-pull request on a base branch adds one GraphQL query for the config. Kv state, all JSON:
+pull request on a base branch adds one GraphQL query for the config, and a watched file whose
+patch GitHub left out (a diff too large to show) adds one compare call for the merge base.
+Kv state, all JSON:
 
     ns "config",  "owner/repo@base_ref"  {"oid"}: the config blob last seen on that branch
     ns "waivers", "owner/repo#12"        [{"symbol", "reason", "user"}]
@@ -27,17 +32,16 @@ pull request on a base branch adds one GraphQL query for the config. Kv state, a
     (and the stores of snapshot.py and publish.py)
 
 Errors: a RetryableError is left to the worker (the check run stays in progress until the
-retry); on any other error, or on the last attempt, the check run is completed as a failure
-titled "docs-sync could not run", so it never blocks a merge in progress forever.
+retry); on any other error the check run is completed as a failure titled "docs-sync could not
+run". When the worker gives a job up (its attempts ran out, or it crashed the process every
+time and is not run again) it calls the handler's `abandon`, which completes the job's check
+run the same way, so a required check never blocks a merge forever.
 """
 
 from __future__ import annotations
 
-import contextlib
-import inspect
 import json
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -63,8 +67,8 @@ from bot.app.publish import (
     upsert_summary,
 )
 from bot.app.queue import Job, JobQueue
-from bot.app.snapshot import BlobReader, PullRevisions, changes_from_files, head_oids
-from bot.app.worker import Handler, RetryableError, Worker
+from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids
+from bot.app.worker import RetryableError
 from bot.check import check
 from bot.github import MAX_FILE_PAGES, PER_PAGE, GitHubApp, Repo
 from bot.model import Change, Finding, Report
@@ -72,9 +76,6 @@ from bot.rules import REPO_CONFIG, Rule, RulePack, RulesError, parse_repo_config
 
 log = logging.getLogger(__name__)
 
-# The worker's own default, so the handler knows which attempt is the last one (that attempt
-# completes the check run as failed instead of leaving it to a retry that will not come).
-MAX_ATTEMPTS: int = inspect.signature(Worker).parameters["max_attempts"].default
 FACTS_CACHE_SIZE = 5000  # extracted facts and parsed pages kept in memory, by blob id
 
 NOT_CONFIGURED = f"""\
@@ -122,32 +123,16 @@ class Deps:
     metrics: Metrics
     app: GitHubApp
     facts: dict = field(default_factory=dict, compare=False)
-    max_attempts: int = MAX_ATTEMPTS
 
 
-def make_handler(
-    settings: Settings,
-    queue: JobQueue,
-    metrics: Metrics,
-    *,
-    write_interval_s: float = 1.0,
-    sleep: Callable[[float], None] = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
-    max_attempts: int = MAX_ATTEMPTS,
-) -> Handler:
-    """The worker's handler. `write_interval_s`, `sleep` and `clock` pace GitHub writes (tests: 0)."""
-    app = GitHubApp(
-        settings.app_id,
-        settings.private_key,
-        settings.github_api_url,
-        metrics,
-        write_interval_s=write_interval_s,
-        clock=clock,
-        sleep=sleep,
-    )
-    deps = Deps(settings, queue, metrics, app, max_attempts=max_attempts)
+class JobHandler:
+    """What the worker runs: `handler(job)`, and `handler.abandon(job, error)` when it gives up."""
 
-    def handle(job: Job) -> None:
+    def __init__(self, deps: Deps):
+        self.deps = deps
+
+    def __call__(self, job: Job) -> None:
+        deps = self.deps
         if len(deps.facts) > FACTS_CACHE_SIZE:
             deps.facts.clear()
         if job.kind == "check":
@@ -159,7 +144,56 @@ def make_handler(
         else:
             log.warning("job %s has unknown kind %r; nothing to do", job.id, job.kind)
 
-    return handle
+    def abandon(self, job: Job, error: str) -> None:
+        abandon(self.deps, job, error)
+
+
+def make_handler(
+    settings: Settings,
+    queue: JobQueue,
+    metrics: Metrics,
+    *,
+    write_interval_s: float = 1.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> JobHandler:
+    """The worker's handler. `write_interval_s`, `sleep` and `clock` pace GitHub writes (tests: 0)."""
+    app = GitHubApp(
+        settings.app_id,
+        settings.private_key,
+        settings.github_api_url,
+        metrics,
+        write_interval_s=write_interval_s,
+        clock=clock,
+        sleep=sleep,
+    )
+    return JobHandler(Deps(settings, queue, metrics, app))
+
+
+def abandon(deps: Deps, job: Job, error: str) -> None:
+    """Complete the check run a given-up job left in progress, as a failure that says why.
+
+    A check job and a `/docs-sync` recheck record their run under the job id; a job that never
+    started one, or whose run is already complete, needs no call.
+    """
+    raw = deps.queue.kv_get("check-run", str(job.id))
+    if raw is None:
+        return
+    run = CheckRun(**json.loads(raw))
+    if run.done:
+        return
+    repo, installation = repo_for(deps, job.payload)
+    with deps.app.session(installation):
+        finish_check_run(
+            repo,
+            deps.queue,
+            str(job.id),
+            run,
+            conclusion="failure",
+            title="docs-sync could not run",
+            summary=fail_summary(error),
+        )
+    log.info("job %s: check run %s completed as failed (%s)", job.id, run.id, error)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,10 +225,8 @@ def run_check(deps: Deps, job: Job, pull: Pull | None = None) -> Report | None:
             return None
         try:
             return _check_and_publish(deps, job, repo, pull, run)
-        except RetryableError as exc:
-            if job.attempts >= deps.max_attempts:
-                _fail(deps, job, repo, run, exc)
-            raise
+        except RetryableError:
+            raise  # the run stays in progress for the retry; the worker abandons the job if none comes
         except Exception as exc:
             _fail(deps, job, repo, run, exc)
             raise
@@ -271,10 +303,7 @@ def _check_and_publish(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckR
         )
         _mark_checked(deps.queue, repo, pull)
         return None
-    report = result.report
-    assert report is not None and result.links is not None
-    moved = result.listed_head is not None and result.listed_head != pull.head_sha
-    if moved or newer_push(deps.queue, job, repo, pull):
+    if result.moved or newer_push(deps.queue, job, repo, pull):
         log.info("job %s: a newer push replaces %s; publishing nothing", job.id, pull.head_sha)
         finish_check_run(
             repo,
@@ -287,6 +316,8 @@ def _check_and_publish(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckR
             "docs-sync checks that one instead.",
         )
         return None
+    report = result.report
+    assert report is not None and result.links is not None
     deps.metrics.findings(len(report.findings))
     notes = publish(deps, repo, pull, result)
     save_report(deps.queue, repo, pull, report, result.links)
@@ -317,7 +348,7 @@ class Analysis:
     files: tuple[dict, ...] = ()
     links: Links | None = None
     notes: tuple[str, ...] = ()
-    listed_head: str | None = None  # the head commit GitHub's file list was made for
+    moved: bool = False  # the pull request's head is no longer the commit this job checks
 
 
 def _config_key(repo: Repo, pull: Pull) -> str:
@@ -387,8 +418,14 @@ def analyze(deps: Deps, repo: Repo, pull: Pull) -> Analysis:
             return Analysis(problem=_config_problem(error, pull))
 
     files = repo.pull_files(pull.number)
+    if listed_head(files) not in (None, pull.head_sha):
+        # Pushed again, even if that delivery has not arrived: the file list (and its patches)
+        # belongs to the newer head, and this job's result would be thrown away.
+        return Analysis(moved=True)
     changes = changes_from_files(files)
-    revisions = PullRevisions(reader, pull.base_sha, pull.head_sha, changes, head_oids(files))
+    revisions = PullRevisions(
+        reader, pull.base_sha, pull.head_sha, changes, head_oids(files), base_patches(files)
+    )
     # The config is fetched again with the blobs, so a config changed on the base branch is
     # noticed in the same query; only then are the rules (and perhaps their blobs) redone.
     seen = _config_oid(revisions.prefetch(_watched(rules, changes), extra=[config_at])[config_at])
@@ -408,7 +445,7 @@ def analyze(deps: Deps, repo: Repo, pull: Pull) -> Analysis:
             "changes to files after those were not checked."
         )
     links = Links(repo_html_url(files, repo, deps.settings.github_api_url), pull.head_sha)
-    return Analysis(report, None, revisions, tuple(files), links, tuple(notes), listed_head(files))
+    return Analysis(report, None, revisions, tuple(files), links, tuple(notes))
 
 
 def _config_oid(blob) -> str | None:
@@ -547,21 +584,8 @@ def publish(deps: Deps, repo: Repo, pull: Pull, result: Analysis) -> list[str]:
 def newer_push(queue: JobQueue, job: Job, repo: Repo, pull: Pull) -> bool:
     """Is a check of another head commit of this pull request queued, running or done after `job`?
 
-    Read from the queue's own database: no GitHub call, and it sees deliveries that arrived
-    while this job was running.
+    Asked of the queue: no GitHub call, and it sees deliveries that arrived while this job ran.
+    A fork's check suite is keyed by its head SHA, but the push after it comes as a
+    pull_request delivery, keyed by the pull request: that key is the one to look under.
     """
-    path = getattr(queue, "path", None)
-    if not path or path == ":memory:":
-        return False
-    keys = (_pr_key(repo, pull.number), job.key or "")
-    try:
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)) as db:
-            rows = db.execute(
-                "SELECT payload FROM jobs WHERE kind = 'check' AND id > ? AND key IN (?, ?) "
-                "AND state IN ('queued', 'running', 'done')",
-                (job.id, *keys),
-            ).fetchall()
-    except sqlite3.Error:
-        log.warning("could not look for newer jobs of %s", job.key, exc_info=True)
-        return False
-    return any(json.loads(payload).get("head_sha") not in (None, pull.head_sha) for (payload,) in rows)
+    return queue.has_newer(_pr_key(repo, pull.number), job.id, "check", head_sha=pull.head_sha)

@@ -340,7 +340,7 @@ def finish_check_run(
         run.save(store, job_key)
 
 
-def fail_summary(error: BaseException) -> str:
+def fail_summary(error: BaseException | str) -> str:
     text = str(error) or type(error).__name__
     return (
         "docs-sync stopped before it could check this pull request:\n\n"

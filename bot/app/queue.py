@@ -77,6 +77,14 @@ class JobQueue(Protocol):
         """
         ...
 
+    def has_newer(self, key: str, job_id: int, kind: str = "check", *, head_sha: str | None = None) -> bool:
+        """Is a job of `kind` with `key`, newer than `job_id`, queued, running or done?
+
+        With `head_sha`, only jobs whose payload names another head commit count: a second
+        announcement of the same push is not newer work. Sees jobs enqueued while `job_id` runs.
+        """
+        ...
+
     def counts(self) -> dict[str, int]: ...
 
     def kv_get(self, ns: str, key: str) -> str | None: ...
@@ -252,6 +260,17 @@ class SQLiteQueue:
             (f"superseded by job {newer_id}", key, newer_id, newer_id),
         )
         return cur.rowcount
+
+    def has_newer(self, key: str, job_id: int, kind: str = "check", *, head_sha: str | None = None) -> bool:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT payload FROM jobs WHERE key = ? AND kind = ? AND id > ? "
+                "AND state IN ('queued', 'running', 'done')",
+                (key, kind, job_id),
+            ).fetchall()
+        if head_sha is None:
+            return bool(rows)
+        return any(json.loads(payload).get("head_sha") not in (None, head_sha) for (payload,) in rows)
 
     def get(self, job_id: int) -> Job | None:
         with self._lock:

@@ -1,11 +1,17 @@
 """The two revisions of a pull request, read through the GitHub API, as `bot.model.Tree`s.
 
 The check reads a handful of files (each rule's doc pages and sources) at the base and at the
-head. `PullRevisions.prefetch` fetches all of them, plus anything else the caller names (the
-repository's config at the base), in one GraphQL query. Nothing is fetched twice:
+head. The base side is the merge base, as in GitHub's own diff of the pull request: the base
+branch may have moved on since the branch point, and its newer edits are not the pull
+request's. `PullRevisions.prefetch` fetches all of them, plus anything else the caller names
+(the repository's config at the base branch's tip), in one GraphQL query. Nothing is fetched
+twice:
 
-- a file the pull request did not change is the same at base and head, so it is read once,
-  at the head (which is also right when the base branch moved on since the branch point);
+- a file the pull request did not change is the same at the merge base and at head, so it is
+  read once, at the head;
+- a file it changed is read at the head only: its base side is the head file with the patch
+  from GitHub's file list taken back out. Only where GitHub sent no patch (a diff too large to
+  show) is the file read at the merge base, which costs one compare call per job;
 - (commit, path) -> blob oid is remembered in the queue's kv store (a commit never changes),
   and blob texts in its blob store by oid, so a re-run of the same commits needs no query;
 - the head oid of every changed file comes with GitHub's file list, so a blob seen in an
@@ -17,6 +23,7 @@ the git trees API, once, and only when the check asks.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -72,6 +79,108 @@ def head_oids(files: Sequence[dict]) -> dict[str, str]:
     }
 
 
+@dataclass(frozen=True)
+class BasePatch:
+    """How one file at the merge base became a file at head, as GitHub's file list says."""
+
+    head_path: str | None  # None: the pull request removed the file
+    patch: str | None  # None when GitHub left it out (a binary file, or a diff too large)
+    changes: int | None  # changed lines, as GitHub counts them
+
+
+def base_patches(files: Sequence[dict]) -> dict[str, BasePatch]:
+    """Merge-base path -> its patch, for every file the pull request modified, renamed or removed."""
+    out = {}
+    for f in files:
+        status, path = _STATUS.get(str(f.get("status"))), f.get("filename")
+        if status not in ("modified", "renamed", "removed") or not isinstance(path, str):
+            continue
+        old = f.get("previous_filename") if status == "renamed" else path
+        if not isinstance(old, str):
+            continue
+        patch, changes = f.get("patch"), f.get("changes")
+        out[old] = BasePatch(
+            None if status == "removed" else path,
+            patch if isinstance(patch, str) else None,
+            changes if isinstance(changes, int) else None,
+        )
+    return out
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+Line = tuple[str, bool]  # text, and whether a newline ends it
+
+
+def _lines(text: str) -> list[Line]:
+    parts = text.split("\n")
+    lines = [(part, True) for part in parts[:-1]]
+    if parts[-1]:
+        lines.append((parts[-1], False))
+    return lines
+
+
+def unapply(head_text: str, patch: str) -> str | None:
+    """The file that `patch` turned into `head_text`, or None when the patch does not fit it.
+
+    Every context and added line of the patch, and where each hunk starts on both sides, is
+    checked against the head text, so an answer is the exact old file, never a guess.
+    """
+    head = _lines(head_text)
+    base: list[Line] = []
+    at = 0  # head lines used so far
+    old_left = new_left = 0
+    after_line = False  # may a "\ No newline at end of file" come next
+    rows = patch.split("\n")
+    for i, text in enumerate(rows):
+        m = _HUNK.match(text)
+        if m:
+            if old_left or new_left:
+                return None  # the previous hunk was cut short
+            old_left, new_left = int(m.group(2) or 1), int(m.group(4) or 1)
+            # "+5,0" adds nothing: the hunk sits after line 5, not at it.
+            start = int(m.group(3)) - (1 if new_left else 0)
+            if start < at or start > len(head):
+                return None
+            base.extend(head[at:start])
+            at, after_line = start, False
+            if len(base) != int(m.group(1)) - (1 if old_left else 0):
+                return None
+            continue
+        if text.startswith("\\"):  # "\ No newline at end of file", said of the line before
+            if not after_line:
+                return None
+            after_line = False
+            continue
+        newline = not (i + 1 < len(rows) and rows[i + 1].startswith("\\"))
+        kind, body = (text[:1], text[1:]) if text else (" ", "")  # "": a context line lost its space
+        if not text and old_left <= 0 and new_left <= 0:
+            continue  # the newline after the last hunk
+        if kind == "-" and old_left > 0:
+            base.append((body, newline))
+            old_left -= 1
+        elif kind in ("+", " ") and new_left > 0 and at < len(head) and head[at] == (body, newline):
+            if kind == " ":
+                if old_left <= 0:
+                    return None
+                base.append(head[at])
+                old_left -= 1
+            at, new_left = at + 1, new_left - 1
+        else:
+            return None
+        after_line = True
+    if old_left or new_left:
+        return None
+    base.extend(head[at:])
+    return "".join(text + ("\n" if newline else "") for text, newline in base)
+
+
+def git_blob_oid(text: str) -> str:
+    """The blob id git gives `text` (as UTF-8)."""
+    data = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
 class BlobReader:
     """Files at commits of one repository: GraphQL for what is new, the queue's stores for the rest."""
 
@@ -81,6 +190,17 @@ class BlobReader:
 
     def _key(self, where: Where) -> str:
         return f"{self.repo.full_name}@{where[0]}:{where[1]}"
+
+    def merge_base(self, base_sha: str, head_sha: str) -> str:
+        """The merge base of two commits: one compare call, then remembered (commits never change)."""
+        key = f"{self.repo.full_name}@{base_sha}...{head_sha}"
+        raw = self.store.kv_get("merge-base", key)
+        if raw is not None:
+            return json.loads(raw)["sha"]
+        sha = self.repo.merge_base(base_sha, head_sha)
+        if _SHA.fullmatch(base_sha) and _SHA.fullmatch(head_sha):
+            self.store.kv_put("merge-base", key, json.dumps({"sha": sha}))
+        return sha
 
     def fetch(
         self, wanted: Iterable[Where], known: Mapping[Where, str] | None = None
@@ -146,13 +266,20 @@ def _decode(data: bytes) -> str | None:
 class ApiTree:
     """One side of a pull request as a `bot.model.Tree`.
 
-    Reads come from what `PullRevisions.prefetch` fetched; a path nobody planned for is fetched
-    on its own (one more query), so a read is never wrong, only slower.
+    Reads come from what `PullRevisions.prefetch` fetched; a path nobody planned for is derived
+    or fetched on its own (one more query), so a read is never wrong, only slower.
     """
 
-    def __init__(self, reader: BlobReader, sha: str, locate: Callable[[str], Where | None]):
+    def __init__(
+        self,
+        reader: BlobReader,
+        sha: str,
+        locate: Callable[[str], Where | None],
+        derive: Callable[[str], object] | None = None,
+    ):
         self.reader, self.sha = reader, sha
         self._locate = locate
+        self._derive = derive  # a Blob (or None) made without a read, else _MISS
         self.files: dict[str, Blob | None] = {}
         self._entries: frozenset[str] | None = None
         self._blobs: frozenset[str] = frozenset()
@@ -160,8 +287,11 @@ class ApiTree:
 
     def _blob(self, path: str) -> Blob | None:
         if path not in self.files:
-            where = self._locate(path)
-            self.files[path] = None if where is None else self.reader.fetch([where])[where]
+            blob = self._derive(path) if self._derive is not None else _MISS
+            if blob is _MISS:
+                where = self._locate(path)
+                blob = None if where is None else self.reader.fetch([where])[where]
+            self.files[path] = blob  # type: ignore[assignment]
         return self.files[path]
 
     def read(self, path: str) -> str | None:
@@ -192,7 +322,11 @@ class ApiTree:
 
 
 class PullRevisions:
-    """Base and head of a pull request, and at which commit each of their files is read."""
+    """Base and head of a pull request, and where each of their files comes from.
+
+    `patches` (from `base_patches`) lets the base side of a changed file be derived from its head
+    side; without one, that file is read at the merge base.
+    """
 
     def __init__(
         self,
@@ -201,6 +335,7 @@ class PullRevisions:
         head_sha: str,
         changes: Sequence[Change],
         known_head_oids: Mapping[str, str] | None = None,
+        patches: Mapping[str, BasePatch] | None = None,
     ):
         self.reader = reader
         self.base_sha, self.head_sha = base_sha, head_sha
@@ -214,18 +349,53 @@ class PullRevisions:
         self._changed_at_base = changed_at_base
         self._new_at_head = new_at_head - changed_at_base
         self._known = {(head_sha, p): oid for p, oid in (known_head_oids or {}).items()}
-        self.base = ApiTree(reader, base_sha, self.where_base)
+        self.patches = dict(patches or {})
+        self._merge_base: str | None = None
+        self.base = ApiTree(reader, base_sha, self.where_base, self.derive_base)
         self.head = ApiTree(reader, head_sha, self.where_head)
+
+    def merge_base(self) -> str:
+        if self._merge_base is None:
+            self._merge_base = self.reader.merge_base(self.base_sha, self.head_sha)
+        return self._merge_base
 
     def where_head(self, path: str) -> Where | None:
         return None if path in self._gone_at_head else (self.head_sha, path)
 
     def where_base(self, path: str) -> Where | None:
+        """Where to read `path`'s base side (asks GitHub for the merge base of a changed file)."""
         if path in self._new_at_head:
             return None
         if path in self._changed_at_base:
-            return (self.base_sha, path)
+            return (self.merge_base(), path)
         return (self.head_sha, path)  # untouched by the pull request: the same file as at head
+
+    def derivable(self, path: str) -> bool:
+        """Can `derive_base` make `path`'s base side from the head side and GitHub's patch?"""
+        p = self.patches.get(path)
+        if p is None or path not in self._changed_at_base:
+            return False
+        return p.patch is not None or (p.changes == 0 and p.head_path is not None)
+
+    def derive_base(self, path: str) -> object:
+        """`path` at the merge base, made from its head side and patch; _MISS when it cannot be."""
+        if not self.derivable(path):
+            return _MISS
+        p = self.patches[path]
+        head_text = ""  # a removed file: the patch holds every line it had
+        if p.head_path is not None:
+            head = self.head._blob(p.head_path)
+            if head is None:
+                return _MISS
+            if p.patch is None:
+                # A rename without edits, or a mode change: the same blob. (A binary file says
+                # the same, and its text is None on both sides anyway.)
+                return head
+            if head.text is None:
+                return _MISS
+            head_text = head.text
+        text = unapply(head_text, p.patch) if p.patch is not None else None
+        return _MISS if text is None else Blob(git_blob_oid(text), text)
 
     def prefetch(self, paths: Iterable[str], extra: Iterable[Where] = ()) -> dict[Where, Blob | None]:
         """Fetch `paths` on both sides (and where the pull request moved them) plus `extra`, at once.
@@ -235,14 +405,34 @@ class PullRevisions:
         wanted = set(paths)
         wanted |= {self.renames[p] for p in wanted if p in self.renames}
         plan: dict[tuple[str, str], Where | None] = {}
-        for path in wanted:
+        derived = []
+        for path in sorted(wanted):
             if path not in self.head.files:
                 plan[("head", path)] = self.where_head(path)
-            if path not in self.base.files:
+            if path in self.base.files:
+                continue
+            if self.derivable(path):
+                derived.append(path)
+                head_path = self.patches[path].head_path
+                if head_path is not None and head_path not in self.head.files:
+                    plan[("head", head_path)] = self.where_head(head_path)
+            else:
                 plan[("base", path)] = self.where_base(path)
         extra = list(extra)
         fetched = self.reader.fetch([w for w in plan.values() if w is not None] + extra, self._known)
         for (side, path), where in plan.items():
             tree = self.head if side == "head" else self.base
             tree.files[path] = None if where is None else fetched[where]
+        unfit = []
+        for path in derived:
+            blob = self.derive_base(path)
+            if blob is _MISS:
+                unfit.append(path)  # the patch does not fit the head file: read the merge base
+            else:
+                self.base.files[path] = blob  # type: ignore[assignment]
+        if unfit:
+            at = {path: self.where_base(path) for path in unfit}
+            again = self.reader.fetch([w for w in at.values() if w is not None])
+            for path, where in at.items():
+                self.base.files[path] = None if where is None else again[where]
         return {w: fetched[w] for w in extra}

@@ -11,6 +11,12 @@ Outcomes of one run:
     any other exception      -> fail, with the traceback in the log
 A job claimed more than max_attempts times (it crashed the process every time) is failed
 without running it again.
+
+Whenever the worker fails a job it tells the handler, if the handler has a method
+`abandon(job, error)`: the job will not run again, so whatever it left in progress on GitHub
+(a check run that a branch protection rule waits for) must be finished now. `error` is what the
+queue records, "gave up after N attempts: <last error>" when the attempts ran out. The job is
+failed in the queue first, so an `abandon` that crashes the process cannot bring it back.
 """
 
 from __future__ import annotations
@@ -121,11 +127,13 @@ class Worker:
 
     def _run_job(self, job: Job) -> None:
         if job.attempts > self.max_attempts:
-            self.queue.fail(job.id, f"gave up after {job.attempts - 1} attempts: {job.last_error}")
+            error = f"gave up after {job.attempts - 1} attempts: {job.last_error}"
+            self.queue.fail(job.id, error)
             self.metrics.job("failed")
             log.error(
                 "job %s (%s %s) given up after %d attempts", job.id, job.kind, job.key, job.attempts - 1
             )
+            self._abandon(job, error)
             return
         log.info("job %s (%s %s) attempt %d", job.id, job.kind, job.key, job.attempts)
         started = time.monotonic()
@@ -136,9 +144,11 @@ class Worker:
         except RetryableError as exc:
             seconds = time.monotonic() - started
             if job.attempts >= self.max_attempts:
-                self.queue.fail(job.id, f"gave up after {job.attempts} attempts: {exc}")
+                error = f"gave up after {job.attempts} attempts: {exc}"
+                self.queue.fail(job.id, error)
                 self.metrics.job("failed", seconds)
                 log.error("job %s failed for good after %d attempts: %s", job.id, job.attempts, exc)
+                self._abandon(job, error)
                 return
             delay = self.retry_delay(job.attempts, exc.delay_s)
             self.queue.retry(job.id, delay, str(exc))
@@ -146,14 +156,27 @@ class Worker:
             log.warning("job %s will retry in %.0fs: %s", job.id, delay, exc)
             return
         except Exception as exc:
-            self.queue.fail(job.id, f"{type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
+            self.queue.fail(job.id, error)
             self.metrics.job("failed", time.monotonic() - started)
             log.exception("job %s failed", job.id)
+            self._abandon(job, error)
             return
         self.queue.complete(job.id)
         seconds = time.monotonic() - started
         self.metrics.job("done", seconds)
         log.info("job %s done in %.2fs", job.id, seconds)
+
+    def _abandon(self, job: Job, error: str) -> None:
+        abandon = getattr(self.handler, "abandon", None)
+        if abandon is None:
+            return
+        try:
+            result = abandon(job, error)
+            if inspect.isawaitable(result):
+                self._event_loop().run_until_complete(result)
+        except Exception:  # GitHub is down as well: the log and the queue keep the original error
+            log.exception("job %s: could not clean up after giving up", job.id)
 
     def retry_delay(self, attempts: int, delay_s: float) -> float:
         backoff = min(self.max_delay_s, self.base_delay_s * 2 ** max(0, attempts - 1))
