@@ -591,8 +591,8 @@ class _RuleCheck:
             if ref.kind != "path" or _is_external(ref.token, self.rule.external):
                 continue
             token = ref.token.rstrip("/")
-            if token in self.renames:
-                new = self.renames[token]
+            new = self.renames.get(token) or self._moved_folder(token)
+            if new is not None:
                 self._emit(
                     "renamed",
                     ref.token,
@@ -602,7 +602,9 @@ class _RuleCheck:
                     code=CodeLocation(new, 1),
                     edit=(token, new),
                 )
-            elif token in self.removed_paths and not self.head.exists(token):
+            elif not self.head.exists(token) and (
+                token in self.removed_paths or any(p.startswith(token + "/") for p in self.removed_paths)
+            ):
                 self._emit(
                     "removed",
                     ref.token,
@@ -610,6 +612,19 @@ class _RuleCheck:
                     doc=doc,
                     line=ref.line,
                 )
+
+    def _moved_folder(self, folder: str) -> str | None:
+        """Where a cited folder went, when the change moved every file in it to one new folder."""
+        if self.head.exists(folder):
+            return None
+        targets = set()
+        for old, new in self.renames.items():
+            if old.startswith(folder + "/"):
+                rest = old[len(folder) :]
+                if not new.endswith(rest):
+                    return None
+                targets.add(new[: -len(rest)])
+        return targets.pop() if len(targets) == 1 else None
 
     # -- doc -> code ----------------------------------------------------------------------------
 

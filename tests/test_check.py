@@ -280,3 +280,20 @@ def test_new_mesh_dimension_is_reported_on_the_table_that_lists_them():
     finding = only(run({MESH: mesh}))
     assert (finding.kind, finding.symbol, finding.severity) == ("undocumented", "ep", "warning")
     assert finding.doc.line == doc_line(demo.DOC_BASE, "| `dp_shard` | derived |")
+
+
+def test_moved_folder_cited_by_the_doc_suggests_the_new_folder():
+    doc = demo.DOC_BASE + "\nEverything FSDP lives in `trainer/backends/fsdp/`.\n"
+    base = dict(demo.BASE_FILES, **{DOC: doc})
+    head = dict(base)
+    changes = []
+    for old in (ARGS, MESH):
+        new = old.replace("trainer/backends/fsdp/", "trainer/fsdp/")
+        head[new] = head.pop(old)
+        changes.append(Change("renamed", new, old))
+    report = check(rules(), MemoryTree(base), MemoryTree(head), changes)
+    moved = [f for f in report.findings if f.symbol == "trainer/backends/fsdp/"]
+    assert len(moved) == 1 and moved[0].kind == "renamed"
+    assert moved[0].suggestion.replacement == "Everything FSDP lives in `trainer/fsdp/`."
+    # The page's citation of the moved module itself is reported too.
+    assert {f.symbol for f in report.findings} >= {MESH}
