@@ -1,11 +1,8 @@
-import subprocess
 import textwrap
 import time
-from pathlib import Path
-
-import pytest
 
 from bot.doc import DocPage, Ref, github_anchor, parse_doc, split_span
+from tests.miles import miles_file
 
 
 def page(src: str) -> DocPage:
@@ -440,23 +437,11 @@ def test_row_with_flag_value_and_default_cell():
 
 # --- the real page ---------------------------------------------------------------------------
 
-MIRROR = Path("/work/.mirror/radixark+miles/repo")
 REAL_PAGE = "docs/user-guide/training-backend.md"
 
 
-def _real_page() -> str:
-    if not MIRROR.exists():
-        pytest.skip("miles mirror not available")
-    done = subprocess.run(
-        ["git", "-C", str(MIRROR), "show", f"HEAD:{REAL_PAGE}"], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        pytest.skip(f"{REAL_PAGE} not in the mirror")
-    return done.stdout
-
-
 def test_real_training_backend_page():
-    text = _real_page()
+    text = miles_file(REAL_PAGE)
     p = parse_doc(REAL_PAGE, text)
     for r in p.refs:
         assert p.lines[r.line - 1][r.col : r.col + len(r.token)] == r.token, r

@@ -1,13 +1,9 @@
-import os
-import subprocess
 import textwrap
-from pathlib import Path
-
-import pytest
 
 from bot.extract import extract
 from bot.model import ParseError
 from bot.rules import Source
+from tests.miles import miles_file
 
 SOURCE = Source(id="cli", kind="argparse", paths=("pkg/arguments.py",))
 
@@ -260,20 +256,6 @@ def test_paths_sources_read_nothing():
     result = extract(Source(id="p", kind="paths", paths=("docs/x.md",)), "docs/x.md", "not python {")
 
     assert result.facts == () and result.errors == ()
-
-
-MIRROR = Path(os.environ.get("MILES_MIRROR", "/work/.mirror/radixark+miles/repo"))
-
-
-def miles_file(path: str, rev: str = "HEAD") -> str:
-    if not MIRROR.exists():
-        pytest.skip("miles mirror not available")
-    shown = subprocess.run(
-        ["git", "-C", str(MIRROR), "show", f"{rev}:{path}"], capture_output=True, text=True
-    )
-    if shown.returncode != 0:
-        pytest.skip(f"{rev}:{path} not in the miles mirror")
-    return shown.stdout
 
 
 def test_real_miles_arguments_module():

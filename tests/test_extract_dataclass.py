@@ -1,14 +1,12 @@
 import ast
-import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import pytest
 
 from bot.extract import extract
 from bot.extract.dataclass_flags import dataclass_fields
 from bot.rules import Convention, Source
+from tests.miles import miles_file
 
 SOURCE = Source(
     id="trainer-args", kind="dataclass-flags", dataclass="TrainerArgs", builder="build_trainer_parser"
@@ -396,19 +394,7 @@ def test_missing_dataclass_gives_no_facts_and_syntax_error_is_reported():
     assert [(e.path, e.line) for e in result.errors] == [("pkg/trainer_args.py", FIELDS.count("\n") + 2)]
 
 
-MIRROR = Path(os.environ.get("MILES_MIRROR", "/work/.mirror/radixark+miles/repo"))
 FSDP = Source(id="fsdp-args", kind="dataclass-flags", dataclass="FSDPArgs", builder="build_fsdp_parser")
-
-
-def miles_file(path: str, rev: str = "HEAD") -> str:
-    if not MIRROR.exists():
-        pytest.skip("miles mirror not available")
-    shown = subprocess.run(
-        ["git", "-C", str(MIRROR), "show", f"{rev}:{path}"], capture_output=True, text=True
-    )
-    if shown.returncode != 0:
-        pytest.skip(f"{rev}:{path} not in the miles mirror")
-    return shown.stdout
 
 
 def test_real_miles_fsdp_args_both_shapes():

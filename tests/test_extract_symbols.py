@@ -1,12 +1,8 @@
-import os
-import subprocess
 import textwrap
-from pathlib import Path
-
-import pytest
 
 from bot.extract import extract
 from bot.rules import Source
+from tests.miles import miles_file
 
 SOURCE = Source(id="actor", kind="symbols", paths=("pkg/actor.py",))
 
@@ -118,20 +114,6 @@ def test_syntax_error_is_reported_with_its_line():
 
     assert result.facts == ()
     assert [(e.path, e.line) for e in result.errors] == [("pkg/actor.py", 4)]
-
-
-MIRROR = Path(os.environ.get("MILES_MIRROR", "/work/.mirror/radixark+miles/repo"))
-
-
-def miles_file(path: str, rev: str = "HEAD") -> str:
-    if not MIRROR.exists():
-        pytest.skip("miles mirror not available")
-    shown = subprocess.run(
-        ["git", "-C", str(MIRROR), "show", f"{rev}:{path}"], capture_output=True, text=True
-    )
-    if shown.returncode != 0:
-        pytest.skip(f"{rev}:{path} not in the miles mirror")
-    return shown.stdout
 
 
 def test_real_miles_fsdp_actor():
