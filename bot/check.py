@@ -353,7 +353,7 @@ class _RuleCheck:
                 if _is_choice(delta.old) and not self._cites_choice(doc, ref, delta.old, base):
                     continue
                 self._gone(doc, ref, delta, code_diffs)
-        self._claims(doc, deltas, code_diffs)
+        self._claims(doc, deltas, code_diffs, base)
 
     def _cites_choice(self, doc: DocPage, ref: Ref, choice: Fact, base: Facts) -> bool:
         """Is this bare value (`fsdp`) cited as a choice of its flag, rather than in passing?"""
@@ -465,9 +465,13 @@ class _RuleCheck:
                 code=code,
             )
 
-    def _claims(self, doc: DocPage, deltas: dict[str, list[_Delta]], code_diffs: dict[str, LineDiff]) -> None:
+    def _claims(
+        self, doc: DocPage, deltas: dict[str, list[_Delta]], code_diffs: dict[str, LineDiff], base: Facts
+    ) -> None:
         """Default claims that were true at base and are false at head."""
         for claim in doc.claims:
+            if claim.subject is None and len(_choice_owners(claim.value, base)) != 1:
+                continue  # a bare value is only a claim about a flag when one flag offers it
             for delta in self._claim_deltas(claim, deltas, _aliases(doc)):
                 old, new = delta.old, delta.new
                 assert new is not None
@@ -713,11 +717,9 @@ class _RuleCheck:
     def _check_claim(self, doc: DocPage, claim, head: Facts, aliases: dict[str, str]) -> None:
         flags: list[Fact] = []
         if claim.subject is None:
-            flags = [
-                f
-                for f in head.flags()
-                if claim.value in (f.attr("choices") or "").split(",") and not f.token.startswith("--no-")
-            ]
+            flags = _choice_owners(claim.value, head)
+            if len(flags) != 1:
+                return
         else:
             flags = [
                 f
@@ -793,6 +795,15 @@ def _enumerating_line(refs: Sequence[Ref]) -> int:
 
     _key, best = min(groups.items(), key=score)
     return max(r.line for r in best)
+
+
+def _choice_owners(value: str, facts: Facts) -> list[Fact]:
+    """The flags (one per dest) that offer `value` among their choices."""
+    owners: dict[str, Fact] = {}
+    for f in facts.flags():
+        if value in (f.attr("choices") or "").split(",") and not f.token.startswith("--no-"):
+            owners.setdefault(f.key, f)
+    return list(owners.values())
 
 
 def _is_choice(fact: Fact) -> bool:

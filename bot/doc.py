@@ -487,8 +487,10 @@ def _span_claim(src: str, scan: _Inline, idx: int, subject_of) -> _RawClaim | No
             return None  # `--flag` alone says which flag, not which value
         return _RawClaim(ref.token, ref.value, ref.value_pos, ref.value)
     value = span.content.strip()
+    # With no flag nearby the claim keeps subject None: the check ties it to the one flag whose
+    # choices include the value, if there is exactly one.
     subject = subject_of(idx)
-    if not value or subject is None:
+    if not value:
         return None
     text, pos = _span_text(src, span)
     return _RawClaim(subject, value, pos if pos is not None else max(span.start, scan.lo), text)

@@ -297,3 +297,13 @@ def test_moved_folder_cited_by_the_doc_suggests_the_new_folder():
     assert moved[0].suggestion.replacement == "Everything FSDP lives in `trainer/fsdp/`."
     # The page's citation of the moved module itself is reported too.
     assert {f.symbol for f in report.findings} >= {MESH}
+
+
+def test_claim_without_a_flag_is_tied_to_the_one_flag_whose_choices_hold_the_value():
+    doc = demo.DOC_BASE + "\nJobs train on `megatron` by default.\n"
+    main_args = demo.MAIN_ARGS.replace('default="megatron"', 'default="fsdp"')
+    report = run({MAIN_ARGS: main_args}, base_edits={DOC: doc})
+    lines = sorted(f.doc.line for f in report.findings)
+    assert lines == [doc_line(doc, "| `megatron` |"), doc_line(doc, "Jobs train on")]
+    prose = next(f for f in report.findings if f.doc.line == doc_line(doc, "Jobs train on"))
+    assert prose.suggestion.replacement == "Jobs train on `fsdp` by default."

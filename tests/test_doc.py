@@ -386,8 +386,6 @@ def test_non_claims():
 
         Under `--colocate` Miles also defaults `--prefill-backend=disabled` here.
 
-        At the default `fp32` moment dtype it is exact.
-
         The default is gloo for `--cpu-backend`.
 
         | Flag | Effect |
@@ -395,6 +393,16 @@ def test_non_claims():
         | `--target disk` | Stream to NVMe. The default is `cpu`. |
         """)
     assert p.claims == ()
+
+
+def test_claim_with_no_flag_nearby_keeps_its_value_for_the_check_to_place():
+    p = page("""
+        The fp32 masters live on disk.
+
+        At the default `fp32` moment dtype it is exact.
+        """)
+    (claim,) = p.claims
+    assert (claim.subject, claim.value, claim.line, claim.text) == (None, "fp32", 3, "`fp32`")
 
 
 def test_default_column_checkmark_and_code():
