@@ -36,6 +36,9 @@ from bot.model import (
 )
 from bot.rules import Rule
 
+# What a script that parses its own command line contains.
+_CLI_MARKERS = ("argparse", "add_argument(", "import click", "import typer", "getopt", "sys.argv")
+
 # Share of a source's flags a page must cite before a new flag there is worth a notice.
 DOCUMENTED_SHARE = 0.2
 
@@ -662,6 +665,8 @@ class _RuleCheck:
 
     def _resolve_flag(self, doc: DocPage, ref: Ref, head: Facts, flag_tokens: set[str]) -> None:
         facts = [f for f in head.by_token.get(ref.token, ()) if f.kind == "flag"]
+        if not facts and self._own_cli(ref.program):
+            return  # `python tools/convert.py --input x`: that script's flags, not the rule's
         if not facts:
             near = _closest(ref.token, flag_tokens, 0.6)
             self._emit(
@@ -687,6 +692,16 @@ class _RuleCheck:
                     code=CodeLocation(facts[0].path, facts[0].line),
                     edit=(ref.value, near) if near else None,
                 )
+
+    def _own_cli(self, program: str | None) -> bool:
+        """Is `program` a script in the repository that parses its own command line?"""
+        if program is None:
+            return False
+        path = program.removeprefix("./")
+        if any(path in s.paths for s in self.rule.sources):
+            return False
+        text = self.head.read(path)
+        return text is not None and any(m in text for m in _CLI_MARKERS)
 
     def _resolve_path(self, doc: DocPage, ref: Ref) -> None:
         token = ref.token

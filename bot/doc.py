@@ -39,6 +39,7 @@ class Ref:
     column: str | None = None  # table cells: the header text of the column
     row: int | None = None  # table cells: 0-based index of the body row within its table
     col: int | None = None  # 0-based character offset of the token in its line, when known
+    program: str | None = None  # fenced flags: the script path the command runs (`python tools/x.py`)
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,7 @@ class _Raw:
     value_pos: int | None = None
     column: str | None = None
     row: int | None = None
+    program: str | None = None
 
 
 @dataclass
@@ -391,7 +393,7 @@ def _fence_refs(tok: Token, first_line0: int, source: _Source, lines: list[str])
     # A command runs across `\` continuations; segments split at && | ; and a bare `--`.
     command: str | None = None
     expect_command = True
-    continued = False
+    continued, program = False, None
     for i, content_line in enumerate(tok.content.split("\n")):
         line0 = first_line0 + i
         if line0 >= len(lines):
@@ -410,11 +412,11 @@ def _fence_refs(tok: Token, first_line0: int, source: _Source, lines: list[str])
         cut = next((k for k, (w, _) in enumerate(words) if w.startswith("#")), len(words))
         words = words[:cut]
         if not continued:
-            command, expect_command = None, True
+            command, expect_command, program = None, True, None
         continued = bool(words) and words[-1][0] == "\\"
         for k, (word, col) in enumerate(words):
             if word in _SEPARATORS or word.endswith(";"):
-                command, expect_command = None, True
+                command, expect_command, program = None, True, None
                 continue
             if expect_command:
                 if _ASSIGN_RE.match(word) or word in _PREFIX_WORDS or word == "\\":
@@ -424,13 +426,14 @@ def _fence_refs(tok: Token, first_line0: int, source: _Source, lines: list[str])
                 if command not in _INTERPRETERS and not word.startswith("-"):
                     if word.endswith((".py", ".sh")):
                         out.append(_Raw(word, "path", base + col, "fence"))
+                        program = word
                     continue
                 if command in _INTERPRETERS:
                     command = "interp:" + command
                     continue
             if command and command.startswith("interp:") and word.endswith((".py", ".sh")):
                 out.append(_Raw(word, "path", base + col, "fence"))
-                command = "script"
+                command, program = "script", word
                 continue
             if command in _EXTERNAL:
                 continue
@@ -443,7 +446,7 @@ def _fence_refs(tok: Token, first_line0: int, source: _Source, lines: list[str])
                 value, vpos = rest[1:], base + col + m.end() + 1
             elif not rest and k + 1 < len(words) and _good_value(words[k + 1][0]):
                 value, vpos = words[k + 1][0], base + words[k + 1][1]
-            out.append(_Raw(flag, "flag", base + col, "fence", value, vpos))
+            out.append(_Raw(flag, "flag", base + col, "fence", value, vpos, program=program))
     return out
 
 
@@ -734,7 +737,7 @@ def parse_doc(path: str, text: str) -> DocPage:
         lines=tuple(lines),
         sections=tuple(sections),
         refs=tuple(
-            Ref(r.token, r.kind, line, r.where, section_at(line), r.value, r.column, r.row, col)
+            Ref(r.token, r.kind, line, r.where, section_at(line), r.value, r.column, r.row, col, r.program)
             for line, col, _, r in refs
         ),
         claims=tuple(

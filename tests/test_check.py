@@ -307,3 +307,17 @@ def test_claim_without_a_flag_is_tied_to_the_one_flag_whose_choices_hold_the_val
     assert lines == [doc_line(doc, "| `megatron` |"), doc_line(doc, "Jobs train on")]
     prose = next(f for f in report.findings if f.doc.line == doc_line(doc, "Jobs train on"))
     assert prose.suggestion.replacement == "Jobs train on `fsdp` by default."
+
+
+def test_flags_of_a_repository_script_with_its_own_cli_are_not_the_rules_business():
+    tool = "import argparse\n\np = argparse.ArgumentParser()\np.add_argument('--input-dir')\n"
+    doc = demo.DOC_BASE + "\n```bash\npython tools/convert.py --input-dir /x --output-dir /y\n```\n"
+    base = dict(demo.BASE_FILES, **{"tools/convert.py": tool})
+    head = dict(base, **{DOC: doc})
+    report = check(rules(), MemoryTree(base), MemoryTree(head), [Change("modified", DOC)])
+    assert report.findings == ()
+    # The same flags given to the trainer's own launcher are checked.
+    head[DOC] = demo.DOC_BASE + "\n```bash\npython train.py --input-dir /x\n```\n"
+    head["train.py"] = "from trainer.arguments import add_cluster_arguments\n"
+    report = check(rules(), MemoryTree(base), MemoryTree(head), [Change("modified", DOC)])
+    assert [(f.kind, f.symbol) for f in report.findings] == [("unresolved", "--input-dir")]

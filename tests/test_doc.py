@@ -497,3 +497,19 @@ def test_parse_stays_linear_on_a_long_page():
         "2",
         "--knob-149 2 --flag-149 y \\",
     )
+
+
+def test_fenced_flags_remember_the_script_they_are_passed_to():
+    p = page("""
+        ```bash
+        PYTHONPATH=/x python3 tools/convert.py --input-dir /a \\
+            --output-dir /b
+        python3 train.py --lr 1e-5
+        ```
+        """)
+    flags = {(r.token, r.program) for r in p.refs if r.kind == "flag"}
+    assert flags == {
+        ("--input-dir", "tools/convert.py"),
+        ("--output-dir", "tools/convert.py"),
+        ("--lr", "train.py"),
+    }
