@@ -14,7 +14,7 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
 # Bump when extraction output changes shape or meaning, so stale entries are ignored.
-FORMAT = "facts-2"
+FORMAT = "facts-3"
 
 
 def default_cache_path() -> Path:
