@@ -286,11 +286,11 @@ class _RuleCheck:
                 continue
             if any(e.path == old.path for e in head.errors):
                 continue  # the file does not parse at head; that is the finding
-            successor = self._successor(old, head, new_tokens)
+            successor = self._successor(old, base, head, new_tokens)
             out[token].append(_Delta("renamed" if successor else "removed", old, successor))
         return out
 
-    def _successor(self, old: Fact, head: Facts, new_tokens: set[str]) -> Fact | None:
+    def _successor(self, old: Fact, base: Facts, head: Facts, new_tokens: set[str]) -> Fact | None:
         if old.kind == "flag":
             # Same dest and same polarity: `--disable-fp32-master` (sets false) -> `--no-keep-fp32-master`.
             same_key = [
@@ -317,6 +317,15 @@ class _RuleCheck:
             for f in head.facts
             if f.kind == "symbol" and f.token in new_tokens and f.attr("kind") == old.attr("kind")
         ]
+        if old.attr("kind") == "method":
+            # One method gone from a class and one new in it: a rename, whatever the names.
+            owner = old.key.rpartition(".")[0] + "."
+            gone = {f.token for f in base.facts if f.kind == "symbol" and f.key.startswith(owner)} - set(
+                head.by_token
+            )
+            added = [f for f in candidates if f.key.startswith(owner) and f.path == old.path]
+            if len(gone) == 1 and len(added) == 1:
+                return added[0]
         best = _closest(old.token, [f.token for f in candidates], 0.7)
         return next((f for f in candidates if f.token == best), None)
 
@@ -361,7 +370,8 @@ class _RuleCheck:
     def _cites_choice(self, doc: DocPage, ref: Ref, choice: Fact, base: Facts) -> bool:
         """Is this bare value (`fsdp`) cited as a choice of its flag, rather than in passing?"""
         flag = (choice.group or "").removeprefix("choices of ")
-        if any(r.token == flag for r in doc.refs_on(ref.line)):
+        first, last = _paragraph(doc, ref.line) if ref.where != "table" else (ref.line, ref.line)
+        if any(r.token == flag for n in range(first, last + 1) for r in doc.refs_on(n)):
             return True
         if ref.where == "table":
             siblings = set(base.group(choice.group or ""))
@@ -810,6 +820,16 @@ def _enumerating_line(refs: Sequence[Ref]) -> int:
 
     _key, best = min(groups.items(), key=score)
     return max(r.line for r in best)
+
+
+def _paragraph(doc: DocPage, line: int) -> tuple[int, int]:
+    """The lines of the paragraph (or list item run) holding `line`: up to the blank lines around it."""
+    first = last = line
+    while first > 1 and doc.lines[first - 2].strip():
+        first -= 1
+    while last < len(doc.lines) and doc.lines[last].strip():
+        last += 1
+    return first, last
 
 
 def _choice_owners(value: str, facts: Facts) -> list[Fact]:
