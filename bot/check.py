@@ -22,6 +22,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.doc import DocPage, Ref
+from bot.doctext import (
+    display,
+    enumerating_line,
+    first_cell_token,
+    flag_aliases,
+    in_scope,
+    is_mark,
+    normalize_default,
+    paragraph,
+    replace_token,
+)
 from bot.facts import Facts, FactsCache, gather, parse_doc_cached
 from bot.linediff import LineDiff, line_diff
 from bot.model import (
@@ -50,15 +61,6 @@ MEANING_ATTRS = ("default", "choices", "sets", "type")
 # Helpers over doc lines
 
 
-def _token_pattern(token: str) -> re.Pattern[str]:
-    # A token inside a line, not as part of a longer flag or identifier.
-    return re.compile(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])")
-
-
-def _replace_token(line: str, old: str, new: str) -> str:
-    return _token_pattern(old).sub(new.replace("\\", "\\\\"), line)
-
-
 def _is_external(token: str, patterns: Sequence[str]) -> bool:
     return bool(patterns) and _external_regex(tuple(patterns)).match(token) is not None
 
@@ -66,32 +68,6 @@ def _is_external(token: str, patterns: Sequence[str]) -> bool:
 @functools.cache
 def _external_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(fnmatch.translate(p) for p in patterns))
-
-
-def _in_scope(ref_section: str, prefixes: Sequence[str]) -> bool:
-    if not prefixes:
-        return True
-    return any(ref_section == p or ref_section.startswith(p + " > ") for p in prefixes)
-
-
-def _normalize_default(value: str | None) -> str | None:
-    if value is None:
-        return None
-    v = value.strip().strip("`").strip()
-    lowered = v.lower()
-    if lowered in ("true", "on", "enabled", "yes"):
-        return "True"
-    if lowered in ("false", "off", "disabled", "no"):
-        return "False"
-    if lowered in ("none", "null", "unset"):
-        return "None"
-    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
-        v = v[1:-1]
-    try:
-        number = float(v)
-    except ValueError:
-        return v
-    return repr(int(number)) if number.is_integer() and "e" not in lowered else repr(number)
 
 
 def _closest(token: str, candidates: Iterable[str], cutoff: float) -> str | None:
@@ -162,7 +138,7 @@ class _RuleCheck:
             base_text = self.base.read(target.path)
             head_doc = parse_doc_cached(head_path, head_text, self.head.blob_id(head_path), self.cache)
             doc_diff = line_diff(base_text, head_text)
-            refs = [r for r in head_doc.refs if _in_scope(r.section.path, target.sections)]
+            refs = [r for r in head_doc.refs if in_scope(r.section.path, target.sections)]
             if not self.audit:
                 self._code_to_doc(head_doc, refs, deltas, code_diffs, head_facts, base_facts)
                 successors = {
@@ -236,7 +212,7 @@ class _RuleCheck:
             assert finding.doc is not None
             fixed = original
             for old, new in self._line_edits[(finding.doc.path, line)]:
-                fixed = _replace_token(fixed, old, new)
+                fixed = replace_token(fixed, old, new)
             suggestion = Suggestion(finding.doc.path, line, line, fixed) if fixed != original else None
             self.findings.append(_with_suggestion(finding, suggestion))
         unique: dict[tuple, Finding] = {}
@@ -279,7 +255,7 @@ class _RuleCheck:
                 if old.kind == "flag":
                     for attr in MEANING_ATTRS:
                         a, b = old.attr(attr), news[0].attr(attr)
-                        if _normalize_default(a) != _normalize_default(b) and not (
+                        if normalize_default(a) != normalize_default(b) and not (
                             a is None and attr != "default"
                         ):
                             out[token].append(_Delta("changed", old, news[0], attr, a, b))
@@ -370,7 +346,7 @@ class _RuleCheck:
     def _cites_choice(self, doc: DocPage, ref: Ref, choice: Fact, base: Facts) -> bool:
         """Is this bare value (`fsdp`) cited as a choice of its flag, rather than in passing?"""
         flag = (choice.group or "").removeprefix("choices of ")
-        first, last = _paragraph(doc, ref.line) if ref.where != "table" else (ref.line, ref.line)
+        first, last = paragraph(doc, ref.line) if ref.where != "table" else (ref.line, ref.line)
         if any(r.token == flag for n in range(first, last + 1) for r in doc.refs_on(n)):
             return True
         if ref.where == "table":
@@ -401,7 +377,7 @@ class _RuleCheck:
             return
         replacement = None
         line_text = doc.lines[ref.line - 1]
-        if ref.where == "table" and ref.row is not None and _first_cell_token(line_text) == ref.token:
+        if ref.where == "table" and ref.row is not None and first_cell_token(line_text) == ref.token:
             replacement = ""  # the table row exists for this fact alone: drop it
         self._emit(
             "removed",
@@ -424,13 +400,13 @@ class _RuleCheck:
             delta.attr == "default"
             and old.attr("sets") is not None
             and {
-                _normalize_default(delta.old_value),
-                _normalize_default(delta.new_value),
+                normalize_default(delta.old_value),
+                normalize_default(delta.new_value),
             }
             == {"True", "False"}
         ):
             # A switch whose default flipped: it now does nothing, or its opposite does.
-            noop = _normalize_default(delta.new_value) == ("True" if old.attr("sets") == "true" else "False")
+            noop = normalize_default(delta.new_value) == ("True" if old.attr("sets") == "true" else "False")
             effect = (
                 "passing it no longer changes anything"
                 if noop
@@ -439,8 +415,8 @@ class _RuleCheck:
             self._emit(
                 "changed",
                 ref.token,
-                f"`{old.key}` now defaults to {_normalize_default(delta.new_value)} "
-                f"(was {_normalize_default(delta.old_value)}): {effect}; the doc describes the old default",
+                f"`{old.key}` now defaults to {normalize_default(delta.new_value)} "
+                f"(was {normalize_default(delta.old_value)}): {effect}; the doc describes the old default",
                 doc=doc,
                 line=ref.line,
                 code=code,
@@ -485,25 +461,25 @@ class _RuleCheck:
         for claim in doc.claims:
             if claim.subject is None and len(_choice_owners(claim.value, base)) != 1:
                 continue  # a bare value is only a claim about a flag when one flag offers it
-            for delta in self._claim_deltas(claim, deltas, _aliases(doc)):
+            for delta in self._claim_deltas(claim, deltas, flag_aliases(doc)):
                 old, new = delta.old, delta.new
                 assert new is not None
-                if _normalize_default(claim.value) != _normalize_default(delta.old_value):
+                if normalize_default(claim.value) != normalize_default(delta.old_value):
                     continue
                 new_default = delta.new_value
                 edit = None
                 # A "Default:" row describes the old default's behaviour: renaming its value
                 # would make the row wrong in a new way, so it gets the finding without a rewrite.
-                row_claim = _first_cell_token(doc.lines[claim.line - 1]) is not None and (
+                row_claim = first_cell_token(doc.lines[claim.line - 1]) is not None and (
                     old.token in doc.lines[claim.line - 1].split("|")[1]
                 )
-                if not _is_mark(claim.text) and new_default is not None and not row_claim:
-                    edit = (claim.text, claim.text.replace(claim.value, _display(new_default)))
+                if not is_mark(claim.text) and new_default is not None and not row_claim:
+                    edit = (claim.text, claim.text.replace(claim.value, display(new_default)))
                 self._emit(
                     "changed",
                     new.token,
-                    f"the default of `{new.token}` is now `{_display(new_default)}` "
-                    f"(was `{_display(delta.old_value)}`); the doc still says `{claim.value}`",
+                    f"the default of `{new.token}` is now `{display(new_default)}` "
+                    f"(was `{display(delta.old_value)}`); the doc still says `{claim.value}`",
                     doc=doc,
                     line=claim.line,
                     code=self._code_line(old, new, code_diffs),
@@ -557,7 +533,7 @@ class _RuleCheck:
                 if token in before or token in cited or token in reported:
                     continue
                 reported.add(token)
-                anchor_line = _enumerating_line([r for r in refs if r.token in listed])
+                anchor_line = enumerating_line([r for r in refs if r.token in listed])
                 self._emit(
                     "undocumented",
                     token,
@@ -670,8 +646,8 @@ class _RuleCheck:
                     )
         changed_lines = {r.line for r in refs}
         for claim in doc.claims:
-            if claim.line in changed_lines and _in_scope(claim.section.path, sections):
-                self._check_claim(doc, claim, head, _aliases(doc))
+            if claim.line in changed_lines and in_scope(claim.section.path, sections):
+                self._check_claim(doc, claim, head, flag_aliases(doc))
 
     def _resolve_flag(self, doc: DocPage, ref: Ref, head: Facts, flag_tokens: set[str]) -> None:
         facts = [f for f in head.by_token.get(ref.token, ()) if f.kind == "flag"]
@@ -756,17 +732,15 @@ class _RuleCheck:
             return
         flag = flags[0]
         actual = flag.attr("default")
-        if actual is None or _normalize_default(actual) in ("None", _normalize_default(claim.value)):
+        if actual is None or normalize_default(actual) in ("None", normalize_default(claim.value)):
             return  # None means "decided at run time": the doc's default cannot be checked against it
-        if claim.subject is None and _is_mark(claim.text):
-            message = f"the default of `{flag.token}` is `{_display(actual)}`, not `{claim.value}`"
+        if claim.subject is None and is_mark(claim.text):
+            message = f"the default of `{flag.token}` is `{display(actual)}`, not `{claim.value}`"
             edit = None
         else:
-            message = f"the default of `{flag.token}` is `{_display(actual)}`; the doc says `{claim.value}`"
+            message = f"the default of `{flag.token}` is `{display(actual)}`; the doc says `{claim.value}`"
             edit = (
-                (claim.text, claim.text.replace(claim.value, _display(actual)))
-                if actual is not None
-                else None
+                (claim.text, claim.text.replace(claim.value, display(actual))) if actual is not None else None
             )
         self._emit(
             "wrong-default",
@@ -780,56 +754,6 @@ class _RuleCheck:
 
 
 # ---------------------------------------------------------------------------------------------
-
-
-def _aliases(doc: DocPage) -> dict[str, str]:
-    """Names the page itself ties to a flag: a table row holding one name and one flag.
-
-    The mesh table's row "| `dp_replicate` | `--dp-replicate-size` |" makes a later claim about
-    `dp_replicate=1` a claim about `--dp-replicate-size`.
-    """
-    rows: dict[int, list[Ref]] = defaultdict(list)
-    for ref in doc.refs:
-        if ref.where == "table":
-            rows[ref.line].append(ref)
-    out: dict[str, str] = {}
-    for refs in rows.values():
-        flags = {r.token for r in refs if r.kind == "flag"}
-        if len(flags) == 1:
-            flag = flags.pop()
-            for r in refs:
-                if r.kind == "name":
-                    out.setdefault(r.token, flag)
-    return out
-
-
-def _enumerating_line(refs: Sequence[Ref]) -> int:
-    """Where the doc lists a set: the table column (or else the line) citing most members.
-
-    A table answers with its last row, where a new row would go.
-    """
-    groups: dict[tuple, list[Ref]] = defaultdict(list)
-    for r in refs:
-        key = ("table", r.section.path, r.column) if r.where == "table" else ("line", r.line)
-        groups[key].append(r)
-
-    def score(item: tuple[tuple, list[Ref]]) -> tuple:
-        key, members = item
-        rows = len({r.line for r in members})  # a column listing one member per row is a list
-        return (-len({r.token for r in members}), key[0] != "table", -rows, min(r.line for r in members))
-
-    _key, best = min(groups.items(), key=score)
-    return max(r.line for r in best)
-
-
-def _paragraph(doc: DocPage, line: int) -> tuple[int, int]:
-    """The lines of the paragraph (or list item run) holding `line`: up to the blank lines around it."""
-    first = last = line
-    while first > 1 and doc.lines[first - 2].strip():
-        first -= 1
-    while last < len(doc.lines) and doc.lines[last].strip():
-        last += 1
-    return first, last
 
 
 def _choice_owners(value: str, facts: Facts) -> list[Fact]:
@@ -853,23 +777,6 @@ def _with_suggestion(f: Finding, suggestion: Suggestion | None) -> Finding:
     from dataclasses import replace
 
     return replace(f, suggestion=suggestion)
-
-
-def _is_mark(text: str) -> bool:
-    return text.strip() in ("✅", "✓", "✔", "yes", "Yes")
-
-
-def _display(value: str | None) -> str:
-    return "None" if value is None else value
-
-
-def _first_cell_token(line: str) -> str | None:
-    """The first cell of a table row when it holds one code token and nothing else."""
-    cells = line.strip().strip("|").split("|")
-    first = cells[0].strip() if cells else ""
-    if len(first) > 2 and first[0] == first[-1] == "`" and "`" not in first[1:-1]:
-        return first[1:-1].strip()
-    return None
 
 
 def _fits_type(value: str, type_name: str | None) -> bool:
