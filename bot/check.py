@@ -130,6 +130,8 @@ class _RuleCheck:
         self._parse_errors(head_facts, base_facts)
         deltas = self._deltas(base_facts, head_facts)
         code_diffs = self._code_diffs()
+        if self.audit:
+            self._missing_files()
         for target in self.rule.docs:
             head_path = self.renames.get(target.path, target.path)
             head_text = self.head.read(head_path)
@@ -152,6 +154,20 @@ class _RuleCheck:
                 new_refs = [r for r in refs if r.line in doc_diff.changed_head_lines]
             self._doc_to_code(head_doc, new_refs, head_facts, target.sections)
         return self._finish()
+
+    def _missing_files(self) -> None:
+        """An audit names the files a rule expects and the revision lacks: a rule that reads
+        nothing checks nothing, silently."""
+        wanted = [(d.path, "doc page") for d in self.rule.docs]
+        wanted += [(p, f"`{s.id}` source") for s in self.rule.sources for p in s.paths]
+        for path, what in wanted:
+            if self.head.read(path) is None:
+                self._emit(
+                    "unresolved",
+                    path,
+                    f"{path} ({what} of rule `{self.rule.id}`) does not exist in this revision",
+                    code=CodeLocation(path, 1),
+                )
 
     def _code_diffs(self) -> dict[str, LineDiff]:
         diffs = {}

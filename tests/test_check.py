@@ -321,3 +321,13 @@ def test_flags_of_a_repository_script_with_its_own_cli_are_not_the_rules_busines
     head["train.py"] = "from trainer.arguments import add_cluster_arguments\n"
     report = check(rules(), MemoryTree(base), MemoryTree(head), [Change("modified", DOC)])
     assert [(f.kind, f.symbol) for f in report.findings] == [("unresolved", "--input-dir")]
+
+
+def test_audit_names_the_files_a_rule_expects_and_the_revision_lacks():
+    files = dict(demo.BASE_FILES)
+    del files[FACTORY]
+    findings = audit(rules(), MemoryTree(files)).findings
+    assert [(f.kind, f.symbol) for f in findings] == [("unresolved", FACTORY)] * 2
+    cited, expected = sorted(findings, key=lambda f: f.doc is None)
+    assert cited.doc.line == doc_line(demo.DOC_BASE, FACTORY)  # the page cites it
+    assert expected.doc is None and "train-backends" in expected.message  # the rule reads it
