@@ -648,7 +648,10 @@ class _RuleCheck:
                 self._resolve_flag(doc, ref, head, flag_tokens)
             elif ref.kind == "path" and check_paths:
                 self._resolve_path(doc, ref)
-            elif ref.kind == "name" and ref.token not in names and names:
+            elif ref.kind == "name" and ref.token not in names and len(ref.token) >= 6:
+                # Only near misses of known names: most names a page cites (`torch_dist`,
+                # `config.json`) come from elsewhere, and short ones (`fsdp2`) sit close to
+                # everything.
                 near = _closest(ref.token, names, 0.85)
                 if near is not None and near not in {r.token for r in doc.refs_on(ref.line)}:
                     self._emit(
