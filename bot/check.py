@@ -542,8 +542,9 @@ class _RuleCheck:
         for group, enumerated in fullest:
             before, after = base.group(group), head.group(group)
             listed = [t for t in before if t in cited]
-            # A choice list counts as enumerated when the doc cites two or more of its members.
-            if not listed or (not enumerated and len(listed) < 2):
+            # A flag's choices count as enumerated when the doc cites every one of them (two at
+            # least); a set the rule declares enumerated needs only one cited member.
+            if not listed or (not enumerated and (len(listed) < 2 or len(listed) < len(before))):
                 continue
             for token, fact in after.items():
                 if token in before or token in cited or token in reported:
