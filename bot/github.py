@@ -18,7 +18,11 @@ which sleep inside a call for up to an hour, are off):
     403/429 with retry-after or
     x-ratelimit-remaining: 0                  -> RetryableError(retry-after, else reset - now,
                                                  else 60 s)
-    any other 4xx, GraphQL errors             -> GitHubError (status, method, path, message)
+    429 without those headers, or 403 whose
+    message names a rate limit                -> RetryableError(60 s): GitHub's docs say to wait
+                                                 at least a minute when no header says how long
+    any other 4xx (a plain 403 is a missing
+    permission), GraphQL errors               -> GitHubError (status, method, path, message)
 
 Writes (POST, PATCH, PUT, DELETE) to one repository are spaced at least `write_interval_s`
 apart, as GitHub asks of integrations; the wait is a sleep in the calling (worker) thread.
@@ -32,6 +36,7 @@ import base64
 import contextlib
 import json
 import logging
+import re
 import ssl
 import threading
 import time
@@ -65,6 +70,12 @@ TIMEOUT_S = 30.0
 _BLOB_FIELDS = "... on Blob { oid text isBinary isTruncated }"
 
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+
+# A 403 or 429 that names a rate limit but carries no header saying how long to wait: GitHub
+# asks for at least a minute. Other 403s are refusals (a permission the App was not granted).
+RATE_LIMIT_WAIT_S = 60.0
+_RATE_LIMITED = re.compile(r"rate limit|abuse detection", re.IGNORECASE)
+APP_MANIFEST = "app.yml"
 
 
 class GitHubError(Exception):
@@ -206,6 +217,12 @@ def _translate(exc: GitHubException, method: str, what: str) -> Exception:
         message = _error_message(exc.response.raw_response)
         if status >= 500:
             return RetryableError(0.0, f"GitHub answered {status} to {method} {what}: {message}")
+        if status == 429 or (status == 403 and _RATE_LIMITED.search(message)):
+            return RetryableError(
+                RATE_LIMIT_WAIT_S, f"GitHub rate limit on {method} {what} ({status}: {message})"
+            )
+        if status == 403:
+            message += f"; the App may lack a permission this call needs (compare with {APP_MANIFEST})"
         return GitHubError(status, method, what, message)
     if isinstance(exc, RequestTimeout):
         return RetryableError(0.0, f"GitHub did not answer {method} {what} in time")

@@ -133,10 +133,32 @@ def test_other_client_errors_are_clear_and_final(standin, repo_and_shas):
     with pytest.raises(GitHubError) as refused:
         repo.create_review(3, {"commit_id": head, "event": "COMMENT", "comments": [comment]})
     assert refused.value.status == 422 and "path is invalid" in refused.value.message
-    standin.fail_next("GET", r"/pulls/3$", 403)  # a plain 403: no rate limit headers
+    standin.fail_next(
+        "POST", r"/pulls/3/reviews$", 403, body={"message": "Resource not accessible by integration"}
+    )  # a plain 403: no rate limit headers, no rate limit message: a permission the App lacks
     with pytest.raises(GitHubError) as forbidden:
-        repo.pull(3)
+        repo.create_review(3, {"commit_id": head, "event": "COMMENT", "body": "x"})
     assert forbidden.value.status == 403
+    assert "Resource not accessible by integration" in str(forbidden.value)
+    assert "may lack a permission" in str(forbidden.value)
+
+
+@pytest.mark.parametrize(
+    "status, message",
+    [
+        (429, "Too Many Requests"),
+        (403, "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."),
+        (403, "You have triggered an abuse detection mechanism. Please wait a few minutes."),
+    ],
+)
+def test_rate_limits_without_headers_wait_a_minute(standin, status, message):
+    # GitHub: no retry-after and no x-ratelimit-remaining of 0 means wait at least a minute.
+    app, _ = app_for(standin)
+    repo = app.repo(standin.installation_id, standin.owner, standin.name)
+    standin.fail_next("POST", r"/issues/3/comments$", status, body={"message": message})
+    with pytest.raises(RetryableError) as limited:
+        repo.create_issue_comment(3, "hello")
+    assert limited.value.delay_s == 60 and "rate limit" in str(limited.value)
 
 
 def test_unreachable_and_silent_servers_are_retryable(standin):
