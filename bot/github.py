@@ -394,6 +394,14 @@ class Repo:
         what = f"/pulls/comments/{comment_id}"
         return _json(self._call("PATCH", what, fn, self.owner, self.name, comment_id, data={"body": body}))
 
+    def issue_comments(self, number: int) -> list[dict]:
+        def fetch(page: int) -> Any:
+            return self._rest.issues.list_comments(
+                self.owner, self.name, number, per_page=PER_PAGE, page=page
+            )
+
+        return self._pages(f"/issues/{number}/comments", fetch, MAX_LIST_PAGES)
+
     def create_issue_comment(self, number: int, body: str) -> dict:
         fn = self._rest.issues.create_comment
         what = f"/issues/{number}/comments"

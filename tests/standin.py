@@ -46,10 +46,13 @@ GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_ke
     reset()   forgets PRs, permissions, injections and recorded state, so one running stand-in
               can serve a whole test session
     set_permission(user, permission)   admin|maintain|write|triage|read|none
-    fail_next(method, path_regex, status, times=1, headers=None, body=None)
+    fail_next(method, path_regex, status, times=1, headers=None, body=None, after=False, skip=0)
         The next `times` requests whose method matches ("*" for any) and whose path matches
         `re.search(path_regex)` get `status`; 403/429 with `retry-after` carry the secondary
-        rate limit message. Injection comes before authentication and every other rule.
+        rate limit message. Injection comes before authentication and every other rule. With
+        `after=True` the request is carried out first and only its answer is replaced, as when
+        a proxy times out on a write GitHub did make. `skip` lets that many matching requests
+        through before the failures start.
     omit_patches(path_regex)
         File lists (pull request files, compare) leave `patch` out for files whose name matches
         `re.search(path_regex)`, as github.com does for a diff too large to show (its size limit
@@ -97,7 +100,8 @@ Rules enforced (each answers as github.com does, 422 unless said otherwise):
     completed; conclusion one of action_required, cancelled, failure, neutral, success, skipped,
     timed_out ("stale" is GitHub's alone) and required with status completed or completed_at;
     a conclusion completes the run; output needs title (on create) and summary; summary and
-    text at most 65,535 characters; at most 50 annotations a request, each with path,
+    text at most 65,535 characters and 65,535 bytes of UTF-8 (github.com checks both: "summary
+    exceeds a maximum bytesize of 65535"); at most 50 annotations a request, each with path,
     start_line, end_line >= start_line, annotation_level notice|warning|failure and message,
     columns only on one-line annotations; annotations accumulate over updates; at most 3
     actions with label <= 20, description <= 40, identifier <= 20 characters.
@@ -626,6 +630,21 @@ def _too_long(supplied: int, allowed: int = 65535) -> _HTTPError:
     return _invalid(f"Only {allowed} characters are allowed; {supplied} were supplied.")
 
 
+def _too_big(field: str, allowed: int = 65535) -> _HTTPError:
+    return _HTTPError(
+        422,
+        "Validation Failed",
+        [
+            {
+                "resource": "CheckRun",
+                "code": "custom",
+                "field": field,
+                "message": f"{field} exceeds a maximum bytesize of {allowed}",
+            }
+        ],
+    )
+
+
 _SECONDARY_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach "
     "out to GitHub Support for help, please include the request ID {rid}."
@@ -675,6 +694,8 @@ class _Injection:
     times: int
     headers: dict[str, str]
     body: dict | None
+    after: bool = False
+    skip: int = 0  # matching requests to let through first
 
 
 @dataclass
@@ -917,10 +938,21 @@ class GitHubStandIn:
         times: int = 1,
         headers: dict[str, str] | None = None,
         body: dict | None = None,
+        after: bool = False,
+        skip: int = 0,
     ) -> None:
         with self._lock:
             self._injections.append(
-                _Injection(method.upper(), re.compile(path_regex), status, times, dict(headers or {}), body)
+                _Injection(
+                    method.upper(),
+                    re.compile(path_regex),
+                    status,
+                    times,
+                    dict(headers or {}),
+                    body,
+                    after,
+                    skip,
+                )
             )
 
     def omit_patches(self, path_regex: str) -> None:
@@ -1021,6 +1053,9 @@ class GitHubStandIn:
             if request.method != "GET" and req.path.startswith("/repos/"):
                 self._count_write(rid)
             result = handler(req)
+            lost = self._injected(request.method, request.url.path, rid, after=True)
+            if lost is not None:  # the call took effect; its answer is replaced by the failure
+                return self._finish(lost, headers, resource, request)
         except _HTTPError as err:
             headers.update(err.headers)
             return self._finish(self._json(err.status, err.body), headers, resource, request)
@@ -1067,9 +1102,14 @@ class GitHubStandIn:
         body = json.dumps(payload, separators=(",", ":")).encode()
         return Response(body, status, media_type="application/json; charset=utf-8")
 
-    def _injected(self, method: str, path: str, rid: str) -> Response | None:
+    def _injected(self, method: str, path: str, rid: str, after: bool = False) -> Response | None:
         for inj in self._injections:
+            if inj.after != after:
+                continue
             if inj.times > 0 and inj.method in ("*", method) and inj.pattern.search(path):
+                if inj.skip > 0:
+                    inj.skip -= 1
+                    continue
                 inj.times -= 1
                 if inj.times == 0:
                     self._injections.remove(inj)
@@ -2031,6 +2071,8 @@ class GitHubStandIn:
             value = output.get(key)
             if isinstance(value, str) and len(value) > 65535:
                 raise _too_long(len(value))
+            if isinstance(value, str) and len(value.encode("utf-8")) > 65535:
+                raise _too_big(key)
         annotations = output.get("annotations") or []
         if not isinstance(annotations, list):
             raise _invalid("For 'properties/annotations', it is not an array.")
@@ -2060,6 +2102,9 @@ class GitHubStandIn:
                 raise _invalid(f"For '{where}', columns are only allowed when start_line equals end_line.")
             if len(str(a["message"])) > 65535 or len(str(a.get("raw_details") or "")) > 65535:
                 raise _too_long(max(len(str(a["message"])), len(str(a.get("raw_details") or ""))))
+            for key in ("message", "raw_details"):  # "The maximum size is 64 KB."
+                if len(str(a.get(key) or "").encode("utf-8")) > 64 * 1024:
+                    raise _too_big(f"{where}/{key}", 64 * 1024)
             if len(str(a.get("title") or "")) > 255:
                 raise _too_long(len(str(a["title"])), 255)
         return {

@@ -15,10 +15,12 @@ from bot.app.publish import (
     Links,
     annotations,
     check_title,
+    finish_check_run,
     fixed_body,
     marked_fingerprint,
     plan_inline,
     right_lines,
+    start_check_run,
     summary_comment,
     summary_text,
 )
@@ -26,11 +28,20 @@ from bot.app.queue import SQLiteQueue
 from bot.app.snapshot import BasePatch, PullRevisions, base_patches, changes_from_files, unapply
 from bot.app.worker import RetryableError, Worker
 from bot.check import check
+from bot.github import GitHubApp
 from bot.gitrepo import GitRepo
 from bot.memtree import MemoryTree
 from bot.model import Change, CodeLocation, DocLocation, Finding, Report, Suggestion
 from bot.rules import parse_repo_config
-from tests.appkit import ARGS, DOC, Clock, build_repo, pull_request_payload, settings_for
+from tests.appkit import (
+    ARGS,
+    DOC,
+    Clock,
+    build_repo,
+    check_run_payload,
+    pull_request_payload,
+    settings_for,
+)
 from tests.standin import GitHubStandIn, add_commit, make_repo, run_git
 
 # -- pure planning ---------------------------------------------------------------------------------
@@ -117,7 +128,13 @@ def test_a_doc_line_in_the_diff_gets_a_suggestion():
     deleting = plan_inline(
         Report((finding(replacement=""),)), {"docs/page.md": frozenset({3})}, lambda p: PAGE, LINKS
     )
-    assert "```suggestion\n\n```" in deleting[0][0].body  # an empty suggestion deletes the line
+    # GitHub deletes the lines for a block with no line in it; "```suggestion\n\n```" would
+    # replace them with one blank line.
+    assert "```suggestion\n```\n\n<!--" in deleting[0][0].body
+    blank = plan_inline(
+        Report((finding(replacement="\n"),)), {"docs/page.md": frozenset({3})}, lambda p: PAGE, LINKS
+    )
+    assert "```suggestion\n\n\n```" in blank[0][0].body  # "\n": two empty lines, as asked
     fenced = plan_inline(
         Report((finding(replacement="```py"),)), {"docs/page.md": frozenset({3})}, lambda p: PAGE, LINKS
     )
@@ -254,6 +271,33 @@ def test_summaries_stay_within_githubs_limits():
     assert len(text) <= 65_535 and "more findings (see the check run annotations)" in text
     body = summary_comment(huge, LINKS, ["a note"])
     assert len(body) <= 65_536 and body.startswith(SUMMARY_MARKER)
+    # GitHub counts the check run summary in bytes: badges and CJK text take 3-4 bytes a character.
+    wide = Report(tuple(finding(f"--旗-{i:04}", doc_line=i + 1, replacement="文" * 200) for i in range(3000)))
+    text = summary_text(wide, LINKS, ["a note"])
+    assert len(text.encode()) <= 65_535 and text.endswith("> a note\n")
+    assert len(text.encode()) > 60_000  # cut at whole findings, not to a fraction of the room
+
+
+def test_annotations_and_comments_are_cut_to_githubs_limits():
+    long = finding("--long", replacement="文" * 70_000)
+    long = Finding(**{**long.__dict__, "message": "é" * 70_000})
+    (note,) = annotations(Report((long,)))
+    assert len(note["message"].encode()) <= 65_535 and note["message"].endswith("…")
+    assert len(note["raw_details"].encode()) <= 65_535
+    (c,), _ = plan_inline(Report((long,)), {"docs/page.md": frozenset({3})}, lambda p: PAGE, LINKS)
+    assert len(c.body) <= 65_536 and "suggestion" not in c.body and "too long for a comment" in c.body
+    assert marked_fingerprint(c.body) == long.fingerprint()
+    wide = Finding(**{**finding().__dict__, "suggestion": Suggestion("docs/page.md", 3, 4, "x" * 70_000)})
+    (c,), _ = plan_inline(Report((wide,)), {"docs/page.md": frozenset({3, 4})}, lambda p: PAGE, LINKS)
+    assert (c.line, c.start_line) == (3, None) and "`--old` is gone" in c.body  # the line alone
+    (code,), _ = plan_inline(Report((wide,)), {"src/cli.py": frozenset({7})}, lambda p: PAGE, LINKS)
+    assert len(code.body) <= 65_536 and "This change makes [docs/page.md line 3]" in code.body
+    deleting = annotations(Report((finding(replacement=""),)))
+    assert deleting[0]["raw_details"] == "Suggested: delete these lines."
+    nowhere = Finding(
+        **{**finding(code=None, replacement=None).__dict__, "doc": DocLocation("docs/page.md", 0, None, None)}
+    )
+    assert annotations(Report((nowhere,))) == []  # line 0 would make GitHub refuse every annotation
 
 
 def test_the_not_configured_example_is_a_valid_config():
@@ -562,6 +606,108 @@ def test_retryable_errors_reach_the_worker(bot, standin):
     with pytest.raises(RetryableError):
         bot.handler(bot.queue.claim())
     assert standin.check_runs[0]["status"] == "in_progress"  # left for the retry to finish
+
+
+def test_a_retry_overtaken_by_a_newer_push_closes_its_check_run(bot, standin, repo_and_shas):
+    shas = repo_and_shas[1]
+    standin.fail_next("GET", r"/pulls/21/files$", 403, headers={"retry-after": "600"})
+    bot.check(21, "main", "one")  # the check run is created, then GitHub asks for ten minutes
+    (waiting,) = standin.check_runs
+    assert waiting["status"] == "in_progress"
+    standin.update_pull(21, head="pr")
+    bot.check(21, "main", "pr")  # the newer push: the waiting job runs at once and steps aside
+    old, new = standin.check_runs
+    assert (old["id"], old["status"], old["conclusion"]) == (waiting["id"], "completed", "neutral")
+    assert old["output"]["title"] == "Superseded by a newer push"
+    assert (new["head_sha"], new["conclusion"]) == (shas["pr"], "failure")
+    assert {r["commit_id"] for r in standin.reviews} == {shas["pr"]}
+    assert bot.queue.counts() == {"queued": 0, "running": 0, "done": 2, "failed": 0, "superseded": 0}
+    assert len(standin.calls("GET", r"/pulls/21/files$")) == 2  # the overtaken job read nothing more
+
+
+def test_a_missing_permission_fails_the_check_run_and_says_so(bot, standin):
+    standin.fail_next(
+        "POST", r"/pulls/22/reviews$", 403, body={"message": "Resource not accessible by integration"}
+    )
+    bot.check(22, "main", "pr")
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert (
+        "GitHub answered 403 to POST /repos/octo-org/docs-repo/pulls/22/reviews" in run["output"]["summary"]
+    )
+    assert "may lack a permission" in run["output"]["summary"]
+    assert bot.queue.counts()["failed"] == 1 and len(standin.calls("POST", r"/reviews$")) == 1  # no retry
+
+
+def test_answers_lost_after_the_review_and_the_summary_post_nothing_twice(bot, standin, repo_and_shas):
+    # GitHub did the writes, but the answers never arrived (a 502 from a proxy): the retry
+    # finds the review comments and the summary comment instead of posting them again.
+    standin.fail_next("POST", r"/pulls/23/reviews$", 502, after=True)
+    standin.fail_next("POST", r"/issues/23/comments$", 502, after=True)
+    bot.check(23, "main", "pr")
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"]) == ("completed", "failure")
+    assert len(standin.reviews) == 1 and len(standin.review_comments) == 3
+    assert len(standin.issue_comments) == 1 and bot.queue.counts()["done"] == 1
+    assert len(standin.calls("GET", r"/pulls/23/comments$")) == 1  # looked once, after the loss
+    assert len(standin.calls("GET", r"/issues/23/comments$")) == 1
+    # What was adopted is tracked like what was posted: the fix edits the same comments.
+    standin.update_pull(23, head="pr-fixed")
+    bot.check(23, "main", "pr-fixed")
+    assert len(standin.reviews) == 1 and len(standin.issue_comments) == 1
+    assert all(c["body"].startswith("✅ **Fixed in") for c in standin.review_comments)
+    assert "✅ docs-sync: success" in standin.issue_comments[0]["body"]
+
+
+def test_the_inline_cap_holds_for_the_pull_request_not_each_run(bot, standin, repo_and_shas):
+    bot.check(24, "many-base", "many-head")
+    assert len(standin.review_comments) == 30
+    first = standin.check_runs[0]["id"]
+    (spec,) = route("check_run", check_run_payload(standin, repo_and_shas[1]["many-head"], first))
+    bot.queue.enqueue("rerun", spec.kind, spec.payload, key=spec.key)  # a person asks again
+    while bot.worker.run_once() is not None:
+        pass
+    assert [r["conclusion"] for r in standin.check_runs] == ["failure", "failure"]
+    assert len(standin.reviews) == 1 and len(standin.review_comments) == 30
+    note = "30 more findings are not commented inline: docs-sync keeps at most 30 comments open"
+    assert note in standin.issue_comments[0]["body"] and note in standin.check_runs[1]["output"]["summary"]
+
+
+def test_annotations_go_before_the_conclusion_and_outputs_fit_in_bytes(standin, repo_and_shas, tmp_path):
+    # 120 annotations and a summary of 3-byte characters: GitHub measures the summary in bytes.
+    app = GitHubApp(standin.app_id, standin.private_key_pem, standin.url, write_interval_s=0)
+    repo = app.repo(standin.installation_id, standin.owner, standin.name)
+    head = repo_and_shas[1]["pr"]
+    notes = [
+        {
+            "path": DOC,
+            "start_line": i + 1,
+            "end_line": i + 1,
+            "annotation_level": "warning",
+            "message": f"note {i}",
+        }
+        for i in range(120)
+    ]
+    with SQLiteQueue(str(tmp_path / "q.db")) as store:
+        run = start_check_run(repo, store, "job-1", head, "delivery-1")
+        finish = dict(conclusion="failure", title="120 notes", summary="文" * 30_000, notes=notes)
+        standin.fail_next("PATCH", r"/check-runs/", 502, skip=1)  # the second batch fails
+        with pytest.raises(RetryableError):
+            finish_check_run(repo, store, "job-1", run, **finish)
+        (live,) = standin.check_runs
+        assert live["status"] == "in_progress" and len(live["output"]["annotations"]) == 50
+        resumed = start_check_run(repo, store, "job-1", head, "delivery-1")  # the job's retry
+        assert (resumed.id, resumed.sent, resumed.done) == (run.id, 50, False)
+        finish_check_run(repo, store, "job-1", resumed, **finish)
+    (done,) = standin.check_runs
+    assert (done["status"], done["conclusion"]) == ("completed", "failure")
+    assert len(done["output"]["summary"].encode()) <= 65_535 and done["output"]["summary"].endswith("…")
+    assert [a["start_line"] for a in done["output"]["annotations"]] == list(range(1, 121))
+    assert [s for _, _, s in standin.calls("PATCH", r"/check-runs/")] == [200, 502, 200, 200]
 
 
 # -- the base side is the merge base ---------------------------------------------------------------

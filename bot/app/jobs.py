@@ -50,6 +50,7 @@ from urllib.parse import urlsplit
 from bot.app.config import Settings
 from bot.app.metrics import Metrics
 from bot.app.publish import (
+    MAX_INLINE,
     CheckRun,
     Links,
     PullState,
@@ -60,6 +61,7 @@ from bot.app.publish import (
     mark_fixed,
     plan_inline,
     post_review,
+    recover_review,
     right_lines,
     start_check_run,
     summary_comment,
@@ -219,11 +221,17 @@ def run_check(deps: Deps, job: Job, pull: Pull | None = None) -> Report | None:
             if already_checked(deps.queue, job, repo, pull):
                 log.info("job %s: %s was checked already; nothing new to say", job.id, pull.head_sha)
                 return None
+        started = deps.queue.kv_get("check-run", str(job.id)) is not None
         run = start_check_run(repo, deps.queue, str(job.id), pull.head_sha, job.delivery_id)
         if run.done:
             log.info("check run %s of job %s is already complete", run.id, job.id)
             return None
         try:
+            if started and newer_push(deps.queue, job, repo, pull):
+                # A retry overtaken by a newer push (the queue made it due at once): close the
+                # run its first attempt left in progress, without checking anything.
+                _finish_superseded(deps, job, repo, pull, run)
+                return None
             return _check_and_publish(deps, job, repo, pull, run)
         except RetryableError:
             raise  # the run stays in progress for the retry; the worker abandons the job if none comes
@@ -267,6 +275,20 @@ def _fail(deps: Deps, job: Job, repo: Repo, run: CheckRun, exc: BaseException) -
         log.exception("could not mark check run %s as failed", run.id)
 
 
+def _finish_superseded(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckRun) -> None:
+    log.info("job %s: a newer push replaces %s; publishing nothing", job.id, pull.head_sha)
+    finish_check_run(
+        repo,
+        deps.queue,
+        str(job.id),
+        run,
+        conclusion="neutral",
+        title="Superseded by a newer push",
+        summary=f"A newer commit was pushed to this pull request after {pull.head_sha[:12]}; "
+        "docs-sync checks that one instead.",
+    )
+
+
 def find_pull(repo: Repo, payload: dict) -> Pull | None:
     """The pull request a job is about, asking GitHub only for what the payload lacks."""
     number, head, base = payload.get("pr"), payload.get("head_sha"), payload.get("base_sha")
@@ -304,17 +326,7 @@ def _check_and_publish(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckR
         _mark_checked(deps.queue, repo, pull)
         return None
     if result.moved or newer_push(deps.queue, job, repo, pull):
-        log.info("job %s: a newer push replaces %s; publishing nothing", job.id, pull.head_sha)
-        finish_check_run(
-            repo,
-            deps.queue,
-            key,
-            run,
-            conclusion="neutral",
-            title="Superseded by a newer push",
-            summary=f"A newer commit was pushed to this pull request after {pull.head_sha[:12]}; "
-            "docs-sync checks that one instead.",
-        )
+        _finish_superseded(deps, job, repo, pull, run)
         return None
     report = result.report
     assert report is not None and result.links is not None
@@ -561,16 +573,21 @@ def publish(deps: Deps, repo: Repo, pull: Pull, result: Analysis) -> list[str]:
     assert report is not None and links is not None and revisions is not None
     store, key = deps.queue, _pr_key(repo, pull.number)
     state = PullState.load(store, key)
-    diff = {f["filename"]: right_lines(f.get("patch")) for f in result.files if "filename" in f}
-    inline, over = plan_inline(report, diff, revisions.head.read, links, skip=state.open_fingerprints())
-    post_review(repo, store, key, state, pull.number, pull.head_sha, inline)
+    recover_review(repo, store, key, state, pull.number)
     current = {f.fingerprint() for f in report.findings} | {f.fingerprint() for f, _ in report.ignored}
+    diff = {f["filename"]: right_lines(f.get("patch")) for f in result.files if "filename" in f}
+    # The cap is on the pull request, not the run: comments still open count against it.
+    room = MAX_INLINE - len(state.open_fingerprints() & current)
+    inline, over = plan_inline(
+        report, diff, revisions.head.read, links, skip=state.open_fingerprints(), limit=max(0, room)
+    )
+    post_review(repo, store, key, state, pull.number, pull.head_sha, inline)
     mark_fixed(repo, store, key, state, pull.number, pull.head_sha, current)
     notes = list(result.notes)
     if over:
         notes.append(
             f"{over} more finding{'s are' if over > 1 else ' is'} not commented inline: docs-sync "
-            "comments on at most 30 lines per run."
+            f"keeps at most {MAX_INLINE} comments open on a pull request."
         )
     body = summary_comment(report, links, notes)
     upsert_summary(repo, store, key, state, pull.number, body, wanted=bool(report.findings or report.ignored))

@@ -7,11 +7,22 @@ so a retried or resumed job picks up where it stopped and a re-run adds nothing 
     ns "check-run", key = job id    {"id", "head_sha", "html_url", "sent", "done"}: the job's run,
                                     annotations already sent, whether it is completed
     ns "pr", key = "owner/repo#12"  {"reviews": [ids], "comments": {fingerprint: {"state",
-                                    "message", "id"}}, "summary_id", "summary_hash"}
+                                    "message", "id"}}, "summary_id", "summary_hash",
+                                    "review_pending", "summary_pending"}
 
 Inline comments go only on lines GitHub accepts (added or context lines of a file's patch, on
 the head side): a single line outside the diff makes GitHub refuse the whole review. Each body
-ends with `<!-- docs-sync:fp=<fingerprint> -->`, which is how a later run recognises it.
+ends with `<!-- docs-sync:fp=<fingerprint> -->`, which is how a later run recognises it. At most
+30 of them are open on a pull request at once; the rest are listed in the summary.
+
+A write whose answer never arrived (a crash, a timeout, a 502 after GitHub did the work) may
+have happened: the state says so ("review_pending", "summary_pending") before the call, and the
+next run looks at the pull request's comments once, adopting what it finds instead of posting
+it twice.
+
+GitHub's limits: check run summary and text at most 65,535 bytes of UTF-8 (GitHub counts bytes,
+though its docs say characters), annotation message and raw_details at most 64 KB, title 255
+characters, 50 annotations a request; comment bodies at most 65,536 characters.
 """
 
 from __future__ import annotations
@@ -32,8 +43,9 @@ from bot.report import md_code, md_escape, suggestion_diff, to_markdown
 CHECK_NAME = "docs-sync"
 MAX_INLINE = 30  # more inline comments than this make a PR page hard to use
 ANNOTATION_BATCH = 50  # GitHub takes at most 50 annotations per request
-TEXT_LIMIT = 65_535  # check run summary and text
-COMMENT_LIMIT = 65_536  # issue and review comment bodies
+TEXT_LIMIT = 65_535  # check run summary and text, in UTF-8 bytes
+NOTE_LIMIT = 65_535  # annotation message and raw_details ("64 KB"), in UTF-8 bytes
+COMMENT_LIMIT = 65_536  # issue and review comment bodies, in characters
 SUMMARY_MARKER = "<!-- docs-sync:summary -->"
 ACTIONS = [{"label": "Re-run", "description": "Run docs-sync again", "identifier": RERUN_ACTION}]
 
@@ -41,6 +53,18 @@ _LEVEL = {"error": "failure", "warning": "warning", "notice": "notice"}
 _BADGE = {"error": "🔴", "warning": "🟡", "notice": "🔵"}
 _MARKER = re.compile(r"<!-- docs-sync:fp=([0-9a-f]+) -->")
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` within `limit` bytes of UTF-8, ending in "…" where it was cut (never mid-character)."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    return data[: max(0, limit - 3)].decode("utf-8", "ignore") + "…"
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8"))
 
 
 def marker(fingerprint: str) -> str:
@@ -127,6 +151,8 @@ def annotations(report: Report) -> list[dict]:
             path, start, end = f.code.path, f.code.line, f.code.line
         else:
             continue
+        if not path or start < 1:
+            continue  # GitHub refuses the whole request for one annotation without a place
         message = f.message
         if f.doc and f.code:
             message += f"\ncode: {f.code.path}:{f.code.line}"
@@ -136,10 +162,15 @@ def annotations(report: Report) -> list[dict]:
             "end_line": end,
             "annotation_level": _LEVEL[f.severity],
             "title": f"{f.kind}: {f.symbol}"[:255],
-            "message": message[:TEXT_LIMIT],
+            "message": clip(message, NOTE_LIMIT),
         }
         if f.suggestion:
-            annotation["raw_details"] = ("Suggested text:\n" + f.suggestion.replacement)[:TEXT_LIMIT]
+            details = (
+                "Suggested text:\n" + f.suggestion.replacement
+                if f.suggestion.replacement
+                else "Suggested: delete these lines."
+            )
+            annotation["raw_details"] = clip(details, NOTE_LIMIT)
         out.append(annotation)
     return out
 
@@ -148,6 +179,17 @@ def _fence(text: str, info: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * max(3, longest + 1)
     return f"{ticks}{info}\n{text}\n{ticks}"
+
+
+def suggestion_block(replacement: str) -> str:
+    """A ```suggestion block replacing the commented lines with `replacement`.
+
+    An empty replacement deletes them, which GitHub writes as a block with no line at all (a
+    block holding one empty line would replace them with a blank line).
+    """
+    if replacement == "":
+        return "```suggestion\n```"
+    return _fence(replacement, "suggestion")
 
 
 def finding_line(f: Finding) -> str:
@@ -221,8 +263,10 @@ def _inline_for(
             span = set(range(s.start_line, s.end_line + 1))
             if span <= diff.get(s.path, frozenset()):
                 start, end = s.start_line, s.end_line
-                parts.append(_fence(s.replacement, "suggestion"))
-        body = "\n\n".join([*parts, marker(fp)])
+                parts.append(suggestion_block(s.replacement))
+        body, whole = _comment_body(parts, fp)
+        if not whole:  # the suggestion did not fit: a comment on the doc line alone
+            start = end = f.doc.line
         return Inline(fp, f.doc.path, end, start if start < end else None, body, head)
     if f.code and f.code.line in diff.get(f.code.path, ()):
         parts = [head]
@@ -233,9 +277,29 @@ def _inline_for(
             patch = _doc_patch(f, head_text)
             if patch:
                 parts.append("Proposed doc change:\n\n" + _fence(patch, "diff"))
-        body = "\n\n".join([*parts, marker(fp)])
+        body, _ = _comment_body(parts, fp)
         return Inline(fp, f.code.path, f.code.line, None, body, head)
     return None
+
+
+TOO_LONG = "The rest of this finding is too long for a comment; the check run's annotation has it."
+
+
+def _comment_body(parts: Sequence[str], fp: str) -> tuple[str, bool]:
+    """The comment: its paragraphs and marker, and True; past GitHub's limit (which refuses the
+    whole review), the paragraphs that fit whole (else the first, cut), a note, and False."""
+    end = marker(fp)
+    body = "\n\n".join([*parts, end])
+    if len(body) <= COMMENT_LIMIT:
+        return body, True
+    kept: list[str] = []
+    for part in parts:
+        if len("\n\n".join([*kept, part, TOO_LONG, end])) > COMMENT_LIMIT:
+            break
+        kept.append(part)
+    if not kept:
+        kept = [parts[0][: COMMENT_LIMIT - len(TOO_LONG) - len(end) - 10] + "…"]
+    return "\n\n".join([*kept, TOO_LONG, end]), False
 
 
 def _doc_patch(f: Finding, head_text: Callable[[str], str | None]) -> str | None:
@@ -255,10 +319,21 @@ def fixed_body(message: str, sha: str, fingerprint: str) -> str:
 
 
 def summary_text(report: Report, links: Links, notes: Sequence[str] = (), limit: int = TEXT_LIMIT) -> str:
-    """The markdown summary of the check run (and of the summary comment), within `limit`."""
+    """The markdown summary of the check run (and of the summary comment), within `limit` bytes.
+
+    The markdown is cut at whole findings; GitHub measures the summary in bytes, so where badges
+    and non-ASCII text make the bytes outgrow the characters, it is cut again, shorter.
+    """
     tail = "".join(f"\n> {note}\n" for note in notes)
-    text = to_markdown(report, doc_url=links.blob, limit=max(1000, limit - len(tail) - 100)) + tail
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    room = limit - _size(tail) - 100  # bytes for the markdown
+    budget = room  # characters asked of to_markdown
+    for _ in range(8):
+        markdown = to_markdown(report, doc_url=links.blob, limit=max(1000, budget))
+        size = _size(markdown)
+        if size <= room:
+            return markdown + tail
+        budget = int(budget * room / size * 0.99)  # as many characters as the bytes per character allow
+    return clip(markdown + tail, limit)
 
 
 def summary_comment(report: Report, links: Links, notes: Sequence[str] = ()) -> str:
@@ -317,34 +392,36 @@ def finish_check_run(
     summary: str,
     notes: Sequence[dict] = (),
 ) -> None:
-    """Complete the run with `conclusion`, then append the annotations past the first 50.
+    """Send the annotations 50 a request, the last batch with `conclusion`, which completes the run.
 
-    Progress is saved after each request, so a retry sends no annotation twice.
+    Completing comes last, so a job interrupted between batches is still in progress and its
+    retry sends the rest; progress is saved after each request, so no annotation goes twice.
     """
-    output = {"title": title[:255], "summary": summary[:TEXT_LIMIT]}
-    if not run.done:
-        first = list(notes[run.sent : run.sent + ANNOTATION_BATCH]) if run.sent < len(notes) else []
-        body = {
-            "status": "completed",
-            "conclusion": conclusion,
-            "output": {**output, "annotations": first} if first else output,
-            "actions": ACTIONS,
-        }
-        repo.update_check_run(run.id, body)
-        run.done, run.sent = True, run.sent + len(first)
-        run.save(store, job_key)
-    while run.sent < len(notes):
+    if run.done:
+        return
+    output = {"title": title[:255], "summary": clip(summary, TEXT_LIMIT)}
+    while len(notes) - run.sent > ANNOTATION_BATCH:
         batch = list(notes[run.sent : run.sent + ANNOTATION_BATCH])
         repo.update_check_run(run.id, {"output": {**output, "annotations": batch}})
         run.sent += len(batch)
         run.save(store, job_key)
+    last = list(notes[run.sent :])
+    body = {
+        "status": "completed",
+        "conclusion": conclusion,
+        "output": {**output, "annotations": last} if last else output,
+        "actions": ACTIONS,
+    }
+    repo.update_check_run(run.id, body)
+    run.done, run.sent = True, run.sent + len(last)
+    run.save(store, job_key)
 
 
 def fail_summary(error: BaseException | str) -> str:
     text = str(error) or type(error).__name__
     return (
         "docs-sync stopped before it could check this pull request:\n\n"
-        + _fence(text[: TEXT_LIMIT - 500], "")
+        + _fence(clip(text, TEXT_LIMIT - 500), "")
         + "\n\nNothing was checked. Use **Re-run** above, or comment `/docs-sync` on the pull "
         "request, to try again."
     )
@@ -358,6 +435,8 @@ class PullState:
     comments: dict[str, dict] = field(default_factory=dict)  # fingerprint -> {state, message, id}
     summary_id: int | None = None
     summary_hash: str | None = None
+    review_pending: bool = False  # a review was sent and its answer not seen
+    summary_pending: bool = False  # the summary comment was sent and its answer not seen
 
     @classmethod
     def load(cls, store: JobQueue, pr_key: str) -> PullState:
@@ -383,6 +462,8 @@ def post_review(
     """One COMMENT review holding every new inline comment; nothing when there is none."""
     if not inline:
         return
+    state.review_pending = True
+    state.save(store, pr_key)
     review = repo.create_review(
         number,
         {"commit_id": head_sha, "event": "COMMENT", "comments": [c.as_review_comment() for c in inline]},
@@ -390,7 +471,32 @@ def post_review(
     state.reviews.append(int(review["id"]))
     for c in inline:
         state.comments[c.fingerprint] = {"state": "open", "message": c.message, "id": None}
+    state.review_pending = False
     state.save(store, pr_key)
+
+
+def recover_review(repo: Repo, store: JobQueue, pr_key: str, state: PullState, number: int) -> int:
+    """Adopt the comments of a review whose answer was lost; returns how many were found.
+
+    Only when the state says a review was sent unanswered: one listing of the review comments,
+    keeping docs-sync's own (a bot's, with a fingerprint marker) that the state does not know.
+    """
+    if not state.review_pending:
+        return 0
+    found = 0
+    for c in repo.review_comments(number):
+        fp = marked_fingerprint(str(c.get("body") or ""))
+        if fp is None or fp in state.comments or (c.get("user") or {}).get("type") != "Bot":
+            continue
+        review_id = c.get("pull_request_review_id")
+        if isinstance(review_id, int) and review_id not in state.reviews:
+            state.reviews.append(review_id)
+        message = str(c.get("body") or "").split("\n\n", 1)[0]
+        state.comments[fp] = {"state": "open", "message": message, "id": int(c["id"])}
+        found += 1
+    state.review_pending = False
+    state.save(store, pr_key)
+    return found
 
 
 def mark_fixed(
@@ -431,10 +537,19 @@ def upsert_summary(
 ) -> None:
     """Create the summary comment once (when `wanted`), then keep editing that one comment."""
     digest = hashlib.sha1(body.encode()).hexdigest()
+    if state.summary_id is None and state.summary_pending:
+        # The last creation got no answer: it may be there. Adopt it rather than post a second.
+        state.summary_id = find_summary(repo, number)
+        state.summary_pending = False
+        state.summary_hash = None
     if state.summary_id is None:
         if not wanted:
+            state.save(store, pr_key)
             return
+        state.summary_pending = True
+        state.save(store, pr_key)
         state.summary_id = int(repo.create_issue_comment(number, body)["id"])
+        state.summary_pending = False
     elif digest != state.summary_hash:
         try:
             repo.update_issue_comment(state.summary_id, body)
@@ -444,3 +559,12 @@ def upsert_summary(
             state.summary_id = int(repo.create_issue_comment(number, body)["id"])  # it was deleted
     state.summary_hash = digest
     state.save(store, pr_key)
+
+
+def find_summary(repo: Repo, number: int) -> int | None:
+    """The id of docs-sync's summary comment on the pull request (a bot's, with the marker), if any."""
+    for c in repo.issue_comments(number):
+        body = str(c.get("body") or "")
+        if body.startswith(SUMMARY_MARKER) and (c.get("user") or {}).get("type") == "Bot":
+            return int(c["id"])
+    return None

@@ -8,6 +8,10 @@ the process stops. The lifecycle of a job:
                          |----fail--------> failed
     queued --supersede--> superseded        (a newer job for the same key made it pointless)
 
+Only a job that never ran is superseded. One that ran and waits for a retry may have started
+something on GitHub (a check run in progress): it is made due at once instead, so its handler
+can see the newer job and close what it started.
+
 Delivery ids (X-GitHub-Delivery) are unique: a redelivery of the same event is refused by
 `enqueue`, so GitHub's "Redeliver" button never runs a job twice.
 
@@ -55,7 +59,8 @@ class JobQueue(Protocol):
         """Store a job; False when `delivery_id` was seen before (nothing stored).
 
         With `supersede`, queued jobs of the same kind and key become `superseded` in the same
-        transaction: a newer push replaces an older check that has not started yet.
+        transaction: a newer push replaces an older check that has not started yet. One that
+        ran before and waits for a retry is made due now instead (see the module docstring).
         """
         ...
 
@@ -249,15 +254,18 @@ class SQLiteQueue:
         with self._tx() as db:
             return self._supersede(db, key, except_job_id)
 
-    @staticmethod
-    def _supersede(db: sqlite3.Connection, key: str, newer_id: int) -> int:
+    def _supersede(self, db: sqlite3.Connection, key: str, newer_id: int) -> int:
         # Only older, not yet running jobs of the same kind: a running job finishes (its head
         # SHA gets its own check run), and a command never cancels a check or the reverse.
+        same = "key = ? AND state = 'queued' AND id < ? AND kind = (SELECT kind FROM jobs WHERE id = ?)"
         cur = db.execute(
-            "UPDATE jobs SET state = 'superseded', last_error = ? "
-            "WHERE key = ? AND state = 'queued' AND id < ? "
-            "AND kind = (SELECT kind FROM jobs WHERE id = ?)",
+            f"UPDATE jobs SET state = 'superseded', last_error = ? WHERE {same} AND attempts = 0",
             (f"superseded by job {newer_id}", key, newer_id, newer_id),
+        )
+        # A job that already ran may have left work in progress on GitHub: let it close it now.
+        db.execute(
+            f"UPDATE jobs SET not_before = MIN(not_before, ?) WHERE {same} AND attempts > 0",
+            (self._clock(), key, newer_id, newer_id),
         )
         return cur.rowcount
 
