@@ -23,6 +23,8 @@ The JSON output is a stable contract, with exactly these top-level keys:
 
 Nothing else (rule ids, explanations, fingerprints) is part of it; add keys only with a version bump.
 
+A suggestion with an empty replacement deletes its lines; every format says so.
+
 Text and markdown group findings by doc section, in the order the sections first appear in the
 report; inside a section findings are listed by doc line. Findings without a doc location are
 grouped under their code path.
@@ -45,6 +47,7 @@ _BADGE = {"error": "🔴", "warning": "🟡", "notice": "🔵"}
 _CONCLUSION_ICON = {"success": "✅", "neutral": "⚠️", "failure": "❌"}
 
 _SUGGEST_WIDTH = 100
+DELETE = "(delete the line)"  # how an empty replacement reads
 
 
 # ---------------------------------------------------------------- JSON
@@ -160,7 +163,7 @@ def to_text(report: Report, fail_on: str | None = None, color: bool = False) -> 
             if f.doc and f.code:
                 out.append(f"    code: {f.code.path}:{f.code.line}")
             if f.suggestion:
-                out.append(f"    suggest: {_first_line(f.suggestion.replacement)}")
+                out.append(f"    suggest: {_first_line(f.suggestion.replacement) or DELETE}")
     if report.ignored:
         out.append("")
         out.append(paint("bold", f"ignored ({len(report.ignored)})"))
@@ -241,7 +244,9 @@ def _md_finding(f: Finding, doc_url: Callable[[str, int, int], str] | None) -> s
     lines = [head]
     if f.code:
         lines.append(f"  - code: {md_code(f'{f.code.path}:{f.code.line}')}")
-    if f.suggestion:
+    if f.suggestion and not f.suggestion.replacement:
+        lines += ["", f"  Suggested doc change: {DELETE}", ""]
+    elif f.suggestion:
         # Every body line starts with "+", so no line of the replacement can close the fence.
         lines += [
             "",
@@ -359,7 +364,7 @@ def to_github(report: Report, fail_on: str | None = None) -> str:
         if f.doc and f.code:
             message += f"\ncode: {f.code.path}:{f.code.line}"
         if f.suggestion:
-            message += f"\nsuggested:\n{f.suggestion.replacement}"
+            message += f"\nsuggested:\n{f.suggestion.replacement or DELETE}"
         out.append(f"::{f.severity} {','.join(props)}::{_gh_data(message)}")
     out.append(summary_line(report, fail_on))
     return "\n".join(out)
@@ -373,7 +378,7 @@ def suggestion_diff(finding: Finding, doc_lines: Sequence[str]) -> str:
 
     `doc_lines` are the doc's lines at the revision the suggestion was made against (line 1 is
     `doc_lines[0]`; trailing newlines are ignored). An `end_line` before `start_line` replaces
-    nothing, so the block only adds lines.
+    nothing, so the block only adds lines; an empty replacement adds none, so it only removes.
     """
     s = finding.suggestion
     if s is None:
@@ -383,5 +388,5 @@ def suggestion_diff(finding: Finding, doc_lines: Sequence[str]) -> str:
             f"suggestion lines {s.start_line}-{s.end_line} are outside {s.path} ({len(doc_lines)} lines)"
         )
     old = [line.rstrip("\r\n") for line in doc_lines[s.start_line - 1 : s.end_line]]
-    new = s.replacement.split("\n")
+    new = s.replacement.split("\n") if s.replacement else []
     return "\n".join(["-" + line for line in old] + ["+" + line for line in new])

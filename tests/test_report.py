@@ -346,6 +346,19 @@ def test_suggestion_diff_accepts_lines_without_newlines_and_pure_insertions():
     assert suggestion_diff(insert, doc) == "+new"
 
 
+def test_an_empty_replacement_deletes_the_lines_in_every_format():
+    doc = ["a\n", "gone\n", "c\n"]
+    delete = finding(line=2, replacement="")
+    assert suggestion_diff(delete, doc) == "-gone"  # no "+" line: nothing takes its place
+    blank = finding(line=2, replacement="\n")
+    assert suggestion_diff(blank, doc) == "-gone\n+\n+"  # two empty lines, as asked
+    report = Report((delete,))
+    assert "    suggest: (delete the line)" in to_text(report).splitlines()
+    md = to_markdown(report)
+    assert "  Suggested doc change: (delete the line)" in md and "```diff" not in md
+    assert "suggested:%0A(delete the line)" in to_github(report)
+
+
 def test_suggestion_diff_rejects_missing_or_stale_suggestions():
     with pytest.raises(ValueError, match="no suggestion"):
         suggestion_diff(finding(), ["x"])
