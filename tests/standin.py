@@ -34,10 +34,12 @@ Keys and signatures:
 
 GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_key_pem=None,
               installation_id=42, app_slug="docs-sync", default_branch=None,
-              content_limit_per_minute=80, content_limit_per_hour=500)
+              content_limit_per_minute=80, content_limit_per_hour=500, app_permissions=None)
     Context manager; `.url` is "http://127.0.0.1:PORT" once entered. `private_key_pem` defaults
     to `default_app_key()`; `.private_key_pem`, `.app_id`, `.installation_id`, `.bot_login`
-    ("docs-sync[bot]") are attributes.
+    ("docs-sync[bot]") are attributes. `app_permissions` (default `APP_PERMISSIONS`, app.yml's)
+    are the installation's: a token call they do not cover gets 403 "Resource not accessible by
+    integration", as on github.com.
     open_pull(number, base, head, *, title=..., body="", user="octocat", head_repo_fork=False,
               draft=False) -> dict   registers a PR between two refs or SHAs of the fixture
     update_pull(number, *, head=None, base=None, state=None, title=None) -> dict  a push or an edit
@@ -654,13 +656,48 @@ _CONCLUSIONS = ("action_required", "cancelled", "failure", "neutral", "success",
 _LEVELS = ("notice", "warning", "failure")
 _REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
 _PERMISSIONS = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read"}
-_APP_PERMISSIONS = {
+# The installation's permissions unless a test says otherwise: app.yml's (a test keeps them equal).
+APP_PERMISSIONS = {
     "checks": "write",
     "contents": "read",
-    "issues": "write",
+    "issues": "read",
     "metadata": "read",
     "pull_requests": "write",
-    "single_file": "read",
+}
+# What each endpoint needs of an installation token, as GitHub's "Permissions required for GitHub
+# Apps" lists it; any one of the alternatives is enough, and write includes read.
+_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "_h_graphql": (("contents", "read"),),  # the only query served reads blobs
+    "_h_repository": (("metadata", "read"),),
+    "_h_list_pulls": (("pull_requests", "read"),),
+    "_h_get_pull": (("pull_requests", "read"),),
+    "_h_pull_files": (("pull_requests", "read"),),
+    "_h_commit_pulls": (("pull_requests", "read"), ("contents", "read")),
+    "_h_compare": (("contents", "read"),),
+    "_h_contents": (("contents", "read"),),
+    "_h_blob": (("contents", "read"),),
+    "_h_tree": (("contents", "read"),),
+    "_h_commit": (("contents", "read"),),
+    "_h_create_check_run": (("checks", "write"),),
+    "_h_update_check_run": (("checks", "write"),),
+    "_h_get_check_run": (("checks", "read"),),
+    "_h_check_annotations": (("checks", "read"),),
+    "_h_list_check_runs": (("checks", "read"),),
+    "_h_create_review": (("pull_requests", "write"),),
+    "_h_list_reviews": (("pull_requests", "read"),),
+    "_h_list_review_comments": (("pull_requests", "read"),),
+    "_h_create_review_comment": (("pull_requests", "write"),),
+    "_h_get_review_comment": (("pull_requests", "read"),),
+    "_h_update_review_comment": (("pull_requests", "write"),),
+    "_h_reply": (("pull_requests", "write"),),
+    "_h_review_reaction": (("pull_requests", "write"),),
+    "_h_list_issue_comments": (("issues", "read"), ("pull_requests", "read")),
+    "_h_create_issue_comment": (("issues", "write"), ("pull_requests", "write")),
+    "_h_get_issue_comment": (("issues", "read"), ("pull_requests", "read")),
+    "_h_update_issue_comment": (("issues", "write"), ("pull_requests", "write")),
+    "_h_delete_issue_comment": (("issues", "write"), ("pull_requests", "write")),
+    "_h_issue_reaction": (("issues", "write"), ("pull_requests", "write")),
+    "_h_permission": (("metadata", "read"),),
 }
 _APP_EVENTS = ["check_run", "check_suite", "issue_comment", "pull_request"]
 _RAW_TYPES = ("application/vnd.github.raw", "application/vnd.github.v3.raw")
@@ -752,8 +789,10 @@ class GitHubStandIn:
         default_branch: str | None = None,
         content_limit_per_minute: int = 80,
         content_limit_per_hour: int = 500,
+        app_permissions: dict[str, str] | None = None,
     ):
         self.repo = _GitRepo(repo_dir)
+        self.app_permissions = dict(APP_PERMISSIONS if app_permissions is None else app_permissions)
         self.owner, self.name = owner, name
         self.app_id, self.installation_id, self.app_slug = app_id, installation_id, app_slug
         if private_key_pem is None:
@@ -1050,6 +1089,8 @@ class GitHubStandIn:
                 return self._finish(injected, headers, resource, request)
             req, auth, handler = self._route(request, body, version, rid)
             self._authenticate(request, auth)
+            if auth == "token":
+                self._authorize(handler)
             if request.method != "GET" and req.path.startswith("/repos/"):
                 self._count_write(rid)
             result = handler(req)
@@ -1173,6 +1214,14 @@ class GitHubStandIn:
             grant = _ISSUED_TOKENS.get(credential.strip())
         if grant is None or grant[:2] != (self.app_id, self.installation_id) or grant[2] < time.time():
             raise _HTTPError(401, "Bad credentials")
+
+    def _authorize(self, handler: Any) -> None:
+        """403 as github.com answers a call the installation's permissions do not cover."""
+        rank = {"read": 1, "write": 2}
+        needs = _NEEDS.get(handler.__name__, ())
+        granted = self.app_permissions
+        if needs and not any(rank.get(granted.get(p, ""), 0) >= rank[level] for p, level in needs):
+            raise _HTTPError(403, "Resource not accessible by integration")
 
     def _verify_jwt(self, token: str) -> dict:
         try:
@@ -1467,7 +1516,7 @@ class GitHubStandIn:
             "html_url": f"{self.html}/apps/{self.app_slug}",
             "created_at": self._created_at,
             "updated_at": self._created_at,
-            "permissions": dict(_APP_PERMISSIONS),
+            "permissions": dict(self.app_permissions),
             "events": list(_APP_EVENTS),
         }
 
@@ -1484,11 +1533,11 @@ class GitHubStandIn:
             "app_slug": self.app_slug,
             "target_id": self._user(self.owner)["id"],
             "target_type": "Organization",
-            "permissions": dict(_APP_PERMISSIONS),
+            "permissions": dict(self.app_permissions),
             "events": list(_APP_EVENTS),
             "created_at": self._created_at,
             "updated_at": self._created_at,
-            "single_file_name": ".github/docs-sync.yml",
+            "single_file_name": None,
             "has_multiple_single_files": False,
             "single_file_paths": [],
             "suspended_by": None,
@@ -1534,7 +1583,7 @@ class GitHubStandIn:
         expires = datetime.now(UTC) + timedelta(hours=1)
         with _ISSUED_LOCK:
             _ISSUED_TOKENS[token] = (self.app_id, self.installation_id, expires.timestamp())
-        permissions = req.json().get("permissions") or dict(_APP_PERMISSIONS)
+        permissions = req.json().get("permissions") or dict(self.app_permissions)
         return 201, {
             "token": token,
             "expires_at": _iso(expires),
