@@ -159,6 +159,28 @@ def test_a_retried_command_answers_once(bot, standin):
     assert bot.queue.counts()["done"] == 1
 
 
+def test_a_reply_whose_answer_was_lost_is_not_posted_again(bot, standin):
+    standin.open_pull(8, "main", "clean")
+    standin.fail_next("POST", r"/issues/8/comments$", 502, after=True)  # posted, answer lost
+    comment = bot.comment(8, "/docs-sync help")
+    (reply,) = replies(standin)
+    assert reply.endswith(f"<!-- docs-sync:reply-to={comment['id']} -->")
+    assert bot.queue.counts()["done"] == 1 and len(standin.calls("GET", r"/issues/8/comments$")) == 1
+
+
+def test_a_command_github_refuses_is_answered_with_why(bot, standin):
+    standin.open_pull(9, "main", "clean")
+    standin.fail_next(
+        "POST", r"/check-runs$", 403, body={"message": "Resource not accessible by integration"}
+    )
+    comment = bot.comment(9, "/docs-sync recheck")
+    assert eyes_on(standin, comment)
+    reply = replies(standin)[-1]
+    assert "docs-sync could not do that: GitHub answered 403 to POST" in reply
+    assert "Resource not accessible by integration" in reply and "may lack a permission" in reply
+    assert bot.queue.counts()["done"] == 1
+
+
 def test_explain_text_without_findings_mentions_waivers():
     text = explain_text(
         {

@@ -7,9 +7,12 @@
     /docs-sync help                     reply with this list
 
 Every command is acknowledged with an "eyes" reaction on its comment and answered in a reply
-comment; a command above the commenter's permission is refused politely. events.py has already
-dropped comments by bots, edits and deletions. The reply's id is kept in kv (ns "reply", key =
-job id), so a retried job does not answer twice; the reaction is idempotent on GitHub's side.
+comment; a command above the commenter's permission is refused politely, and one GitHub refuses
+to carry out (a 404, a permission the App lacks) is answered with what GitHub said. events.py
+has already dropped comments by bots, edits and deletions. The reply's id is kept in kv (ns
+"reply", key = job id, {"id"}; id None while the reply is being sent), so a retried job does not
+answer twice: a reply whose answer was lost is found by its hidden marker
+`<!-- docs-sync:reply-to=<comment id> -->`. The reaction is idempotent on GitHub's side.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import logging
 from bot.app.jobs import Deps, add_waiver, analyze, finding_json, pull_from_json, repo_for, run_check
 from bot.app.publish import COMMENT_LIMIT, check_title
 from bot.app.queue import Job
-from bot.github import Repo
+from bot.github import GitHubError, Repo
 from bot.report import md_code, md_escape
 
 log = logging.getLogger(__name__)
@@ -37,20 +40,45 @@ request (needs write access); they move to the summary's "Ignored" list
 - `/docs-sync help`: this list"""
 
 
+def reply_marker(comment_id: int) -> str:
+    return f"<!-- docs-sync:reply-to={comment_id} -->"
+
+
 def run_command(deps: Deps, job: Job) -> None:
     p = job.payload
     repo, installation = repo_for(deps, p)
+    key, number, comment_id = str(job.id), int(p["pr"]), int(p["comment_id"])
     with deps.app.session(installation):
-        repo.react(int(p["comment_id"]), "eyes")
-        if deps.queue.kv_get("reply", str(job.id)) is not None:
-            return  # answered by an earlier attempt of this job
-        answer = _answer(deps, job, repo)
+        repo.react(comment_id, "eyes")
+        raw = deps.queue.kv_get("reply", key)
+        if raw is not None:
+            if json.loads(raw).get("id") is not None:
+                return  # answered by an earlier attempt of this job
+            found = _find_reply(repo, number, comment_id)  # sent, but the answer was lost?
+            if found is not None:
+                deps.queue.kv_put("reply", key, json.dumps({"id": found}))
+                return
+        try:
+            answer = _answer(deps, job, repo)
+        except GitHubError as exc:  # GitHub will not do it: say so rather than go quiet
+            log.warning("command %s failed: %s", p.get("command"), exc)
+            answer = f"docs-sync could not do that: {md_escape(str(exc))}"
         quoted = " ".join([f"/docs-sync {p.get('command')}", *map(str, p.get("args") or [])])
+        end = "\n\n" + reply_marker(comment_id)
         body = f"> {md_code(quoted)}\n\n@{p['user']} {answer}"
-        if len(body) > COMMENT_LIMIT:
-            body = body[: COMMENT_LIMIT - 1] + "…"
-        reply = repo.create_issue_comment(int(p["pr"]), body)
-        deps.queue.kv_put("reply", str(job.id), json.dumps({"id": reply.get("id")}))
+        if len(body) + len(end) > COMMENT_LIMIT:
+            body = body[: COMMENT_LIMIT - len(end) - 1] + "…"
+        deps.queue.kv_put("reply", key, json.dumps({"id": None}))
+        reply = repo.create_issue_comment(number, body + end)
+        deps.queue.kv_put("reply", key, json.dumps({"id": reply.get("id")}))
+
+
+def _find_reply(repo: Repo, number: int, comment_id: int) -> int | None:
+    mark = reply_marker(comment_id)
+    for c in repo.issue_comments(number):
+        if mark in str(c.get("body") or "") and (c.get("user") or {}).get("type") == "Bot":
+            return int(c["id"])
+    return None
 
 
 def _answer(deps: Deps, job: Job, repo: Repo) -> str:
