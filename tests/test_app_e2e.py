@@ -341,6 +341,42 @@ def test_commands_over_http(bot, standin, pr, repo_and_shas):
     assert "sdpa is the intended default (@writer)" in summary["body"]
 
 
+# -- metrics ---------------------------------------------------------------------------------------
+
+
+def test_metrics_after_a_job_count_the_delivery_the_job_its_findings_and_github_calls(
+    standin, repo_and_shas, tmp_path
+):
+    settings = settings_for(standin, tmp_path / "metrics.db")
+    queue, metrics = SQLiteQueue(settings.db_path), Metrics()
+    handler = make_handler(settings, queue, metrics, write_interval_s=0)
+    with BotServer(settings, queue, handler, metrics) as running:
+        PR(running, standin, repo_and_shas[1], 1, "pr").deliver()
+        running.drain()
+        text = httpx.get(f"{running.url}/metrics").text
+    queue.close()
+    lines = text.splitlines()
+    for line in [
+        'docs_sync_deliveries_total{event="pull_request"} 1',
+        'docs_sync_jobs_total{outcome="done"} 1',
+        "docs_sync_findings_total 3",
+        "docs_sync_job_seconds_count 1",
+        'docs_sync_job_seconds_bucket{le="+Inf"} 1',
+        'docs_sync_queue_jobs{state="done"} 1',
+        'docs_sync_queue_jobs{state="queued"} 0',
+    ]:
+        assert line in lines, line
+    by_status: dict[str, int] = {}
+    for _, _, status in standin.requests:
+        by_status[str(status)] = by_status.get(str(status), 0) + 1
+    counted = {
+        line.split('status="')[1].split('"')[0]: int(line.rsplit(" ", 1)[1])
+        for line in lines
+        if line.startswith("docs_sync_github_calls_total{")
+    }
+    assert counted == by_status  # every call the stand-in saw, by status, and nothing else
+
+
 # -- the served App ------------------------------------------------------------------------------
 
 
