@@ -608,6 +608,44 @@ def test_retryable_errors_reach_the_worker(bot, standin):
     assert standin.check_runs[0]["status"] == "in_progress"  # left for the retry to finish
 
 
+def test_an_exception_in_the_core_fails_the_check_run_with_the_error(bot, standin, monkeypatch):
+    def broken_check(*args, **kwargs):
+        raise ValueError("the core tripped over assets/blob.bin")
+
+    monkeypatch.setattr("bot.app.jobs.check", broken_check)
+    bot.check(25, "main", "pr")
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert "the core tripped over assets/blob.bin" in run["output"]["summary"]
+    assert bot.queue.counts()["failed"] == 1 and standin.reviews == [] and standin.issue_comments == []
+
+
+def test_a_pull_request_closed_before_its_job_runs_still_gets_a_completed_check_run(bot, standin):
+    bot.enqueue(26, "main", "one")
+    standin.update_pull(26, state="closed")
+    while bot.worker.run_once() is not None:
+        pass
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"]) == ("completed", "failure")
+
+
+def test_a_pull_request_github_does_not_know_leaves_no_check_run_behind(bot, standin, repo_and_shas):
+    payload = check_run_payload(standin, repo_and_shas[1]["one"], 1)
+    (spec,) = route("check_run", payload)
+    spec.payload.update(pr=404, base_sha=None)  # a re-run naming a pull request GitHub answers 404 for
+    bot.queue.enqueue("gone", spec.kind, spec.payload, key="octo-org/docs-repo#404")
+    bot.worker.run_once()
+    assert standin.check_runs == []  # found out before a check run was started
+    (job,) = [bot.queue.get(1)]
+    assert job.state == "failed" and "GitHub answered 404 to GET /repos/octo-org/docs-repo/pulls/404" in (
+        job.last_error or ""
+    )
+
+
 def test_a_retry_overtaken_by_a_newer_push_closes_its_check_run(bot, standin, repo_and_shas):
     shas = repo_and_shas[1]
     standin.fail_next("GET", r"/pulls/21/files$", 403, headers={"retry-after": "600"})
