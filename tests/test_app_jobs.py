@@ -292,6 +292,9 @@ def test_annotations_and_comments_are_cut_to_githubs_limits():
     assert (c.line, c.start_line) == (3, None) and "`--old` is gone" in c.body  # the line alone
     (code,), _ = plan_inline(Report((wide,)), {"src/cli.py": frozenset({7})}, lambda p: PAGE, LINKS)
     assert len(code.body) <= 65_536 and "This change makes [docs/page.md line 3]" in code.body
+    moved = finding(code=("src/old.py", 7))
+    assert annotations(Report((moved,)), gone={"docs/page.md"})[0]["path"] == "src/old.py"
+    assert annotations(Report((moved,)), gone={"docs/page.md", "src/old.py"}) == []  # nowhere to point
     deleting = annotations(Report((finding(replacement=""),)))
     assert deleting[0]["raw_details"] == "Suggested: delete these lines."
     nowhere = Finding(

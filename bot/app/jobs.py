@@ -341,7 +341,7 @@ def _check_and_publish(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckR
         conclusion=report.conclusion(),
         title=check_title(report),
         summary=summary_text(report, result.links, notes),
-        notes=annotations(report),
+        notes=annotations(report, gone=_gone_at_head(result.files)),
     )
     _mark_checked(deps.queue, repo, pull)
     return report
@@ -474,6 +474,13 @@ def _watched(rules: Iterable[Rule], changes: Sequence[Change]) -> set[str]:
         if watched & changed or (moved and any(s.kind == "paths" for s in rule.sources)):
             paths |= watched
     return paths
+
+
+def _gone_at_head(files: Sequence[dict]) -> set[str]:
+    """Paths the pull request removed or renamed away: the head commit has nothing there."""
+    gone = {str(f.get("filename")) for f in files if f.get("status") == "removed"}
+    gone |= {str(f["previous_filename"]) for f in files if f.get("previous_filename")}
+    return gone - {str(f.get("filename")) for f in files if f.get("status") != "removed"}
 
 
 def listed_head(files: Sequence[dict]) -> str | None:

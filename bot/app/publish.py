@@ -138,19 +138,23 @@ def check_title(report: Report) -> str:
     return title + ignored
 
 
-def annotations(report: Report) -> list[dict]:
-    """One check-run annotation per finding that has a place in the repository."""
+def annotations(report: Report, gone: Collection[str] = ()) -> list[dict]:
+    """One check-run annotation per finding that has a place in the head commit.
+
+    The doc line, else the code line; `gone` are paths the head commit no longer has (removed,
+    or renamed away), where an annotation would point at nothing.
+    """
     out = []
     for f in report.findings:
-        if f.doc:
+        if f.doc and f.doc.path not in gone:
             path, start, end = f.doc.path, f.doc.line, f.doc.line
             s = f.suggestion
             if s and s.path == path and s.start_line <= s.end_line:
                 start, end = s.start_line, s.end_line
-        elif f.code:
+        elif f.code and f.code.path not in gone:
             path, start, end = f.code.path, f.code.line, f.code.line
         else:
-            continue
+            continue  # the summary still lists it
         if not path or start < 1:
             continue  # GitHub refuses the whole request for one annotation without a place
         message = f.message
