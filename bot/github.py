@@ -367,6 +367,17 @@ class Repo:
             self._call("POST", "/check-runs", self._rest.checks.create, self.owner, self.name, data=body)
         )
 
+    def check_runs(self, sha: str, name: str) -> list[dict]:
+        """Every check run called `name` on commit `sha` (all of them, not only the latest)."""
+        fn = self._rest.checks.list_for_ref
+        what = f"/commits/{sha}/check-runs"
+        data = _json(
+            self._call(
+                "GET", what, fn, self.owner, self.name, sha, check_name=name, filter_="all", per_page=PER_PAGE
+            )
+        )
+        return list(data.get("check_runs") or [])
+
     def update_check_run(self, run_id: int, body: dict) -> dict:
         fn = self._rest.checks.update
         return _json(

@@ -181,6 +181,29 @@ def test_a_command_github_refuses_is_answered_with_why(bot, standin):
     assert bot.queue.counts()["done"] == 1
 
 
+def test_a_recheck_retried_after_a_push_completes_the_run_it_left_on_the_old_head(
+    bot, standin, repo_and_shas
+):
+    shas = repo_and_shas[1]
+    standin.open_pull(10, "main", "one")
+    standin.fail_next("POST", r"/graphql$", 502)  # the first attempt stops after its check run
+    comment = standin.add_issue_comment(10, "/docs-sync recheck")
+    bot._enqueue("issue_comment", comment_payload(standin, 10, comment))
+    bot.worker.run_once()
+    (waiting,) = standin.check_runs
+    assert (waiting["head_sha"], waiting["status"]) == (shas["one"], "in_progress")
+    standin.update_pull(10, head="pr")  # pushed before the retry
+    bot.run()
+    old, new = standin.check_runs
+    assert (old["status"], old["conclusion"], old["output"]["title"]) == (
+        "completed",
+        "neutral",
+        "Superseded by a newer push",
+    )
+    assert (new["head_sha"], new["conclusion"]) == (shas["pr"], "failure")
+    assert f"checked {shas['pr'][:12]} again" in replies(standin)[-1]
+
+
 def test_explain_text_without_findings_mentions_waivers():
     text = explain_text(
         {

@@ -718,6 +718,28 @@ def test_the_inline_cap_holds_for_the_pull_request_not_each_run(bot, standin, re
     assert note in standin.issue_comments[0]["body"] and note in standin.check_runs[1]["output"]["summary"]
 
 
+def test_a_check_run_created_without_an_answer_is_found_not_doubled(bot, standin):
+    standin.fail_next("POST", r"/check-runs$", 502, after=True)  # created; the answer is lost
+    bot.check(27, "main", "one")
+    (run,) = standin.check_runs  # the retry found it by its external id
+    assert (run["status"], run["conclusion"]) == ("completed", "failure")
+    assert len(standin.calls("GET", r"/commits/[0-9a-f]+/check-runs$")) == 1
+    assert bot.queue.counts()["done"] == 1
+
+
+def test_a_job_given_up_after_an_unanswered_creation_still_completes_that_run(bot, standin):
+    standin.fail_next("POST", r"/check-runs$", 502, after=True)
+    bot.enqueue(28, "main", "one")
+    Worker(bot.queue, bot.handler, bot.metrics, max_attempts=1).run_once()  # no retry left
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert "gave up after 1 attempts: GitHub answered 502" in run["output"]["summary"]
+
+
 def test_annotations_go_before_the_conclusion_and_outputs_fit_in_bytes(standin, repo_and_shas, tmp_path):
     # 120 annotations and a summary of 3-byte characters: GitHub measures the summary in bytes.
     app = GitHubApp(standin.app_id, standin.private_key_pem, standin.url, write_interval_s=0)

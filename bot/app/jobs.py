@@ -55,9 +55,11 @@ from bot.app.publish import (
     Links,
     PullState,
     annotations,
+    check_run_started,
     check_title,
     fail_summary,
     finish_check_run,
+    known_check_run,
     mark_fixed,
     plan_inline,
     post_review,
@@ -178,14 +180,17 @@ def abandon(deps: Deps, job: Job, error: str) -> None:
     A check job and a `/docs-sync` recheck record their run under the job id; a job that never
     started one, or whose run is already complete, needs no call.
     """
-    raw = deps.queue.kv_get("check-run", str(job.id))
-    if raw is None:
+    key = str(job.id)
+    if not check_run_started(deps.queue, key):
         return
-    run = CheckRun(**json.loads(raw))
-    if run.done:
+    raw = deps.queue.kv_get("check-run", key)
+    if raw is not None and CheckRun(**json.loads(raw)).done:
         return
     repo, installation = repo_for(deps, job.payload)
     with deps.app.session(installation):
+        run = known_check_run(repo, deps.queue, key, job.delivery_id)  # one created unanswered too
+        if run is None or run.done:
+            return
         finish_check_run(
             repo,
             deps.queue,
@@ -221,7 +226,7 @@ def run_check(deps: Deps, job: Job, pull: Pull | None = None) -> Report | None:
             if already_checked(deps.queue, job, repo, pull):
                 log.info("job %s: %s was checked already; nothing new to say", job.id, pull.head_sha)
                 return None
-        started = deps.queue.kv_get("check-run", str(job.id)) is not None
+        started = check_run_started(deps.queue, str(job.id))
         run = start_check_run(repo, deps.queue, str(job.id), pull.head_sha, job.delivery_id)
         if run.done:
             log.info("check run %s of job %s is already complete", run.id, job.id)
@@ -249,7 +254,7 @@ AUTOMATIC_TRIGGERS = ("pull_request.", "check_suite.requested")
 
 def already_checked(store: JobQueue, job: Job, repo: Repo, pull: Pull) -> bool:
     trigger = str(job.payload.get("trigger") or "")
-    if not trigger.startswith(AUTOMATIC_TRIGGERS) or store.kv_get("check-run", str(job.id)) is not None:
+    if not trigger.startswith(AUTOMATIC_TRIGGERS) or check_run_started(store, str(job.id)):
         return False  # asked for by a person, or a retry of a job that already started
     raw = store.kv_get("checked", f"{repo.full_name}@{pull.head_sha}")
     return raw is not None and json.loads(raw) == {"pr": pull.number, "base_sha": pull.base_sha}

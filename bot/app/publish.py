@@ -6,6 +6,8 @@ so a retried or resumed job picks up where it stopped and a re-run adds nothing 
 
     ns "check-run", key = job id    {"id", "head_sha", "html_url", "sent", "done"}: the job's run,
                                     annotations already sent, whether it is completed
+    ns "check-run-pending", job id  {"head_sha"}: a creation sent and not yet answered (else null);
+                                    the run is then found by its external_id, the delivery id
     ns "pr", key = "owner/repo#12"  {"reviews": [ids], "comments": {fingerprint: {"state",
                                     "message", "id"}}, "summary_id", "summary_hash",
                                     "review_pending", "summary_pending"}
@@ -365,12 +367,27 @@ class CheckRun:
 
 
 def start_check_run(repo: Repo, store: JobQueue, job_key: str, head_sha: str, external_id: str) -> CheckRun:
-    """The job's check run on `head_sha`: the one a previous attempt created, else a new one."""
-    raw = store.kv_get("check-run", job_key)
-    if raw is not None:
-        run = CheckRun(**json.loads(raw))
+    """The job's check run on `head_sha`: the one a previous attempt created, else a new one.
+
+    `external_id` (the job's delivery id) names the run on GitHub, so a creation whose answer
+    was lost is found again instead of leaving a second run in progress. A run an earlier
+    attempt left on another head (a recheck after a push) is completed as superseded first.
+    """
+    run = known_check_run(repo, store, job_key, external_id)
+    if run is not None:
         if run.head_sha == head_sha:
             return run
+        if not run.done:
+            finish_check_run(
+                repo,
+                store,
+                job_key,
+                run,
+                conclusion="neutral",
+                title="Superseded by a newer push",
+                summary=f"A newer commit was pushed after {run.head_sha[:12]}; docs-sync checks that one.",
+            )
+    store.kv_put("check-run-pending", job_key, json.dumps({"head_sha": head_sha}))
     data = repo.create_check_run(
         {
             "name": CHECK_NAME,
@@ -381,6 +398,35 @@ def start_check_run(repo: Repo, store: JobQueue, job_key: str, head_sha: str, ex
         }
     )
     run = CheckRun(id=int(data["id"]), head_sha=head_sha, html_url=str(data.get("html_url") or ""))
+    run.save(store, job_key)
+    store.kv_put("check-run-pending", job_key, json.dumps({"head_sha": None}))
+    return run
+
+
+def check_run_started(store: JobQueue, job_key: str) -> bool:
+    """Has the job created its check run, or sent the creation (answered or not)?"""
+    pending = json.loads(store.kv_get("check-run-pending", job_key) or "{}").get("head_sha")
+    return pending is not None or store.kv_get("check-run", job_key) is not None
+
+
+def known_check_run(repo: Repo, store: JobQueue, job_key: str, external_id: str) -> CheckRun | None:
+    """The check run the job created, from kv, or found on GitHub when its creation went unanswered."""
+    raw = store.kv_get("check-run", job_key)
+    saved = CheckRun(**json.loads(raw)) if raw is not None else None
+    pending = json.loads(store.kv_get("check-run-pending", job_key) or "{}").get("head_sha")
+    if pending is None or (saved is not None and saved.head_sha == pending):
+        return saved
+    found = [r for r in repo.check_runs(pending, CHECK_NAME) if r.get("external_id") == external_id]
+    store.kv_put("check-run-pending", job_key, json.dumps({"head_sha": None}))
+    if not found:
+        return saved  # the creation never happened
+    data = max(found, key=lambda r: int(r["id"]))
+    run = CheckRun(
+        id=int(data["id"]),
+        head_sha=pending,
+        html_url=str(data.get("html_url") or ""),
+        done=data.get("status") == "completed",
+    )
     run.save(store, job_key)
     return run
 
