@@ -470,10 +470,10 @@ def finish_check_run(
 def fail_summary(error: BaseException | str) -> str:
     text = str(error) or type(error).__name__
     return (
-        "docs-sync stopped before it could check this pull request:\n\n"
+        "docs-sync stopped before it could finish checking this pull request:\n\n"
         + _fence(clip(text, TEXT_LIMIT - 500), "")
-        + "\n\nNothing was checked. Use **Re-run** above, or comment `/docs-sync` on the pull "
-        "request, to try again."
+        + "\n\nThis run says nothing about the docs. Use **Re-run** above, or comment `/docs-sync` "
+        "on the pull request, to try again."
     )
 
 
