@@ -702,6 +702,15 @@ def test_answers_lost_after_the_review_and_the_summary_post_nothing_twice(bot, s
     assert len(standin.reviews) == 1 and len(standin.issue_comments) == 1
     assert all(c["body"].startswith("✅ **Fixed in") for c in standin.review_comments)
     assert "✅ docs-sync: success" in standin.issue_comments[0]["body"]
+    # A finding comes back and its new review's answer is lost again: the new comment is adopted,
+    # the first review's comments stay fixed, and nothing is posted a third time.
+    standin.fail_next("POST", r"/pulls/23/reviews$", 502, after=True)
+    standin.update_pull(23, head="one")
+    bot.check(23, "main", "one")
+    assert len(standin.reviews) == 2 and len(standin.review_comments) == 4
+    state = json.loads(bot.queue.kv_get("pr", "octo-org/docs-repo#23"))
+    assert sorted(c["state"] for c in state["comments"].values()) == ["fixed", "fixed", "open"]
+    assert len(state["reviews"]) == 2 and not state["review_pending"]
 
 
 def test_the_inline_cap_holds_for_the_pull_request_not_each_run(bot, standin, repo_and_shas):

@@ -529,16 +529,18 @@ def recover_review(repo: Repo, store: JobQueue, pr_key: str, state: PullState, n
     """Adopt the comments of a review whose answer was lost; returns how many were found.
 
     Only when the state says a review was sent unanswered: one listing of the review comments,
-    keeping docs-sync's own (a bot's, with a fingerprint marker) that the state does not know.
+    keeping docs-sync's own (a bot's, with a fingerprint marker) from reviews the state does not
+    know; comments of known reviews (some marked fixed since) keep the state they have.
     """
     if not state.review_pending:
         return 0
     found = 0
+    known = set(state.reviews)
     for c in repo.review_comments(number):
         fp = marked_fingerprint(str(c.get("body") or ""))
-        if fp is None or fp in state.comments or (c.get("user") or {}).get("type") != "Bot":
-            continue
         review_id = c.get("pull_request_review_id")
+        if fp is None or review_id in known or (c.get("user") or {}).get("type") != "Bot":
+            continue
         if isinstance(review_id, int) and review_id not in state.reviews:
             state.reviews.append(review_id)
         message = str(c.get("body") or "").split("\n\n", 1)[0]
