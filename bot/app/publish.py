@@ -36,6 +36,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from unidiff import PatchSet
+from unidiff.errors import UnidiffParseError
+
 from bot.app.events import RERUN_ACTION
 from bot.app.queue import JobQueue
 from bot.github import GitHubError, Repo
@@ -54,7 +57,6 @@ ACTIONS = [{"label": "Re-run", "description": "Run docs-sync again", "identifier
 _LEVEL = {"error": "failure", "warning": "warning", "notice": "notice"}
 _BADGE = {"error": "🔴", "warning": "🟡", "notice": "🔵"}
 _MARKER = re.compile(r"<!-- docs-sync:fp=([0-9a-f]+) -->")
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def clip(text: str, limit: int) -> str:
@@ -85,29 +87,18 @@ def marked_fingerprint(body: str) -> str | None:
 def right_lines(patch: str | None) -> frozenset[int]:
     """Head line numbers a review comment may use: the added and context lines of `patch`.
 
-    Each hunk is read for exactly as many lines as its header announces, so nothing after it
-    (a trailing newline, "\\ No newline at end of file") is mistaken for a line of the file.
+    GitHub's `patch` is the file's hunks without the file header; unidiff reads them once one is
+    put in front.
     """
-    lines: set[int] = set()
-    new = old_left = new_left = 0
-    for text in (patch or "").split("\n"):
-        m = _HUNK.match(text)
-        if m:
-            old_left = int(m.group(2) or 1)
-            new, new_left = int(m.group(3)), int(m.group(4) or 1)
-            continue
-        kind = text[:1]
-        if (old_left <= 0 and new_left <= 0) or kind not in ("-", "+", " ", ""):
-            continue
-        if kind == "-":
-            old_left -= 1
-            continue
-        lines.add(new)  # "+", or context (" ", or "" where a tool stripped an empty line's space)
-        new += 1
-        new_left -= 1
-        if kind != "+":
-            old_left -= 1
-    return frozenset(lines)
+    if not patch:
+        return frozenset()
+    try:
+        (diff,) = PatchSet("--- a/file\n+++ b/file\n" + patch.rstrip("\n") + "\n")
+    except (UnidiffParseError, ValueError):
+        return frozenset()  # a patch we cannot read gets no inline comment, only the summary
+    return frozenset(
+        line.target_line_no for hunk in diff for line in hunk if line.is_added or line.is_context
+    )
 
 
 @dataclass(frozen=True)
