@@ -12,7 +12,6 @@ from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass, field
 
 from bot.doc import DocPage, parse_doc
-from bot.extract import extract
 from bot.model import Extraction, Fact, ParseError, Tree
 from bot.rules import Rule, Source
 
@@ -58,6 +57,8 @@ def _extract_cached(source: Source, path: str, tree: Tree, cache: FactsCache | N
     text = tree.read(path)
     if text is None:
         return None
+    from bot.extract import extract  # only a cache miss needs the extractors
+
     result = extract(source, path, text)
     if cache is not None and key is not None:
         cache[key] = result
