@@ -20,6 +20,7 @@ class GitRepo:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._batch: subprocess.Popen[bytes] | None = None
+        self._check: subprocess.Popen[bytes] | None = None
         self._blobs: dict[str, str] = {}
 
     def _git(self, *args: str) -> str:
@@ -64,6 +65,22 @@ class GitRepo:
             i += 2
         return changes
 
+    def object_info(self, name: str) -> tuple[str, str] | None:
+        """(type, id) of `rev:path` or any object name, through one long-lived batch-check process."""
+        if self._check is None:
+            self._check = subprocess.Popen(
+                ["git", "-C", str(self.path), "cat-file", "--batch-check"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+        assert self._check.stdin and self._check.stdout
+        self._check.stdin.write(name.encode() + b"\n")
+        self._check.stdin.flush()
+        header = self._check.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            return None
+        return header[1].decode(), header[0].decode()
+
     def read_blob(self, sha: str) -> str:
         if sha in self._blobs:
             return self._blobs[sha]
@@ -86,11 +103,14 @@ class GitRepo:
         return text
 
     def close(self) -> None:
-        if self._batch is not None:
-            if self._batch.stdin:
-                self._batch.stdin.close()
-            self._batch.wait()
-            self._batch = None
+        for proc in (self._batch, self._check):
+            if proc is not None:
+                if proc.stdin:
+                    proc.stdin.close()
+                proc.wait()
+                if proc.stdout:
+                    proc.stdout.close()
+        self._batch = self._check = None
 
     def __enter__(self) -> GitRepo:
         return self
@@ -106,6 +126,7 @@ class GitTree:
         self.repo = repo
         self.sha = sha
         self._entries: dict[str, str] | None = None
+        self._ids: dict[str, str | None] = {}
         self._dirs: frozenset[str] | None = None
 
     def _listing(self) -> dict[str, str]:
@@ -123,14 +144,22 @@ class GitTree:
         return self._entries
 
     def read(self, path: str) -> str | None:
-        blob = self._listing().get(path)
+        blob = self.blob_id(path)
         return None if blob is None else self.repo.read_blob(blob)
 
     def blob_id(self, path: str) -> str | None:
-        return self._listing().get(path)
+        # The files a check reads are few: ask for each rather than list the whole tree.
+        if self._entries is not None:
+            return self._entries.get(path)
+        if path not in self._ids:
+            info = self.repo.object_info(f"{self.sha}:{path}") if path and "\n" not in path else None
+            self._ids[path] = info[1] if info and info[0] == "blob" else None
+        return self._ids[path]
 
     def exists(self, path: str) -> bool:
         path = path.rstrip("/")
+        if self._entries is None and path and "\n" not in path:
+            return self.repo.object_info(f"{self.sha}:{path}") is not None
         if path in self._listing():
             return True
         if self._dirs is None:

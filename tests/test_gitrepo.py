@@ -1,0 +1,52 @@
+"""Reading revisions straight from git."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from bot.gitrepo import GitError, GitRepo
+from bot.memtree import MemoryTree
+
+
+def git(repo, *args):
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path):
+    path = tmp_path / "r"
+    git(tmp_path, "init", "-q", "-b", "main", str(path))
+    (path / "pkg").mkdir()
+    (path / "pkg" / "args.py").write_text("x = 1\n" * 20)
+    (path / "docs.md").write_text("# Doc with spaces in name\n")
+    git(path, "add", "-A")
+    git(path, "commit", "-qm", "base")
+    git(path, "mv", "pkg/args.py", "pkg/arguments.py")
+    (path / "docs.md").write_text("# Doc\n\nchanged\n")
+    git(path, "commit", "-qam", "head")
+    return path
+
+
+def test_trees_read_files_ids_and_folders_without_a_checkout(repo):
+    with GitRepo(repo) as r:
+        base, head = r.tree("HEAD~1"), r.tree("HEAD")
+        assert base.read("pkg/args.py") == "x = 1\n" * 20
+        assert head.read("pkg/args.py") is None
+        # Blob ids are git's own, the same the in-memory tree computes from the content.
+        assert head.blob_id("pkg/arguments.py") == MemoryTree({"a": "x = 1\n" * 20}).blob_id("a")
+        assert head.exists("pkg") and head.exists("pkg/") and not head.exists("nope")
+        assert head.paths() == {"pkg/arguments.py", "docs.md"}
+        assert head.exists("pkg/arguments.py")
+        statuses = {(c.status, c.path, c.old_path) for c in r.changes(base.sha, head.sha)}
+        assert statuses == {("renamed", "pkg/arguments.py", "pkg/args.py"), ("modified", "docs.md", None)}
+
+
+def test_unknown_revision_is_a_clear_error(repo):
+    with GitRepo(repo) as r, pytest.raises(GitError, match="no-such"):
+        r.tree("no-such")
