@@ -12,26 +12,8 @@ from bot.app.jobs import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
 from bot.app.worker import Worker
-from tests.appkit import Clock, build_repo, comment_payload, pull_request_payload, settings_for
+from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
 from tests.standin import GitHubStandIn
-
-
-@pytest.fixture(scope="module")
-def repo_and_shas(tmp_path_factory):
-    return build_repo(tmp_path_factory.mktemp("commands"))
-
-
-@pytest.fixture(scope="module")
-def server(repo_and_shas):
-    with GitHubStandIn(repo_and_shas[0]) as standin:
-        yield standin
-
-
-@pytest.fixture
-def standin(server):
-    server.reset()
-    yield server
-    assert not [r for r in server.requests if r[2] == 422], "a call GitHub would refuse"
 
 
 class Bot:

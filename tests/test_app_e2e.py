@@ -24,7 +24,6 @@ from tests.appkit import (
     DOC,
     BotServer,
     Clock,
-    build_repo,
     check_run_payload,
     check_suite_payload,
     comment_payload,
@@ -33,17 +32,6 @@ from tests.appkit import (
     settings_for,
 )
 from tests.standin import GitHubStandIn
-
-
-@pytest.fixture(scope="module")
-def repo_and_shas(tmp_path_factory):
-    return build_repo(tmp_path_factory.mktemp("e2e"))
-
-
-@pytest.fixture(scope="module")
-def server(repo_and_shas):
-    with GitHubStandIn(repo_and_shas[0]) as standin:
-        yield standin
 
 
 @pytest.fixture(scope="module")
@@ -56,14 +44,6 @@ def bot(server, tmp_path_factory):
         running.clock = clock  # type: ignore[attr-defined]
         yield running
     queue.close()
-
-
-@pytest.fixture
-def standin(server):
-    server.reset()
-    yield server
-    refused = [r for r in server.requests if r[2] == 422]
-    assert not refused, f"GitHub would refuse {refused}"
 
 
 class PR:

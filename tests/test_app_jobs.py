@@ -37,7 +37,6 @@ from tests.appkit import (
     ARGS,
     DOC,
     Clock,
-    build_repo,
     check_run_payload,
     pull_request_payload,
     settings_for,
@@ -318,24 +317,6 @@ def test_repository_address_without_file_links():
 
 
 # -- flows against the stand-in ------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def repo_and_shas(tmp_path_factory):
-    return build_repo(tmp_path_factory.mktemp("jobs"))
-
-
-@pytest.fixture(scope="module")
-def server(repo_and_shas):
-    with GitHubStandIn(repo_and_shas[0]) as standin:
-        yield standin
-
-
-@pytest.fixture
-def standin(server):
-    server.reset()
-    yield server
-    assert not [r for r in server.requests if r[2] == 422], "a call GitHub would refuse"
 
 
 class Bot:

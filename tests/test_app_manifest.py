@@ -16,7 +16,7 @@ from bot.app.jobs import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
 from bot.app.worker import Worker
-from tests.appkit import Clock, build_repo, comment_payload, pull_request_payload, settings_for
+from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
 from tests.standin import APP_PERMISSIONS, GitHubStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,17 +77,6 @@ def test_the_procfile_serves_on_the_platforms_port():
 
 
 # -- each permission is needed -----------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def repo_and_shas(tmp_path_factory):
-    return build_repo(tmp_path_factory.mktemp("manifest"))
-
-
-@pytest.fixture(scope="module")
-def server(repo_and_shas):
-    with GitHubStandIn(repo_and_shas[0]) as standin:
-        yield standin
 
 
 def run_pull_request_and_command(standin: GitHubStandIn, shas: dict, db: Path, number: int) -> None:
