@@ -191,15 +191,7 @@ def abandon(deps: Deps, job: Job, error: str) -> None:
         run = known_check_run(repo, deps.queue, key, job.delivery_id)  # one created unanswered too
         if run is None or run.done:
             return
-        finish_check_run(
-            repo,
-            deps.queue,
-            str(job.id),
-            run,
-            conclusion="failure",
-            title="docs-sync could not run",
-            summary=fail_summary(error),
-        )
+        _finish_failed(deps, job, repo, run, error)
     log.info("job %s: check run %s completed as failed (%s)", job.id, run.id, error)
 
 
@@ -265,17 +257,22 @@ def _mark_checked(store: JobQueue, repo: Repo, pull: Pull) -> None:
     store.kv_put("checked", f"{repo.full_name}@{pull.head_sha}", json.dumps(value))
 
 
+def _finish_failed(deps: Deps, job: Job, repo: Repo, run: CheckRun, error: BaseException | str) -> None:
+    summary = fail_summary(error)
+    finish_check_run(
+        repo,
+        deps.queue,
+        str(job.id),
+        run,
+        conclusion="failure",
+        title="docs-sync could not run",
+        summary=summary,
+    )
+
+
 def _fail(deps: Deps, job: Job, repo: Repo, run: CheckRun, exc: BaseException) -> None:
     try:
-        finish_check_run(
-            repo,
-            deps.queue,
-            str(job.id),
-            run,
-            conclusion="failure",
-            title="docs-sync could not run",
-            summary=fail_summary(exc),
-        )
+        _finish_failed(deps, job, repo, run, exc)
     except Exception:  # GitHub is down too: the worker's log keeps the original error
         log.exception("could not mark check run %s as failed", run.id)
 
