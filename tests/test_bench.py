@@ -1,5 +1,6 @@
-"""The benchmark script still runs end to end (in its small --quick mode); no timing is asserted."""
+"""The benchmark scripts still run end to end (in their small --quick mode); no timing is asserted."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -7,16 +8,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_quick_benchmark_runs_and_finds_the_pull_requests_doc_drift():
+def quick(script: str) -> str:
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "bench_check.py"), "--quick"],
+        [sys.executable, str(ROOT / "bench" / script), "--quick"],
         capture_output=True,
         text=True,
         timeout=300,
         cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr
-    out = proc.stdout
+    return proc.stdout
+
+
+def test_quick_benchmark_runs_and_finds_the_pull_requests_doc_drift():
+    out = quick("bench_check.py")
     for row in (
         "git diff --name-status (baseline)",
         "docs-sync check, cold (process)",
@@ -31,3 +36,22 @@ def test_quick_benchmark_runs_and_finds_the_pull_requests_doc_drift():
     # a benchmark of a check that no longer sees them would be timing the wrong thing.
     summary = next(line for line in out.splitlines() if line.startswith("check of the generated PR:"))
     assert "renamed" in summary and "changed" in summary
+
+
+def test_quick_app_benchmark_counts_calls_serves_deliveries_and_runs_the_worker():
+    out = quick("bench_app.py")
+    # Every event ran its job against the stand-in, and the stand-in refused nothing.
+    typical = next(
+        line for line in out.splitlines() if line.startswith("PR opened, 3 findings; config cached")
+    )
+    assert re.search(r"\s\d+\s+\d+\s+\d+\s+\d+\s+0\s+<= 6", typical)
+    assert "REFUSED" not in out
+    assert "check run failure: 3 doc lines out of date; 3 review comments" in out
+    assert "answer 200 duplicate" in out
+    # Both servers acknowledged every delivery, and the App queued each one.
+    assert "bare starlette route answering 202" in out
+    assert out.count("100 x 202") == 2
+    assert "the App's queue afterwards: 110 jobs queued" in out
+    # The worker ran every job to completion and its memory was sampled along the way.
+    assert "after job 20" in out and "growth from job 10 to job 20" in out
+    assert "queue: done 20" in out
