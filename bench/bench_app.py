@@ -134,7 +134,7 @@ def run_event(bot, s, name: str, deliver, target: int | None = None) -> EventCal
 
 
 def measure_calls(standin, shas: dict[str, str], scratch: Path) -> list[EventCalls]:
-    from bot.app.jobs import make_handler
+    from bot.app.handler import make_handler
     from bot.app.metrics import Metrics
     from bot.app.queue import SQLiteQueue
     from tests.appkit import (
@@ -477,7 +477,7 @@ def _sample(job: int, seconds: float) -> Sample:
 def worker_child(config_path: str) -> int:
     """The worker process: one job at a time, as the worker thread runs them; prints JSON samples."""
     from bot.app.config import Settings
-    from bot.app.jobs import make_handler
+    from bot.app.handler import make_handler
     from bot.app.logs import configure_logging
     from bot.app.metrics import Metrics
     from bot.app.queue import SQLiteQueue
@@ -638,7 +638,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         jobs=max(args.jobs or scale.jobs, 1),
     )
     from tests.appkit import build_repo
-    from tests.standin import GitHubStandIn
+    from bot.testing.standin import GitHubStandIn
 
     scratch = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="docs-sync-bench-app-"))
     scratch.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ and times, in one run:
   1. `git diff --name-status base head` (the baseline),
   2. `docs-sync check` as a process with an empty facts cache ("cold"),
   3. the same with the cache the cold run filled ("warm"),
-  4. `bot.check.check` in-process, cold and warm,
+  4. `bot.core.check.check` in-process, cold and warm,
   5. the parts: fact extraction of the argparse module against `ast.parse` (and libcst, when
      installed), the doc parse, the line diff of the big module, rule loading, a cache read.
 
@@ -933,7 +933,7 @@ def child_env(pycache: Path, **extra: str) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": str(pycache), "NO_COLOR": "1", **extra}
 
 
-IMPORTS = "import bot.cli, bot.check, bot.cache, bot.gitrepo, bot.rules, bot.report"
+IMPORTS = "import bot.cli, bot.core.check, bot.trees.factcache, bot.trees.git, bot.core.rules, bot.render.formats"
 
 
 class Cli:
@@ -989,10 +989,10 @@ def git_diff_row(name: str, repo: Path, base: str, head: str, reps: int) -> Row:
 
 
 def in_process_check(gen: Generated, rules, cache_dir: Path):
-    """What `docs-sync check` does after startup; returns (seconds in bot.check.check, report)."""
-    from bot.cache import FactsCache
-    from bot.check import check
-    from bot.gitrepo import GitRepo
+    """What `docs-sync check` does after startup; returns (seconds in bot.core.check.check, report)."""
+    from bot.trees.factcache import FactsCache
+    from bot.core.check import check
+    from bot.trees.git import GitRepo
 
     with GitRepo(gen.repo) as repo:
         head_sha = repo.resolve(gen.head)
@@ -1178,7 +1178,7 @@ def measure_processes(gen: Generated, cli: Cli, reps: int) -> tuple[list[Row], s
 
 
 def measure_in_process(gen: Generated, cli: Cli, rules, reps: int, baseline: str):
-    """Row 4: bot.check.check cold and warm; returns the rows, the warm cache and the last report."""
+    """Row 4: bot.core.check.check cold and warm; returns the rows, the warm cache and the last report."""
     cold, cache_dir, report = [], cli.scratch, None
     for _ in range(reps):
         cache_dir = cli.fresh_cache()
@@ -1186,19 +1186,19 @@ def measure_in_process(gen: Generated, cli: Cli, rules, reps: int, baseline: str
         cold.append(seconds)
     warm = [in_process_check(gen, rules, cache_dir)[0] for _ in range(reps)]
     rows = [
-        Row("bot.check.check in-process, cold", cold, baseline),
-        Row("bot.check.check in-process, warm", warm, baseline),
+        Row("bot.core.check.check in-process, cold", cold, baseline),
+        Row("bot.core.check.check in-process, warm", warm, baseline),
     ]
     return rows, cache_dir, report
 
 
 def measure_parts(gen: Generated, rules, cache_dir: Path, reps: int) -> list[Row]:
     """Row 5 and the other parts of a check, on the documented files as the PR head has them."""
-    from bot.cache import FactsCache
-    from bot.doc import parse_doc
-    from bot.extract import extract
-    from bot.linediff import line_diff
-    from bot.rules import load_pack
+    from bot.trees.factcache import FactsCache
+    from bot.core.page import parse_doc
+    from bot.core.extract import extract
+    from bot.core.linediff import line_diff
+    from bot.core.packs import load_pack
 
     text = {
         p: _git(gen.repo, "show", f"{gen.head}:{p}") + "\n" for p in (ARGS_PATH, DOC_PATH, FSDP_ARGS_PATH)
@@ -1306,7 +1306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     reps = args.reps or scale.reps
     miles = Path(args.miles) if args.miles else None
 
-    from bot.rules import load_pack
+    from bot.core.packs import load_pack
 
     scratch = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="docs-sync-bench-"))
     scratch.mkdir(parents=True, exist_ok=True)

@@ -10,9 +10,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bot import report as formats
-from bot.model import Report
-from bot.rules import RulePack, RulesError
+from bot.render import formats
+from bot.core.model import Report
+from bot.core.rules import RulePack, RulesError
 
 REPO_CONFIG = ".github/docs-sync.yml"
 
@@ -67,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _load_rules(values: Sequence[str] | None, repo_config: str | None, cache) -> tuple[RulePack, ...]:
-    from bot.rules import parse_repo_config, resolve_rule_args
+    from bot.core.packs import parse_repo_config, resolve_rule_args
 
     if not values and repo_config is None:
         raise UsageError(f"no rules: pass --rules FILE|PACK, or commit {REPO_CONFIG} to the repository")
@@ -87,12 +87,12 @@ def _load_rules(values: Sequence[str] | None, repo_config: str | None, cache) ->
 def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | None:
     import hashlib
 
-    from bot.rules import RULES_DIR
+    from bot.core.packs import builtin_pack_names, builtin_pack_path
 
     digest = hashlib.sha1(repr((values, repo_config)).encode())
     try:
-        for path in sorted(RULES_DIR.glob("*.yml")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        for name in builtin_pack_names():
+            digest.update(name.encode() + b"\0" + builtin_pack_path(name).read_bytes())
         for value in values or ():
             if os.path.isfile(value):
                 with open(value, "rb") as f:
@@ -105,7 +105,7 @@ def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | N
 def _cache(disabled: bool):
     if disabled:
         return None
-    from bot.cache import FactsCache
+    from bot.trees.factcache import FactsCache
 
     try:
         return FactsCache()
@@ -131,8 +131,8 @@ def _rules_of(packs: Sequence[RulePack]):
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from bot.check import check
-    from bot.gitrepo import GitRepo
+    from bot.core.check import check
+    from bot.trees.git import GitRepo
 
     with GitRepo(args.repo) as repo:
         head_sha = repo.resolve(args.head)
@@ -147,8 +147,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    from bot.check import audit
-    from bot.gitrepo import GitRepo
+    from bot.core.check import audit
+    from bot.trees.git import GitRepo
 
     with GitRepo(args.repo) as repo:
         tree = repo.tree(args.rev)
@@ -161,7 +161,7 @@ def run_audit(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from bot.gitrepo import GitError
+    from bot.trees.git import GitError
 
     try:
         if args.command == "check":
@@ -169,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "audit":
             return run_audit(args)
         if args.command == "demo":
-            from bot.demo import main as demo_main
+            from bot.demo.run import main as demo_main
 
             return demo_main(app=not args.cli_only, keep=args.keep)
         if args.command == "serve":

@@ -1,7 +1,7 @@
 """Shared pieces of the App's job tests: a trainer repository with one branch per scenario,
 webhook payloads made from the recorded ones, and the bot served over real HTTP.
 
-The repository is `bot.demo`'s trainer (a dataclass whose fields become flags, a doc page
+The repository is `bot.demo.repo`'s trainer (a dataclass whose fields become flags, a doc page
 written against them) plus these branches, each a pull request scenario:
 
     pr          the demo pull request: 3 findings (a flag typo on an added doc line, a renamed
@@ -36,10 +36,10 @@ from bot.app.metrics import Metrics
 from bot.app.queue import Job, SQLiteQueue
 from bot.app.web import build_app, sign
 from bot.app.worker import Worker
-from bot.demo import ARGS_BASE, ARGS_HEAD, CONFIG, DOC_BASE, DOC_HEAD, build_demo_repo
-from tests.standin import GitHubStandIn, add_commit
+from bot.demo.repo import ARGS_BASE, ARGS_HEAD, CONFIG, DOC_BASE, DOC_HEAD, build_demo_repo
+from bot.testing.standin import GitHubStandIn, add_commit
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "webhooks"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "webhooks"
 SECRET = "webhook secret of the job tests"
 DOC = "docs/training-backend.md"
 ARGS = "trainer/backends/fsdp/arguments.py"

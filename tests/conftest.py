@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.appkit import build_repo
-from tests.standin import GitHubStandIn
+from bot.testing.standin import GitHubStandIn
 
 
 @pytest.fixture(scope="module")

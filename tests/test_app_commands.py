@@ -8,12 +8,12 @@ import pytest
 
 from bot.app.commands import HELP, explain_text
 from bot.app.events import route
-from bot.app.jobs import make_handler
+from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
 from bot.app.worker import Worker
 from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
-from tests.standin import GitHubStandIn
+from bot.testing.standin import GitHubStandIn
 
 
 class Bot:

@@ -13,7 +13,7 @@ import time
 import httpx
 import pytest
 
-from bot.app.jobs import make_handler
+from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.publish import SUMMARY_MARKER, marked_fingerprint
 from bot.app.queue import SQLiteQueue
@@ -31,7 +31,7 @@ from tests.appkit import (
     requested_action_payload,
     settings_for,
 )
-from tests.standin import GitHubStandIn
+from bot.testing.standin import GitHubStandIn
 
 
 @pytest.fixture(scope="module")

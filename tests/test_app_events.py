@@ -6,7 +6,7 @@ import pytest
 
 from bot.app.events import JobSpec, parse_command, route
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "webhooks"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "webhooks"
 
 HEAD = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 

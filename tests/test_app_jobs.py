@@ -8,7 +8,8 @@ import json
 import pytest
 
 from bot.app.events import route
-from bot.app.jobs import NOT_CONFIGURED, apply_waivers, make_handler, repo_html_url
+from bot.app.handler import make_handler
+from bot.app.jobs import NOT_CONFIGURED, apply_waivers, repo_html_url
 from bot.app.metrics import Metrics
 from bot.app.publish import (
     SUMMARY_MARKER,
@@ -27,12 +28,12 @@ from bot.app.publish import (
 from bot.app.queue import SQLiteQueue
 from bot.app.snapshot import BasePatch, PullRevisions, base_patches, changes_from_files, unapply
 from bot.app.worker import RetryableError, Worker
-from bot.check import check
-from bot.github import GitHubApp
-from bot.gitrepo import GitRepo
-from bot.memtree import MemoryTree
-from bot.model import Change, CodeLocation, DocLocation, Finding, Report, Suggestion
-from bot.rules import parse_repo_config
+from bot.core.check import check
+from bot.app.github import GitHubApp
+from bot.trees.git import GitRepo
+from bot.trees.memory import MemoryTree
+from bot.core.model import Change, CodeLocation, DocLocation, Finding, Report, Suggestion
+from bot.core.packs import parse_repo_config
 from tests.appkit import (
     ARGS,
     DOC,
@@ -41,7 +42,7 @@ from tests.appkit import (
     pull_request_payload,
     settings_for,
 )
-from tests.standin import GitHubStandIn, add_commit, make_repo, run_git
+from bot.testing.standin import GitHubStandIn, add_commit, make_repo, run_git
 
 # -- pure planning ---------------------------------------------------------------------------------
 

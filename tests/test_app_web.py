@@ -16,7 +16,7 @@ from bot.app.metrics import Metrics
 from bot.app.queue import Job, SQLiteQueue
 from bot.app.web import MAX_BODY_BYTES, build_app, build_server, sign, verify_signature
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "webhooks"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "webhooks"
 SECRET = "webhook secret for tests"
 
 

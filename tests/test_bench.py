@@ -26,8 +26,8 @@ def test_quick_benchmark_runs_and_finds_the_pull_requests_doc_drift():
         "git diff --name-status (baseline)",
         "docs-sync check, cold (process)",
         "docs-sync check, warm (process)",
-        "bot.check.check in-process, cold",
-        "bot.check.check in-process, warm",
+        "bot.core.check.check in-process, cold",
+        "bot.core.check.check in-process, warm",
         "extract(argparse source) of that module",
         "parse_doc",
     ):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import demo
+from bot.demo import repo as demo
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
 

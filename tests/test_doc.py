@@ -1,7 +1,7 @@
 import textwrap
 import time
 
-from bot.doc import DocPage, Ref, github_anchor, parse_doc, split_span
+from bot.core.page import DocPage, Ref, github_anchor, parse_doc, split_span
 from tests.miles import miles_file
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.doc import parse_doc
-from bot.doctext import (
+from bot.core.page import parse_doc
+from bot.core.doclines import (
     enumerating_line,
     first_cell_token,
     flag_aliases,

@@ -1,8 +1,8 @@
 import textwrap
 
-from bot.extract import extract
-from bot.model import ParseError
-from bot.rules import Source
+from bot.core.extract import extract
+from bot.core.model import ParseError
+from bot.core.rules import Source
 from tests.miles import miles_file
 
 SOURCE = Source(id="cli", kind="argparse", paths=("pkg/arguments.py",))

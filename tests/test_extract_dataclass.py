@@ -3,9 +3,9 @@ import textwrap
 
 import pytest
 
-from bot.extract import extract
-from bot.extract.dataclass_flags import dataclass_fields
-from bot.rules import Convention, Source
+from bot.core.extract import extract
+from bot.core.extract.dataclass_flags import dataclass_fields
+from bot.core.rules import Convention, Source
 from tests.miles import miles_file
 
 SOURCE = Source(

@@ -1,7 +1,7 @@
 import textwrap
 
-from bot.extract import extract
-from bot.rules import Source
+from bot.core.extract import extract
+from bot.core.rules import Source
 from tests.miles import miles_file
 
 MESH = Source(

@@ -10,8 +10,8 @@ import pytest
 
 from bot.app.metrics import Metrics
 from bot.app.worker import RetryableError
-from bot.github import GitHubApp, GitHubError
-from tests.standin import GitHubStandIn, add_commit, make_repo
+from bot.app.github import GitHubApp, GitHubError
+from bot.testing.standin import GitHubStandIn, add_commit, make_repo
 
 GUIDE = "# Guide\n\nRun `app --foo`.\n"
 

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from bot.gitrepo import GitError, GitRepo
-from bot.memtree import MemoryTree
+from bot.trees.git import GitError, GitRepo
+from bot.trees.memory import MemoryTree
 
 
 def git(repo, *args):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from bot.linediff import LineDiff, line_diff
+from bot.core.linediff import LineDiff, line_diff
 
 
 def rebuild(d: LineDiff) -> list[str]:

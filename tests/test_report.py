@@ -4,8 +4,8 @@ from dataclasses import replace
 
 import pytest
 
-from bot.model import CodeLocation, DocLocation, Finding, Report, Suggestion
-from bot.report import md_code, md_escape, suggestion_diff, to_github, to_json, to_markdown, to_text
+from bot.core.model import CodeLocation, DocLocation, Finding, Report, Suggestion
+from bot.render.formats import md_code, md_escape, suggestion_diff, to_github, to_json, to_markdown, to_text
 
 PAGE = "docs/user-guide/backend.md"
 

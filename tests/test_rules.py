@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import rules
-from bot.rules import (
+from bot.core import packs, rules
+from bot.core.rules import (
     DEFAULT_SEVERITY,
     Convention,
     DocTarget,
@@ -14,6 +14,8 @@ from bot.rules import (
     RulePack,
     RulesError,
     Source,
+)
+from bot.core.packs import (
     builtin_pack_names,
     builtin_pack_path,
     load_pack,
@@ -530,7 +532,7 @@ def builtin_dir(tmp_path, monkeypatch):
     write(root, "alpha.yml", MINIMAL.replace("pack: demo", "pack: alpha"))
     write(root, "beta.yml", MINIMAL.replace("pack: demo", "pack: beta"))
     write(root, "notes.txt", "not a pack")
-    monkeypatch.setattr(rules, "RULES_DIR", root)
+    monkeypatch.setattr(packs, "_builtin_dir", lambda: root)
     return root
 
 
@@ -557,7 +559,7 @@ def test_unknown_builtin_pack_lists_known_ones(builtin_dir, name):
 
 
 def test_no_builtin_packs_at_all(tmp_path, monkeypatch):
-    monkeypatch.setattr(rules, "RULES_DIR", tmp_path / "missing")
+    monkeypatch.setattr(packs, "_builtin_dir", lambda: tmp_path / "missing")
 
     assert builtin_pack_names() == ()
     with pytest.raises(RulesError, match=r"known packs: \(none\)"):
@@ -571,7 +573,7 @@ def test_resolve_rule_args_takes_files_and_builtin_names(builtin_dir, tmp_path):
 
     assert [(p.pack, p.file) for p in packs] == [
         ("demo", str(path)),
-        ("alpha", str(builtin_dir / "alpha.yml")),
+        ("alpha", "rules/alpha.yml"),  # a built-in pack is named by its place in the repository
     ]
     with pytest.raises(RulesError, match="unknown built-in pack 'demo'"):
         resolve_rule_args(["demo"])
@@ -601,8 +603,8 @@ def test_repo_config_with_packs_inline_rules_and_fail_on(builtin_dir):
 
     assert [p.pack for p in packs] == ["alpha", "beta", "docs-sync.yml"]
     assert [p.file for p in packs] == [
-        str(builtin_dir / "alpha.yml"),
-        str(builtin_dir / "beta.yml"),
+        "rules/alpha.yml",
+        "rules/beta.yml",
         ".github/docs-sync.yml",
     ]
     inline = packs[2].rules[0]

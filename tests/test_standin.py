@@ -20,7 +20,7 @@ from githubkit.exception import (
     SecondaryRateLimitExceeded,
 )
 
-from tests.standin import GitHubStandIn, add_commit, make_app_key, make_repo, run_git, sign
+from bot.testing.standin import GitHubStandIn, add_commit, make_app_key, make_repo, run_git, sign
 
 OWNER, REPO = "octo-org", "docs-repo"
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from bot.rules import RulePack
+    from bot.core.rules import RulePack
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -178,7 +178,8 @@ def _load_rules(values: tuple[str, ...]) -> tuple[RulePack, ...]:
     if not values:
         return ()
     # Imported here: rules loading pulls in YAML parsing the web process needs only when set.
-    from bot.rules import RulesError, resolve_rule_args
+    from bot.core.packs import resolve_rule_args
+    from bot.core.rules import RulesError
 
     try:
         return tuple(resolve_rule_args(values))

@@ -1,7 +1,6 @@
 """The job handler: from a queued job to what reviewers see on GitHub.
 
-`make_handler(settings, queue, metrics)` is what the worker runs (web.build_server imports it
-lazily). A check job goes:
+handler.py hands it the jobs the worker runs. A check job goes:
 
     check run "docs-sync" in_progress on the head SHA (reused when the job is retried)
     -> the pull request (from the payload; by head SHA for a fork's check suite)
@@ -10,7 +9,7 @@ lazily). A check job goes:
     -> the blobs those rules read at head, in one GraphQL query (with the config); their base
        side is the merge base, as in GitHub's diff, derived from the file list's patches
        (snapshot.py)
-    -> `bot.check.check`, then `/docs-sync ignore` waivers
+    -> `bot.core.check.check`, then `/docs-sync ignore` waivers
     -> a newer push (a queued or later job for another head, or a file list made for another
        head)? then a neutral "Superseded" run and nothing else
     -> one review with inline comments, "Fixed in" edits, the summary comment, and last the
@@ -73,10 +72,11 @@ from bot.app.publish import (
 from bot.app.queue import Job, JobQueue
 from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids
 from bot.app.worker import RetryableError
-from bot.check import check
-from bot.github import MAX_FILE_PAGES, PER_PAGE, GitHubApp, Repo
-from bot.model import Change, Finding, Report
-from bot.rules import REPO_CONFIG, Rule, RulePack, RulesError, parse_repo_config
+from bot.core.check import check
+from bot.app.github import MAX_FILE_PAGES, PER_PAGE, GitHubApp, Repo
+from bot.core.model import Change, Finding, Report
+from bot.core.packs import parse_repo_config
+from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError
 
 log = logging.getLogger(__name__)
 
@@ -127,51 +127,6 @@ class Deps:
     metrics: Metrics
     app: GitHubApp
     facts: dict = field(default_factory=dict, compare=False)
-
-
-class JobHandler:
-    """What the worker runs: `handler(job)`, and `handler.abandon(job, error)` when it gives up."""
-
-    def __init__(self, deps: Deps):
-        self.deps = deps
-
-    def __call__(self, job: Job) -> None:
-        deps = self.deps
-        if len(deps.facts) > FACTS_CACHE_SIZE:
-            deps.facts.clear()
-        if job.kind == "check":
-            run_check(deps, job)
-        elif job.kind == "command":
-            from bot.app.commands import run_command  # commands build on this module
-
-            run_command(deps, job)
-        else:
-            log.warning("job %s has unknown kind %r; nothing to do", job.id, job.kind)
-
-    def abandon(self, job: Job, error: str) -> None:
-        abandon(self.deps, job, error)
-
-
-def make_handler(
-    settings: Settings,
-    queue: JobQueue,
-    metrics: Metrics,
-    *,
-    write_interval_s: float = 1.0,
-    sleep: Callable[[float], None] = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
-) -> JobHandler:
-    """The worker's handler. `write_interval_s`, `sleep` and `clock` pace GitHub writes (tests: 0)."""
-    app = GitHubApp(
-        settings.app_id,
-        settings.private_key,
-        settings.github_api_url,
-        metrics,
-        write_interval_s=write_interval_s,
-        clock=clock,
-        sleep=sleep,
-    )
-    return JobHandler(Deps(settings, queue, metrics, app))
 
 
 def abandon(deps: Deps, job: Job, error: str) -> None:

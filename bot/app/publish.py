@@ -41,9 +41,9 @@ from unidiff.errors import UnidiffParseError
 
 from bot.app.events import RERUN_ACTION
 from bot.app.queue import JobQueue
-from bot.github import GitHubError, Repo
-from bot.model import Finding, Report
-from bot.report import md_code, md_escape, suggestion_diff, to_markdown
+from bot.app.github import GitHubError, Repo
+from bot.core.model import Finding, Report
+from bot.render.formats import md_code, md_escape, suggestion_diff, to_markdown
 
 CHECK_NAME = "docs-sync"
 MAX_INLINE = 30  # more inline comments than this make a PR page hard to use

@@ -1,4 +1,4 @@
-"""The two revisions of a pull request, read through the GitHub API, as `bot.model.Tree`s.
+"""The two revisions of a pull request, read through the GitHub API, as `bot.core.model.Tree`s.
 
 The check reads a handful of files (each rule's doc pages and sources) at the base and at the
 head. The base side is the merge base, as in GitHub's own diff of the pull request: the base
@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.app.queue import JobQueue
-from bot.github import Repo
-from bot.model import Change
+from bot.app.github import Repo
+from bot.core.model import Change
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 
@@ -264,7 +264,7 @@ def _decode(data: bytes) -> str | None:
 
 
 class ApiTree:
-    """One side of a pull request as a `bot.model.Tree`.
+    """One side of a pull request as a `bot.core.model.Tree`.
 
     Reads come from what `PullRevisions.prefetch` fetched; a path nobody planned for is derived
     or fetched on its own (one more query), so a read is never wrong, only slower.

@@ -181,7 +181,7 @@ def build_server(
     metrics = Metrics()
     if handler_factory is None:
         # Imported late: the handler pulls in the GitHub client, which the intake never needs.
-        from bot.app.jobs import make_handler as handler_factory
+        from bot.app.handler import make_handler as handler_factory
     worker = Worker(queue, handler_factory(settings, queue, metrics), metrics)
     app = build_app(settings, queue, metrics, worker=worker)
     config = uvicorn.Config(

@@ -1,0 +1,112 @@
+"""How the check reads and rewrites doc lines: tokens in a line, table rows, paragraphs,
+the names a page ties to flags, and default values as a page writes them."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+
+from bot.core.page import DocPage, Ref
+
+
+def token_pattern(token: str) -> re.Pattern[str]:
+    # A token inside a line, not as part of a longer flag or identifier.
+    return re.compile(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])")
+
+
+def replace_token(line: str, old: str, new: str) -> str:
+    return token_pattern(old).sub(new.replace("\\", "\\\\"), line)
+
+
+def in_scope(ref_section: str, prefixes: Sequence[str]) -> bool:
+    if not prefixes:
+        return True
+    return any(ref_section == p or ref_section.startswith(p + " > ") for p in prefixes)
+
+
+def normalize_default(value: str | None) -> str | None:
+    if value is None:
+        return None
+    v = value.strip().strip("`").strip()
+    lowered = v.lower()
+    if lowered in ("true", "on", "enabled", "yes"):
+        return "True"
+    if lowered in ("false", "off", "disabled", "no"):
+        return "False"
+    if lowered in ("none", "null", "unset"):
+        return "None"
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+        v = v[1:-1]
+    try:
+        number = float(v)
+    except ValueError:
+        return v
+    return repr(int(number)) if number.is_integer() and "e" not in lowered else repr(number)
+
+
+def flag_aliases(doc: DocPage) -> dict[str, str]:
+    """Names the page itself ties to a flag: a table row holding one name and one flag.
+
+    The mesh table's row "| `dp_replicate` | `--dp-replicate-size` |" makes a later claim about
+    `dp_replicate=1` a claim about `--dp-replicate-size`.
+    """
+    rows: dict[int, list[Ref]] = defaultdict(list)
+    for ref in doc.refs:
+        if ref.where == "table":
+            rows[ref.line].append(ref)
+    out: dict[str, str] = {}
+    for refs in rows.values():
+        flags = {r.token for r in refs if r.kind == "flag"}
+        if len(flags) == 1:
+            flag = flags.pop()
+            for r in refs:
+                if r.kind == "name":
+                    out.setdefault(r.token, flag)
+    return out
+
+
+def enumerating_line(refs: Sequence[Ref]) -> int:
+    """Where the doc lists a set: the table column (or else the line) citing most members.
+
+    A table answers with its last row, where a new row would go.
+    """
+    groups: dict[tuple, list[Ref]] = defaultdict(list)
+    for r in refs:
+        key = ("table", r.section.path, r.column) if r.where == "table" else ("line", r.line)
+        groups[key].append(r)
+
+    def score(item: tuple[tuple, list[Ref]]) -> tuple:
+        key, members = item
+        rows = len({r.line for r in members})  # a column listing one member per row is a list
+        return (-len({r.token for r in members}), key[0] != "table", -rows, min(r.line for r in members))
+
+    _key, best = min(groups.items(), key=score)
+    return max(r.line for r in best)
+
+
+def paragraph(doc: DocPage, line: int) -> tuple[int, int]:
+    """The lines of the paragraph (or list item run) holding `line`: up to the blank lines around it."""
+    first = last = line
+    while first > 1 and doc.lines[first - 2].strip():
+        first -= 1
+    while last < len(doc.lines) and doc.lines[last].strip():
+        last += 1
+    return first, last
+
+
+def first_cell_token(line: str) -> str | None:
+    """The first cell of a table row when it holds one code token and nothing else."""
+    cells = line.strip().strip("|").split("|")
+    first = cells[0].strip() if cells else ""
+    if len(first) > 2 and first[0] == first[-1] == "`" and "`" not in first[1:-1]:
+        return first[1:-1].strip()
+    return None
+
+
+def is_mark(text: str) -> bool:
+    return text.strip() in ("✅", "✓", "✔", "yes", "Yes")
+
+
+def display(value: str | None) -> str:
+    return "None" if value is None else value

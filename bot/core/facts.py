@@ -1,0 +1,122 @@
+"""The facts one rule sees in one revision: extracted from its sources, cached by blob id.
+
+Also the cached page parse, for the same reason: a file whose content did not change is never
+read or parsed twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable, MutableMapping
+from dataclasses import dataclass, field
+
+from bot.core.page import DocPage, parse_doc
+from bot.core.model import Extraction, Fact, ParseError, Tree
+from bot.core.rules import Rule, Source
+
+# Extractions and parsed pages, keyed by git blob id: content-addressed, so never stale.
+FactsCache = MutableMapping[str, object]
+
+
+@dataclass
+class Facts:
+    """All facts one rule sees in one revision, indexed the ways the check asks for them."""
+
+    facts: list[Fact] = field(default_factory=list)
+    errors: list[ParseError] = field(default_factory=list)
+    by_token: dict[str, list[Fact]] = field(default_factory=lambda: defaultdict(list))
+    by_key: dict[tuple[str, str, str], list[Fact]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, fact: Fact) -> None:
+        self.facts.append(fact)
+        self.by_token[fact.token].append(fact)
+        self.by_key[(fact.source, fact.kind, fact.key)].append(fact)
+
+    def flags(self) -> Iterable[Fact]:
+        return (f for f in self.facts if f.kind == "flag")
+
+    def group(self, group: str) -> dict[str, Fact]:
+        return {f.token: f for f in self.facts if f.kind == "string" and f.group == group}
+
+    def knows(self, token: str, *, flag: bool) -> bool:
+        return any((f.kind == "flag") == flag for f in self.by_token.get(token, ()))
+
+
+def _source_signature(source: Source) -> str:
+    return hashlib.sha1(repr(source).encode()).hexdigest()[:12]
+
+
+def _extract_cached(source: Source, path: str, tree: Tree, cache: FactsCache | None) -> Extraction | None:
+    blob = tree.blob_id(path)
+    key = f"{blob}:{path}:{_source_signature(source)}" if blob else None
+    if cache is not None and key is not None:
+        hit = cache.get(key)
+        if isinstance(hit, Extraction):
+            return hit  # the file is not even read
+    text = tree.read(path)
+    if text is None:
+        return None
+    from bot.core.extract import extract  # only a cache miss needs the extractors
+
+    result = extract(source, path, text)
+    if cache is not None and key is not None:
+        cache[key] = result
+    return result  # type: ignore[return-value]
+
+
+def parse_doc_cached(path: str, text: str, blob: str | None, cache: FactsCache | None) -> DocPage:
+    key = f"doc:{blob}:{path}" if blob else None
+    if cache is not None and key is not None:
+        hit = cache.get(key)
+        if isinstance(hit, DocPage):
+            return hit
+    page = parse_doc(path, text)
+    if cache is not None and key is not None:
+        cache[key] = page
+    return page
+
+
+def _choice_facts(flag: Fact) -> Iterable[Fact]:
+    """A flag's literal choices are facts too: the doc cites them as bare values (`fsdp`)."""
+    choices = flag.attr("choices")
+    if not choices or flag.token.startswith("--no-"):
+        return ()
+    return (
+        Fact(
+            kind="string",
+            token=c,
+            key=f"{flag.key}:{c}",
+            source=flag.source,
+            path=flag.path,
+            line=flag.line,
+            group=f"choices of {flag.token}",
+        )
+        for c in choices.split(",")
+        if c
+    )
+
+
+def gather(
+    rule: Rule, tree: Tree, cache: FactsCache | None = None, renames: dict[str, str] | None = None
+) -> Facts:
+    """Extract every fact the rule's sources yield in this revision.
+
+    `renames` maps a source path to where the change moved it, so a moved module keeps its facts.
+    """
+    out = Facts()
+    for source in rule.sources:
+        if source.kind == "paths":
+            continue
+        for path in source.paths:
+            actual = (renames or {}).get(path, path)
+            result = _extract_cached(source, actual, tree, cache)
+            if result is None:
+                continue
+            out.errors.extend(result.errors)
+            for fact in result.facts:
+                out.add(fact)
+                if fact.kind == "flag":
+                    for choice in _choice_facts(fact):
+                        out.add(choice)
+    return out

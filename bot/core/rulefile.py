@@ -1,0 +1,396 @@
+"""Reading a rules file's YAML into the rule dataclasses, with a line for every error.
+
+Built on `yaml.compose` (nodes keep their marks) and a SafeLoader without aliases, so an
+untrusted file can neither run code nor blow up in size. Imported only when a file is parsed.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from pathlib import PureWindowsPath
+
+import yaml
+
+from bot.core.rules import (
+    BOOL_STYLES,
+    CONVENTION_KEYS,
+    DEFAULT_SEVERITY,
+    DOC_KEYS,
+    EXAMPLE_FILE_KEYS,
+    EXAMPLE_KEYS,
+    EXPECT_KEYS,
+    FAIL_ON,
+    FINDING_KINDS,
+    LEVELS,
+    MAX_NESTING,
+    MAX_RULES_BYTES,
+    RULE_KEYS,
+    SOURCE_KEY_KINDS,
+    SOURCE_KEYS,
+    SOURCE_KINDS,
+    Convention,
+    DocTarget,
+    Example,
+    ExampleFile,
+    Expectation,
+    Rule,
+    RulesError,
+    Source,
+    too_large,
+)
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _INT, _BOOL, _NULL, _MAP, _SEQ = (_TAG + t for t in ("str", "int", "bool", "null", "map", "seq"))
+_TAG_NAMES = {
+    _STR: "a string",
+    _INT: "an integer",
+    _BOOL: "a boolean",
+    _NULL: "null",
+    _TAG + "float": "a number",
+    _TAG + "timestamp": "a date",
+    _MAP: "a mapping",
+    _SEQ: "a list",
+}
+_SCALARS = yaml.constructor.SafeConstructor()  # only used to read YAML 1.1 ints and bools from nodes
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader without aliases and with bounded nesting: an alias can repeat a large subtree
+    many times over (or make a node contain itself), and deep nesting exhausts the recursive
+    composer; an untrusted rules file needs neither."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent, index):
+        mark = self.peek_event().start_mark
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not supported", mark)
+        if self.depth >= MAX_NESTING:
+            raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_NESTING} levels", mark)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+
+def line_of(node: yaml.Node) -> int:
+    return node.start_mark.line + 1
+
+
+def _value(mapping: yaml.MappingNode, name: str) -> yaml.Node:
+    """The value under `name` in a mapping that has already been checked to have it."""
+    return next(v for k, v in mapping.value if k.value == name)
+
+
+def _describe(node: yaml.Node) -> str:
+    if node.tag in _TAG_NAMES:
+        return _TAG_NAMES[node.tag]
+    tag = "!!" + node.tag.removeprefix(_TAG) if node.tag.startswith(_TAG) else node.tag
+    return f"a value tagged {tag} (YAML tags are not supported)"
+
+
+def _closest(word: str, choices: Iterable[str]) -> str:
+    match = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+def _check_path(value: str) -> str | None:
+    """Why `value` is not a repo-relative POSIX path, or None when it is."""
+    if value.startswith("/") or PureWindowsPath(value).drive:
+        return "must be relative to the repository root, not absolute"
+    if "\\" in value:
+        return "must use '/' as the separator"
+    parts = value.removesuffix("/").split("/")
+    if ".." in parts:
+        return "must not contain '..'"
+    if "" in parts or "." in parts:
+        return "must be a normalized path (no '//' or '.' parts)"
+    return None
+
+
+class Reader:
+    """Builds the rule dataclasses from a composed node tree; `key` arguments are the dotted path
+    of the node in the file (`rules[0].sources[1].kind`) for error messages."""
+
+    def __init__(self, file: str):
+        self.file = file
+
+    def error(self, node: yaml.Node, key: str, problem: str) -> RulesError:
+        return RulesError(self.file, line_of(node), key or "(top level)", problem)
+
+    def compose(self, text: str) -> yaml.Node:
+        if len(text) > MAX_RULES_BYTES or len(text.encode("utf-8")) > MAX_RULES_BYTES:
+            raise too_large(self.file)
+        try:
+            root = yaml.compose(text, Loader=_Loader)
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            problem = ", ".join(p for p in (e.context, e.problem) if p)
+            raise RulesError(self.file, mark.line + 1 if mark else None, "syntax", problem) from None
+        except yaml.reader.ReaderError as e:
+            line = text[: e.position].count("\n") + 1
+            char = f"U+{e.character:04X}" if isinstance(e.character, int) else repr(e.character)
+            raise RulesError(self.file, line, "syntax", f"character {char} is not allowed") from None
+        except yaml.YAMLError as e:
+            raise RulesError(self.file, None, "syntax", str(e)) from None
+        if root is None:
+            raise RulesError(self.file, None, "(top level)", "the file is empty")
+        return root
+
+    # -- shapes --
+
+    def fields(
+        self,
+        node: yaml.Node,
+        key: str,
+        allowed: tuple[str, ...],
+        required: tuple[str, ...] = (),
+        noun: str = "key",
+    ) -> dict[str, yaml.Node]:
+        """A mapping's values by key, after checking for unknown, duplicate and missing keys."""
+        if node.tag != _MAP:
+            raise self.error(node, key, f"expected a mapping, got {_describe(node)}")
+        out: dict[str, yaml.Node] = {}
+        for k, v in node.value:
+            if k.tag != _STR:
+                raise self.error(k, key, f"{noun}s must be strings, got {_describe(k)}")
+            where = f"{key}.{k.value}" if key else k.value
+            if k.value in out:
+                raise self.error(k, where, f"duplicate {noun} {k.value!r}")
+            if k.value not in allowed:
+                raise self.error(k, where, f"unknown {noun} {k.value!r}{_closest(k.value, allowed)}")
+            out[k.value] = v
+        for name in required:
+            if name not in out:
+                where = f"{key}.{name}" if key else name
+                raise self.error(node, where, f"required {noun} {name!r} is missing")
+        return out
+
+    def seq(self, node: yaml.Node | None, key: str, nonempty: bool = False) -> list[yaml.Node]:
+        if node is None:
+            return []
+        if node.tag != _SEQ:
+            raise self.error(node, key, f"expected a list, got {_describe(node)}")
+        if nonempty and not node.value:
+            raise self.error(node, key, "must not be empty")
+        return node.value
+
+    # -- scalars --
+
+    def string(self, node: yaml.Node, key: str, empty: bool = False) -> str:
+        if node.tag != _STR:
+            hint = " (quote it to make it a string)" if isinstance(node, yaml.ScalarNode) else ""
+            raise self.error(node, key, f"expected a string, got {_describe(node)}{hint}")
+        if not empty and not node.value:
+            raise self.error(node, key, "must not be empty")
+        return node.value
+
+    def optional_string(self, node: yaml.Node | None, key: str, empty: bool = False) -> str | None:
+        if node is None or node.tag == _NULL:
+            return None
+        return self.string(node, key, empty)
+
+    def strings(self, node: yaml.Node | None, key: str) -> tuple[str, ...]:
+        return tuple(self.string(n, f"{key}[{i}]") for i, n in enumerate(self.seq(node, key)))
+
+    def path(self, node: yaml.Node, key: str) -> str:
+        value = self.string(node, key)
+        problem = _check_path(value)
+        if problem:
+            raise self.error(node, key, f"path {value!r} {problem}")
+        return value
+
+    def integer(self, node: yaml.Node | None, key: str, minimum: int) -> int | None:
+        if node is None or node.tag == _NULL:
+            return None
+        if node.tag != _INT:
+            raise self.error(node, key, f"expected an integer, got {_describe(node)}")
+        value = _SCALARS.construct_yaml_int(node)
+        if value < minimum:
+            raise self.error(node, key, f"must be at least {minimum}, got {value}")
+        return value
+
+    def boolean(self, node: yaml.Node, key: str) -> bool:
+        if node.tag != _BOOL:
+            raise self.error(node, key, f"expected true or false, got {_describe(node)}")
+        return _SCALARS.construct_yaml_bool(node)
+
+    def choice(self, node: yaml.Node, key: str, choices: tuple[str, ...]) -> str:
+        value = self.string(node, key)
+        if value not in choices:
+            raise self.error(
+                node, key, f"{value!r} is not one of {', '.join(choices)}{_closest(value, choices)}"
+            )
+        return value
+
+    # -- schema --
+
+    def rules(self, node: yaml.Node, key: str, allow_empty: bool = False) -> tuple[Rule, ...]:
+        rules: list[Rule] = []
+        seen: dict[str, int] = {}
+        for i, item in enumerate(self.seq(node, key, nonempty=not allow_empty)):
+            rule = self.rule(item, f"{key}[{i}]")
+            if rule.id in seen:
+                problem = f"duplicate rule id {rule.id!r} (first on line {seen[rule.id]})"
+                raise self.error(_value(item, "id"), f"{key}[{i}].id", problem)
+            seen[rule.id] = line_of(item)
+            rules.append(rule)
+        return tuple(rules)
+
+    def rule(self, node: yaml.Node, key: str) -> Rule:
+        f = self.fields(node, key, RULE_KEYS, required=("id", "docs", "sources"))
+        rule_id = self.string(f["id"], f"{key}.id")
+        docs = tuple(
+            self.doc(n, f"{key}.docs[{i}]") for i, n in enumerate(self.seq(f["docs"], f"{key}.docs", True))
+        )
+        sources: list[Source] = []
+        seen: dict[str, int] = {}
+        for i, n in enumerate(self.seq(f["sources"], f"{key}.sources", nonempty=True)):
+            where = f"{key}.sources[{i}]"
+            source = self.source(n, where)
+            if source.id in seen:
+                problem = f"duplicate source id {source.id!r} (first on line {seen[source.id]})"
+                raise self.error(_value(n, "id"), f"{where}.id", problem)
+            seen[source.id] = line_of(n)
+            sources.append(source)
+        severity = dict(DEFAULT_SEVERITY)
+        if "severity" in f:
+            levels = self.fields(f["severity"], f"{key}.severity", FINDING_KINDS, noun="finding kind")
+            for kind, level in levels.items():
+                severity[kind] = self.choice(level, f"{key}.severity.{kind}", LEVELS)
+        return Rule(
+            id=rule_id,
+            docs=docs,
+            sources=tuple(sources),
+            external=self.strings(f.get("external"), f"{key}.external"),
+            severity=severity,
+            fail_on=self.choice(f["fail_on"], f"{key}.fail_on", FAIL_ON) if "fail_on" in f else "error",
+            examples=self.examples(f.get("examples"), f"{key}.examples"),
+        )
+
+    def doc(self, node: yaml.Node, key: str) -> DocTarget:
+        f = self.fields(node, key, DOC_KEYS, required=("path",))
+        return DocTarget(
+            path=self.path(f["path"], f"{key}.path"),
+            sections=self.strings(f.get("sections"), f"{key}.sections"),
+        )
+
+    def source(self, node: yaml.Node, key: str) -> Source:
+        f = self.fields(node, key, SOURCE_KEYS, required=("id", "kind"))
+        source_id = self.string(f["id"], f"{key}.id")
+        kind = self.choice(f["kind"], f"{key}.kind", SOURCE_KINDS)
+        for name, kinds in SOURCE_KEY_KINDS.items():
+            if name in f and kind not in kinds:
+                problem = f"only applies to kind {' or '.join(kinds)}, not {kind}"
+                raise self.error(f[name], f"{key}.{name}", problem)
+
+        if "path" in f and "paths" in f:
+            raise self.error(f["paths"], f"{key}.paths", "give either 'path' or 'paths', not both")
+        if "path" in f:
+            paths: tuple[str, ...] = (self.path(f["path"], f"{key}.path"),)
+        elif "paths" in f:
+            items = self.seq(f["paths"], f"{key}.paths", nonempty=True)
+            paths = tuple(self.path(n, f"{key}.paths[{i}]") for i, n in enumerate(items))
+        elif kind == "paths":
+            paths = ()  # the paths a doc cites are checked against the whole tree
+        else:
+            raise self.error(node, f"{key}.paths", "required key 'path' or 'paths' is missing")
+
+        dataclass_name = self.optional_string(f.get("dataclass"), f"{key}.dataclass")
+        if kind == "dataclass-flags" and dataclass_name is None:
+            raise self.error(node, f"{key}.dataclass", "required for kind dataclass-flags")
+        calls = self.strings(f.get("calls"), f"{key}.calls")
+        compared_with = self.strings(f.get("compared_with"), f"{key}.compared_with")
+        if kind == "strings" and not calls and not compared_with:
+            raise self.error(node, f"{key}.calls", "kind strings needs 'calls' or 'compared_with'")
+        for name in ("keyword", "position"):
+            if name in f and not calls:
+                raise self.error(f[name], f"{key}.{name}", "only means something together with 'calls'")
+
+        return Source(
+            id=source_id,
+            kind=kind,
+            paths=paths,
+            dataclass=dataclass_name,
+            builder=self.optional_string(f.get("builder"), f"{key}.builder"),
+            convention=self.convention(f["convention"], f"{key}.convention") if "convention" in f else None,
+            calls=calls,
+            keyword=self.optional_string(f.get("keyword"), f"{key}.keyword"),
+            position=self.integer(f.get("position"), f"{key}.position", minimum=0),
+            compared_with=compared_with,
+            group=self.optional_string(f.get("group"), f"{key}.group"),
+            names=self.strings(f.get("names"), f"{key}.names"),
+            enumerated=self.boolean(f["enumerated"], f"{key}.enumerated") if "enumerated" in f else False,
+        )
+
+    def convention(self, node: yaml.Node, key: str) -> Convention:
+        f = self.fields(node, key, CONVENTION_KEYS)
+        default = Convention()
+        return Convention(
+            prefix=self.string(f["prefix"], f"{key}.prefix", empty=True) if "prefix" in f else default.prefix,
+            separator=(
+                self.string(f["separator"], f"{key}.separator", empty=True)
+                if "separator" in f
+                else default.separator
+            ),
+            bool=self.choice(f["bool"], f"{key}.bool", BOOL_STYLES) if "bool" in f else default.bool,
+        )
+
+    def examples(self, node: yaml.Node | None, key: str) -> tuple[Example, ...]:
+        examples: list[Example] = []
+        seen: dict[str, int] = {}
+        for i, item in enumerate(self.seq(node, key)):
+            where = f"{key}[{i}]"
+            example = self.example(item, where)
+            if example.name in seen:
+                problem = f"duplicate example name {example.name!r} (first on line {seen[example.name]})"
+                raise self.error(_value(item, "name"), f"{where}.name", problem)
+            seen[example.name] = example.line
+            examples.append(example)
+        return tuple(examples)
+
+    def example(self, node: yaml.Node, key: str) -> Example:
+        f = self.fields(node, key, EXAMPLE_KEYS, required=("name", "files", "expect"))
+        files_node = f["files"]
+        if files_node.tag != _MAP:
+            raise self.error(files_node, f"{key}.files", f"expected a mapping, got {_describe(files_node)}")
+        files: dict[str, ExampleFile] = {}
+        for path_node, file_node in files_node.value:
+            path = self.path(path_node, f"{key}.files")
+            where = f"{key}.files.{path}"
+            if path in files:
+                raise self.error(path_node, where, f"duplicate file {path!r}")
+            sides = self.fields(file_node, where, EXAMPLE_FILE_KEYS)
+            base = self.optional_string(sides.get("base"), f"{where}.base", empty=True)
+            # A file given only at base is unchanged; `head: null` is how an example deletes it.
+            head = base
+            if "head" in sides:
+                head = self.optional_string(sides["head"], f"{where}.head", empty=True)
+            if base is None and head is None:
+                raise self.error(file_node, where, "needs 'base' or 'head'")
+            files[path] = ExampleFile(base=base, head=head)
+        expect = tuple(
+            self.expectation(n, f"{key}.expect[{i}]")
+            for i, n in enumerate(self.seq(f["expect"], f"{key}.expect"))
+        )
+        name = self.string(f["name"], f"{key}.name")
+        return Example(name=name, files=files, expect=expect, line=line_of(node))
+
+    def expectation(self, node: yaml.Node, key: str) -> Expectation:
+        f = self.fields(node, key, EXPECT_KEYS, required=("kind",))
+        severity = f.get("severity")
+        return Expectation(
+            kind=self.choice(f["kind"], f"{key}.kind", FINDING_KINDS),
+            symbol=self.optional_string(f.get("symbol"), f"{key}.symbol"),
+            line=self.integer(f.get("line"), f"{key}.line", minimum=1),
+            severity=(
+                self.choice(severity, f"{key}.severity", LEVELS)
+                if severity is not None and severity.tag != _NULL
+                else None
+            ),
+            replacement=self.optional_string(f.get("replacement"), f"{key}.replacement", empty=True),
+        )

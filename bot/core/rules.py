@@ -1,0 +1,204 @@
+"""Rule packs: which doc pages are coupled to which code, read from `rules/*.yml`.
+
+A pack file looks like this (see rules/miles.yml for a real one):
+
+    pack: miles                      # must equal the file name without .yml
+    description: ...
+    rules:
+      - id: fsdp-backend-page        # unique in the pack
+        docs:
+          - path: docs/user-guide/training-backend.md
+            sections: ["FSDP"]       # optional: heading-path prefixes; default: the whole page
+        sources:
+          - id: fsdp-args            # unique in the rule
+            kind: dataclass-flags    # argparse | dataclass-flags | symbols | strings | paths
+            paths: [miles/backends/fsdp_utils/arguments.py]   # or `path: ...`
+            dataclass: FSDPArgs      # dataclass-flags only
+            builder: build_fsdp_parser          # dataclass-flags: function whose loop builds flags
+            convention:              # dataclass-flags, optional: when the builder is too dynamic
+              prefix: "--"
+              separator: "-"
+              bool: boolean-optional # boolean-optional | store-true
+            calls: [init_device_mesh, _unflatten]   # strings: literals in these calls' arguments...
+            keyword: mesh_dim_names                 # ...passed as this keyword or positionally at `position`
+            position: 2
+            compared_with: [args.train_backend, backend]  # strings: literals compared against these
+            group: mesh-dims         # strings: name of the enumerated set (default: the source id)
+            names: [init, train]     # symbols, optional: only these names
+            enumerated: true         # the doc lists this set in full: a new member is a warning
+        external: ["--sglang-*", "<*>"]   # fnmatch patterns of tokens never reported
+        severity: {removed: error, undocumented: warning}   # per finding kind, overrides defaults
+        fail_on: error               # error | warning | notice | never
+        examples:                    # each becomes a test case
+          - name: flag renamed
+            files:                   # path -> {base, head}; a missing side means absent
+              pkg/args.py: {base: "...", head: "..."}
+              docs/page.md: {base: "..."}   # head defaults to base
+            expect:                  # [] means "no finding"
+              - {kind: renamed, symbol: --old, line: 3, replacement: "..."}
+
+Loading validates everything and raises RulesError naming file, line and key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SOURCE_KINDS = ("argparse", "dataclass-flags", "symbols", "strings", "paths")
+
+DEFAULT_SEVERITY: dict[str, str] = {
+    "removed": "error",
+    "renamed": "error",
+    "changed": "error",
+    "undocumented": "warning",
+    "new-flag": "notice",
+    "unresolved": "error",
+    "wrong-default": "error",
+    "parse-error": "error",
+}
+
+
+class RulesError(ValueError):
+    """A rules file that cannot be used; the message names file, line and key."""
+
+    def __init__(self, file: str, line: int | None, key: str, problem: str):
+        self.file, self.line, self.key, self.problem = file, line, key, problem
+        where = f"{file}:{line}" if line else file
+        super().__init__(f"{where}: {key}: {problem}")
+
+
+@dataclass(frozen=True)
+class Convention:
+    prefix: str = "--"
+    separator: str = "-"
+    bool: str = "boolean-optional"  # boolean-optional | store-true
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    kind: str
+    paths: tuple[str, ...] = ()
+    dataclass: str | None = None
+    builder: str | None = None
+    convention: Convention | None = None
+    calls: tuple[str, ...] = ()
+    keyword: str | None = None
+    position: int | None = None
+    compared_with: tuple[str, ...] = ()
+    group: str | None = None
+    names: tuple[str, ...] = ()
+    enumerated: bool = False
+
+
+@dataclass(frozen=True)
+class DocTarget:
+    path: str
+    sections: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExampleFile:
+    base: str | None
+    head: str | None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    kind: str
+    symbol: str | None = None
+    line: int | None = None
+    severity: str | None = None
+    replacement: str | None = None
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    files: dict[str, ExampleFile]
+    expect: tuple[Expectation, ...]
+    line: int  # where the example starts in the rules file, for test ids and errors
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    docs: tuple[DocTarget, ...]
+    sources: tuple[Source, ...]
+    external: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_SEVERITY))
+    fail_on: str = "error"
+    examples: tuple[Example, ...] = ()
+
+    def watched_paths(self) -> frozenset[str]:
+        """Every file whose change can make this rule's docs wrong."""
+        paths = {d.path for d in self.docs}
+        for s in self.sources:
+            paths.update(s.paths)
+        return frozenset(paths)
+
+
+@dataclass(frozen=True)
+class RulePack:
+    pack: str
+    file: str
+    rules: tuple[Rule, ...]
+    description: str = ""
+
+
+# --- loading ---------------------------------------------------------------------------------------
+#
+# The YAML is composed into a node tree (SafeLoader, never constructed into Python objects) and the
+# dataclasses are built from the nodes by hand, so every error can name the line it comes from.
+
+MAX_RULES_BYTES = 1_000_000  # rules files come from untrusted repositories
+MAX_NESTING = 32  # the schema itself is 8 levels deep
+REPO_CONFIG = ".github/docs-sync.yml"
+
+LEVELS = ("error", "warning", "notice")
+FAIL_ON = (*LEVELS, "never")
+BOOL_STYLES = ("boolean-optional", "store-true")
+FINDING_KINDS = tuple(DEFAULT_SEVERITY)
+
+PACK_KEYS = ("pack", "description", "rules")
+CONFIG_KEYS = ("packs", "rules", "fail_on")
+RULE_KEYS = ("id", "docs", "sources", "external", "severity", "fail_on", "examples")
+DOC_KEYS = ("path", "sections")
+SOURCE_KEYS = (
+    "id",
+    "kind",
+    "path",
+    "paths",
+    "dataclass",
+    "builder",
+    "convention",
+    "calls",
+    "keyword",
+    "position",
+    "compared_with",
+    "group",
+    "names",
+    "enumerated",
+)
+CONVENTION_KEYS = ("prefix", "separator", "bool")
+EXAMPLE_KEYS = ("name", "files", "expect")
+EXAMPLE_FILE_KEYS = ("base", "head")
+EXPECT_KEYS = ("kind", "symbol", "line", "severity", "replacement")
+
+# Source keys that mean something for some kinds only; elsewhere they are a mistake worth reporting.
+# For argparse, `calls` names the functions that declare flags (add_argument, a project's reset_arg).
+SOURCE_KEY_KINDS = {
+    "dataclass": ("dataclass-flags",),
+    "builder": ("dataclass-flags",),
+    "convention": ("dataclass-flags",),
+    "calls": ("strings", "argparse"),
+    "keyword": ("strings",),
+    "position": ("strings",),
+    "compared_with": ("strings",),
+    "group": ("strings",),
+    "names": ("symbols",),
+}
+
+
+def too_large(file: str) -> RulesError:
+    return RulesError(file, None, "file", f"larger than {MAX_RULES_BYTES} bytes; rules files must stay small")

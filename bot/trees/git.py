@@ -1,0 +1,175 @@
+"""Read revisions straight from a git repository: no checkout, no work tree touched.
+
+One `git ls-tree` per revision lists every path with its blob id; file contents come through a
+single long-lived `git cat-file --batch` process, so reading a dozen files costs one process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from bot.core.model import Change
+
+
+class GitError(RuntimeError):
+    pass
+
+
+class GitRepo:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._batch: subprocess.Popen[bytes] | None = None
+        self._check: subprocess.Popen[bytes] | None = None
+        self._blobs: dict[str, str] = {}
+
+    def _git(self, *args: str) -> str:
+        proc = subprocess.run(
+            ["git", "-C", str(self.path), *args], capture_output=True, text=True, check=False
+        )
+        if proc.returncode != 0:
+            raise GitError(proc.stderr.strip() or f"git {' '.join(args)} failed")
+        return proc.stdout
+
+    def resolve(self, rev: str) -> str:
+        try:
+            return self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+        except GitError:
+            raise GitError(f"unknown revision {rev!r} in {self.path}") from None
+
+    def merge_base(self, base: str, head: str) -> str:
+        """Where `head` forked from `base`: what GitHub compares a pull request against."""
+        try:
+            return self._git("merge-base", base, head).strip()
+        except GitError:
+            return self.resolve(base)
+
+    def tree(self, rev: str) -> GitTree:
+        is_sha = len(rev) == 40 and all(c in "0123456789abcdef" for c in rev)
+        return GitTree(self, rev if is_sha else self.resolve(rev))
+
+    def changes(self, base: str, head: str) -> list[Change]:
+        out = self._git("diff", "--name-status", "-M", "-z", base, head)
+        fields = out.split("\0")
+        changes: list[Change] = []
+        i = 0
+        while i < len(fields) and fields[i]:
+            status = fields[i]
+            if status.startswith("R"):
+                changes.append(Change("renamed", fields[i + 2], fields[i + 1]))
+                i += 3
+                continue
+            path = fields[i + 1]
+            kind = {"A": "added", "D": "removed"}.get(status[0], "modified")
+            changes.append(Change(kind, path))  # type: ignore[arg-type]
+            i += 2
+        return changes
+
+    def object_info(self, name: str) -> tuple[str, str] | None:
+        """(type, id) of `rev:path` or any object name, through one long-lived batch-check process."""
+        if self._check is None:
+            self._check = subprocess.Popen(
+                ["git", "-C", str(self.path), "cat-file", "--batch-check"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+        assert self._check.stdin and self._check.stdout
+        self._check.stdin.write(name.encode() + b"\n")
+        self._check.stdin.flush()
+        header = self._check.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            return None
+        return header[1].decode(), header[0].decode()
+
+    def read_blob(self, sha: str) -> str:
+        if sha in self._blobs:
+            return self._blobs[sha]
+        if self._batch is None:
+            self._batch = subprocess.Popen(
+                ["git", "-C", str(self.path), "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+        assert self._batch.stdin and self._batch.stdout
+        self._batch.stdin.write(sha.encode() + b"\n")
+        self._batch.stdin.flush()
+        header = self._batch.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            raise GitError(f"blob {sha} missing")
+        data = self._batch.stdout.read(int(header[2]))
+        self._batch.stdout.read(1)  # the newline after each object
+        text = data.decode("utf-8", errors="replace")
+        self._blobs[sha] = text
+        return text
+
+    def close(self) -> None:
+        for proc in (self._batch, self._check):
+            if proc is not None:
+                if proc.stdin:
+                    proc.stdin.close()
+                proc.wait()
+                if proc.stdout:
+                    proc.stdout.close()
+        self._batch = self._check = None
+
+    def __enter__(self) -> GitRepo:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class GitTree:
+    """One revision, implementing bot.core.model.Tree."""
+
+    def __init__(self, repo: GitRepo, sha: str):
+        self.repo = repo
+        self.sha = sha
+        self._entries: dict[str, str] | None = None
+        self._ids: dict[str, str | None] = {}
+        self._dirs: frozenset[str] | None = None
+
+    def _listing(self) -> dict[str, str]:
+        if self._entries is None:
+            out = self.repo._git("ls-tree", "-r", "-z", "--full-tree", self.sha)
+            entries = {}
+            for record in out.split("\0"):
+                if not record:
+                    continue
+                meta, _, path = record.partition("\t")
+                _mode, kind, blob = meta.split()
+                if kind == "blob":
+                    entries[path] = blob
+            self._entries = entries
+        return self._entries
+
+    def read(self, path: str) -> str | None:
+        blob = self.blob_id(path)
+        return None if blob is None else self.repo.read_blob(blob)
+
+    def blob_id(self, path: str) -> str | None:
+        # The files a check reads are few: ask for each rather than list the whole tree.
+        if self._entries is not None:
+            return self._entries.get(path)
+        if path not in self._ids:
+            info = self.repo.object_info(f"{self.sha}:{path}") if path and "\n" not in path else None
+            self._ids[path] = info[1] if info and info[0] == "blob" else None
+        return self._ids[path]
+
+    def exists(self, path: str) -> bool:
+        path = path.rstrip("/")
+        if self._entries is None and path and "\n" not in path:
+            return self.repo.object_info(f"{self.sha}:{path}") is not None
+        if path in self._listing():
+            return True
+        if self._dirs is None:
+            dirs = set()
+            for p in self._listing():
+                parts = p.split("/")[:-1]
+                for i in range(1, len(parts) + 1):
+                    dirs.add("/".join(parts[:i]))
+            self._dirs = frozenset(dirs)
+        return path in self._dirs
+
+    def paths(self) -> frozenset[str]:
+        return frozenset(self._listing())
