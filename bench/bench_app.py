@@ -637,8 +637,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         connections=args.connections or scale.connections,
         jobs=max(args.jobs or scale.jobs, 1),
     )
-    from tests.appkit import build_repo
     from bot.testing.standin import GitHubStandIn
+    from tests.appkit import build_repo
 
     scratch = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="docs-sync-bench-app-"))
     scratch.mkdir(parents=True, exist_ok=True)

@@ -933,7 +933,9 @@ def child_env(pycache: Path, **extra: str) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": str(pycache), "NO_COLOR": "1", **extra}
 
 
-IMPORTS = "import bot.cli, bot.core.check, bot.trees.factcache, bot.trees.git, bot.core.rules, bot.render.formats"
+IMPORTS = (
+    "import bot.cli, bot.core.check, bot.trees.factcache, bot.trees.git, bot.core.rules, bot.render.formats"
+)
 
 
 class Cli:
@@ -990,8 +992,8 @@ def git_diff_row(name: str, repo: Path, base: str, head: str, reps: int) -> Row:
 
 def in_process_check(gen: Generated, rules, cache_dir: Path):
     """What `docs-sync check` does after startup; returns (seconds in bot.core.check.check, report)."""
-    from bot.trees.factcache import FactsCache
     from bot.core.check import check
+    from bot.trees.factcache import FactsCache
     from bot.trees.git import GitRepo
 
     with GitRepo(gen.repo) as repo:
@@ -1194,11 +1196,11 @@ def measure_in_process(gen: Generated, cli: Cli, rules, reps: int, baseline: str
 
 def measure_parts(gen: Generated, rules, cache_dir: Path, reps: int) -> list[Row]:
     """Row 5 and the other parts of a check, on the documented files as the PR head has them."""
-    from bot.trees.factcache import FactsCache
-    from bot.core.page import parse_doc
     from bot.core.extract import extract
     from bot.core.linediff import line_diff
     from bot.core.packs import load_pack
+    from bot.core.page import parse_doc
+    from bot.trees.factcache import FactsCache
 
     text = {
         p: _git(gen.repo, "show", f"{gen.head}:{p}") + "\n" for p in (ARGS_PATH, DOC_PATH, FSDP_ARGS_PATH)

@@ -10,9 +10,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bot.render import formats
 from bot.core.model import Report
 from bot.core.rules import RulePack, RulesError
+from bot.render import formats
 
 REPO_CONFIG = ".github/docs-sync.yml"
 

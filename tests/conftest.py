@@ -1,7 +1,7 @@
 """Fixtures shared by the App's tests: the trainer repository of tests/appkit.py served by the
 GitHub stand-in, one server per test module, reset before each test.
 
-A module with another repository (tests/test_github.py) defines its own `repo_and_shas` and
+A module with another repository (tests/app/test_github.py) defines its own `repo_and_shas` and
 `server`, which take precedence.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.appkit import build_repo
 from bot.testing.standin import GitHubStandIn
+from tests.appkit import build_repo
 
 
 @pytest.fixture(scope="module")

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 import logging
 
+from bot.app.github import GitHubError, Repo
 from bot.app.jobs import Deps, add_waiver, analyze, finding_json, pull_from_json, repo_for, run_check
 from bot.app.publish import COMMENT_LIMIT, check_title
 from bot.app.queue import Job
-from bot.app.github import GitHubError, Repo
 from bot.render.formats import md_code, md_escape
 
 log = logging.getLogger(__name__)

@@ -41,12 +41,12 @@ from __future__ import annotations
 
 import json
 import logging
-import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from bot.app.config import Settings
+from bot.app.github import MAX_FILE_PAGES, PER_PAGE, GitHubApp, Repo
 from bot.app.metrics import Metrics
 from bot.app.publish import (
     MAX_INLINE,
@@ -73,7 +73,6 @@ from bot.app.queue import Job, JobQueue
 from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids
 from bot.app.worker import RetryableError
 from bot.core.check import check
-from bot.app.github import MAX_FILE_PAGES, PER_PAGE, GitHubApp, Repo
 from bot.core.model import Change, Finding, Report
 from bot.core.packs import parse_repo_config
 from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError

@@ -40,8 +40,8 @@ from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
 from bot.app.events import RERUN_ACTION
-from bot.app.queue import JobQueue
 from bot.app.github import GitHubError, Repo
+from bot.app.queue import JobQueue
 from bot.core.model import Finding, Report
 from bot.render.formats import md_code, md_escape, suggestion_diff, to_markdown
 

@@ -29,8 +29,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.app.queue import JobQueue
 from bot.app.github import Repo
+from bot.app.queue import JobQueue
 from bot.core.model import Change
 
 _SHA = re.compile(r"[0-9a-f]{40}")

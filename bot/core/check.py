@@ -21,7 +21,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bot.core.page import DocPage, Ref
 from bot.core.doclines import (
     display,
     enumerating_line,
@@ -45,6 +44,7 @@ from bot.core.model import (
     Suggestion,
     Tree,
 )
+from bot.core.page import DocPage, Ref
 from bot.core.rules import Rule
 
 # What a script that parses its own command line contains.

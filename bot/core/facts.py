@@ -11,8 +11,8 @@ from collections import defaultdict
 from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass, field
 
-from bot.core.page import DocPage, parse_doc
 from bot.core.model import Extraction, Fact, ParseError, Tree
+from bot.core.page import DocPage, parse_doc
 from bot.core.rules import Rule, Source
 
 # Extractions and parsed pages, keyed by git blob id: content-addressed, so never stale.

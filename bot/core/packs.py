@@ -140,6 +140,3 @@ def _unique_packs(packs: list[RulePack]) -> tuple[RulePack, ...]:
             raise RulesError(p.file, None, "pack", f"pack {p.pack!r} is also loaded from {first[p.pack]}")
         first[p.pack] = p.file
     return tuple(packs)
-
-
-

@@ -29,13 +29,20 @@ def run_example(rule: Rule, example: Example) -> Report:
     return check([rule], MemoryTree(base), MemoryTree(head), changes)
 
 
+def _replacement(f: Finding) -> str | None:
+    return f.suggestion.replacement if f.suggestion is not None else None
+
+
 def _matches(f: Finding, want: Expectation) -> bool:
     return (
         f.kind == want.kind
         and (want.symbol is None or f.symbol == want.symbol)
         and (want.line is None or (f.doc is not None and f.doc.line == want.line))
         and (want.severity is None or f.severity == want.severity)
-        and (want.replacement is None or (f.suggestion is not None and f.suggestion.replacement == want.replacement))
+        and (
+            want.replacement is None
+            or (f.suggestion is not None and f.suggestion.replacement == want.replacement)
+        )
     )
 
 

@@ -152,7 +152,7 @@ import time
 import traceback
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
@@ -587,10 +587,10 @@ class _GitRepo:
 
 def _iso(value: str | datetime | None = None) -> str:
     if value is None:
-        value = datetime.now(UTC)
+        value = datetime.now(timezone.utc)
     if isinstance(value, str):
         value = datetime.fromisoformat(value)
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _b64(data: bytes) -> str:
@@ -824,7 +824,7 @@ class GitHubStandIn:
         self._writes: deque[float] = deque()
         self._suites: dict[str, int] = {}
         self._used = 0
-        self._created_at = _iso(datetime.fromtimestamp(_EPOCH, UTC))
+        self._created_at = _iso(datetime.fromtimestamp(_EPOCH, timezone.utc))
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -1580,7 +1580,7 @@ class GitHubStandIn:
     def _h_access_token(self, req: _Req):
         self._check_installation(req.params["iid"])
         token = "ghs_" + secrets.token_urlsafe(27).replace("-", "a").replace("_", "b")[:36]
-        expires = datetime.now(UTC) + timedelta(hours=1)
+        expires = datetime.now(timezone.utc) + timedelta(hours=1)
         with _ISSUED_LOCK:
             _ISSUED_TOKENS[token] = (self.app_id, self.installation_id, expires.timestamp())
         permissions = req.json().get("permissions") or dict(self.app_permissions)

@@ -1,12 +1,10 @@
 import copy
 import json
-from pathlib import Path
 
 import pytest
 
 from bot.app.events import JobSpec, parse_command, route
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "webhooks"
+from tests.appkit import FIXTURES
 
 HEAD = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 

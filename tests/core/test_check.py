@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.demo import repo as demo
 from bot.core.check import audit, check
-from bot.trees.memory import MemoryTree
 from bot.core.model import Change, Report
 from bot.core.packs import parse_repo_config
+from bot.demo import repo as demo
+from bot.trees.memory import MemoryTree
 
 DOC = "docs/training-backend.md"
 ARGS = "trainer/backends/fsdp/arguments.py"

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from bot.app.events import route
+from bot.app.github import GitHubApp
 from bot.app.handler import make_handler
 from bot.app.jobs import NOT_CONFIGURED, apply_waivers, repo_html_url
 from bot.app.metrics import Metrics
@@ -29,11 +30,11 @@ from bot.app.queue import SQLiteQueue
 from bot.app.snapshot import BasePatch, PullRevisions, base_patches, changes_from_files, unapply
 from bot.app.worker import RetryableError, Worker
 from bot.core.check import check
-from bot.app.github import GitHubApp
-from bot.trees.git import GitRepo
-from bot.trees.memory import MemoryTree
 from bot.core.model import Change, CodeLocation, DocLocation, Finding, Report, Suggestion
 from bot.core.packs import parse_repo_config
+from bot.testing.standin import GitHubStandIn, add_commit, make_repo, run_git
+from bot.trees.git import GitRepo
+from bot.trees.memory import MemoryTree
 from tests.appkit import (
     ARGS,
     DOC,
@@ -42,7 +43,6 @@ from tests.appkit import (
     pull_request_payload,
     settings_for,
 )
-from bot.testing.standin import GitHubStandIn, add_commit, make_repo, run_git
 
 # -- pure planning ---------------------------------------------------------------------------------
 

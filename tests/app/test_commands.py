@@ -12,8 +12,8 @@ from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
 from bot.app.worker import Worker
-from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
 from bot.testing.standin import GitHubStandIn
+from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
 
 
 class Bot:

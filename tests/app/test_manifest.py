@@ -16,10 +16,10 @@ from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
 from bot.app.worker import Worker
-from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
 from bot.testing.standin import APP_PERMISSIONS, GitHubStandIn
+from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # GitHub's "GitHub App Manifest parameters" (registering-a-github-app-from-a-manifest).
 MANIFEST_KEYS = {

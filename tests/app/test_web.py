@@ -15,8 +15,8 @@ from bot.app.logs import DeliveryFilter
 from bot.app.metrics import Metrics
 from bot.app.queue import Job, SQLiteQueue
 from bot.app.web import MAX_BODY_BYTES, build_app, build_server, sign, verify_signature
+from tests.appkit import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "webhooks"
 SECRET = "webhook secret for tests"
 
 

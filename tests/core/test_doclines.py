@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bot.core.page import parse_doc
 from bot.core.doclines import (
     enumerating_line,
     first_cell_token,
@@ -11,6 +10,7 @@ from bot.core.doclines import (
     paragraph,
     replace_token,
 )
+from bot.core.page import parse_doc
 
 
 def test_replace_token_leaves_longer_flags_and_names_alone():

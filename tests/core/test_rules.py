@@ -3,6 +3,15 @@ from pathlib import Path
 import pytest
 
 from bot.core import packs, rules
+from bot.core.packs import (
+    builtin_pack_names,
+    builtin_pack_path,
+    load_pack,
+    load_packs,
+    parse_pack,
+    parse_repo_config,
+    resolve_rule_args,
+)
 from bot.core.rules import (
     DEFAULT_SEVERITY,
     Convention,
@@ -14,15 +23,6 @@ from bot.core.rules import (
     RulePack,
     RulesError,
     Source,
-)
-from bot.core.packs import (
-    builtin_pack_names,
-    builtin_pack_path,
-    load_pack,
-    load_packs,
-    parse_pack,
-    parse_repo_config,
-    resolve_rule_args,
 )
 
 FULL = """\

@@ -19,6 +19,7 @@ from bot.app.publish import SUMMARY_MARKER, marked_fingerprint
 from bot.app.queue import SQLiteQueue
 from bot.app.web import build_server, sign
 from bot.app.worker import RetryableError, Worker
+from bot.testing.standin import GitHubStandIn
 from tests.appkit import (
     ARGS,
     DOC,
@@ -31,7 +32,6 @@ from tests.appkit import (
     requested_action_payload,
     settings_for,
 )
-from bot.testing.standin import GitHubStandIn
 
 
 @pytest.fixture(scope="module")
