@@ -30,6 +30,7 @@ from pathlib import Path
 
 import httpx
 import uvicorn
+from prometheus_client.parser import text_string_to_metric_families
 
 from bot.app.config import Settings
 from bot.app.metrics import Metrics
@@ -211,6 +212,29 @@ def comment_payload(standin: GitHubStandIn, number: int, comment: dict) -> dict:
     p["comment"]["id"], p["comment"]["body"] = comment["id"], comment["body"]
     p["comment"]["user"]["login"], p["comment"]["user"]["type"] = comment["user"]["login"], "User"
     return p
+
+
+# -- /metrics ---------------------------------------------------------------------------------------
+
+
+class Scrape:
+    """A /metrics answer, read with prometheus_client's own parser: each sample by name and labels."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.samples: dict[tuple[str, frozenset[tuple[str, str]]], float] = {}
+        self.types: dict[str, str] = {}
+        for family in text_string_to_metric_families(text):
+            self.types[family.name] = family.type
+            for s in family.samples:
+                self.samples[(s.name, frozenset(s.labels.items()))] = s.value
+
+    def __call__(self, name: str, **labels: str) -> float | None:
+        """The sample's value, None when the scrape has no such series."""
+        return self.samples.get((name, frozenset(labels.items())))
+
+    def series(self, name: str) -> dict[frozenset[tuple[str, str]], float]:
+        return {labels: v for (n, labels), v in self.samples.items() if n == name}
 
 
 # -- the bot over HTTP -----------------------------------------------------------------------------

@@ -26,12 +26,13 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.app.config import Settings
 from bot.app.events import route
 from bot.app.logs import configure_logging, delivery_context
+from bot.app.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from bot.app.metrics import Metrics
 from bot.app.queue import JobQueue, SQLiteQueue
 from bot.app.worker import Handler, Worker
@@ -112,7 +113,7 @@ def build_app(
 
     async def metrics_endpoint(request: Request) -> Response:
         counts = await run_in_threadpool(queue.counts)
-        return PlainTextResponse(metrics.render(counts), media_type="text/plain; version=0.0.4")
+        return Response(metrics.render(counts), media_type=METRICS_CONTENT_TYPE)
 
     def _reject(status: int, reason: str, message: str) -> Response:
         metrics.rejected(reason)

@@ -25,6 +25,7 @@ from tests.appkit import (
     DOC,
     BotServer,
     Clock,
+    Scrape,
     check_run_payload,
     check_suite_payload,
     comment_payload,
@@ -335,24 +336,19 @@ def test_metrics_after_a_job_count_the_delivery_the_job_its_findings_and_github_
         running.drain()
         text = httpx.get(f"{running.url}/metrics").text
     queue.close()
-    lines = text.splitlines()
-    for line in [
-        'docs_sync_deliveries_total{event="pull_request"} 1',
-        'docs_sync_jobs_total{outcome="done"} 1',
-        "docs_sync_findings_total 3",
-        "docs_sync_job_seconds_count 1",
-        'docs_sync_job_seconds_bucket{le="+Inf"} 1',
-        'docs_sync_queue_jobs{state="done"} 1',
-        'docs_sync_queue_jobs{state="queued"} 0',
-    ]:
-        assert line in lines, line
+    scrape = Scrape(text)
+    assert scrape("docs_sync_deliveries_total", event="pull_request") == 1
+    assert scrape("docs_sync_jobs_total", outcome="done") == 1
+    assert scrape("docs_sync_findings_total") == 3
+    assert scrape("docs_sync_job_seconds_count") == 1
+    assert scrape("docs_sync_job_seconds_bucket", le="+Inf") == 1
+    assert scrape("docs_sync_queue_jobs", state="done") == 1
+    assert scrape("docs_sync_queue_jobs", state="queued") == 0
     by_status: dict[str, int] = {}
     for _, _, status in standin.requests:
         by_status[str(status)] = by_status.get(str(status), 0) + 1
     counted = {
-        line.split('status="')[1].split('"')[0]: int(line.rsplit(" ", 1)[1])
-        for line in lines
-        if line.startswith("docs_sync_github_calls_total{")
+        dict(labels)["status"]: v for labels, v in scrape.series("docs_sync_github_calls_total").items()
     }
     assert counted == by_status  # every call the stand-in saw, by status, and nothing else
 

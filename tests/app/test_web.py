@@ -15,7 +15,7 @@ from bot.app.logs import DeliveryFilter
 from bot.app.metrics import Metrics
 from bot.app.queue import Job, SQLiteQueue
 from bot.app.web import MAX_BODY_BYTES, build_app, build_server, sign, verify_signature
-from tests.appkit import FIXTURES
+from tests.appkit import FIXTURES, Scrape
 
 SECRET = "webhook secret for tests"
 
@@ -272,23 +272,21 @@ def test_metrics_text(stack):
     metrics.github_call(201)
     r = client.get("/metrics")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
-    text = r.text
-    for line in [
-        'docs_sync_deliveries_total{event="pull_request"} 1',
-        'docs_sync_deliveries_total{event="ping"} 1',
-        'docs_sync_deliveries_total{event="other"} 1',
-        'docs_sync_jobs_total{outcome="done"} 1',
-        "docs_sync_findings_total 4",
-        'docs_sync_github_calls_total{status="201"} 1',
-        'docs_sync_job_seconds_bucket{le="0.25"} 0',
-        'docs_sync_job_seconds_bucket{le="0.5"} 1',
-        'docs_sync_job_seconds_bucket{le="+Inf"} 1',
-        "docs_sync_job_seconds_count 1",
-        'docs_sync_queue_jobs{state="queued"} 1',
-        "# TYPE docs_sync_job_seconds histogram",
-    ]:
-        assert line in text.splitlines(), line
-    assert "evil" not in text
+    scrape = Scrape(r.text)
+    assert scrape("docs_sync_deliveries_total", event="pull_request") == 1
+    assert scrape("docs_sync_deliveries_total", event="ping") == 1
+    assert scrape("docs_sync_deliveries_total", event="other") == 1
+    assert scrape("docs_sync_jobs_total", outcome="done") == 1
+    assert scrape("docs_sync_findings_total") == 4
+    assert scrape("docs_sync_github_calls_total", status="201") == 1
+    assert scrape("docs_sync_job_seconds_bucket", le="0.25") == 0
+    assert scrape("docs_sync_job_seconds_bucket", le="0.5") == 1
+    assert scrape("docs_sync_job_seconds_bucket", le="+Inf") == 1
+    assert scrape("docs_sync_job_seconds_count") == 1
+    assert scrape("docs_sync_queue_jobs", state="queued") == 1
+    assert scrape.types["docs_sync_job_seconds"] == "histogram"
+    assert scrape.types["docs_sync_queue_jobs"] == "gauge"
+    assert "evil" not in r.text
 
 
 def test_log_records_of_a_request_carry_its_delivery_id(stack):
@@ -378,4 +376,4 @@ def test_real_server_accepts_signed_delivery_and_runs_the_job(tmp_path):
             "ok": True,
             "queue": {"queued": 0, "running": 0, "done": 1, "failed": 0, "superseded": 0},
         }
-        assert 'docs_sync_jobs_total{outcome="done"} 1' in http.get("/metrics").text
+        assert Scrape(http.get("/metrics").text)("docs_sync_jobs_total", outcome="done") == 1
