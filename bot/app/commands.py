@@ -22,9 +22,9 @@ import logging
 
 from bot.app.github import GitHubError, Repo
 from bot.app.jobs import Deps, add_waiver, analyze, finding_json, pull_from_json, repo_for, run_check
-from bot.app.publish import COMMENT_LIMIT, check_title
 from bot.app.queue import Job
-from bot.render.formats import md_code, md_escape
+from bot.render.comments import COMMENT_LIMIT, check_title, reply_marker
+from bot.render.common import md_code, md_escape
 
 log = logging.getLogger(__name__)
 
@@ -38,10 +38,6 @@ docs-sync keeps this repository's docs in step with its code. Commands (first li
 - `/docs-sync ignore <symbol> [reason]`: accept the findings about `<symbol>` on this pull \
 request (needs write access); they move to the summary's "Ignored" list
 - `/docs-sync help`: this list"""
-
-
-def reply_marker(comment_id: int) -> str:
-    return f"<!-- docs-sync:reply-to={comment_id} -->"
 
 
 def run_command(deps: Deps, job: Job) -> None:

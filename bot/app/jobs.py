@@ -51,12 +51,8 @@ from bot.app.metrics import Metrics
 from bot.app.publish import (
     MAX_INLINE,
     CheckRun,
-    Links,
     PullState,
-    annotations,
     check_run_started,
-    check_title,
-    fail_summary,
     finish_check_run,
     known_check_run,
     mark_fixed,
@@ -65,8 +61,6 @@ from bot.app.publish import (
     recover_review,
     right_lines,
     start_check_run,
-    summary_comment,
-    summary_text,
     upsert_summary,
 )
 from bot.app.queue import Job, JobQueue
@@ -76,37 +70,22 @@ from bot.core.check import check
 from bot.core.model import Change, Finding, Report
 from bot.core.packs import parse_repo_config
 from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError
+from bot.render.comments import (
+    CheckOutcome,
+    Links,
+    failed,
+    files_cut_note,
+    invalid_config,
+    not_configured,
+    over_cap_note,
+    report_outcome,
+    summary_comment,
+    superseded,
+)
 
 log = logging.getLogger(__name__)
 
 FACTS_CACHE_SIZE = 5000  # extracted facts and parsed pages kept in memory, by blob id
-
-NOT_CONFIGURED = f"""\
-docs-sync checks that the docs of this repository still match its code, but it has no rules \
-for it yet.
-
-Add `{REPO_CONFIG}` to the default branch (it is read from the base branch of each pull \
-request, never from the pull request itself), for example:
-
-```yaml
-# Built-in rule packs, by name
-packs: []
-# Your own rules: which doc pages follow which code
-rules:
-  - id: usage-page
-    docs:
-      - path: docs/usage.md
-    sources:
-      - id: cli-flags
-        kind: argparse            # argparse | dataclass-flags | symbols | strings | paths
-        path: mypkg/cli.py
-      - id: cited-paths
-        kind: paths               # paths the page cites must exist
-fail_on: error                    # error | warning | notice | never
-```
-
-The App's operator can instead set `DOCS_SYNC_RULES` for every repository.
-"""
 
 
 @dataclass(frozen=True)
@@ -211,17 +190,21 @@ def _mark_checked(store: JobQueue, repo: Repo, pull: Pull) -> None:
     store.kv_put("checked", f"{repo.full_name}@{pull.head_sha}", json.dumps(value))
 
 
-def _finish_failed(deps: Deps, job: Job, repo: Repo, run: CheckRun, error: BaseException | str) -> None:
-    summary = fail_summary(error)
+def _finish(deps: Deps, job: Job, repo: Repo, run: CheckRun, outcome: CheckOutcome) -> None:
     finish_check_run(
         repo,
         deps.queue,
         str(job.id),
         run,
-        conclusion="failure",
-        title="docs-sync could not run",
-        summary=summary,
+        conclusion=outcome.conclusion,
+        title=outcome.title,
+        summary=outcome.summary,
+        notes=outcome.annotations,
     )
+
+
+def _finish_failed(deps: Deps, job: Job, repo: Repo, run: CheckRun, error: BaseException | str) -> None:
+    _finish(deps, job, repo, run, failed(error))
 
 
 def _fail(deps: Deps, job: Job, repo: Repo, run: CheckRun, exc: BaseException) -> None:
@@ -233,16 +216,7 @@ def _fail(deps: Deps, job: Job, repo: Repo, run: CheckRun, exc: BaseException) -
 
 def _finish_superseded(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckRun) -> None:
     log.info("job %s: a newer push replaces %s; publishing nothing", job.id, pull.head_sha)
-    finish_check_run(
-        repo,
-        deps.queue,
-        str(job.id),
-        run,
-        conclusion="neutral",
-        title="Superseded by a newer push",
-        summary=f"A newer commit was pushed to this pull request after {pull.head_sha[:12]}; "
-        "docs-sync checks that one instead.",
-    )
+    _finish(deps, job, repo, run, superseded(pull.head_sha))
 
 
 def find_pull(repo: Repo, payload: dict) -> Pull | None:
@@ -273,12 +247,8 @@ def pull_from_json(data: dict) -> Pull:
 
 def _check_and_publish(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckRun) -> Report | None:
     result = analyze(deps, repo, pull)
-    key = str(job.id)
     if result.problem is not None:
-        title, summary, conclusion, notes = result.problem
-        finish_check_run(
-            repo, deps.queue, key, run, conclusion=conclusion, title=title, summary=summary, notes=notes
-        )
+        _finish(deps, job, repo, run, result.problem)
         _mark_checked(deps.queue, repo, pull)
         return None
     if result.moved or newer_push(deps.queue, job, repo, pull):
@@ -289,16 +259,7 @@ def _check_and_publish(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckR
     deps.metrics.findings(len(report.findings))
     notes = publish(deps, repo, pull, result)
     save_report(deps.queue, repo, pull, report, result.links)
-    finish_check_run(
-        repo,
-        deps.queue,
-        key,
-        run,
-        conclusion=report.conclusion(),
-        title=check_title(report),
-        summary=summary_text(report, result.links, notes),
-        notes=annotations(report, gone=_gone_at_head(result.files)),
-    )
+    _finish(deps, job, repo, run, report_outcome(report, result.links, notes, _gone_at_head(result.files)))
     _mark_checked(deps.queue, repo, pull)
     return report
 
@@ -310,8 +271,7 @@ def _check_and_publish(deps: Deps, job: Job, repo: Repo, pull: Pull, run: CheckR
 @dataclass(frozen=True)
 class Analysis:
     report: Report | None = None
-    # (title, summary, conclusion, annotations) when the rules cannot be used
-    problem: tuple[str, str, str, list[dict]] | None = None
+    problem: CheckOutcome | None = None  # the check run when the rules cannot be used
     revisions: PullRevisions | None = None
     files: tuple[dict, ...] = ()
     links: Links | None = None
@@ -343,28 +303,8 @@ def _rules(deps: Deps, oid: str | None) -> tuple[list[Rule] | None, RulesError |
     return [rule for pack in packs for rule in pack.rules], None
 
 
-def _config_problem(error: RulesError | None, pull: Pull) -> tuple[str, str, str, list[dict]]:
-    if error is None:
-        return ("docs-sync is not configured", NOT_CONFIGURED, "neutral", [])
-    where = f"`{pull.base_ref}` at {pull.base_sha[:12]}" if pull.base_ref else pull.base_sha[:12]
-    summary = (
-        f"docs-sync cannot use `{REPO_CONFIG}` from the base branch ({where}):\n\n"
-        f"```\n{error}\n```\n\n"
-        "Fix the file on the base branch; nothing in this pull request was checked."
-    )
-    notes = []
-    if error.file == REPO_CONFIG and error.line:
-        notes.append(
-            {
-                "path": REPO_CONFIG,
-                "start_line": error.line,
-                "end_line": error.line,
-                "annotation_level": "failure",
-                "title": f"{error.key}: invalid",
-                "message": error.problem,
-            }
-        )
-    return (f"Invalid {REPO_CONFIG}", summary, "failure", notes)
+def _config_problem(error: RulesError | None, pull: Pull) -> CheckOutcome:
+    return not_configured() if error is None else invalid_config(error, pull.base_ref, pull.base_sha)
 
 
 def analyze(deps: Deps, repo: Repo, pull: Pull) -> Analysis:
@@ -408,10 +348,7 @@ def analyze(deps: Deps, repo: Repo, pull: Pull) -> Analysis:
     report = apply_waivers(report, load_waivers(store, _pr_key(repo, pull.number)))
     notes = []
     if len(files) >= MAX_FILE_PAGES * PER_PAGE:
-        notes.append(
-            f"GitHub lists only the first {len(files):,} changed files of a pull request; "
-            "changes to files after those were not checked."
-        )
+        notes.append(files_cut_note(len(files)))
     links = Links(repo_html_url(files, repo, deps.settings.github_api_url), pull.head_sha)
     return Analysis(report, None, revisions, tuple(files), links, tuple(notes))
 
@@ -548,10 +485,7 @@ def publish(deps: Deps, repo: Repo, pull: Pull, result: Analysis) -> list[str]:
     mark_fixed(repo, store, key, state, pull.number, pull.head_sha, current)
     notes = list(result.notes)
     if over:
-        notes.append(
-            f"{over} more finding{'s are' if over > 1 else ' is'} not commented inline: docs-sync "
-            f"keeps at most {MAX_INLINE} comments open on a pull request."
-        )
+        notes.append(over_cap_note(over, MAX_INLINE))
     body = summary_comment(report, links, notes)
     upsert_summary(repo, store, key, state, pull.number, body, wanted=bool(report.findings or report.ignored))
     return notes

@@ -31,10 +31,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import quote
 
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
@@ -43,41 +41,28 @@ from bot.app.events import RERUN_ACTION
 from bot.app.github import GitHubError, Repo
 from bot.app.queue import JobQueue
 from bot.core.model import Finding, Report
-from bot.render.formats import md_code, md_escape, suggestion_diff, to_markdown
+from bot.render.comments import (
+    IN_PROGRESS_SUMMARY,
+    IN_PROGRESS_TITLE,
+    RERUN_DESCRIPTION,
+    RERUN_LABEL,
+    SUMMARY_MARKER,
+    TEXT_LIMIT,
+    TITLE_LIMIT,
+    Links,
+    clip,
+    code_comment,
+    doc_comment,
+    finding_line,
+    fixed_body,
+    left_behind,
+    marked_fingerprint,
+)
 
 CHECK_NAME = "docs-sync"
 MAX_INLINE = 30  # more inline comments than this make a PR page hard to use
 ANNOTATION_BATCH = 50  # GitHub takes at most 50 annotations per request
-TEXT_LIMIT = 65_535  # check run summary and text, in UTF-8 bytes
-NOTE_LIMIT = 65_535  # annotation message and raw_details ("64 KB"), in UTF-8 bytes
-COMMENT_LIMIT = 65_536  # issue and review comment bodies, in characters
-SUMMARY_MARKER = "<!-- docs-sync:summary -->"
-ACTIONS = [{"label": "Re-run", "description": "Run docs-sync again", "identifier": RERUN_ACTION}]
-
-_LEVEL = {"error": "failure", "warning": "warning", "notice": "notice"}
-_BADGE = {"error": "🔴", "warning": "🟡", "notice": "🔵"}
-_MARKER = re.compile(r"<!-- docs-sync:fp=([0-9a-f]+) -->")
-
-
-def clip(text: str, limit: int) -> str:
-    """`text` within `limit` bytes of UTF-8, ending in "…" where it was cut (never mid-character)."""
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text
-    return data[: max(0, limit - 3)].decode("utf-8", "ignore") + "…"
-
-
-def _size(text: str) -> int:
-    return len(text.encode("utf-8"))
-
-
-def marker(fingerprint: str) -> str:
-    return f"<!-- docs-sync:fp={fingerprint} -->"
-
-
-def marked_fingerprint(body: str) -> str | None:
-    m = _MARKER.search(body)
-    return m.group(1) if m else None
+ACTIONS = [{"label": RERUN_LABEL, "description": RERUN_DESCRIPTION, "identifier": RERUN_ACTION}]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,99 +84,6 @@ def right_lines(patch: str | None) -> frozenset[int]:
     return frozenset(
         line.target_line_no for hunk in diff for line in hunk if line.is_added or line.is_context
     )
-
-
-@dataclass(frozen=True)
-class Links:
-    """Permalinks into the repository at the head commit."""
-
-    html_url: str  # https://github.com/owner/repo
-    head_sha: str
-
-    def blob(self, path: str, start: int, end: int | None = None) -> str:
-        return f"{self.html_url}/blob/{self.head_sha}/{quote(path)}#L{start}-L{end or start}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def check_title(report: Report) -> str:
-    """'2 doc lines out of date', 'Docs are in sync (1 finding ignored)', ..."""
-    ignored = f" ({_plural(len(report.ignored), 'finding')} ignored)" if report.ignored else ""
-    if not report.findings:
-        return "Docs are in sync" + ignored
-    doc_lines = {(f.doc.path, f.doc.line) for f in report.findings if f.doc}
-    others = sum(1 for f in report.findings if not f.doc)
-    if not doc_lines:
-        return _plural(others, "finding") + ignored
-    title = _plural(len(doc_lines), "doc line") + " out of date"
-    if others:
-        title += f", {_plural(others, 'more finding')}"
-    return title + ignored
-
-
-def annotations(report: Report, gone: Collection[str] = ()) -> list[dict]:
-    """One check-run annotation per finding that has a place in the head commit.
-
-    The doc line, else the code line; `gone` are paths the head commit no longer has (removed,
-    or renamed away), where an annotation would point at nothing.
-    """
-    out = []
-    for f in report.findings:
-        if f.doc and f.doc.path not in gone:
-            path, start, end = f.doc.path, f.doc.line, f.doc.line
-            s = f.suggestion
-            if s and s.path == path and s.start_line <= s.end_line:
-                start, end = s.start_line, s.end_line
-        elif f.code and f.code.path not in gone:
-            path, start, end = f.code.path, f.code.line, f.code.line
-        else:
-            continue  # the summary still lists it
-        if not path or start < 1:
-            continue  # GitHub refuses the whole request for one annotation without a place
-        message = f.message
-        if f.doc and f.code:
-            message += f"\ncode: {f.code.path}:{f.code.line}"
-        annotation = {
-            "path": path,
-            "start_line": start,
-            "end_line": end,
-            "annotation_level": _LEVEL[f.severity],
-            "title": f"{f.kind}: {f.symbol}"[:255],
-            "message": clip(message, NOTE_LIMIT),
-        }
-        if f.suggestion:
-            details = (
-                "Suggested text:\n" + f.suggestion.replacement
-                if f.suggestion.replacement
-                else "Suggested: delete these lines."
-            )
-            annotation["raw_details"] = clip(details, NOTE_LIMIT)
-        out.append(annotation)
-    return out
-
-
-def _fence(text: str, info: str) -> str:
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{info}\n{text}\n{ticks}"
-
-
-def suggestion_block(replacement: str) -> str:
-    """A ```suggestion block replacing the commented lines with `replacement`.
-
-    An empty replacement deletes them, which GitHub writes as a block with no line at all (a
-    block holding one empty line would replace them with a blank line).
-    """
-    if replacement == "":
-        return "```suggestion\n```"
-    return _fence(replacement, "suggestion")
-
-
-def finding_line(f: Finding) -> str:
-    """The one-line markdown form of a finding: badge, kind, symbol, message."""
-    return f"{_BADGE[f.severity]} **{f.kind}** {md_code(f.symbol)}: {md_escape(f.message)}"
 
 
 @dataclass(frozen=True)
@@ -251,92 +143,21 @@ def _inline_for(
     head_text: Callable[[str], str | None],
     links: Links,
 ) -> Inline | None:
-    head = finding_line(f)
     s = f.suggestion
     if f.doc and f.doc.line in diff.get(f.doc.path, ()):
         start = end = f.doc.line
-        parts = [head]
-        if s and s.path == f.doc.path and s.start_line <= s.end_line:
-            span = set(range(s.start_line, s.end_line + 1))
-            if span <= diff.get(s.path, frozenset()):
-                start, end = s.start_line, s.end_line
-                parts.append(suggestion_block(s.replacement))
-        body, whole = _comment_body(parts, fp)
+        fits = None
+        span = set(range(s.start_line, s.end_line + 1)) if s and s.path == f.doc.path else set()
+        if s and span and span <= diff.get(s.path, frozenset()):
+            start, end, fits = s.start_line, s.end_line, s  # the suggestion's lines are all in the diff
+        body, whole = doc_comment(f, fits)
         if not whole:  # the suggestion did not fit: a comment on the doc line alone
             start = end = f.doc.line
-        return Inline(fp, f.doc.path, end, start if start < end else None, body, head)
+        return Inline(fp, f.doc.path, end, start if start < end else None, body, finding_line(f))
     if f.code and f.code.line in diff.get(f.code.path, ()):
-        parts = [head]
-        if f.doc:
-            link = f"[{f.doc.path} line {f.doc.line}]({links.blob(f.doc.path, f.doc.line)})"
-            section = f" ({md_escape(f.doc.section)})" if f.doc.section else ""
-            parts.append(f"This change makes {link}{section} out of date.")
-            patch = _doc_patch(f, head_text)
-            if patch:
-                parts.append("Proposed doc change:\n\n" + _fence(patch, "diff"))
-        body, _ = _comment_body(parts, fp)
-        return Inline(fp, f.code.path, f.code.line, None, body, head)
+        body = code_comment(f, links, head_text)
+        return Inline(fp, f.code.path, f.code.line, None, body, finding_line(f))
     return None
-
-
-TOO_LONG = "The rest of this finding is too long for a comment; the check run's annotation has it."
-
-
-def _comment_body(parts: Sequence[str], fp: str) -> tuple[str, bool]:
-    """The comment: its paragraphs and marker, and True; past GitHub's limit (which refuses the
-    whole review), the paragraphs that fit whole (else the first, cut), a note, and False."""
-    end = marker(fp)
-    body = "\n\n".join([*parts, end])
-    if len(body) <= COMMENT_LIMIT:
-        return body, True
-    kept: list[str] = []
-    for part in parts:
-        if len("\n\n".join([*kept, part, TOO_LONG, end])) > COMMENT_LIMIT:
-            break
-        kept.append(part)
-    if not kept:
-        kept = [parts[0][: COMMENT_LIMIT - len(TOO_LONG) - len(end) - 10] + "…"]
-    return "\n\n".join([*kept, TOO_LONG, end]), False
-
-
-def _doc_patch(f: Finding, head_text: Callable[[str], str | None]) -> str | None:
-    if f.suggestion is None:
-        return None
-    text = head_text(f.suggestion.path)
-    if text is None:
-        return None
-    try:
-        return suggestion_diff(f, text.split("\n"))
-    except ValueError:
-        return None
-
-
-def fixed_body(message: str, sha: str, fingerprint: str) -> str:
-    return f"✅ **Fixed in {sha[:12]}.** ~~{message}~~\n\n{marker(fingerprint)}"
-
-
-def summary_text(report: Report, links: Links, notes: Sequence[str] = (), limit: int = TEXT_LIMIT) -> str:
-    """The markdown summary of the check run (and of the summary comment), within `limit` bytes.
-
-    The markdown is cut at whole findings; GitHub measures the summary in bytes, so where badges
-    and non-ASCII text make the bytes outgrow the characters, it is cut again, shorter.
-    """
-    tail = "".join(f"\n> {note}\n" for note in notes)
-    room = limit - _size(tail) - 100  # bytes for the markdown
-    budget = room  # characters asked of to_markdown
-    for _ in range(8):
-        markdown = to_markdown(report, doc_url=links.blob, limit=max(1000, budget))
-        size = _size(markdown)
-        if size <= room:
-            return markdown + tail
-        budget = int(budget * room / size * 0.99)  # as many characters as the bytes per character allow
-    return clip(markdown + tail, limit)
-
-
-def summary_comment(report: Report, links: Links, notes: Sequence[str] = ()) -> str:
-    footer = f"\n<sub>docs-sync checked {links.head_sha[:12]}.</sub>\n"
-    budget = COMMENT_LIMIT - len(SUMMARY_MARKER) - len(footer) - 2
-    return f"{SUMMARY_MARKER}\n{summary_text(report, links, notes, limit=budget)}{footer}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -369,14 +190,9 @@ def start_check_run(repo: Repo, store: JobQueue, job_key: str, head_sha: str, ex
         if run.head_sha == head_sha:
             return run
         if not run.done:
+            gone = left_behind(run.head_sha)
             finish_check_run(
-                repo,
-                store,
-                job_key,
-                run,
-                conclusion="neutral",
-                title="Superseded by a newer push",
-                summary=f"A newer commit was pushed after {run.head_sha[:12]}; docs-sync checks that one.",
+                repo, store, job_key, run, conclusion=gone.conclusion, title=gone.title, summary=gone.summary
             )
     store.kv_put("check-run-pending", job_key, json.dumps({"head_sha": head_sha}))
     data = repo.create_check_run(
@@ -385,7 +201,7 @@ def start_check_run(repo: Repo, store: JobQueue, job_key: str, head_sha: str, ex
             "head_sha": head_sha,
             "status": "in_progress",
             "external_id": external_id,
-            "output": {"title": "Checking the docs", "summary": "docs-sync is reading this pull request."},
+            "output": {"title": IN_PROGRESS_TITLE, "summary": IN_PROGRESS_SUMMARY},
         }
     )
     run = CheckRun(id=int(data["id"]), head_sha=head_sha, html_url=str(data.get("html_url") or ""))
@@ -440,7 +256,7 @@ def finish_check_run(
     """
     if run.done:
         return
-    output = {"title": title[:255], "summary": clip(summary, TEXT_LIMIT)}
+    output = {"title": title[:TITLE_LIMIT], "summary": clip(summary, TEXT_LIMIT)}
     while len(notes) - run.sent > ANNOTATION_BATCH:
         batch = list(notes[run.sent : run.sent + ANNOTATION_BATCH])
         repo.update_check_run(run.id, {"output": {**output, "annotations": batch}})
@@ -456,16 +272,6 @@ def finish_check_run(
     repo.update_check_run(run.id, body)
     run.done, run.sent = True, run.sent + len(last)
     run.save(store, job_key)
-
-
-def fail_summary(error: BaseException | str) -> str:
-    text = str(error) or type(error).__name__
-    return (
-        "docs-sync stopped before it could finish checking this pull request:\n\n"
-        + _fence(clip(text, TEXT_LIMIT - 500), "")
-        + "\n\nThis run says nothing about the docs. Use **Re-run** above, or comment `/docs-sync` "
-        "on the pull request, to try again."
-    )
 
 
 @dataclass

@@ -15,10 +15,10 @@ import pytest
 
 from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
-from bot.app.publish import SUMMARY_MARKER, marked_fingerprint
 from bot.app.queue import SQLiteQueue
 from bot.app.web import build_server, sign
 from bot.app.worker import RetryableError, Worker
+from bot.render.comments import SUMMARY_MARKER, marked_fingerprint
 from bot.testing.standin import GitHubStandIn
 from tests.appkit import (
     ARGS,

@@ -10,28 +10,26 @@ import pytest
 from bot.app.events import route
 from bot.app.github import GitHubApp
 from bot.app.handler import make_handler
-from bot.app.jobs import NOT_CONFIGURED, apply_waivers, repo_html_url
+from bot.app.jobs import apply_waivers, repo_html_url
 from bot.app.metrics import Metrics
-from bot.app.publish import (
-    SUMMARY_MARKER,
-    Links,
-    annotations,
-    check_title,
-    finish_check_run,
-    fixed_body,
-    marked_fingerprint,
-    plan_inline,
-    right_lines,
-    start_check_run,
-    summary_comment,
-    summary_text,
-)
+from bot.app.publish import finish_check_run, plan_inline, right_lines, start_check_run
 from bot.app.queue import SQLiteQueue
 from bot.app.snapshot import BasePatch, PullRevisions, base_patches, changes_from_files, unapply
 from bot.app.worker import RetryableError, Worker
 from bot.core.check import check
 from bot.core.model import Change, CodeLocation, DocLocation, Finding, Report, Suggestion
 from bot.core.packs import parse_repo_config
+from bot.render.comments import (
+    NOT_CONFIGURED,
+    SUMMARY_MARKER,
+    Links,
+    check_title,
+    finding_annotations,
+    fixed_body,
+    marked_fingerprint,
+    summary_comment,
+    summary_text,
+)
 from bot.testing.standin import GitHubStandIn, add_commit, make_repo, run_git
 from bot.trees.git import GitRepo
 from bot.trees.memory import MemoryTree
@@ -102,7 +100,7 @@ def test_titles_count_doc_lines():
 
 
 def test_annotations_carry_level_place_and_suggestion():
-    notes = annotations(
+    notes = finding_annotations(
         Report(
             (finding(), finding("--n", doc_line=None, kind="new-flag", severity="notice"), finding(code=None))
         )
@@ -281,7 +279,7 @@ def test_summaries_stay_within_githubs_limits():
 def test_annotations_and_comments_are_cut_to_githubs_limits():
     long = finding("--long", replacement="文" * 70_000)
     long = Finding(**{**long.__dict__, "message": "é" * 70_000})
-    (note,) = annotations(Report((long,)))
+    (note,) = finding_annotations(Report((long,)))
     assert len(note["message"].encode()) <= 65_535 and note["message"].endswith("…")
     assert len(note["raw_details"].encode()) <= 65_535
     (c,), _ = plan_inline(Report((long,)), {"docs/page.md": frozenset({3})}, lambda p: PAGE, LINKS)
@@ -293,14 +291,15 @@ def test_annotations_and_comments_are_cut_to_githubs_limits():
     (code,), _ = plan_inline(Report((wide,)), {"src/cli.py": frozenset({7})}, lambda p: PAGE, LINKS)
     assert len(code.body) <= 65_536 and "This change makes [docs/page.md line 3]" in code.body
     moved = finding(code=("src/old.py", 7))
-    assert annotations(Report((moved,)), gone={"docs/page.md"})[0]["path"] == "src/old.py"
-    assert annotations(Report((moved,)), gone={"docs/page.md", "src/old.py"}) == []  # nowhere to point
-    deleting = annotations(Report((finding(replacement=""),)))
+    assert finding_annotations(Report((moved,)), gone={"docs/page.md"})[0]["path"] == "src/old.py"
+    nowhere_left = {"docs/page.md", "src/old.py"}
+    assert finding_annotations(Report((moved,)), gone=nowhere_left) == []  # nowhere to point
+    deleting = finding_annotations(Report((finding(replacement=""),)))
     assert deleting[0]["raw_details"] == "Suggested: delete these lines."
     nowhere = Finding(
         **{**finding(code=None, replacement=None).__dict__, "doc": DocLocation("docs/page.md", 0, None, None)}
     )
-    assert annotations(Report((nowhere,))) == []  # line 0 would make GitHub refuse every annotation
+    assert finding_annotations(Report((nowhere,))) == []  # line 0 would make GitHub refuse every annotation
 
 
 def test_the_not_configured_example_is_a_valid_config():
