@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from bot.core.model import Report
+from bot.core.model import Report, Tree
 from bot.core.rules import RulePack, RulesError
 from bot.render import formats
 
@@ -21,10 +21,22 @@ class UsageError(Exception):
     pass
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("docs-sync")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        from bot import __version__
+
+        return __version__
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docs-sync", description="Find the doc lines a code change made wrong, and say how to fix them."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -47,7 +59,12 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="check one change: base..head")
     common(check)
     check.add_argument("--base", required=True, help="base revision (the PR's target)")
-    check.add_argument("--head", default="HEAD", help="head revision (default: HEAD)")
+    check.add_argument("--head", help="head revision (default: HEAD)")
+    check.add_argument(
+        "--worktree",
+        action="store_true",
+        help="check the files on disk (staged, unstaged and untracked, not ignored) instead of --head",
+    )
 
     audit = sub.add_parser("audit", help="list every doc reference that does not resolve at one revision")
     common(audit)
@@ -130,20 +147,47 @@ def _rules_of(packs: Sequence[RulePack]):
     return [rule for pack in packs for rule in pack.rules]
 
 
+def _emit(report: Report, args: argparse.Namespace) -> int:
+    """Print the report; its exit code stands even when the reader stops early (`| head`)."""
+    code = 1 if report.conclusion(args.fail_on) == "failure" else 0
+    try:
+        _print(report, args.format, args.fail_on)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _drop_stdout()
+    return code
+
+
+def _drop_stdout() -> None:
+    # Python's recipe for a closed pipe: point stdout at devnull, so the flush at exit does not
+    # raise a second time and print a traceback nobody asked for.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def run_check(args: argparse.Namespace) -> int:
     from bot.core.check import check
     from bot.trees.git import GitRepo
+    from bot.trees.worktree import WorkTree
 
+    if args.worktree and args.head:
+        raise UsageError("--worktree checks the files on disk; it takes no --head")
     with GitRepo(args.repo) as repo:
-        head_sha = repo.resolve(args.head)
+        head_sha = repo.resolve(args.head or "HEAD")
         base_sha = repo.merge_base(repo.resolve(args.base), head_sha)
-        base, head = repo.tree(base_sha), repo.tree(head_sha)
+        base = repo.tree(base_sha)
+        head: Tree
+        if args.worktree:
+            head = WorkTree(repo)
+            changes = head.changes(base_sha)
+        else:
+            head = repo.tree(head_sha)
+            changes = repo.changes(base_sha, head_sha)
         cache = _cache(args.no_cache)
         # Rules come from the base revision: a change cannot switch off its own check.
         packs = _load_rules(args.rules, base.read(REPO_CONFIG), cache)
-        report = check(_rules_of(packs), base, head, repo.changes(base_sha, head_sha), cache=cache)
-    _print(report, args.format, args.fail_on)
-    return 1 if report.conclusion(args.fail_on) == "failure" else 0
+        report = check(_rules_of(packs), base, head, changes, cache=cache)
+    return _emit(report, args)
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -155,11 +199,20 @@ def run_audit(args: argparse.Namespace) -> int:
         cache = _cache(args.no_cache)
         packs = _load_rules(args.rules, tree.read(REPO_CONFIG), cache)
         report = audit(_rules_of(packs), tree, cache=cache)
-    _print(report, args.format, args.fail_on)
-    return 1 if report.conclusion(args.fail_on) == "failure" else 0
+    return _emit(report, args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = _run(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `docs-sync demo | head`: the reader has seen enough
+        _drop_stdout()
+        return 1
+    return code
+
+
+def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     from bot.trees.git import GitError
 

@@ -162,3 +162,97 @@ def test_demo_cli_only():
     proc = docs_sync("demo", "--cli-only")
     assert proc.returncode == 0, proc.stderr
     assert "--no-keep-fp32-master" in proc.stdout and "== 2." not in proc.stdout
+
+
+def test_version_is_the_installed_distributions():
+    from importlib.metadata import version
+
+    import bot
+
+    proc = docs_sync("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"docs-sync {version('docs-sync')}"
+    # A checkout run without installing falls back to bot.__version__: keep it in step.
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert f'\nversion = "{bot.__version__}"\n' in pyproject
+
+
+def _closed_early(*args: str) -> tuple[int, str]:
+    """Run docs-sync with its stdout a pipe whose reader has gone before anything is written:
+    (exit code, stderr)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    return proc.returncode, err.decode()
+
+
+def test_a_closed_pipe_ends_quietly_with_the_checks_exit_code(repo: Path):
+    args = ("check", "--repo", str(repo), "--base", "main", "--head", "pr", "--no-cache")
+    # The check failed, whoever stopped reading; with --fail-on never it passes.
+    assert _closed_early(*args) == (1, "")
+    assert _closed_early(*args, "--fail-on", "never") == (0, "")
+
+
+def test_demo_into_head_ends_quietly():
+    # The demo prints, then runs the check as a child process on the same pipe: both see it close.
+    code, err = _closed_early("demo", "--cli-only")
+    assert code == 1 and "Traceback" not in err and "Exception ignored" not in err, err
+    proc = subprocess.run(
+        ["bash", "-c", f"'{sys.executable}' -m bot demo --cli-only | head -n 2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.stdout.startswith("== 1. docs-sync check") and len(proc.stdout.splitlines()) == 2
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
+
+
+def _clone(repo: Path, tmp_path: Path) -> Path:
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "-b", "main", str(repo), str(clone)], check=True)
+    return clone
+
+
+def test_worktree_checks_uncommitted_edits(repo: Path, tmp_path: Path):
+    clone = _clone(repo, tmp_path)
+    args = ("check", "--repo", str(clone), "--base", "HEAD", "--worktree", "--format", "json", "--no-cache")
+    clean = docs_sync(*args)
+    assert clean.returncode == 0, clean.stderr
+    assert json.loads(clean.stdout)["findings"] == []
+
+    doc = clone / "docs" / "training-backend.md"
+    lines = doc.read_text().splitlines(keepends=True)
+    lines.append("\nPass `--fsdp-cpu-offlaod` to offload.\n")
+    doc.write_text("".join(lines))
+    added_line = len(lines) + 1
+    proc = docs_sync(*args)
+    assert proc.returncode == 1, proc.stderr
+    (finding,) = json.loads(proc.stdout)["findings"]
+    assert (finding["kind"], finding["symbol"]) == ("unresolved", "--fsdp-cpu-offlaod")
+    assert finding["doc"]["line"] == added_line
+    assert "--fsdp-cpu-offload" in finding["suggestion"]["replacement"]
+
+    # Staged or not, the same edit is seen; committing it is what makes the committed range see it.
+    subprocess.run(["git", "-C", str(clone), "add", "docs"], check=True)
+    assert docs_sync(*args).stdout == proc.stdout
+    head_only = docs_sync("check", "--repo", str(clone), "--base", "HEAD", "--format", "json", "--no-cache")
+    assert json.loads(head_only.stdout)["findings"] == []
+
+
+def test_worktree_sees_an_unstaged_code_change_under_a_documented_flag(repo: Path, tmp_path: Path):
+    clone = _clone(repo, tmp_path)
+    # Apply the pull request's code change to the files on disk only, uncommitted.
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "origin/pr", "--", "trainer"], check=True)
+    subprocess.run(["git", "-C", str(clone), "reset", "-q"], check=True)  # unstage it again
+    proc = docs_sync("check", "--repo", str(clone), "--base", "HEAD", "--worktree", "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    kinds = {(f["kind"], f["symbol"]) for f in json.loads(proc.stdout)["findings"]}
+    assert ("renamed", "--disable-fp32-master") in kinds
+
+
+def test_worktree_takes_no_head(repo: Path):
+    proc = docs_sync("check", "--repo", str(repo), "--base", "main", "--head", "pr", "--worktree")
+    assert proc.returncode == 2 and "--worktree" in proc.stderr

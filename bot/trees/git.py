@@ -23,9 +23,14 @@ class GitRepo:
         self._check: subprocess.Popen[bytes] | None = None
         self._blobs: dict[str, str] = {}
 
-    def _git(self, *args: str) -> str:
+    def _git(self, *args: str, env: dict[str, str] | None = None, input: str | None = None) -> str:
         proc = subprocess.run(
-            ["git", "-C", str(self.path), *args], capture_output=True, text=True, check=False
+            ["git", "-C", str(self.path), *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=env,
+            input=input,
         )
         if proc.returncode != 0:
             raise GitError(proc.stderr.strip() or f"git {' '.join(args)} failed")
@@ -49,21 +54,7 @@ class GitRepo:
         return GitTree(self, rev if is_sha else self.resolve(rev))
 
     def changes(self, base: str, head: str) -> list[Change]:
-        out = self._git("diff", "--name-status", "-M", "-z", base, head)
-        fields = out.split("\0")
-        changes: list[Change] = []
-        i = 0
-        while i < len(fields) and fields[i]:
-            status = fields[i]
-            if status.startswith("R"):
-                changes.append(Change("renamed", fields[i + 2], fields[i + 1]))
-                i += 3
-                continue
-            path = fields[i + 1]
-            kind = {"A": "added", "D": "removed"}.get(status[0], "modified")
-            changes.append(Change(kind, path))  # type: ignore[arg-type]
-            i += 2
-        return changes
+        return parse_name_status(self._git("diff", "--name-status", "-M", "-z", base, head))
 
     def object_info(self, name: str) -> tuple[str, str] | None:
         """(type, id) of `rev:path` or any object name, through one long-lived batch-check process."""
@@ -173,3 +164,21 @@ class GitTree:
 
     def paths(self) -> frozenset[str]:
         return frozenset(self._listing())
+
+
+def parse_name_status(out: str) -> list[Change]:
+    """The changes in `git diff --name-status -M -z` output."""
+    fields = out.split("\0")
+    changes: list[Change] = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i]
+        if status.startswith("R"):
+            changes.append(Change("renamed", fields[i + 2], fields[i + 1]))
+            i += 3
+            continue
+        path = fields[i + 1]
+        kind = {"A": "added", "D": "removed"}.get(status[0], "modified")
+        changes.append(Change(kind, path))  # type: ignore[arg-type]
+        i += 2
+    return changes
