@@ -40,6 +40,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from bot.app.payloads import CheckJob, CommandJob
+
 log = logging.getLogger(__name__)
 
 COMMAND_PREFIX = "/docs-sync"
@@ -85,22 +87,17 @@ def _pull_request(payload: dict, action: str | None) -> list[JobSpec] | None:
     if repo is None or number is None or head_sha is None:
         return _malformed("pull_request", action)
     owner, name = repo
-    return [
-        JobSpec(
-            "check",
-            f"{owner}/{name}#{number}",
-            _payload(
-                f"pull_request.{action}",
-                payload,
-                owner,
-                name,
-                pr=number,
-                head_sha=head_sha,
-                base_sha=_str(payload, "pull_request", "base", "sha"),
-                base_ref=_str(payload, "pull_request", "base", "ref"),
-            ),
-        )
-    ]
+    job = CheckJob(
+        owner,
+        name,
+        _installation(payload),
+        f"pull_request.{action}",
+        pr=number,
+        head_sha=head_sha,
+        base_sha=_str(payload, "pull_request", "base", "sha"),
+        base_ref=_str(payload, "pull_request", "base", "ref"),
+    )
+    return [JobSpec("check", f"{owner}/{name}#{number}", job.to_json())]
 
 
 def _check_run(payload: dict, action: str | None) -> list[JobSpec] | None:
@@ -136,6 +133,7 @@ def _check_jobs(
     owner, name = repo
     trigger = f"{event}.{action}"
     repo_id = _int(payload, "repository", "id")
+    installation = _installation(payload)
     specs = []
     for pull in pulls:
         number = _int(pull, "number")
@@ -143,33 +141,23 @@ def _check_jobs(
         base_repo_id = _int(pull, "base", "repo", "id")
         if number is None or (base_repo_id is not None and repo_id is not None and base_repo_id != repo_id):
             continue
-        specs.append(
-            JobSpec(
-                "check",
-                f"{owner}/{name}#{number}",
-                _payload(
-                    trigger,
-                    payload,
-                    owner,
-                    name,
-                    pr=number,
-                    head_sha=_str(pull, "head", "sha") or head_sha,
-                    base_sha=_str(pull, "base", "sha"),
-                    base_ref=_str(pull, "base", "ref"),
-                    check_run_id=check_run_id,
-                ),
-            )
+        job = CheckJob(
+            owner,
+            name,
+            installation,
+            trigger,
+            pr=number,
+            head_sha=_str(pull, "head", "sha") or head_sha,
+            base_sha=_str(pull, "base", "sha"),
+            base_ref=_str(pull, "base", "ref"),
+            check_run_id=check_run_id,
         )
+        specs.append(JobSpec("check", f"{owner}/{name}#{number}", job.to_json()))
     if specs:
         return specs
     # A fork's pull request (or a push with no pull request yet): the handler looks it up by SHA.
-    return [
-        JobSpec(
-            "check",
-            f"{owner}/{name}@{head_sha}",
-            _payload(trigger, payload, owner, name, head_sha=head_sha, check_run_id=check_run_id),
-        )
-    ]
+    job = CheckJob(owner, name, installation, trigger, head_sha=head_sha, check_run_id=check_run_id)
+    return [JobSpec("check", f"{owner}/{name}@{head_sha}", job.to_json())]
 
 
 def _issue_comment(payload: dict, action: str | None) -> list[JobSpec] | None:
@@ -189,24 +177,18 @@ def _issue_comment(payload: dict, action: str | None) -> list[JobSpec] | None:
         return _malformed("issue_comment", action)
     owner, name = repo
     command, args, note = parsed
-    return [
-        JobSpec(
-            "command",
-            f"{owner}/{name}#{number}",
-            _payload(
-                "issue_comment.created",
-                payload,
-                owner,
-                name,
-                pr=number,
-                comment_id=comment_id,
-                user=login,
-                command=command,
-                args=list(args),
-                note=note,
-            ),
-        )
-    ]
+    job = CommandJob(
+        owner,
+        name,
+        number,
+        comment_id,
+        login,
+        command,
+        args,
+        note,
+        installation_id=_installation(payload),
+    )
+    return [JobSpec("command", f"{owner}/{name}#{number}", job.to_json())]
 
 
 _COMMAND_LINE = re.compile(re.escape(COMMAND_PREFIX) + r"(?:\s+(.*))?\Z")
@@ -236,19 +218,8 @@ def parse_command(body: str) -> tuple[str, tuple[str, ...], str | None] | None:
     return "help", (), f"unknown command {words[0]!r}"
 
 
-def _payload(trigger: str, delivery: dict, owner: str, repo: str, **fields: Any) -> dict[str, Any]:
-    result: dict[str, Any] = {
-        "trigger": trigger,
-        "installation_id": _int(delivery, "installation", "id"),
-        "owner": owner,
-        "repo": repo,
-        "pr": None,
-        "head_sha": None,
-        "base_sha": None,
-        "base_ref": None,
-    }
-    result.update(fields)
-    return result
+def _installation(delivery: dict) -> int | None:
+    return _int(delivery, "installation", "id")
 
 
 def _malformed(event: str, action: str | None) -> None:

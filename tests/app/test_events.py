@@ -53,6 +53,7 @@ def test_pull_request_triggers_a_check(name):
             "head_sha": HEAD,
             "base_sha": "f95f852bd8fca8fcc58a9a2d6c842781e32a215e",
             "base_ref": "master",
+            "check_run_id": None,  # every check job carries every key
         },
     )
 
