@@ -933,9 +933,7 @@ def child_env(pycache: Path, **extra: str) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": str(pycache), "NO_COLOR": "1", **extra}
 
 
-IMPORTS = (
-    "import bot.cli, bot.core.check, bot.trees.factcache, bot.trees.git, bot.core.rules, bot.render.formats"
-)
+IMPORTS = "import bot.cli, bot.core.check, bot.trees.factcache, bot.trees.git, bot.core.rules, bot.render"
 
 
 class Cli:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from bot import render as report
 from bot.core.check import check
 from bot.core.packs import resolve_rule_args
-from bot.render import formats as report
 from bot.trees.git import GitRepo, GitTree
 
 

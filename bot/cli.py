@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 from bot.core.model import Report, Tree
 from bot.core.rules import RulePack, RulesError
-from bot.render import formats
+from bot.render import FORMATS
+from bot.render.common import DocText, Options, RenderError
 
 REPO_CONFIG = ".github/docs-sync.yml"
 
@@ -48,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
             metavar="FILE",
             help=f"rule files or built-in pack names (default: {REPO_CONFIG} at the base revision)",
         )
-        p.add_argument("--format", choices=("text", "json", "markdown", "github"), default="text")
+        p.add_argument("--format", choices=tuple(FORMATS), default="text")
         p.add_argument(
             "--fail-on",
             choices=("error", "warning", "notice", "never"),
@@ -130,28 +131,26 @@ def _cache(disabled: bool):
         return None  # a read-only home directory only costs speed
 
 
-def _print(report: Report, fmt: str, fail_on: str | None) -> None:
-    if fmt == "json":
-        out = formats.to_json(report, fail_on)
-    elif fmt == "markdown":
-        out = formats.to_markdown(report, fail_on)
-    elif fmt == "github":
-        out = formats.to_github(report, fail_on)
-    else:
-        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        out = formats.to_text(report, fail_on, color=color)
-    sys.stdout.write(out if out.endswith("\n") else out + "\n")
+def _print(report: Report, fmt: str, fail_on: str | None, doc_text: DocText | None = None) -> None:
+    """`doc_text(path)` reads a doc page at the checked revision: text and markdown show the lines a
+    suggestion replaces, and the patch format rewrites them."""
+    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    try:
+        out = FORMATS[fmt](report, Options(fail_on, doc_text, color))
+    except RenderError as exc:
+        raise UsageError(str(exc)) from exc
+    sys.stdout.write(out if out.endswith("\n") or not out else out + "\n")
 
 
 def _rules_of(packs: Sequence[RulePack]):
     return [rule for pack in packs for rule in pack.rules]
 
 
-def _emit(report: Report, args: argparse.Namespace) -> int:
+def _emit(report: Report, args: argparse.Namespace, doc_text: DocText | None = None) -> int:
     """Print the report; its exit code stands even when the reader stops early (`| head`)."""
     code = 1 if report.conclusion(args.fail_on) == "failure" else 0
     try:
-        _print(report, args.format, args.fail_on)
+        _print(report, args.format, args.fail_on, doc_text)
         sys.stdout.flush()
     except BrokenPipeError:
         _drop_stdout()
@@ -187,7 +186,7 @@ def run_check(args: argparse.Namespace) -> int:
         # Rules come from the base revision: a change cannot switch off its own check.
         packs = _load_rules(args.rules, base.read(REPO_CONFIG), cache)
         report = check(_rules_of(packs), base, head, changes, cache=cache)
-    return _emit(report, args)
+        return _emit(report, args, head.read)  # the suggestions' doc lines, while git is open
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -199,7 +198,7 @@ def run_audit(args: argparse.Namespace) -> int:
         cache = _cache(args.no_cache)
         packs = _load_rules(args.rules, tree.read(REPO_CONFIG), cache)
         report = audit(_rules_of(packs), tree, cache=cache)
-    return _emit(report, args)
+        return _emit(report, args, tree.read)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
