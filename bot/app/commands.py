@@ -1,4 +1,8 @@
-"""`/docs-sync` commands in pull request comments (job kind "command").
+"""`/docs-sync` commands in pull request comments (job kind "command"), as a registry.
+
+Each verb is a small function registered with its name, the permission it needs and its line in
+the help; `/docs-sync help` is generated from the registry, and a verb it does not hold is
+answered with that help and a note. Today's verbs:
 
     /docs-sync, /docs-sync recheck      check the pull request's head again
     /docs-sync explain                  reply with each finding: rule, why, code line, doc line
@@ -9,64 +13,203 @@
 Every command is acknowledged with an "eyes" reaction on its comment and answered in a reply
 comment; a command above the commenter's permission is refused politely, and one GitHub refuses
 to carry out (a 404, a permission the App lacks) is answered with what GitHub said. events.py
-has already dropped comments by bots, edits and deletions. The reply's id is kept in kv (ns
-"reply", key = job id, {"id"}; id None while the reply is being sent), so a retried job does not
+has already dropped comments by bots, edits and deletions. The reply's id is kept in the store
+(`Store.reply`, by job id; id None while the reply is being sent), so a retried job does not
 answer twice: a reply whose answer was lost is found by its hidden marker
 `<!-- docs-sync:reply-to=<comment id> -->`. The reaction is idempotent on GitHub's side.
 """
 
 from __future__ import annotations
 
-import json
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 
+from bot.app.analysis import analyze
+from bot.app.checkjob import check_pull
+from bot.app.context import Context, Pull
+from bot.app.events import COMMAND_PREFIX
 from bot.app.github import GitHubError, Repo
-from bot.app.jobs import Deps, add_waiver, analyze, finding_json, pull_from_json, repo_for, run_check
-from bot.app.queue import Job
-from bot.render.comments import COMMENT_LIMIT, check_title, reply_marker
-from bot.render.common import md_code, md_escape
+from bot.app.payloads import CommandJob
+from bot.app.store import PullRef, Reply, StoredReport, Waiver
+from bot.core.model import Report
+from bot.render.comments import (
+    command_reply,
+    explain_text,
+    help_text,
+    ignoring,
+    needs_permission,
+    nothing_to_explain,
+    rechecked,
+    refused_by_github,
+    reply_marker,
+)
 
 log = logging.getLogger(__name__)
 
-WRITE_PERMISSIONS = ("admin", "maintain", "write")  # GitHub reports maintain as write
-
-HELP = """\
-docs-sync keeps this repository's docs in step with its code. Commands (first line of a comment):
-
-- `/docs-sync` or `/docs-sync recheck`: check this pull request again
-- `/docs-sync explain`: why each finding was reported (rule, code line, doc line)
-- `/docs-sync ignore <symbol> [reason]`: accept the findings about `<symbol>` on this pull \
-request (needs write access); they move to the summary's "Ignored" list
-- `/docs-sync help`: this list"""
+PREFIX = COMMAND_PREFIX
+# What GitHub's collaborator permission answers (it reports maintain as write) that each
+# permission a command can ask for accepts.
+PERMISSIONS = {"write": ("admin", "maintain", "write")}
 
 
-def run_command(deps: Deps, job: Job) -> None:
-    p = job.payload
-    repo, installation = repo_for(deps, p)
-    key, number, comment_id = str(job.id), int(p["pr"]), int(p["comment_id"])
-    with deps.app.session(installation):
-        repo.react(comment_id, "eyes")
-        raw = deps.queue.kv_get("reply", key)
-        if raw is not None:
-            if json.loads(raw).get("id") is not None:
-                return  # answered by an earlier attempt of this job
-            found = _find_reply(repo, number, comment_id)  # sent, but the answer was lost?
-            if found is not None:
-                deps.queue.kv_put("reply", key, json.dumps({"id": found}))
-                return
-        try:
-            answer = _answer(deps, job, repo)
-        except GitHubError as exc:  # GitHub will not do it: say so rather than go quiet
-            log.warning("command %s failed: %s", p.get("command"), exc)
-            answer = f"docs-sync could not do that: {md_escape(str(exc))}"
-        quoted = " ".join([f"/docs-sync {p.get('command')}", *map(str, p.get("args") or [])])
-        end = "\n\n" + reply_marker(comment_id)
-        body = f"> {md_code(quoted)}\n\n@{p['user']} {answer}"
-        if len(body) + len(end) > COMMENT_LIMIT:
-            body = body[: COMMENT_LIMIT - len(end) - 1] + "…"
-        deps.queue.kv_put("reply", key, json.dumps({"id": None}))
-        reply = repo.create_issue_comment(number, body + end)
-        deps.queue.kv_put("reply", key, json.dumps({"id": reply.get("id")}))
+@dataclass(frozen=True)
+class Ask:
+    """One command as asked: the job, the command it resolved to, and its words."""
+
+    job: CommandJob
+    command: Command
+    args: tuple[str, ...] = ()
+    note: str | None = None  # why the help answers instead of what was asked
+
+    @property
+    def pr(self) -> int:
+        return self.job.pr
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    run: Callable[[Context, Ask], str]  # the answer, in markdown, after "@user "
+    help: str  # its line in the help
+    usage: str = ""  # its arguments, as the help shows them; a command without takes none
+    needs: str = ""  # what it cannot do without ("a symbol"): asked without arguments, help answers
+    permission: str | None = None  # a key of PERMISSIONS; None: anyone who can comment
+    because: str = ""  # why it needs the permission, for the refusal
+
+    def written(self) -> str:
+        return f"{PREFIX} {self.name} {self.usage}".rstrip()
+
+
+class Registry:
+    """The commands by name, in the order the help lists them."""
+
+    def __init__(self) -> None:
+        self.commands: dict[str, Command] = {}
+        self.default: str | None = None  # what a bare `/docs-sync` does
+
+    def command(
+        self,
+        name: str,
+        *,
+        help: str,
+        usage: str = "",
+        needs: str = "",
+        permission: str | None = None,
+        because: str = "",
+        default: bool = False,
+    ) -> Callable[[Callable[[Context, Ask], str]], Callable[[Context, Ask], str]]:
+        """Register the decorated function as `/docs-sync <name>`."""
+        if permission is not None and permission not in PERMISSIONS:
+            raise ValueError(f"command {name!r}: unknown permission {permission!r}")
+
+        def register(run: Callable[[Context, Ask], str]) -> Callable[[Context, Ask], str]:
+            if name in self.commands:
+                raise ValueError(f"command {name!r} is registered twice")
+            self.commands[name] = Command(name, run, help, usage, needs, permission, because)
+            if default:
+                self.default = name
+            return run
+
+        return register
+
+    def help_text(self) -> str:
+        entries = []
+        for c in self.commands.values():
+            written = f"`{c.written()}`"
+            if c.name == self.default:
+                written = f"`{PREFIX}` or {written}"
+            entries.append((written, c.help))
+        return help_text(entries)
+
+    def resolve(self, job: CommandJob) -> Ask:
+        """The command a job asks for; help, with a note saying why, for what the registry lacks."""
+        fallback = self.commands["help"]
+        verb = job.command.lower() or self.default or "help"
+        command = self.commands.get(verb)
+        if command is None:
+            return Ask(job, fallback, note=f"unknown command {job.command!r}")
+        args = job.args if command.usage else ()
+        if command.needs and not args:
+            return Ask(job, fallback, note=f"{command.name} needs {command.needs}: {command.written()}")
+        return Ask(job, command, args, job.note)
+
+
+COMMANDS = Registry()
+
+
+@COMMANDS.command("recheck", help="check this pull request again", default=True)
+def recheck(ctx: Context, ask: Ask) -> str:
+    pull = Pull.from_api(ctx.repo.pull(ask.pr))
+    return rechecked(pull.head_sha, check_pull(ctx.with_pull(pull)))
+
+
+@COMMANDS.command("explain", help="why each finding was reported (rule, code line, doc line)")
+def explain(ctx: Context, ask: Ask) -> str:
+    """Each finding of the last check (or of a fresh analysis when there was none)."""
+    stored = ctx.store.last_report(PullRef(ctx.repo.full_name, ask.pr))
+    if stored is None:
+        pull = Pull.from_api(ctx.repo.pull(ask.pr))
+        result = analyze(ctx.with_pull(pull))
+        if result.report is None or result.links is None:
+            return nothing_to_explain(result.problem.title if result.problem else "nothing to explain")
+        stored = StoredReport(pull.head_sha, result.links.html_url, Report(result.report.findings))
+    return explain_text(stored.report, stored.html_url, stored.head_sha)
+
+
+@COMMANDS.command(
+    "ignore",
+    usage="<symbol> [reason]",
+    needs="a symbol",
+    help="accept the findings about `<symbol>` on this pull request (needs write access); they "
+    'move to the summary\'s "Ignored" list',
+    permission="write",
+    because="changes what this pull request is checked against",
+)
+def ignore(ctx: Context, ask: Ask) -> str:
+    symbol, reason = ask.args[0], (ask.args[1] if len(ask.args) > 1 else "")
+    ctx.store.add_waiver(PullRef(ctx.repo.full_name, ask.pr), Waiver(symbol, reason, ask.job.user))
+    pull = Pull.from_api(ctx.repo.pull(ask.pr))
+    return ignoring(symbol, reason, pull.head_sha, check_pull(ctx.with_pull(pull)))
+
+
+@COMMANDS.command("help", help="this list")
+def help_(ctx: Context, ask: Ask) -> str:
+    note = f"({ask.note})\n\n" if ask.note else ""
+    return note + COMMANDS.help_text()
+
+
+def run(ctx: Context, job: CommandJob) -> None:
+    """Acknowledge the comment, answer it once (a retry finds the reply it sent), in a reply."""
+    ask = COMMANDS.resolve(job)
+    repo, store = ctx.repo, ctx.store
+    repo.react(job.comment_id, "eyes")
+    reply = store.reply(ctx.job_id)
+    if reply is not None:
+        if reply.id is not None:
+            return  # answered by an earlier attempt of this job
+        found = _find_reply(repo, job.pr, job.comment_id)  # sent, but the answer was lost?
+        if found is not None:
+            store.save_reply(ctx.job_id, Reply(found))
+            return
+    try:
+        answer = _answer(ctx, ask)
+    except GitHubError as exc:  # GitHub will not do it: say so rather than go quiet
+        log.warning("command %s failed: %s", ask.command.name, exc)
+        answer = refused_by_github(str(exc))
+    quoted = " ".join([f"{PREFIX} {ask.command.name}", *ask.args])
+    store.save_reply(ctx.job_id, Reply(None))
+    sent = repo.create_issue_comment(job.pr, command_reply(quoted, job.user, answer, job.comment_id))
+    store.save_reply(ctx.job_id, Reply(int(sent["id"]) if sent.get("id") is not None else None))
+
+
+def _answer(ctx: Context, ask: Ask) -> str:
+    command = ask.command
+    if command.permission is not None:
+        held = ctx.repo.permission(ask.job.user)
+        if held not in PERMISSIONS[command.permission]:
+            return needs_permission(command.name, command.because, command.permission, held)
+    return command.run(ctx, ask)
 
 
 def _find_reply(repo: Repo, number: int, comment_id: int) -> int | None:
@@ -75,103 +218,3 @@ def _find_reply(repo: Repo, number: int, comment_id: int) -> int | None:
         if mark in str(c.get("body") or "") and (c.get("user") or {}).get("type") == "Bot":
             return int(c["id"])
     return None
-
-
-def _answer(deps: Deps, job: Job, repo: Repo) -> str:
-    p = job.payload
-    command = p.get("command")
-    if command == "help":
-        note = f"({p['note']})\n\n" if p.get("note") else ""
-        return note + HELP
-    if command == "explain":
-        return explain(deps, job, repo)
-    if command == "ignore":
-        return ignore(deps, job, repo)
-    if command == "recheck":
-        pull = pull_from_json(repo.pull(int(p["pr"])))
-        report = run_check(deps, job, pull)
-        if report is None:
-            return f"checked {pull.head_sha[:12]} again; the docs-sync check run has the result."
-        return f"checked {pull.head_sha[:12]} again: {check_title(report)}."
-    log.warning("unknown command %r", command)
-    return HELP
-
-
-def ignore(deps: Deps, job: Job, repo: Repo) -> str:
-    p = job.payload
-    user = str(p["user"])
-    permission = repo.permission(user)
-    if permission not in WRITE_PERMISSIONS:
-        held = "no access" if permission == "none" else f"{permission} access"
-        return (
-            "thanks for looking into this! `/docs-sync ignore` changes what this pull request is "
-            f"checked against, so it needs write access to the repository (you have {held}). "
-            "A maintainer can run it, or the doc can be updated instead."
-        )
-    args = [str(a) for a in p.get("args") or []]
-    symbol, reason = args[0], (args[1] if len(args) > 1 else "")
-    number = int(p["pr"])
-    add_waiver(deps.queue, f"{repo.full_name}#{number}", symbol, reason, user)
-    pull = pull_from_json(repo.pull(number))
-    report = run_check(deps, job, pull)
-    said = f" ({md_escape(reason)})" if reason else ""
-    answer = f"docs-sync now ignores findings about {md_code(symbol)} on this pull request{said}."
-    if report is None:
-        return answer
-    if not any(f.symbol.split(" ", 1)[0] == symbol or f.symbol == symbol for f, _ in report.ignored):
-        answer += f" No current finding is about {md_code(symbol)}; the waiver applies if one appears."
-    return answer + f" Checked {pull.head_sha[:12]} again: {check_title(report)}."
-
-
-def explain(deps: Deps, job: Job, repo: Repo) -> str:
-    """Each finding of the last check (or of a fresh analysis when there was none)."""
-    number = int(job.payload["pr"])
-    raw = deps.queue.kv_get("report", f"{repo.full_name}#{number}")
-    if raw is not None:
-        data = json.loads(raw)
-    else:
-        pull = pull_from_json(repo.pull(number))
-        result = analyze(deps, repo, pull)
-        if result.report is None or result.links is None:
-            title = result.problem[0] if result.problem else "nothing to explain"
-            return f"docs-sync has no findings to explain: {title}."
-        data = {
-            "head_sha": pull.head_sha,
-            "html_url": result.links.html_url,
-            "findings": [finding_json(f) for f in result.report.findings],
-            "ignored": [],
-        }
-    return explain_text(data)
-
-
-def explain_text(data: dict) -> str:
-    sha, base = data["head_sha"], f"{data['html_url']}/blob/{data['head_sha']}"
-    findings = data.get("findings") or []
-    if not findings:
-        text = f"docs-sync found nothing out of date at {sha[:12]}."
-    else:
-        text = f"here is why docs-sync reported each finding at {sha[:12]}:\n"
-        for i, f in enumerate(findings, 1):
-            text += "\n" + _explain_one(i, f, base)
-    ignored = data.get("ignored") or []
-    if ignored:
-        text += "\n\nIgnored on this pull request:\n"
-        text += "\n".join(
-            f"- {md_code(f['symbol'])} ({f['kind']}): {md_escape(f['reason'])}" for f in ignored
-        )
-    return text
-
-
-def _explain_one(i: int, f: dict, base: str) -> str:
-    lines = [f"**{i}. {f['kind']} {md_code(f['symbol'])}** ({f['severity']}, rule {md_code(f['rule'])})"]
-    lines.append(f"- What: {md_escape(f['message'])}")
-    if f.get("doc"):
-        d = f["doc"]
-        section = f" ({md_escape(d['section'])})" if d.get("section") else ""
-        lines.append(f"- Doc: [{d['path']} line {d['line']}]({base}/{d['path']}#L{d['line']}){section}")
-    if f.get("code"):
-        c = f["code"]
-        lines.append(f"- Code: [{c['path']} line {c['line']}]({base}/{c['path']}#L{c['line']})")
-    if f.get("why"):
-        lines.append(f"- Why: {md_escape(f['why'])}")
-    return "\n".join(lines) + "\n"

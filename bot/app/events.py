@@ -21,16 +21,9 @@ Triggers:
   also keeps docs-sync from answering itself. Edited and deleted comments are ignored: an edit
   must not run a command a second time.
 
-Job payloads are plain JSON, the same keys for every kind (None where unknown):
-    trigger          "pull_request.synchronize", ... (for logs)
-    installation_id  None when the delivery names none (the handler asks GitHub for the
-                     repository's installation)
-    owner, repo, pr, head_sha, base_sha, base_ref
-    check_run_id     check_run events: the run to update
-    comment_id, user, command, args, note
-                     commands: command is recheck | explain | ignore | help; args are its
-                     words (ignore: [symbol] or [symbol, reason]); note explains a fallback to
-                     help ("unknown command 'frobnicate'")
+Job payloads are payloads.py's dataclasses (CheckJob, CommandJob) as JSON. A command job
+carries the verb as written and its words; commands.py's registry resolves the verb when the
+job runs.
 """
 
 from __future__ import annotations
@@ -45,7 +38,6 @@ from bot.app.payloads import CheckJob, CommandJob
 log = logging.getLogger(__name__)
 
 COMMAND_PREFIX = "/docs-sync"
-COMMANDS = ("recheck", "explain", "ignore", "help")
 RERUN_ACTION = "rerun"  # identifier of the "Re-run" button docs-sync puts on its check run
 
 _PR_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
@@ -176,17 +168,9 @@ def _issue_comment(payload: dict, action: str | None) -> list[JobSpec] | None:
     if repo is None or number is None or comment_id is None or login is None:
         return _malformed("issue_comment", action)
     owner, name = repo
-    command, args, note = parsed
+    command, args = parsed
     job = CommandJob(
-        owner,
-        name,
-        number,
-        comment_id,
-        login,
-        command,
-        args,
-        note,
-        installation_id=_installation(payload),
+        owner, name, number, comment_id, login, command, args, installation_id=_installation(payload)
     )
     return [JobSpec("command", f"{owner}/{name}#{number}", job.to_json())]
 
@@ -194,11 +178,12 @@ def _issue_comment(payload: dict, action: str | None) -> list[JobSpec] | None:
 _COMMAND_LINE = re.compile(re.escape(COMMAND_PREFIX) + r"(?:\s+(.*))?\Z")
 
 
-def parse_command(body: str) -> tuple[str, tuple[str, ...], str | None] | None:
-    """`(command, args, note)` for a comment whose first line is a /docs-sync command, else None.
+def parse_command(body: str) -> tuple[str, tuple[str, ...]] | None:
+    """`(verb, args)` for a comment whose first line is a /docs-sync command, else None.
 
-    "/docs-sync" and "/docs-sync recheck" recheck; "/docs-sync ignore <symbol> [reason]" keeps
-    the rest of the line as one reason; anything unknown answers with help and a note.
+    The verb is the word after the prefix as written ("" for a bare "/docs-sync"); args are at
+    most two: the next word (a symbol; backticks around it are dropped) and the rest of the line,
+    kept whole (a reason). Which verbs exist, and what each does, is commands.py's registry.
     """
     lines = body.strip().splitlines()
     if not lines:
@@ -207,15 +192,10 @@ def parse_command(body: str) -> tuple[str, tuple[str, ...], str | None] | None:
     if match is None:
         return None  # includes "/docs-syncing", which is a word, not the command
     words = (match.group(1) or "").split(maxsplit=2)
-    sub = words[0].lower() if words else "recheck"
-    if sub in ("recheck", "explain", "help"):
-        return sub, (), None
-    if sub == "ignore":
-        if len(words) < 2:
-            return "help", (), "ignore needs a symbol: /docs-sync ignore <symbol> [reason]"
-        symbol = words[1].strip("`")
-        return "ignore", (symbol, words[2].strip()) if len(words) > 2 else (symbol,), None
-    return "help", (), f"unknown command {words[0]!r}"
+    if not words:
+        return "", ()
+    args = (words[1].strip("`"), *(w.strip() for w in words[2:])) if len(words) > 1 else ()
+    return words[0], args
 
 
 def _installation(delivery: dict) -> int | None:

@@ -1,8 +1,9 @@
-"""What the worker runs: a job of each kind to the module that handles it.
+"""What the worker runs: each job, parsed once into its typed payload, handed with its context to
+the module of its kind (checkjob.py, commands.py).
 
 `make_handler(settings, queue, metrics)` builds the per-process dependencies (the GitHub App's
-clients among them) once; web.build_server imports it lazily, so the web process alone never
-loads the analysis.
+clients among them) once. It sits on top of the App: nothing in bot/app imports it, and
+web.build_server imports it lazily, so the web process alone never loads the analysis.
 """
 
 from __future__ import annotations
@@ -11,14 +12,17 @@ import logging
 import time
 from collections.abc import Callable
 
-from bot.app.commands import run_command
+from bot.app import checkjob, commands
 from bot.app.config import Settings
+from bot.app.context import Deps, job_context
 from bot.app.github import GitHubApp
-from bot.app.jobs import FACTS_CACHE_SIZE, Deps, abandon, run_check
 from bot.app.metrics import Metrics
+from bot.app.payloads import CheckJob, parse
 from bot.app.queue import Job, JobQueue
 
 log = logging.getLogger(__name__)
+
+FACTS_CACHE_SIZE = 5000  # extracted facts and parsed pages kept in memory, by blob id
 
 
 class JobHandler:
@@ -31,15 +35,18 @@ class JobHandler:
         deps = self.deps
         if len(deps.facts) > FACTS_CACHE_SIZE:
             deps.facts.clear()
-        if job.kind == "check":
-            run_check(deps, job)
-        elif job.kind == "command":
-            run_command(deps, job)
-        else:
+        payload = parse(job.kind, job.payload)
+        if payload is None:
             log.warning("job %s has unknown kind %r; nothing to do", job.id, job.kind)
+            return
+        with job_context(deps, job, payload) as ctx:
+            if isinstance(payload, CheckJob):
+                checkjob.run(ctx, payload)
+            else:
+                commands.run(ctx, payload)
 
     def abandon(self, job: Job, error: str) -> None:
-        abandon(self.deps, job, error)
+        checkjob.abandon(self.deps, job, error)
 
 
 def make_handler(

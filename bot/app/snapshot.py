@@ -12,8 +12,8 @@ twice:
 - a file it changed is read at the head only: its base side is the head file with the patch
   from GitHub's file list taken back out. Only where GitHub sent no patch (a diff too large to
   show) is the file read at the merge base, which costs one compare call per job;
-- (commit, path) -> blob oid is remembered in the queue's kv store (a commit never changes),
-  and blob texts in its blob store by oid, so a re-run of the same commits needs no query;
+- (commit, path) -> blob oid is remembered in the store (`Store.blob_at`: a commit never
+  changes), and blob texts by oid, so a re-run of the same commits needs no query;
 - the head oid of every changed file comes with GitHub's file list, so a blob seen in an
   earlier push is not fetched again.
 
@@ -24,13 +24,12 @@ the git trees API, once, and only when the check asks.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.app.github import Repo
-from bot.app.queue import JobQueue
+from bot.app.store import BlobAt, Store
 from bot.core.model import Change
 
 _SHA = re.compile(r"[0-9a-f]{40}")
@@ -182,24 +181,20 @@ def git_blob_oid(text: str) -> str:
 
 
 class BlobReader:
-    """Files at commits of one repository: GraphQL for what is new, the queue's stores for the rest."""
+    """Files at commits of one repository: GraphQL for what is new, the store for the rest."""
 
-    def __init__(self, repo: Repo, store: JobQueue):
+    def __init__(self, repo: Repo, store: Store):
         self.repo, self.store = repo, store
         self.queries = 0  # GraphQL round trips made, for logs and tests
 
-    def _key(self, where: Where) -> str:
-        return f"{self.repo.full_name}@{where[0]}:{where[1]}"
-
     def merge_base(self, base_sha: str, head_sha: str) -> str:
         """The merge base of two commits: one compare call, then remembered (commits never change)."""
-        key = f"{self.repo.full_name}@{base_sha}...{head_sha}"
-        raw = self.store.kv_get("merge-base", key)
-        if raw is not None:
-            return json.loads(raw)["sha"]
+        known = self.store.merge_base(self.repo.full_name, base_sha, head_sha)
+        if known is not None:
+            return known
         sha = self.repo.merge_base(base_sha, head_sha)
         if _SHA.fullmatch(base_sha) and _SHA.fullmatch(head_sha):
-            self.store.kv_put("merge-base", key, json.dumps({"sha": sha}))
+            self.store.save_merge_base(self.repo.full_name, base_sha, head_sha, sha)
         return sha
 
     def fetch(
@@ -225,16 +220,15 @@ class BlobReader:
     def _cached(self, where: Where, oid: str | None) -> Blob | None | object:
         binary = False
         if oid is None:
-            raw = self.store.kv_get("blob-at", self._key(where)) if _SHA.fullmatch(where[0]) else None
-            if raw is None:
+            at = self.store.blob_at(self.repo.full_name, *where) if _SHA.fullmatch(where[0]) else None
+            if at is None:
                 return _MISS
-            entry = json.loads(raw)
-            if entry.get("oid") is None:
+            if at.oid is None:
                 return None  # the commit has no such file
-            oid, binary = entry["oid"], bool(entry.get("binary"))
+            oid, binary = at.oid, at.binary
         if binary:
             return Blob(oid, None)
-        text = self.store.blob_get(oid)
+        text = self.store.blob_text(oid)
         return _MISS if text is None else Blob(oid, text)
 
     def _store(self, where: Where, obj: dict | None) -> Blob | None:
@@ -246,10 +240,10 @@ class BlobReader:
                 text = _decode(self.repo.blob_bytes(obj["oid"]))
             blob = Blob(obj["oid"], text if isinstance(text, str) else None)
             if blob.text is not None:
-                self.store.blob_put(blob.oid, blob.text)
+                self.store.save_blob_text(blob.oid, blob.text)
         if _SHA.fullmatch(where[0]):
-            entry = {"oid": blob.oid if blob else None, "binary": bool(blob and blob.text is None)}
-            self.store.kv_put("blob-at", self._key(where), json.dumps(entry))
+            at = BlobAt(blob.oid if blob else None, bool(blob and blob.text is None))
+            self.store.save_blob_at(self.repo.full_name, *where, at)
         return blob
 
 

@@ -6,12 +6,14 @@ import json
 
 import pytest
 
-from bot.app.commands import HELP, explain_text
+from bot.app.commands import COMMANDS
 from bot.app.events import route
 from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
 from bot.app.worker import Worker
+from bot.core.model import Finding, Report
+from bot.render.comments import explain_text
 from bot.testing.standin import GitHubStandIn
 from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
 
@@ -72,7 +74,7 @@ def test_help_is_answered_with_eyes_and_a_reply(bot, standin):
     comment = bot.comment(1, "/docs-sync help")
     assert eyes_on(standin, comment)
     (reply,) = replies(standin)
-    assert reply.startswith("> `/docs-sync help`\n\n@alice ") and HELP in reply
+    assert reply.startswith("> `/docs-sync help`\n\n@alice ") and COMMANDS.help_text() in reply
     bot.comment(1, "/docs-sync frobnicate")
     assert "(unknown command 'frobnicate')" in replies(standin)[1]
 
@@ -187,14 +189,8 @@ def test_a_recheck_retried_after_a_push_completes_the_run_it_left_on_the_old_hea
 
 
 def test_explain_text_without_findings_mentions_waivers():
-    text = explain_text(
-        {
-            "head_sha": "c" * 40,
-            "html_url": "https://github.com/o/r",
-            "findings": [],
-            "ignored": [{"symbol": "--x", "kind": "removed", "reason": "gone on purpose (@m)"}],
-        }
-    )
+    gone = Finding("removed", "warning", "--x", "gone", "page")
+    text = explain_text(Report((), ((gone, "gone on purpose (@m)"),)), "https://github.com/o/r", "c" * 40)
     assert text.startswith(f"docs-sync found nothing out of date at {'c' * 12}.")
     assert "- `--x` (removed): gone on purpose (@m)" in text
     assert json.dumps(text)  # plain text, ready for a comment body

@@ -7,14 +7,17 @@ import json
 
 import pytest
 
+from bot.app.analysis import apply_waivers, repo_html_url
+from bot.app.checkruns import finish, start
+from bot.app.context import Context
 from bot.app.events import route
 from bot.app.github import GitHubApp
 from bot.app.handler import make_handler
-from bot.app.jobs import apply_waivers, repo_html_url
 from bot.app.metrics import Metrics
-from bot.app.publish import finish_check_run, plan_inline, right_lines, start_check_run
 from bot.app.queue import SQLiteQueue
+from bot.app.review import plan_inline, right_lines
 from bot.app.snapshot import BasePatch, PullRevisions, base_patches, changes_from_files, unapply
+from bot.app.store import Store, Waiver
 from bot.app.worker import RetryableError, Worker
 from bot.core.check import check
 from bot.core.model import Change, CodeLocation, DocLocation, Finding, Report, Suggestion
@@ -22,6 +25,7 @@ from bot.core.packs import parse_repo_config
 from bot.render.comments import (
     NOT_CONFIGURED,
     SUMMARY_MARKER,
+    CheckOutcome,
     Links,
     check_title,
     finding_annotations,
@@ -190,8 +194,8 @@ def test_waivers_move_findings_to_ignored():
     waived = apply_waivers(
         report,
         [
-            {"symbol": "--old", "reason": "renamed on purpose", "user": "maint"},
-            {"symbol": "--fsdp-cpu-backend", "reason": "", "user": "maint"},
+            Waiver("--old", "renamed on purpose", "maint"),
+            Waiver("--fsdp-cpu-backend", "", "maint"),
         ],
     )
     assert [f.symbol for f in waived.findings] == ["--keep"]
@@ -308,11 +312,8 @@ def test_the_not_configured_example_is_a_valid_config():
 
 
 def test_repository_address_without_file_links():
-    class FakeRepo:
-        full_name = "o/r"
-
-    assert repo_html_url([], FakeRepo(), "https://api.github.com") == "https://github.com/o/r"  # type: ignore[arg-type]
-    enterprise = repo_html_url([], FakeRepo(), "https://ghe.example.com/api/v3")  # type: ignore[arg-type]
+    assert repo_html_url([], "o/r", "https://api.github.com") == "https://github.com/o/r"
+    enterprise = repo_html_url([], "o/r", "https://ghe.example.com/api/v3")
     assert enterprise == "https://ghe.example.com/o/r"
 
 
@@ -596,7 +597,7 @@ def test_an_exception_in_the_core_fails_the_check_run_with_the_error(bot, standi
     def broken_check(*args, **kwargs):
         raise ValueError("the core tripped over assets/blob.bin")
 
-    monkeypatch.setattr("bot.app.jobs.check", broken_check)
+    monkeypatch.setattr("bot.app.analysis.check", broken_check)
     bot.check(25, "main", "pr")
     (run,) = standin.check_runs
     assert (run["status"], run["conclusion"], run["output"]["title"]) == (
@@ -745,17 +746,26 @@ def test_annotations_go_before_the_conclusion_and_outputs_fit_in_bytes(standin, 
         }
         for i in range(120)
     ]
-    with SQLiteQueue(str(tmp_path / "q.db")) as store:
-        run = start_check_run(repo, store, "job-1", head, "delivery-1")
-        finish = dict(conclusion="failure", title="120 notes", summary="文" * 30_000, notes=notes)
+    with SQLiteQueue(str(tmp_path / "q.db")) as queue:
+        ctx = Context(
+            job_id=1,
+            delivery_id="delivery-1",
+            repo=repo,
+            store=Store(queue),
+            queue=queue,
+            settings=settings_for(standin, tmp_path / "q.db"),
+            metrics=Metrics(),
+        )
+        run = start(ctx, head)
+        outcome = CheckOutcome("failure", "120 notes", "文" * 30_000, tuple(notes))
         standin.fail_next("PATCH", r"/check-runs/", 502, skip=1)  # the second batch fails
         with pytest.raises(RetryableError):
-            finish_check_run(repo, store, "job-1", run, **finish)
+            finish(ctx, run, outcome)
         (live,) = standin.check_runs
         assert live["status"] == "in_progress" and len(live["output"]["annotations"]) == 50
-        resumed = start_check_run(repo, store, "job-1", head, "delivery-1")  # the job's retry
+        resumed = start(ctx, head)  # the job's retry
         assert (resumed.id, resumed.sent, resumed.done) == (run.id, 50, False)
-        finish_check_run(repo, store, "job-1", resumed, **finish)
+        assert finish(ctx, resumed, outcome).done
     (done,) = standin.check_runs
     assert (done["status"], done["conclusion"]) == ("completed", "failure")
     assert len(done["output"]["summary"].encode()) <= 65_535 and done["output"]["summary"].endswith("…")

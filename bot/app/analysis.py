@@ -1,0 +1,122 @@
+"""What a pull request's check finds, before anything is written to GitHub.
+
+    the rules (repoconfig.py) -> the file list -> the blobs those rules read at head, in one
+    GraphQL query with the config; their base side is the merge base, as in GitHub's diff,
+    derived from the file list's patches (snapshot.py) -> `bot.core.check.check` -> the
+    pull request's `/docs-sync ignore` waivers
+
+The only calls are reads: the file list and the GraphQL query (one more for the config the
+first time a base branch is seen, and a compare call when GitHub left a watched file's patch
+out). `/docs-sync explain` runs it too, before any check has published.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import urlsplit
+
+from bot.app.context import Context
+from bot.app.github import MAX_FILE_PAGES, PER_PAGE
+from bot.app.repoconfig import config_at, known_rules, seen_again, watched
+from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids
+from bot.app.store import Waiver
+from bot.core.check import check
+from bot.core.model import Finding, Report
+from bot.render.comments import CheckOutcome, Links, files_cut_note
+
+
+@dataclass(frozen=True)
+class Analysis:
+    report: Report | None = None
+    problem: CheckOutcome | None = None  # the check run, when the rules cannot be used
+    revisions: PullRevisions | None = None
+    files: tuple[dict[str, Any], ...] = ()  # GitHub's file list of the pull request
+    links: Links | None = None
+    notes: tuple[str, ...] = ()  # for the summaries: what was not checked
+    moved: bool = False  # the pull request's head is no longer the commit this job checks
+
+
+def analyze(ctx: Context) -> Analysis:
+    """Fetch what the rules need and run the check on `ctx.pull`; no GitHub writes."""
+    pull = ctx.pull
+    reader = BlobReader(ctx.repo, ctx.store)
+    rules = known_rules(ctx, reader)
+    if rules.rules is None:
+        return Analysis(problem=rules.problem(pull))
+
+    files = ctx.repo.pull_files(pull.number)
+    if listed_head(files) not in (None, pull.head_sha):
+        # Pushed again, even if that delivery has not arrived: the file list (and its patches)
+        # belongs to the newer head, and this job's result would be thrown away.
+        return Analysis(moved=True)
+    changes = changes_from_files(files)
+    revisions = PullRevisions(
+        reader, pull.base_sha, pull.head_sha, changes, head_oids(files), base_patches(files)
+    )
+    # The config is fetched again with the blobs, so a config changed on the base branch is
+    # noticed in the same query; only then are the rules (and perhaps their blobs) redone.
+    at = config_at(pull)
+    again = seen_again(ctx, rules, revisions.prefetch(watched(rules.rules, changes), extra=[at])[at])
+    if again.rules is None:  # the config changed on the base branch and cannot be used
+        return Analysis(problem=again.problem(pull))
+    if again is not rules:
+        revisions.prefetch(watched(again.rules, changes))
+
+    report = check(again.rules, revisions.base, revisions.head, changes, ctx.facts)
+    report = apply_waivers(report, ctx.store.waivers(ctx.pr))
+    notes = []
+    if len(files) >= MAX_FILE_PAGES * PER_PAGE:
+        notes.append(files_cut_note(len(files)))
+    links = Links(repo_html_url(files, ctx.repo.full_name, ctx.settings.github_api_url), pull.head_sha)
+    return Analysis(report, None, revisions, tuple(files), links, tuple(notes))
+
+
+def _waiver_for(f: Finding, by_symbol: dict[str, Waiver]) -> Waiver | None:
+    # "--fsdp-cpu-backend gloo" is waived by its flag too: commands take one word as the symbol.
+    return by_symbol.get(f.symbol) or by_symbol.get(f.symbol.split(" ", 1)[0])
+
+
+def apply_waivers(report: Report, waivers: Sequence[Waiver]) -> Report:
+    """Move findings whose symbol was ignored into `report.ignored`, with the reason and who said so."""
+    if not waivers:
+        return report
+    by_symbol = {w.symbol: w for w in waivers}
+    kept: list[Finding] = []
+    ignored = list(report.ignored)
+    for f in report.findings:
+        w = _waiver_for(f, by_symbol)
+        if w is None:
+            kept.append(f)
+        else:
+            ignored.append((f, f"{w.reason or 'no reason given'} (@{w.user})"))
+    return replace(report, findings=tuple(kept), ignored=tuple(ignored))
+
+
+def gone_at_head(files: Sequence[dict[str, Any]]) -> set[str]:
+    """Paths the pull request removed or renamed away: the head commit has nothing there."""
+    gone = {str(f.get("filename")) for f in files if f.get("status") == "removed"}
+    gone |= {str(f["previous_filename"]) for f in files if f.get("previous_filename")}
+    return gone - {str(f.get("filename")) for f in files if f.get("status") != "removed"}
+
+
+def listed_head(files: Sequence[dict[str, Any]]) -> str | None:
+    """The commit GitHub listed the files at (from its file links): the pull request's head *now*."""
+    for f in files:
+        url = f.get("blob_url")
+        if isinstance(url, str) and "/blob/" in url:
+            return url.split("/blob/", 1)[1].split("/", 1)[0]
+    return None
+
+
+def repo_html_url(files: Sequence[dict[str, Any]], full_name: str, api_url: str) -> str:
+    """The repository's web address: from GitHub's own file links, else from the API address."""
+    for f in files:
+        url = f.get("blob_url")
+        if isinstance(url, str) and "/blob/" in url:
+            return url.split("/blob/", 1)[0]
+    parts = urlsplit(api_url)
+    host = parts.netloc.removeprefix("api.")
+    root = parts.path.removesuffix("/").removesuffix("/api/v3")
+    return f"{parts.scheme}://{host}{root}/{full_name}"

@@ -1,0 +1,212 @@
+"""The check job: from a queued check to what reviewers see on GitHub.
+
+    the pull request (from the payload; by head SHA for a fork's check suite)
+    -> skipped when an automatic trigger names a head already checked against the same base
+    -> check run "docs-sync" in_progress on the head SHA (reused when the job is retried)
+    -> the analysis (analysis.py: rules, files, blobs, the check, waivers)
+    -> a newer push (a queued or later job for another head, or a file list made for another
+       head)? then a neutral "Superseded" run and nothing else
+    -> one review with inline comments, "Fixed in" edits, the summary comment (review.py,
+       summary.py), the report kept for `/docs-sync explain`, and last the check run's
+       conclusion and annotations (checkruns.py)
+
+Nothing from the pull request is ever executed: files are only read as text, and the rules
+come from the base branch (repoconfig.py).
+
+A typical pull request costs 6 GitHub calls with findings (check run create and complete,
+file list, one GraphQL query, the review, the summary comment) and 4 when clean; the first
+pull request on a base branch adds one GraphQL query for the config, and a watched file whose
+patch GitHub left out (a diff too large to show) adds one compare call for the merge base.
+
+Errors: a RetryableError is left to the worker (the check run stays in progress until the
+retry); on any other error the check run is completed as a failure titled "docs-sync could not
+run". When the worker gives a job up (its attempts ran out, or it crashed the process every
+time and is not run again) the handler calls `abandon`, which completes the job's check run the
+same way, so a required check never blocks a merge forever.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.app import checkruns
+from bot.app.analysis import Analysis, analyze, gone_at_head
+from bot.app.context import Context, Deps, Pull, job_context
+from bot.app.github import Repo
+from bot.app.payloads import CheckJob, parse
+from bot.app.queue import Job
+from bot.app.review import MAX_INLINE, mark_fixed, plan_inline, post_review, recover_review, right_lines
+from bot.app.store import Checked, CheckRun, StoredReport
+from bot.app.summary import upsert_summary
+from bot.app.worker import RetryableError
+from bot.core.model import Report
+from bot.render.comments import over_cap_note, report_outcome, summary_comment, superseded
+
+log = logging.getLogger(__name__)
+
+# A push to a pull request brings both pull_request.synchronize and check_suite.requested; the
+# queue folds them into one job only while the first is still queued. These automatic triggers
+# skip a head commit that was already checked against the same base; a person asking (re-run
+# button, check_run.rerequested, check_suite.rerequested, /docs-sync) always gets a new run.
+AUTOMATIC_TRIGGERS = ("pull_request.", "check_suite.requested")
+
+
+def run(ctx: Context, job: CheckJob) -> Report | None:
+    """The check job: find the pull request, check it, publish; the report (None if not checked)."""
+    pull = find_pull(ctx.repo, job)  # no call when the payload names the pull request
+    if pull is None:
+        # A push with no open pull request (check suites come for every push): nothing to say.
+        log.info("no open pull request has head %s; nothing to check", job.head_sha)
+        return None
+    ctx = ctx.with_pull(pull)
+    if already_checked(ctx, job.trigger):
+        log.info("job %s: %s was checked already; nothing new to say", ctx.job_id, pull.head_sha)
+        return None
+    return check_pull(ctx)
+
+
+def find_pull(repo: Repo, job: CheckJob) -> Pull | None:
+    """The pull request a job is about, asking GitHub only for what the payload lacks."""
+    number, head, base = job.pr, job.head_sha, job.base_sha
+    if number is not None and head and base:
+        return Pull(number, head, base, job.base_ref)
+    if number is not None:
+        data = repo.pull(number)
+        return Pull(number, head or data["head"]["sha"], data["base"]["sha"], data["base"].get("ref"))
+    if not head:
+        return None
+    # A fork's check suite names no pull request: GitHub finds commits of the base repository
+    # only, so look through the open pull requests when the commit lookup comes back empty.
+    candidates = [p for p in repo.pulls_of_commit(head) if p.get("state", "open") == "open"]
+    match = [p for p in candidates if p.get("head", {}).get("sha") == head]
+    if not match:
+        match = [p for p in repo.open_pulls() if p.get("head", {}).get("sha") == head]
+    if not match:
+        return None
+    data = match[0]
+    return Pull(int(data["number"]), head, data["base"]["sha"], data["base"].get("ref"))
+
+
+def already_checked(ctx: Context, trigger: str) -> bool:
+    """Was the pull request's head checked against its base already, and nobody asked again?"""
+    if not trigger.startswith(AUTOMATIC_TRIGGERS) or checkruns.started(ctx):
+        return False  # asked for by a person, or a retry of a job that already started
+    pull = ctx.pull
+    return ctx.store.checked(ctx.repo.full_name, pull.head_sha) == Checked(pull.number, pull.base_sha)
+
+
+def check_pull(ctx: Context) -> Report | None:
+    """Check `ctx.pull` under the job's check run and publish the result (the `/docs-sync`
+    recheck and ignore commands come here too); the report, None if nothing was published."""
+    pull = ctx.pull
+    started = checkruns.started(ctx)
+    run = checkruns.start(ctx, pull.head_sha)
+    if run.done:
+        log.info("check run %s of job %s is already complete", run.id, ctx.job_id)
+        return None
+    try:
+        if started and newer_push(ctx):
+            # A retry overtaken by a newer push (the queue made it due at once): close the
+            # run its first attempt left in progress, without checking anything.
+            _finish_superseded(ctx, run)
+            return None
+        return _check_and_publish(ctx, run)
+    except RetryableError:
+        raise  # the run stays in progress for the retry; the worker abandons the job if none comes
+    except Exception as exc:
+        _fail(ctx, run, exc)
+        raise
+
+
+def _check_and_publish(ctx: Context, run: CheckRun) -> Report | None:
+    result = analyze(ctx)
+    if result.problem is not None:
+        checkruns.finish(ctx, run, result.problem)
+        _mark_checked(ctx)
+        return None
+    if result.moved or newer_push(ctx):
+        _finish_superseded(ctx, run)
+        return None
+    report, links = result.report, result.links
+    assert report is not None and links is not None
+    ctx.metrics.findings(len(report.findings))
+    notes = publish(ctx, result)
+    ctx.store.save_report(ctx.pr, StoredReport(ctx.pull.head_sha, links.html_url, report))
+    checkruns.finish(ctx, run, report_outcome(report, links, notes, gone_at_head(result.files)))
+    _mark_checked(ctx)
+    return report
+
+
+def publish(ctx: Context, result: Analysis) -> list[str]:
+    """The review, the "fixed" edits and the summary comment (the check run comes after).
+
+    Returns the notes for the summaries (what was skipped, what is not commented inline).
+    """
+    report, links, revisions = result.report, result.links, result.revisions
+    assert report is not None and links is not None and revisions is not None
+    state = recover_review(ctx, ctx.store.pull_state(ctx.pr))
+    current = {f.fingerprint() for f in report.findings} | {f.fingerprint() for f, _ in report.ignored}
+    diff = {f["filename"]: right_lines(f.get("patch")) for f in result.files if "filename" in f}
+    # The cap is on the pull request, not the run: comments still open count against it.
+    room = MAX_INLINE - len(state.open_fingerprints() & current)
+    inline, over = plan_inline(
+        report, diff, revisions.head.read, links, skip=state.open_fingerprints(), limit=max(0, room)
+    )
+    state = post_review(ctx, state, inline)
+    state = mark_fixed(ctx, state, current)
+    notes = list(result.notes)
+    if over:
+        notes.append(over_cap_note(over, MAX_INLINE))
+    body = summary_comment(report, links, notes)
+    upsert_summary(ctx, state, body, wanted=bool(report.findings or report.ignored))
+    return notes
+
+
+def newer_push(ctx: Context) -> bool:
+    """Is a check of another head commit of this pull request queued, running or done after this job?
+
+    Asked of the queue: no GitHub call, and it sees deliveries that arrived while this job ran.
+    A fork's check suite is keyed by its head SHA, but the push after it comes as a
+    pull_request delivery, keyed by the pull request: that key is the one to look under.
+    """
+    return ctx.queue.has_newer(str(ctx.pr), ctx.job_id, "check", head_sha=ctx.pull.head_sha)
+
+
+def _mark_checked(ctx: Context) -> None:
+    pull = ctx.pull
+    ctx.store.mark_checked(ctx.repo.full_name, pull.head_sha, Checked(pull.number, pull.base_sha))
+
+
+def _finish_superseded(ctx: Context, run: CheckRun) -> None:
+    log.info("job %s: a newer push replaces %s; publishing nothing", ctx.job_id, ctx.pull.head_sha)
+    checkruns.finish(ctx, run, superseded(ctx.pull.head_sha))
+
+
+def _fail(ctx: Context, run: CheckRun, exc: BaseException) -> None:
+    try:
+        checkruns.fail(ctx, run, exc)
+    except Exception:  # GitHub is down too: the worker's log keeps the original error
+        log.exception("could not mark check run %s as failed", run.id)
+
+
+def abandon(deps: Deps, job: Job, error: str) -> None:
+    """Complete the check run a given-up job left in progress, as a failure that says why.
+
+    A check job and a `/docs-sync` recheck record their run under the job id; a job that never
+    started one, or whose run is already complete, needs no call.
+    """
+    store = deps.store
+    if not store.check_run_started(job.id):
+        return
+    saved = store.check_run(job.id)
+    if saved is not None and saved.done:
+        return
+    target = parse(job.kind, job.payload)
+    if target is None:
+        return
+    with job_context(deps, job, target) as ctx:
+        run = checkruns.known(ctx)  # one created unanswered too
+        if run is None or run.done:
+            return
+        checkruns.fail(ctx, run, error)
+    log.info("job %s: check run %s completed as failed (%s)", job.id, run.id, error)

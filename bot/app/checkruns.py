@@ -1,0 +1,132 @@
+"""The job's check run: created once per job, completed with its annotations, failed rather than
+left in progress.
+
+Each job keeps its run in the store under its job id (`Store.check_run`), so a retried or
+resumed job reuses it. The run is named on GitHub by the job's delivery id (`external_id`): a
+creation whose answer was lost (a crash, a timeout, a 502 after GitHub did the work) is marked
+pending before the call (`Store.pending_check_run`), and the next attempt finds the run by that
+id instead of leaving a second one in progress.
+
+Completing sends the annotations 50 a request, the last batch with the conclusion: a job
+interrupted between batches is still in progress, and progress is saved after each request, so
+its retry sends the rest and no annotation goes twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from bot.app.context import Context
+from bot.app.events import RERUN_ACTION
+from bot.app.store import CheckRun
+from bot.render.comments import (
+    IN_PROGRESS_SUMMARY,
+    IN_PROGRESS_TITLE,
+    RERUN_DESCRIPTION,
+    RERUN_LABEL,
+    TEXT_LIMIT,
+    TITLE_LIMIT,
+    CheckOutcome,
+    clip,
+    failed,
+    left_behind,
+)
+
+CHECK_NAME = "docs-sync"
+ANNOTATION_BATCH = 50  # GitHub takes at most 50 annotations per request
+ACTIONS = [{"label": RERUN_LABEL, "description": RERUN_DESCRIPTION, "identifier": RERUN_ACTION}]
+
+
+def started(ctx: Context) -> bool:
+    """Has the job created its check run, or sent the creation (answered or not)?"""
+    return ctx.store.check_run_started(ctx.job_id)
+
+
+def known(ctx: Context) -> CheckRun | None:
+    """The check run the job created, from the store, or found on GitHub when its creation went
+    unanswered."""
+    store, job = ctx.store, ctx.job_id
+    saved = store.check_run(job)
+    pending = store.pending_check_run(job)
+    if pending is None or (saved is not None and saved.head_sha == pending):
+        return saved
+    found = [r for r in ctx.repo.check_runs(pending, CHECK_NAME) if r.get("external_id") == ctx.delivery_id]
+    store.set_pending_check_run(job, None)
+    if not found:
+        return saved  # the creation never happened
+    data = max(found, key=lambda r: int(r["id"]))
+    run = CheckRun(
+        id=int(data["id"]),
+        head_sha=pending,
+        html_url=str(data.get("html_url") or ""),
+        done=data.get("status") == "completed",
+    )
+    store.save_check_run(job, run)
+    return run
+
+
+def start(ctx: Context, head_sha: str) -> CheckRun:
+    """The job's check run on `head_sha`: the one a previous attempt created, else a new one.
+
+    A run an earlier attempt left on another head (a recheck retried after a push) is completed
+    as superseded first.
+    """
+    store, job = ctx.store, ctx.job_id
+    run = known(ctx)
+    if run is not None:
+        if run.head_sha == head_sha:
+            return run
+        if not run.done:
+            finish(ctx, run, left_behind(run.head_sha))
+    store.set_pending_check_run(job, head_sha)
+    data = ctx.repo.create_check_run(
+        {
+            "name": CHECK_NAME,
+            "head_sha": head_sha,
+            "status": "in_progress",
+            "external_id": ctx.delivery_id,
+            "output": {"title": IN_PROGRESS_TITLE, "summary": IN_PROGRESS_SUMMARY},
+        }
+    )
+    run = CheckRun(id=int(data["id"]), head_sha=head_sha, html_url=str(data.get("html_url") or ""))
+    store.save_check_run(job, run)
+    store.set_pending_check_run(job, None)
+    return run
+
+
+def finish(ctx: Context, run: CheckRun, outcome: CheckOutcome) -> CheckRun:
+    """Send the outcome's annotations 50 a request, the last batch with its conclusion, which
+    completes the run; returns the run as completed. A completed run is left as it is."""
+    store, job = ctx.store, ctx.job_id
+    saved = store.check_run(job)
+    if saved is not None and saved.id == run.id:
+        run = saved  # the latest progress: what an earlier call (or attempt) already sent
+    if run.done:
+        return run
+    output: dict[str, Any] = {
+        "title": outcome.title[:TITLE_LIMIT],
+        "summary": clip(outcome.summary, TEXT_LIMIT),
+    }
+    notes = outcome.annotations
+    while len(notes) - run.sent > ANNOTATION_BATCH:
+        batch = list(notes[run.sent : run.sent + ANNOTATION_BATCH])
+        ctx.repo.update_check_run(run.id, {"output": {**output, "annotations": batch}})
+        run = replace(run, sent=run.sent + len(batch))
+        store.save_check_run(job, run)
+    last = list(notes[run.sent :])
+    body = {
+        "status": "completed",
+        "conclusion": outcome.conclusion,
+        "output": {**output, "annotations": last} if last else output,
+        "actions": ACTIONS,
+    }
+    ctx.repo.update_check_run(run.id, body)
+    run = replace(run, done=True, sent=run.sent + len(last))
+    store.save_check_run(job, run)
+    return run
+
+
+def fail(ctx: Context, run: CheckRun, error: BaseException | str) -> CheckRun:
+    """Complete the run as a failure that says what broke: a required check never waits forever."""
+    return finish(ctx, run, failed(error))

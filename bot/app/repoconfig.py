@@ -1,0 +1,111 @@
+"""Which rules judge a pull request: `.github/docs-sync.yml` at the base commit, else the App's
+DOCS_SYNC_RULES, else none (a neutral "not configured" run).
+
+The config is read from the base branch, never from the pull request, so a pull request cannot
+change what it is judged by. Its blob id is remembered per base branch (`Store.config`) and its
+text in the blob store, so a known config costs no call: the analysis fetches the config again
+with the pull request's files, in the same query, and only a config changed since is parsed
+again (`seen_again`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from bot.app.context import Context, Pull
+from bot.app.snapshot import Blob, BlobReader, Where
+from bot.core.model import Change
+from bot.core.packs import parse_repo_config
+from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError
+from bot.render.comments import CheckOutcome, invalid_config, not_configured
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rules a config gives, or why there are none.
+
+    `rules` None with no `error`: not configured at all; an empty tuple is a config that checks
+    nothing.
+    """
+
+    oid: str | None  # the config blob they come from (None: the base branch has no config)
+    rules: tuple[Rule, ...] | None
+    error: RulesError | None = None
+
+    def problem(self, pull: Pull) -> CheckOutcome | None:
+        """The check run to finish with when there are no rules to check with, else None."""
+        if self.rules is not None:
+            return None
+        if self.error is None:
+            return not_configured()
+        return invalid_config(self.error, pull.base_ref, pull.base_sha)
+
+
+def config_at(pull: Pull) -> Where:
+    """Where the config is read: the base commit (the base branch's tip when the job was queued)."""
+    return (pull.base_sha, REPO_CONFIG)
+
+
+def rules_of(ctx: Context, oid: str | None) -> Rules:
+    """The rules of the config blob `oid` (None: the branch has no config, so the App's own)."""
+    if oid is None:
+        packs: Sequence[RulePack] = ctx.settings.rule_packs
+        if not packs:
+            return Rules(None, None)
+    else:
+        text = ctx.store.blob_text(oid)
+        if text is None:
+            return Rules(oid, None, RulesError(REPO_CONFIG, None, "file", "not UTF-8 text"))
+        try:
+            packs = parse_repo_config(text, REPO_CONFIG)
+        except RulesError as exc:
+            return Rules(oid, None, exc)
+    return Rules(oid, tuple(rule for pack in packs for rule in pack.rules))
+
+
+def known_rules(ctx: Context, reader: BlobReader) -> Rules:
+    """The rules of the config last seen on the pull request's base branch.
+
+    When none was seen, or the one seen cannot be used, the base commit is read before anyone is
+    told the repository is misconfigured (usually a cached read, no call).
+    """
+    repo, ref = ctx.repo.full_name, _ref(ctx.pull)
+    seen = ctx.store.config(repo, ref)
+    rules = rules_of(ctx, seen.oid if seen is not None else None)
+    if seen is None or rules.rules is None:
+        at = config_at(ctx.pull)
+        oid = _oid(reader.fetch([at])[at])
+        ctx.store.save_config(repo, ref, oid)
+        rules = rules_of(ctx, oid)
+    return rules
+
+
+def seen_again(ctx: Context, rules: Rules, blob: Blob | None) -> Rules:
+    """`rules`, when `blob` (the config fetched again with the files) is the config they came
+    from; else the rules of the config the base branch has now."""
+    oid = _oid(blob)
+    if oid == rules.oid:
+        return rules
+    ctx.store.save_config(ctx.repo.full_name, _ref(ctx.pull), oid)
+    return rules_of(ctx, oid)
+
+
+def watched(rules: Iterable[Rule], changes: Sequence[Change]) -> set[str]:
+    """The files the check will read: those of every rule the change touches."""
+    changed = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
+    moved = any(c.status in ("renamed", "removed") for c in changes)
+    paths: set[str] = set()
+    for rule in rules:
+        paths_of_rule = rule.watched_paths()
+        if paths_of_rule & changed or (moved and any(s.kind == "paths" for s in rule.sources)):
+            paths |= paths_of_rule
+    return paths
+
+
+def _ref(pull: Pull) -> str:
+    return pull.base_ref or pull.base_sha
+
+
+def _oid(blob: Blob | None) -> str | None:
+    return blob.oid if blob is not None else None

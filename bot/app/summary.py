@@ -1,0 +1,56 @@
+"""The pull request's one summary comment: created when there is something to say, then edited.
+
+Its id and a hash of its body are kept in the store's `PullState`: an unchanged body costs no
+call. A creation whose answer was lost is marked (`summary_pending`) before the call; the next
+run looks for the comment (a bot's, starting with the summary marker) and adopts it rather than
+post a second. A summary someone deleted is posted again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+
+from bot.app.context import Context
+from bot.app.github import GitHubError, Repo
+from bot.app.store import PullState
+from bot.render.comments import SUMMARY_MARKER
+
+
+def upsert_summary(ctx: Context, state: PullState, body: str, wanted: bool) -> PullState:
+    """Create the summary comment once (when `wanted`), then keep editing that one comment."""
+    repo, number = ctx.repo, ctx.pull.number
+    digest = hashlib.sha1(body.encode()).hexdigest()
+    if state.summary_id is None and state.summary_pending:
+        # The last creation got no answer: it may be there. Adopt it rather than post a second.
+        state = replace(
+            state, summary_id=find_summary(repo, number), summary_pending=False, summary_hash=None
+        )
+    if state.summary_id is None:
+        if not wanted:
+            ctx.store.save_pull_state(ctx.pr, state)
+            return state
+        state = replace(state, summary_pending=True)
+        ctx.store.save_pull_state(ctx.pr, state)
+        created = int(repo.create_issue_comment(number, body)["id"])
+        state = replace(state, summary_id=created, summary_pending=False)
+    elif digest != state.summary_hash:
+        try:
+            repo.update_issue_comment(state.summary_id, body)
+        except GitHubError as exc:
+            if exc.status != 404:
+                raise
+            # It was deleted: post it again.
+            state = replace(state, summary_id=int(repo.create_issue_comment(number, body)["id"]))
+    state = replace(state, summary_hash=digest)
+    ctx.store.save_pull_state(ctx.pr, state)
+    return state
+
+
+def find_summary(repo: Repo, number: int) -> int | None:
+    """The id of docs-sync's summary comment on the pull request (a bot's, with the marker), if any."""
+    for c in repo.issue_comments(number):
+        body = str(c.get("body") or "")
+        if body.startswith(SUMMARY_MARKER) and (c.get("user") or {}).get("type") == "Bot":
+            return int(c["id"])
+    return None
