@@ -1,3 +1,4 @@
+import os
 import random
 import re
 import subprocess
@@ -10,10 +11,13 @@ from bot.render.common import RenderError
 from bot.render.patch import to_patch
 from tests.render.sample import PAGE, finding, page
 
+# The user's own git settings (diff.noprefix, diff.context, ...) must not change what git writes.
+GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
 
 def git(repo: Path, *args: str, stdin: str | None = None) -> str:
     return subprocess.run(
-        ["git", "-C", str(repo), *args], input=stdin, capture_output=True, text=True, check=True
+        ["git", "-C", str(repo), *args], input=stdin, capture_output=True, text=True, check=True, env=GIT_ENV
     ).stdout
 
 
