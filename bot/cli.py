@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from bot.core.model import Report, Tree
 from bot.core.rules import RulePack, RulesError
@@ -82,6 +83,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=None, help="default: $PORT or 3000")
     return parser
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    return _parser().parse_args(argv)
 
 
 def _load_rules(values: Sequence[str] | None, repo_config: str | None, cache) -> tuple[RulePack, ...]:
@@ -164,7 +169,10 @@ def _drop_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-def run_check(args: argparse.Namespace) -> int:
+@contextmanager
+def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
+    """The report of `docs-sync check` for parsed arguments, and a reader of the files of the checked
+    revision (usable inside the block, while git is open)."""
     from bot.core.check import check
     from bot.trees.git import GitRepo
     from bot.trees.worktree import WorkTree
@@ -185,8 +193,12 @@ def run_check(args: argparse.Namespace) -> int:
         cache = _cache(args.no_cache)
         # Rules come from the base revision: a change cannot switch off its own check.
         packs = _load_rules(args.rules, base.read(REPO_CONFIG), cache)
-        report = check(_rules_of(packs), base, head, changes, cache=cache)
-        return _emit(report, args, head.read)  # the suggestions' doc lines, while git is open
+        yield check(_rules_of(packs), base, head, changes, cache=cache), head.read
+
+
+def run_check(args: argparse.Namespace) -> int:
+    with checked(args) as (report, doc_text):
+        return _emit(report, args, doc_text)  # the suggestions' doc lines, while git is open
 
 
 def run_audit(args: argparse.Namespace) -> int:
@@ -212,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    args = _parser().parse_args(argv)
+    args = parse_args(argv)
     from bot.trees.git import GitError
 
     try:

@@ -49,6 +49,18 @@ class GitRepo:
         except GitError:
             return self.resolve(base)
 
+    def deepen(self) -> None:
+        """Fetch the whole history of a shallow clone (a CI checkout's default): merge bases need it."""
+        if self._git("rev-parse", "--is-shallow-repository").strip() != "true":
+            return
+        try:
+            self._git("fetch", "--quiet", "--no-tags", "--unshallow", "origin")
+        except GitError as exc:
+            raise GitError(
+                f"{self.path} is a shallow clone and fetching its history failed ({exc}); "
+                "check out with fetch-depth: 0"
+            ) from None
+
     def tree(self, rev: str) -> GitTree:
         is_sha = len(rev) == 40 and all(c in "0123456789abcdef" for c in rev)
         return GitTree(self, rev if is_sha else self.resolve(rev))

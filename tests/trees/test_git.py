@@ -50,3 +50,22 @@ def test_trees_read_files_ids_and_folders_without_a_checkout(repo):
 def test_unknown_revision_is_a_clear_error(repo):
     with GitRepo(repo) as r, pytest.raises(GitError, match="no-such"):
         r.tree("no-such")
+
+
+def test_deepen_fetches_the_history_a_shallow_clone_lacks(repo, tmp_path):
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    with GitRepo(shallow) as r:
+        with pytest.raises(GitError):
+            r.resolve("HEAD~1")
+        r.deepen()
+        assert r.tree("HEAD~1").read("pkg/args.py") == "x = 1\n" * 20
+        r.deepen()  # a full clone: nothing to do
+
+
+def test_deepen_without_a_reachable_origin_says_what_to_do(repo, tmp_path):
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    git(shallow, "remote", "set-url", "origin", str(tmp_path / "gone"))
+    with GitRepo(shallow) as r, pytest.raises(GitError, match="fetch-depth: 0"):
+        r.deepen()

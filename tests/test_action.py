@@ -1,0 +1,311 @@
+"""The GitHub Action (action.yml), run as a workflow runs it.
+
+Each `run:` step of the composite action is run with bash in a git repository built here, its
+`${{ ... }}` expressions filled in from a pull_request event context, with the files GitHub gives
+a step (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY) and the action's own folder as github.action_path.
+The install step runs for real: it installs this checkout into a virtualenv.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+
+FLAGS = [f"--opt-{i:02d}" for i in range(1, 15)]  # 14 documented flags
+GONE = FLAGS[:12]  # the pull request removes 12 of them: more errors than GitHub annotates
+
+CONFIG = """\
+rules:
+  - id: usage
+    docs:
+      - path: docs/usage.md
+    sources:
+      - id: cli
+        kind: argparse
+        path: tool/cli.py
+"""
+
+
+def cli(flags: list[str]) -> str:
+    lines = ["import argparse", "", "", "def parser():", '    p = argparse.ArgumentParser(prog="tool")']
+    lines += [f'    p.add_argument("{flag}", help="option {flag}")' for flag in flags]
+    return "\n".join([*lines, "    return p", ""])
+
+
+DOC = "# Usage\n\n| Flag | Meaning |\n|---|---|\n" + "".join(f"| `{f}` | option {f} |\n" for f in FLAGS)
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def write(repo: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+
+
+@dataclass
+class Pull:
+    origin: Path  # the repository as GitHub holds it
+    base_sha: str
+    head_sha: str
+
+
+@pytest.fixture(scope="module")
+def pull(tmp_path_factory) -> Pull:
+    """main, then a pull request branch that drops 12 documented flags and adds one; main moves on
+    after the fork, so the check must compare from the merge base."""
+    origin = tmp_path_factory.mktemp("action") / "origin"
+    git(origin.parent, "init", "-q", "-b", "main", str(origin))
+    write(origin, {".github/docs-sync.yml": CONFIG, "tool/cli.py": cli(FLAGS), "docs/usage.md": DOC})
+    git(origin, "add", "-A")
+    git(origin, "commit", "-qm", "tool and its usage page")
+    git(origin, "checkout", "-qb", "pr")
+    write(origin, {"tool/cli.py": cli([*FLAGS[12:], "--opt-new"])})
+    git(origin, "commit", "-qam", "drop twelve options, add one")
+    head = git(origin, "rev-parse", "HEAD")
+    git(origin, "checkout", "-q", "main")
+    write(origin, {"NOTES.md": "main moved on\n"})
+    git(origin, "add", "-A")
+    git(origin, "commit", "-qm", "unrelated")
+    return Pull(origin, git(origin, "rev-parse", "main"), head)
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+    summary: str
+    outputs: dict[str, str]  # the action's outputs
+    steps: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------ a workflow runner, in small
+
+
+def evaluate(expr: str, ctx: dict) -> str:
+    """The expressions action.yml uses: context paths, string literals, `a || b`, `a != b`."""
+    if "!=" in expr:
+        left, right = (evaluate(side, ctx) for side in expr.split("!=", 1))
+        return "true" if left != right else ""
+    for operand in expr.split("||"):
+        operand = operand.strip()
+        if re.fullmatch(r"'[^']*'", operand):
+            value = operand[1:-1]
+        else:
+            assert re.fullmatch(r"[a-z_]+(\.[A-Za-z0-9_-]+)+", operand), f"unsupported expression {expr!r}"
+            value = ctx
+            for part in operand.split("."):
+                value = value.get(part, "") if isinstance(value, dict) else ""
+        if value:
+            return str(value)
+    return ""
+
+
+def substitute(text: str, ctx: dict) -> str:
+    return re.sub(r"\$\{\{\s*(.*?)\s*\}\}", lambda m: evaluate(m.group(1), ctx), text)
+
+
+def read_outputs(path: Path) -> dict[str, str]:
+    """GITHUB_OUTPUT: `name=value` lines, or `name<<DELIMITER` ... `DELIMITER` blocks."""
+    outputs: dict[str, str] = {}
+    lines = iter(path.read_text().splitlines())
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            outputs[name] = "\n".join(iter(lines.__next__, delimiter))
+        elif line:
+            name, value = line.split("=", 1)
+            outputs[name] = value
+    return outputs
+
+
+def run_action(
+    workspace: Path, temp: Path, pull: Pull | None, inputs: dict[str, str], steps: tuple[str, ...] = ()
+) -> Run:
+    """Run action.yml's `run:` steps (only those named in `steps`, when given) in `workspace`."""
+    given = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
+    given.update(inputs)
+    event = {"pull_request": {"base": {"sha": pull.base_sha}, "head": {"sha": pull.head_sha}}} if pull else {}
+    ctx = {"inputs": given, "github": {"action_path": str(ROOT), "event": event}, "steps": {}}
+
+    temp.mkdir(parents=True, exist_ok=True)
+    bin_dir = temp / "bin"  # the runner's python3 (setup-python's, when it runs) first on PATH
+    bin_dir.mkdir(exist_ok=True)
+    if not (bin_dir / "python3").exists():
+        (bin_dir / "python3").symlink_to(sys.executable)
+    runner_env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_", "INPUT_"))}
+    runner_env.update(
+        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        RUNNER_TEMP=str(temp),
+        GITHUB_WORKSPACE=str(workspace),
+        GITHUB_ACTION_PATH=str(ROOT),
+        GITHUB_SERVER_URL="https://github.com",
+        GITHUB_REPOSITORY="acme/tool",
+        GITHUB_EVENT_NAME="pull_request" if pull else "push",
+    )
+
+    code, stdout, stderr, summary = 0, "", "", ""
+    for number, step in enumerate(ACTION["runs"]["steps"]):
+        if "if" in step and not evaluate(step["if"], ctx):
+            continue
+        if "uses" in step:
+            pytest.fail(f"step {step['name']!r} would run {step['uses']}, which this runner cannot")
+        if steps and step.get("id") not in steps:
+            continue
+        assert step["shell"] == "bash"
+        output, summary_file = temp / f"output-{number}", temp / f"summary-{number}"
+        output.write_text("")
+        summary_file.write_text("")
+        env = dict(runner_env, GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(summary_file))
+        env.update({k: substitute(str(v), ctx) for k, v in step.get("env", {}).items()})
+        script = temp / f"step-{number}.sh"
+        script.write_text(substitute(step["run"], ctx))
+        proc = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            cwd=workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        stdout, stderr, code = stdout + proc.stdout, stderr + proc.stderr, proc.returncode
+        summary += summary_file.read_text()
+        if "id" in step:
+            ctx["steps"][step["id"]] = {"outputs": read_outputs(output)}
+        if code != 0:
+            break  # a failed step ends the job's steps, as on GitHub
+    outputs = {name: substitute(spec["value"], ctx) for name, spec in ACTION["outputs"].items()}
+    return Run(code, stdout, stderr, summary, outputs, ctx["steps"])
+
+
+def checkout(pull: Pull, dest: Path, *, depth: int | None = None) -> Path:
+    """actions/checkout of the pull request's head: a clone with `origin` (depth 1 by default)."""
+    args = ["clone", "-q", "--no-local", f"file://{pull.origin}", str(dest)]
+    if depth:
+        args[1:1] = ["--depth", str(depth), "--no-single-branch"]
+    git(dest.parent, *args)
+    git(dest, "checkout", "-q", pull.head_sha)
+    return dest
+
+
+# ------------------------------------------------------------------ the action
+
+
+@pytest.fixture(scope="module")
+def full_run(pull: Pull, tmp_path_factory) -> tuple[Run, Path]:
+    """The whole action on the pull request, install step included, as its defaults have it."""
+    temp = tmp_path_factory.mktemp("runner")
+    workspace = checkout(pull, temp / "workspace")
+    return run_action(workspace, temp, pull, {"python-version": ""}), temp
+
+
+def test_the_action_annotates_summarises_every_finding_and_fails(full_run, pull: Pull):
+    run, _ = full_run
+    assert run.code == 1, run.stderr
+    # Annotations: one workflow command per finding, on the doc line of each dropped flag.
+    errors = re.findall(
+        r"^::error file=docs/usage\.md,line=(\d+),title=docs-sync removed (\S+)::", run.stdout, re.M
+    )
+    assert sorted(symbol for _, symbol in errors) == GONE
+    doc_lines = DOC.splitlines()
+    for line, symbol in errors:
+        assert f"`{symbol}`" in doc_lines[int(line) - 1]
+    assert "::notice file=tool/cli.py" in run.stdout and "--opt-new" in run.stdout
+    # The summary carries every finding, more than the 10 error annotations GitHub shows.
+    assert "docs-sync: failure — 12 errors, 1 notice" in run.summary
+    for symbol in GONE:
+        assert f"`{symbol}`" in run.summary
+    assert len(re.findall(r"\*\*removed\*\*", run.summary)) == 12
+    # Doc lines link to the head commit on GitHub.
+    assert f"https://github.com/acme/tool/blob/{pull.head_sha}/docs/usage.md#L5" in run.summary
+    assert run.outputs == {
+        "conclusion": "failure",
+        "count": "13",
+        "errors": "12",
+        "warnings": "0",
+        "notices": "1",
+    }
+
+
+def test_the_install_step_puts_docs_sync_in_a_virtualenv_of_its_own(full_run):
+    _, temp = full_run
+    python = temp / "docs-sync-venv" / "bin" / "python"
+    proc = subprocess.run(
+        [str(python), "-c", "import bot; print(bot.__file__)"], capture_output=True, text=True, cwd=temp
+    )
+    assert proc.returncode == 0 and Path(proc.stdout.strip()).is_relative_to(temp / "docs-sync-venv")
+    version = subprocess.run([str(python), "-m", "bot", "--version"], capture_output=True, text=True)
+    assert version.stdout.startswith("docs-sync ")
+
+
+def test_fail_on_never_passes_and_still_reports(full_run, pull: Pull):
+    _, temp = full_run
+    run = run_action(temp / "workspace", temp, pull, {"python-version": "", "fail-on": "never"}, ("check",))
+    assert run.code == 0, run.stderr
+    assert run.outputs["conclusion"] == "neutral" and run.outputs["count"] == "13"
+    assert len(re.findall(r"^::error ", run.stdout, re.M)) == 12
+    assert "docs-sync: neutral" in run.summary
+
+
+def test_a_shallow_checkout_is_deepened_to_find_the_merge_base(full_run, pull: Pull, tmp_path: Path):
+    _, temp = full_run
+    workspace = checkout(pull, tmp_path / "shallow", depth=1)
+    assert git(workspace, "rev-parse", "--is-shallow-repository") == "true"
+    run = run_action(workspace, temp, pull, {"python-version": ""}, ("check",))
+    assert run.code == 1, run.stderr
+    assert run.outputs["errors"] == "12"
+    assert git(workspace, "rev-parse", "--is-shallow-repository") == "false"
+
+
+def test_rules_input_overrides_the_repository_config(full_run, pull: Pull, tmp_path: Path):
+    _, temp = full_run
+    rules = tmp_path / "only-notices.yml"
+    rules.write_text(
+        CONFIG.replace("rules:\n", "pack: only-notices\nrules:\n", 1) + "    severity: {removed: notice}\n"
+    )
+    inputs = {"python-version": "", "rules": str(rules), "fail-on": "warning"}
+    run = run_action(temp / "workspace", temp, pull, inputs, ("check",))
+    assert run.code == 0, run.stdout + run.stderr
+    assert run.outputs["notices"] == "13" and run.outputs["conclusion"] == "neutral"
+
+
+def test_what_stops_the_check_is_an_error_annotation_and_the_summary_says_why(full_run, pull: Pull):
+    _, temp = full_run
+    run = run_action(
+        temp / "workspace", temp, pull, {"python-version": "", "rules": "no-such-pack"}, ("check",)
+    )
+    assert run.code == 2
+    assert re.search(r"^::error title=docs-sync::docs-sync: .*no-such-pack", run.stdout, re.M)
+    assert "docs-sync could not run" in run.summary and "no-such-pack" in run.summary
+    assert run.outputs["conclusion"] == "error"
+
+    not_a_pull = run_action(temp / "workspace", temp, None, {"python-version": ""}, ("check",))
+    assert not_a_pull.code == 2 and "pull_request" in not_a_pull.stdout
+
+
+def test_setup_python_runs_unless_the_runners_python_is_asked_for():
+    setup = next(step for step in ACTION["runs"]["steps"] if "uses" in step)
+    assert setup["uses"].startswith("actions/setup-python@")
+    assert evaluate(setup["if"], {"inputs": {"python-version": "3.12"}})
+    assert not evaluate(setup["if"], {"inputs": {"python-version": ""}})
+    # Inputs and event fields reach the scripts through env, never pasted into a script.
+    for step in ACTION["runs"]["steps"]:
+        assert "${{" not in step.get("run", "")
