@@ -42,6 +42,14 @@ class Facts:
     def knows(self, token: str, *, flag: bool) -> bool:
         return any((f.kind == "flag") == flag for f in self.by_token.get(token, ()))
 
+    def choice_owners(self, value: str) -> list[Fact]:
+        """The flags (one per dest) that offer `value` among their choices."""
+        owners: dict[str, Fact] = {}
+        for f in self.flags():
+            if value in (f.attr("choices") or "").split(",") and not f.token.startswith("--no-"):
+                owners.setdefault(f.key, f)
+        return list(owners.values())
+
 
 def _source_signature(source: Source) -> str:
     return hashlib.sha1(repr(source).encode()).hexdigest()[:12]

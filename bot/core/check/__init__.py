@@ -1,0 +1,95 @@
+"""The check: two revisions, the files a change touched and the rules -> findings.
+
+Pure: it reads files only through the `Tree` objects it is handed and returns a `Report`.
+Two directions are checked for every rule whose files the change touched:
+
+- code -> doc: facts the doc cites that the change removed, renamed or changed in meaning
+  while the doc still says the old thing; new members of sets the doc enumerates.
+- doc -> code: lines the change added to the doc must cite flags, paths and names that exist
+  at head, and claim the defaults the code has.
+
+`audit` runs the doc -> code direction over every line of a single revision.
+
+One rule's check flows one way: `inputs` (read once) -> `deltas` (what became of each base
+fact) -> the checks (`code_to_doc`, `undocumented`, `paths`, `doc_to_code`, `unreadable`), which
+word their findings with `wording` and hand them to `findings`, which returns them merged,
+deduplicated and ordered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.core.check import inputs as rule_inputs
+from bot.core.check import paths, unreadable
+from bot.core.check.code_to_doc import code_to_doc
+from bot.core.check.deltas import deltas, renamed_to
+from bot.core.check.doc_to_code import doc_to_code
+from bot.core.check.findings import Findings
+from bot.core.check.inputs import RuleInputs, Touched
+from bot.core.check.undocumented import undocumented
+from bot.core.facts import FactsCache
+from bot.core.model import Change, Finding, Report, Tree
+from bot.core.rules import Rule
+
+__all__ = ["audit", "check"]
+
+
+def check(
+    rules: Sequence[Rule],
+    base: Tree,
+    head: Tree,
+    changes: Sequence[Change],
+    cache: FactsCache | None = None,
+) -> Report:
+    """Findings for one change (base -> head) under the given rules."""
+    touched = Touched.of(changes)
+    findings: list[Finding] = []
+    checked: list[str] = []
+    for rule in rules:
+        if not rule_inputs.touches(rule, touched):
+            continue
+        checked.append(rule.id)
+        findings.extend(_judge(rule_inputs.build(rule, base, head, touched, cache), audit=False))
+    return Report(findings=tuple(findings), rules_checked=tuple(checked))
+
+
+def audit(rules: Sequence[Rule], tree: Tree, cache: FactsCache | None = None) -> Report:
+    """Every doc reference that does not resolve in this revision (the whole page is 'new')."""
+    findings: list[Finding] = []
+    for rule in rules:
+        inputs = rule_inputs.build(rule, _EmptyTree(), tree, Touched.of(()), cache)
+        findings.extend(_judge(inputs, audit=True))
+    return Report(findings=tuple(findings), rules_checked=tuple(r.id for r in rules))
+
+
+def _judge(inputs: RuleInputs, *, audit: bool) -> list[Finding]:
+    out = Findings(inputs.rule)
+    unreadable.parse_errors(inputs, out)
+    if audit:
+        unreadable.missing_files(inputs, out)
+    found = deltas(inputs.base_facts, inputs.head_facts)
+    successors = renamed_to(found)
+    for page in inputs.pages:
+        if not audit:
+            code_to_doc(inputs, page, found, out)
+            undocumented(inputs, page, successors, out)
+            paths.moved_or_deleted(inputs, page, out)
+        doc_to_code(inputs, page, out)
+    return out.finish()
+
+
+class _EmptyTree:
+    """The base of an audit: nothing existed before, so every line of every page is new."""
+
+    def read(self, path: str) -> str | None:
+        return None
+
+    def blob_id(self, path: str) -> str | None:
+        return None
+
+    def exists(self, path: str) -> bool:
+        return False
+
+    def paths(self) -> frozenset[str]:
+        return frozenset()

@@ -1,0 +1,184 @@
+"""code -> doc: lines of a page that still cite a fact the change removed, renamed or changed in
+meaning, and default claims that were true at base and are false at head."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from bot.core.check import wording
+from bot.core.check.deltas import Delta, Deltas
+from bot.core.check.findings import Findings
+from bot.core.check.inputs import Page, RuleInputs
+from bot.core.doclines import first_cell_token, flag_aliases, is_mark, normalize_default, paragraph
+from bot.core.facts import Facts
+from bot.core.model import Fact
+from bot.core.page import DefaultClaim, DocPage, Ref
+
+
+def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> None:
+    doc = page.doc
+    for ref in page.refs:
+        for delta in found.get(ref.token, ()):
+            if (ref.kind == "flag") != (delta.old.kind == "flag"):
+                continue
+            if delta.kind == "changed":
+                _changed(inputs, doc, ref, delta, out)
+                continue
+            if inputs.head_facts.knows(ref.token, flag=ref.kind == "flag"):
+                continue  # another source still defines it
+            if _is_choice(delta.old) and not _cites_choice(doc, ref, delta.old, inputs.base_facts):
+                continue
+            _gone(inputs, doc, ref, delta, out)
+    _claims(inputs, doc, found, out)
+
+
+def _is_choice(fact: Fact) -> bool:
+    return fact.kind == "string" and (fact.group or "").startswith("choices of ")
+
+
+def _cites_choice(doc: DocPage, ref: Ref, choice: Fact, base: Facts) -> bool:
+    """Is this bare value (`fsdp`) cited as a choice of its flag, rather than in passing?"""
+    flag = (choice.group or "").removeprefix("choices of ")
+    first, last = paragraph(doc, ref.line) if ref.where != "table" else (ref.line, ref.line)
+    if any(r.token == flag for n in range(first, last + 1) for r in doc.refs_on(n)):
+        return True
+    if ref.where == "table":
+        siblings = set(base.group(choice.group or ""))
+        return any(
+            r.where == "table" and r.column == ref.column and r.token in siblings and r.token != ref.token
+            for r in doc.refs
+            if r.section == ref.section
+        )
+    return False
+
+
+def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Findings) -> None:
+    old, new = delta.old, delta.new
+    code = inputs.code_line(old, new)
+    if new is not None:
+        out.emit(
+            "renamed",
+            ref.token,
+            wording.renamed(old, new),
+            doc=doc,
+            line=ref.line,
+            code=code,
+            edit=(old.token, new.token),
+            why=wording.why_renamed(old, new),
+        )
+        return
+    out.emit(
+        "removed",
+        ref.token,
+        wording.removed(old),
+        doc=doc,
+        line=ref.line,
+        code=code,
+        replacement=wording.row_deletion(doc.lines[ref.line - 1], ref),
+        why=wording.why_removed(old, inputs.rule.id),
+    )
+
+
+def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Findings) -> None:
+    old, new = delta.old, delta.new
+    assert new is not None
+    code = inputs.code_line(old, new)
+    was, now = normalize_default(delta.old_value), normalize_default(delta.new_value)
+    if delta.attr == "default" and old.attr("sets") is not None and {was, now} == {"True", "False"}:
+        # A switch whose default flipped: it now does nothing, or its opposite does.
+        noop = now == ("True" if old.attr("sets") == "true" else "False")
+        out.emit(
+            "changed",
+            ref.token,
+            wording.switch_flipped(old.key, was, now, noop),
+            doc=doc,
+            line=ref.line,
+            code=code,
+        )
+    elif delta.attr == "sets":
+        out.emit(
+            "changed",
+            ref.token,
+            wording.polarity_changed(ref.token, old, new),
+            doc=doc,
+            line=ref.line,
+            code=code,
+            why=wording.why_polarity_changed(old, new),
+        )
+    elif delta.attr == "choices" and ref.value is not None:
+        allowed = (new.attr("choices") or "").split(",")
+        if ref.value not in allowed:
+            out.emit(
+                "changed",
+                f"{ref.token} {ref.value}",
+                wording.choice_dropped(ref.value, ref.token, allowed),
+                doc=doc,
+                line=ref.line,
+                code=code,
+            )
+    elif delta.attr == "type" and ref.value is not None and not _fits_type(ref.value, new.attr("type")):
+        out.emit(
+            "changed",
+            f"{ref.token} {ref.value}",
+            wording.type_changed(ref.token, ref.value, old, new),
+            doc=doc,
+            line=ref.line,
+            code=code,
+        )
+
+
+def _fits_type(value: str, type_name: str | None) -> bool:
+    try:
+        if type_name == "int":
+            int(value)
+        elif type_name == "float":
+            float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _claims(inputs: RuleInputs, doc: DocPage, found: Deltas, out: Findings) -> None:
+    """Default claims that were true at base and are false at head."""
+    aliases = flag_aliases(doc)
+    for claim in doc.claims:
+        if claim.subject is None and len(inputs.base_facts.choice_owners(claim.value)) != 1:
+            continue  # a bare value is only a claim about a flag when one flag offers it
+        for delta in _claim_deltas(claim, found, aliases):
+            old, new = delta.old, delta.new
+            assert new is not None
+            if normalize_default(claim.value) != normalize_default(delta.old_value):
+                continue
+            new_default = delta.new_value
+            edit = None
+            # A "Default:" row describes the old default's behaviour: renaming its value
+            # would make the row wrong in a new way, so it gets the finding without a rewrite.
+            line = doc.lines[claim.line - 1]
+            row_claim = first_cell_token(line) is not None and old.token in line.split("|")[1]
+            if not is_mark(claim.text) and new_default is not None and not row_claim:
+                edit = wording.claim_edit(claim, new_default)
+            out.emit(
+                "changed",
+                new.token,
+                wording.default_changed(new.token, delta.old_value, new_default, claim.value),
+                doc=doc,
+                line=claim.line,
+                code=inputs.code_line(old, new),
+                edit=edit,
+            )
+
+
+def _claim_deltas(claim: DefaultClaim, found: Deltas, aliases: dict[str, str]) -> Iterable[Delta]:
+    """The default changes of the flag the claim is about."""
+    for token_deltas in found.values():
+        for d in token_deltas:
+            if d.kind != "changed" or d.attr != "default" or d.old.kind != "flag":
+                continue
+            if d.old.token.startswith("--no-"):
+                continue
+            if claim.subject is None:
+                choices = (d.old.attr("choices") or "").split(",")
+                if claim.value in choices:
+                    yield d
+            elif claim.subject in (d.old.token, d.old.key) or aliases.get(claim.subject) == d.old.token:
+                yield d

@@ -1,0 +1,111 @@
+"""Findings as the checks emit them, and the list one rule's check hands back.
+
+The rule decides each finding's severity and whether it blocks. Token replacements on one doc
+line are merged: every finding on the line suggests the line with all its fixes applied.
+Findings that say the same thing about the same line are reported once.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import cast
+
+from bot.core.check.wording import fixed_line
+from bot.core.model import CodeLocation, DocLocation, Finding, FindingKind, Severity, Suggestion
+from bot.core.page import DocPage
+from bot.core.rules import Rule
+
+
+def is_external(token: str, patterns: Sequence[str]) -> bool:
+    """Is `token` one the rule says belongs to other code (its `external` patterns)?"""
+    return bool(patterns) and _external_regex(tuple(patterns)).match(token) is not None
+
+
+@functools.cache
+def _external_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns))
+
+
+def rank(severity: str) -> int:
+    """notice < warning < error; a severity the rule file does not know ranks above them all."""
+    return {"notice": 0, "warning": 1, "error": 2}.get(severity, 3)
+
+
+def doc_location(doc: DocPage, line: int) -> DocLocation:
+    section = doc.section_at(line)
+    return DocLocation(doc.path, line, section.path, section.anchor)
+
+
+class Findings:
+    """The findings of one rule's check, in the order the checks emit them."""
+
+    def __init__(self, rule: Rule):
+        self.rule = rule
+        self._done: list[Finding] = []
+        # Findings whose suggestion waits for every edit of their line: (finding, line text, line).
+        self._pending: list[tuple[Finding, str, int]] = []
+        # (doc path, line) -> its (old, new) token replacements, merged into one suggestion.
+        self._line_edits: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
+
+    def emit(
+        self,
+        kind: FindingKind,
+        symbol: str,
+        message: str,
+        *,
+        doc: DocPage | None = None,
+        line: int | None = None,
+        code: CodeLocation | None = None,
+        edit: tuple[str, str] | None = None,
+        replacement: str | None = None,
+        why: str = "",
+    ) -> None:
+        """`edit` replaces one token of the doc line; `replacement` is the whole new line."""
+        severity = self.rule.severity.get(kind, "error")
+        blocking = self.rule.fail_on != "never" and rank(severity) >= rank(self.rule.fail_on)
+        loc = doc_location(doc, line) if doc is not None and line is not None else None
+        suggestion = None
+        if doc is not None and line is not None and replacement is not None:
+            suggestion = Suggestion(doc.path, line, line, replacement)
+        finding = Finding(
+            kind=kind,
+            severity=cast(Severity, severity),  # the rule file admits only the three levels
+            symbol=symbol,
+            message=message,
+            rule=self.rule.id,
+            doc=loc,
+            code=code,
+            suggestion=suggestion,
+            why=why,
+            blocking=blocking,
+        )
+        if edit is not None and doc is not None and line is not None:
+            self._line_edits[(doc.path, line)].append(edit)
+            self._pending.append((finding, doc.lines[line - 1], line))
+        else:
+            self._done.append(finding)
+
+    def finish(self) -> list[Finding]:
+        """Every finding, deduplicated, ordered by doc path and line."""
+        # Every finding on a line suggests the same text: the line with all its fixes applied,
+        # so accepting any one of them leaves the line right.
+        findings = list(self._done)
+        for finding, original, line in self._pending:
+            assert finding.doc is not None
+            fixed = fixed_line(original, self._line_edits[(finding.doc.path, line)])
+            suggestion = Suggestion(finding.doc.path, line, line, fixed) if fixed != original else None
+            findings.append(replace(finding, suggestion=suggestion))
+        unique: dict[tuple[object, ...], Finding] = {}
+        for f in findings:
+            key = (f.kind, f.symbol, f.doc.path if f.doc else None, f.doc.line if f.doc else None, f.message)
+            unique.setdefault(key, f)
+        return sorted(unique.values(), key=_order)
+
+
+def _order(f: Finding) -> tuple[str, int, str, str]:
+    return (f.doc.path if f.doc else "~", f.doc.line if f.doc else 0, f.symbol, f.kind)

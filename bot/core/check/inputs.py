@@ -1,0 +1,125 @@
+"""What one rule's check reads, built once per rule before anything is judged: the files the
+change touched, the rule's facts at base and at head, the line diffs of its changed sources and
+its pages as they read at head."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.core.doclines import in_scope
+from bot.core.facts import Facts, FactsCache, gather, parse_doc_cached
+from bot.core.linediff import LineDiff, line_diff
+from bot.core.model import Change, CodeLocation, Fact, Tree
+from bot.core.page import DocPage, Ref
+from bot.core.rules import Rule
+
+
+@dataclass(frozen=True)
+class Touched:
+    """The files a change touched, as the check asks about them."""
+
+    renames: Mapping[str, str]  # old path -> new path
+    removed: frozenset[str]
+    paths: frozenset[str]  # every path the change names, the old names of renames included
+
+    @classmethod
+    def of(cls, changes: Sequence[Change]) -> Touched:
+        renames = {c.old_path: c.path for c in changes if c.status == "renamed" and c.old_path}
+        return cls(
+            renames=renames,
+            removed=frozenset(c.path for c in changes if c.status == "removed"),
+            paths=frozenset(c.path for c in changes) | frozenset(renames),
+        )
+
+    def head_path(self, path: str) -> str:
+        return self.renames.get(path, path)
+
+
+def cites_paths(rule: Rule) -> bool:
+    """Does the rule check the repository paths its pages cite?"""
+    return any(s.kind == "paths" for s in rule.sources)
+
+
+def touches(rule: Rule, touched: Touched) -> bool:
+    if rule.watched_paths() & touched.paths:
+        return True
+    # A rule that checks cited paths cares about any file moved or deleted.
+    return cites_paths(rule) and bool(touched.renames or touched.removed)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One of the rule's pages as it reads at head."""
+
+    doc: DocPage
+    sections: tuple[str, ...]  # the rule's sections of it; () for the whole page
+    refs: tuple[Ref, ...]  # the references in those sections
+    new_refs: tuple[Ref, ...]  # those on lines the change wrote: all of them on a new page
+
+
+@dataclass(frozen=True)
+class RuleInputs:
+    rule: Rule
+    head: Tree
+    touched: Touched
+    base_facts: Facts
+    head_facts: Facts
+    code_diffs: Mapping[str, LineDiff]  # head path of each changed source -> its line diff
+    pages: tuple[Page, ...]
+
+    def code_line(self, old: Fact, new: Fact | None) -> CodeLocation:
+        """The head line that made the doc wrong: where the change touched the fact."""
+        path = self.touched.head_path(old.path)
+        diff = self.code_diffs.get(path)
+        if new is not None and (diff is None or new.line in diff.changed_head_lines):
+            return CodeLocation(new.path, new.line)
+        if diff is None:
+            return CodeLocation(path, new.line if new else old.line)
+        mapped = diff.head_line_for(old.line)
+        if new is not None and new.path == path and mapped not in diff.touched_head_lines:
+            # The fact's own line did not change (a builder did): point at the nearest change.
+            near = min(diff.touched_head_lines, key=lambda n: abs(n - new.line), default=new.line)
+            return CodeLocation(path, near)
+        return CodeLocation(path, mapped)
+
+
+def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: FactsCache | None) -> RuleInputs:
+    return RuleInputs(
+        rule=rule,
+        head=head,
+        touched=touched,
+        base_facts=gather(rule, base, cache),
+        head_facts=gather(rule, head, cache, dict(touched.renames)),
+        code_diffs=_code_diffs(rule, base, head, touched),
+        pages=tuple(_pages(rule, base, head, touched, cache)),
+    )
+
+
+def _code_diffs(rule: Rule, base: Tree, head: Tree, touched: Touched) -> dict[str, LineDiff]:
+    diffs = {}
+    for source in rule.sources:
+        for path in source.paths:
+            head_path = touched.head_path(path)
+            if path in touched.paths or head_path in touched.paths:
+                diffs[head_path] = line_diff(base.read(path), head.read(head_path))
+    return diffs
+
+
+def _pages(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: FactsCache | None) -> list[Page]:
+    pages = []
+    for target in rule.docs:
+        head_path = touched.head_path(target.path)
+        head_text = head.read(head_path)
+        if head_text is None:
+            continue
+        base_text = base.read(target.path)
+        doc = parse_doc_cached(head_path, head_text, head.blob_id(head_path), cache)
+        refs = tuple(r for r in doc.refs if in_scope(r.section.path, target.sections))
+        if base_text is None:  # a new page (or an audit): every line is the change's own
+            new_refs = refs
+        else:
+            changed = line_diff(base_text, head_text).changed_head_lines
+            new_refs = tuple(r for r in refs if r.line in changed)
+        pages.append(Page(doc, target.sections, refs, new_refs))
+    return pages

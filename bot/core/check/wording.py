@@ -1,0 +1,196 @@
+"""The words of a finding: its message, its longer explanation and the text it suggests.
+
+Every sentence a check hands out is written here, so the checks hold only the decisions and
+the wording reads the same across them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from bot.core.doclines import display, first_cell_token, replace_token
+from bot.core.model import Fact, ParseError
+from bot.core.page import DefaultClaim, Ref
+
+# -- suggested text ------------------------------------------------------------------------------
+
+
+def fixed_line(original: str, edits: Iterable[tuple[str, str]]) -> str:
+    """The line with every (old, new) token replacement applied, in order."""
+    fixed = original
+    for old, new in edits:
+        fixed = replace_token(fixed, old, new)
+    return fixed
+
+
+def claim_edit(claim: DefaultClaim, value: str) -> tuple[str, str]:
+    """The claim's text rewritten to state `value` as the default."""
+    return (claim.text, claim.text.replace(claim.value, display(value)))
+
+
+def row_deletion(line: str, ref: Ref) -> str | None:
+    """ "" (delete the line) when the line is a table row that exists for `ref` alone."""
+    if ref.where == "table" and ref.row is not None and first_cell_token(line) == ref.token:
+        return ""
+    return None
+
+
+# -- what a fact is called -----------------------------------------------------------------------
+
+
+def describe(fact: Fact) -> str:
+    if fact.kind == "flag":
+        return "flag"
+    if fact.kind == "symbol":
+        return fact.attr("kind") or "symbol"
+    return (fact.group or "value").replace("-", " ")
+
+
+def subject(fact: Fact) -> str:
+    if fact.kind == "string":
+        return f"`{fact.token}` (one of the {fact.group or 'values'})"
+    return f"{describe(fact)} `{fact.token}`"
+
+
+def gone_subject(fact: Fact) -> str:
+    if fact.kind == "string":
+        return f"`{fact.token}` is no longer one of the {fact.group or 'values'}"
+    return f"{describe(fact)} `{fact.token}` no longer exists"
+
+
+def did_you_mean(near: str | None) -> str:
+    return f"; did you mean `{near}`?" if near else ""
+
+
+# -- the rule's own inputs -----------------------------------------------------------------------
+
+
+def missing_file(path: str, what: str, rule_id: str) -> str:
+    return f"{path} ({what} of rule `{rule_id}`) does not exist in this revision"
+
+
+def parse_error(err: ParseError) -> str:
+    return f"{err.path}:{err.line}: cannot parse ({err.message}); the facts it defines were not checked"
+
+
+# -- code -> doc ---------------------------------------------------------------------------------
+
+
+def renamed(old: Fact, new: Fact) -> str:
+    return f"{subject(old)} is now `{new.token}` ({new.path}:{new.line}); the doc still says `{old.token}`"
+
+
+def why_renamed(old: Fact, new: Fact) -> str:
+    where = f"{old.path}:{old.line}"
+    if old.kind == "flag" and old.key == new.key:
+        return (
+            f"Both flags set `{old.key}` to {old.attr('sets') or 'a value'}: `{old.token}` was defined "
+            f"at {where} before the change, and at head `{new.token}` ({new.path}:{new.line}) is the flag "
+            "that does it."
+        )
+    return (
+        f"`{old.token}` ({where}) disappeared and `{new.token}` ({new.path}:{new.line}) appeared; "
+        "it is the closest match."
+    )
+
+
+def removed(old: Fact) -> str:
+    where = f"{old.path}:{old.line}"
+    return f"{gone_subject(old)} (defined at {where} before this change); the doc still cites it"
+
+
+def why_removed(old: Fact, rule_id: str) -> str:
+    where = f"{old.path}:{old.line}"
+    return (
+        f"Rule `{rule_id}` reads {old.path} with source `{old.source}`. At the base revision "
+        f"`{old.token}` was defined at {where}; at head nothing in the rule's sources defines it, and no "
+        "flag with the same destination or a close name replaces it."
+    )
+
+
+def switch_flipped(key: str, old_default: str | None, new_default: str | None, noop: bool) -> str:
+    """`old_default` and `new_default` are normalized ("True"/"False")."""
+    effect = (
+        "passing it no longer changes anything" if noop else "it is now the only way to get the old default"
+    )
+    return (
+        f"`{key}` now defaults to {new_default} (was {old_default}): {effect}; "
+        "the doc describes the old default"
+    )
+
+
+def polarity_changed(token: str, old: Fact, new: Fact) -> str:
+    return (
+        f"`{token}` now sets `{old.key}` to {new.attr('sets')} (it set {old.attr('sets')}); "
+        "the doc describes the old polarity"
+    )
+
+
+def why_polarity_changed(old: Fact, new: Fact) -> str:
+    return f"The flag's action changed from {old.attr('action')} to {new.attr('action')}."
+
+
+def choice_dropped(value: str, token: str, allowed: list[str]) -> str:
+    return f"`{value}` is no longer a choice of `{token}` (choices: {', '.join(allowed)})"
+
+
+def type_changed(token: str, value: str, old: Fact, new: Fact) -> str:
+    return f"`{token}` now takes {new.attr('type')} (it took {old.attr('type')}); `{value}` does not fit"
+
+
+def default_changed(token: str, old_default: str | None, new_default: str | None, claimed: str) -> str:
+    return (
+        f"the default of `{token}` is now `{display(new_default)}` "
+        f"(was `{display(old_default)}`); the doc still says `{claimed}`"
+    )
+
+
+# -- new facts the page does not mention ---------------------------------------------------------
+
+
+def new_member(token: str, group: str, fact: Fact, listed: list[str]) -> str:
+    return (
+        f"`{token}` is new in {group} ({fact.path}:{fact.line}); the doc lists "
+        f"{', '.join(f'`{t}`' for t in listed)} but not `{token}`"
+    )
+
+
+def new_flag(flag: Fact, doc_path: str) -> str:
+    return f"new flag `{flag.token}` ({flag.path}:{flag.line}) is not mentioned in {doc_path}"
+
+
+# -- cited paths ---------------------------------------------------------------------------------
+
+
+def path_moved(token: str, new: str) -> str:
+    return f"`{token}` was moved to `{new}` by this change"
+
+
+def path_deleted(token: str) -> str:
+    return f"`{token}` was deleted by this change; the doc still cites it"
+
+
+def path_missing(token: str, near: str | None) -> str:
+    return f"`{token}` does not exist at head" + did_you_mean(near)
+
+
+# -- doc -> code ---------------------------------------------------------------------------------
+
+
+def unknown_name(token: str, near: str) -> str:
+    return f"`{token}` is not defined by the code this page is checked against; did you mean `{near}`?"
+
+
+def unknown_flag(token: str, near: str | None) -> str:
+    return f"`{token}` is not a flag at head" + did_you_mean(near)
+
+
+def not_a_choice(value: str, token: str, allowed: list[str]) -> str:
+    return f"`{value}` is not a choice of `{token}` (choices: {', '.join(allowed)})"
+
+
+def wrong_default(token: str, actual: str | None, claimed: str, *, mark: bool) -> str:
+    """`mark`: the claim is a check mark in a choices table, so the doc "says" nothing to quote."""
+    if mark:
+        return f"the default of `{token}` is `{display(actual)}`, not `{claimed}`"
+    return f"the default of `{token}` is `{display(actual)}`; the doc says `{claimed}`"
