@@ -2,7 +2,7 @@
 GitHub stand-in, one server per test module, reset before each test.
 
 A module with another repository (tests/app/test_github.py) defines its own `repo_and_shas` and
-`server`, which take precedence.
+`server`, which take precedence; so does a module with its own `bot`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bot.testing.standin import GitHubStandIn
-from tests.appkit import build_repo
+from tests.appkit import CheckBot, build_repo
 
 
 @pytest.fixture(scope="module")
@@ -31,3 +31,11 @@ def standin(server):
     yield server
     refused = [r for r in server.requests if r[2] == 422]
     assert not refused, f"GitHub would refuse {refused}"
+
+
+@pytest.fixture
+def bot(standin, repo_and_shas, tmp_path):
+    """The check job's handler over a fresh queue, fed pull_request deliveries (tests.appkit.CheckBot)."""
+    b = CheckBot(standin, repo_and_shas[1], tmp_path)
+    yield b
+    b.queue.close()

@@ -1,19 +1,17 @@
-"""`/docs-sync` commands: comment jobs fed to the handler, the stand-in recording the answers."""
+"""`/docs-sync` commands: comment jobs fed to the handler, the stand-in recording the answers; and
+the registry the verbs, their permissions and the help come from."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from bot.app.commands import COMMANDS
+from bot.app.commands import COMMANDS, Registry
 from bot.app.events import route
 from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
+from bot.app.payloads import CommandJob
 from bot.app.queue import SQLiteQueue
 from bot.app.worker import Worker
-from bot.core.model import Finding, Report
-from bot.render.comments import explain_text
 from bot.testing.standin import GitHubStandIn
 from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
 
@@ -188,9 +186,68 @@ def test_a_recheck_retried_after_a_push_completes_the_run_it_left_on_the_old_hea
     assert f"checked {shas['pr'][:12]} again" in replies(standin)[-1]
 
 
-def test_explain_text_without_findings_mentions_waivers():
-    gone = Finding("removed", "warning", "--x", "gone", "page")
-    text = explain_text(Report((), ((gone, "gone on purpose (@m)"),)), "https://github.com/o/r", "c" * 40)
-    assert text.startswith(f"docs-sync found nothing out of date at {'c' * 12}.")
-    assert "- `--x` (removed): gone on purpose (@m)" in text
-    assert json.dumps(text)  # plain text, ready for a comment body
+# -- the registry ------------------------------------------------------------------------------------
+
+
+def ask(command: str, *args: str, note: str | None = None) -> CommandJob:
+    return CommandJob("octo", "docs", 1, 99, "alice", command, args, note)
+
+
+def test_the_help_is_generated_from_the_registry_in_its_order():
+    assert COMMANDS.help_text() == (
+        "docs-sync keeps this repository's docs in step with its code. Commands (first line of a comment):\n"
+        "\n"
+        "- `/docs-sync` or `/docs-sync recheck`: check this pull request again\n"
+        "- `/docs-sync explain`: why each finding was reported (rule, code line, doc line)\n"
+        "- `/docs-sync ignore <symbol> [reason]`: accept the findings about `<symbol>` on this pull "
+        'request (needs write access); they move to the summary\'s "Ignored" list\n'
+        "- `/docs-sync help`: this list"
+    )
+    assert list(COMMANDS.commands) == ["recheck", "explain", "ignore", "help"]
+    assert (
+        COMMANDS.commands["ignore"].permission == "write" and COMMANDS.commands["explain"].permission is None
+    )
+
+
+def test_verbs_resolve_through_the_registry():
+    bare = COMMANDS.resolve(ask(""))
+    assert (bare.command.name, bare.args, bare.note) == ("recheck", (), None)
+    assert COMMANDS.resolve(ask("RECHECK")).command.name == "recheck"  # as written in the comment
+    assert COMMANDS.resolve(ask("recheck", "please")).args == ()  # a command without arguments takes none
+    ignore = COMMANDS.resolve(ask("ignore", "--old", "renamed on purpose"))
+    assert (ignore.command.name, ignore.args) == ("ignore", ("--old", "renamed on purpose"))
+
+
+def test_what_the_registry_lacks_is_answered_with_the_help_and_why():
+    unknown = COMMANDS.resolve(ask("Frobnicate", "now"))
+    assert (unknown.command.name, unknown.args, unknown.note) == ("help", (), "unknown command 'Frobnicate'")
+    bare_ignore = COMMANDS.resolve(ask("ignore"))
+    assert (bare_ignore.command.name, bare_ignore.note) == (
+        "help",
+        "ignore needs a symbol: /docs-sync ignore <symbol> [reason]",
+    )
+    # A job an earlier version queued had already fallen back to help, with its note.
+    earlier = COMMANDS.resolve(ask("help", note="unknown command 'frobnicate'"))
+    assert (earlier.command.name, earlier.note) == ("help", "unknown command 'frobnicate'")
+
+
+def test_a_registry_takes_new_commands_once_each():
+    registry = Registry()
+
+    @registry.command("help", help="this list")
+    def help_(ctx, asked):
+        return registry.help_text()
+
+    @registry.command("ping", help="answer pong", usage="[word]", default=True)
+    def ping(ctx, asked):
+        return "pong " + " ".join(asked.args)
+
+    assert registry.resolve(ask("")).command.name == "ping"
+    assert (
+        registry.resolve(ask("ping", "x")).command.run(None, registry.resolve(ask("ping", "x"))) == "pong x"
+    )  # type: ignore[arg-type]
+    assert "- `/docs-sync` or `/docs-sync ping [word]`: answer pong" in registry.help_text()
+    with pytest.raises(ValueError, match="registered twice"):
+        registry.command("ping", help="again")(ping)
+    with pytest.raises(ValueError, match="unknown permission"):
+        registry.command("deploy", help="ship it", permission="admin")

@@ -1,0 +1,243 @@
+"""The check job end to end against the stand-in: what it costs, what it publishes, and how it ends
+when GitHub or the core fails, the process crashes, or a newer push overtakes it."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.app.events import route
+from bot.app.handler import make_handler
+from bot.app.metrics import Metrics
+from bot.app.queue import SQLiteQueue
+from bot.app.store import Checked, PullRef, Store
+from bot.app.worker import RetryableError, Worker
+from tests.appkit import (
+    check_run_payload,
+    pull_request_payload,
+    settings_for,
+    writes_and_reads,
+)
+
+
+def test_a_typical_pull_request_costs_six_calls_and_a_clean_one_four(bot, standin):
+    bot.check(1, "main", "one")  # the first pull request on main also reads the config once
+    first = writes_and_reads(standin)
+    assert [r[0] for r in first].count("POST") >= 3 and len(first) == 7
+
+    standin.reset()
+    bot.check(2, "main", "pr")
+    calls = writes_and_reads(standin)
+    assert [(m, p.rsplit("/", 2)[-2:] if p != "/graphql" else p) for m, p, _ in calls] == [
+        ("POST", ["docs-repo", "check-runs"]),
+        ("GET", ["2", "files"]),
+        ("POST", "/graphql"),
+        ("POST", ["2", "reviews"]),
+        ("POST", ["2", "comments"]),
+        ("PATCH", ["check-runs", str(standin.check_runs[0]["id"])]),
+    ]
+    run = standin.check_runs[0]
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "3 doc lines out of date",
+    )
+    assert run["actions"] == [
+        {"label": "Re-run", "description": "Run docs-sync again", "identifier": "rerun"}
+    ]
+
+    standin.reset()
+    bot.check(3, "main", "clean")
+    calls = writes_and_reads(standin)
+    assert len(calls) == 4 and standin.check_runs[0]["conclusion"] == "success"
+    assert standin.issue_comments == [] and standin.reviews == []
+    assert bot.metrics.value("docs_sync_github_calls_total", status="201") >= 4
+
+
+def test_an_error_github_will_not_fix_fails_the_check_run(bot, standin):
+    standin.fail_next("GET", r"/pulls/9/files$", 404)
+    bot.check(9, "main", "pr")
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert "GitHub answered 404 to GET /repos/octo-org/docs-repo/pulls/9/files" in run["output"]["summary"]
+    assert bot.queue.counts()["failed"] == 1
+    assert len(standin.calls("PATCH", r"/check-runs/")) == 1  # abandoning the job finds it complete
+
+
+def test_a_job_that_keeps_crashing_the_process_still_completes_its_check_run(
+    standin, repo_and_shas, tmp_path
+):
+    shas = repo_and_shas[1]
+    settings = settings_for(standin, tmp_path / "q.db")
+    standin.open_pull(18, "main", "pr")
+    (spec,) = route(
+        "pull_request", pull_request_payload(standin, "opened", 18, shas["pr"], shas["main"], "main")
+    )
+    for attempt in range(1, 4):  # three processes die in the middle of the job
+        queue = SQLiteQueue(settings.db_path)
+        if attempt == 1:
+            queue.enqueue("crashing", spec.kind, spec.payload, key=spec.key)
+        job = queue.claim()
+        assert job is not None and job.attempts == attempt
+        standin.fail_next("GET", r"/pulls/18/files$", 500)  # stands for what killed the process
+        with pytest.raises(RetryableError):
+            make_handler(settings, queue, Metrics(), write_interval_s=0)(job)
+        queue.close()  # no outcome recorded: the next process finds the job interrupted
+    (run,) = standin.check_runs
+    assert run["status"] == "in_progress"  # what a required check would wait on forever
+
+    queue = SQLiteQueue(settings.db_path)
+    handler = make_handler(settings, queue, Metrics(), write_interval_s=0)
+    job = Worker(queue, handler, Metrics(), max_attempts=3).run_once()
+    assert queue.get(job.id).state == "failed"
+    queue.close()
+    assert len(standin.calls("GET", r"/pulls/18/files$")) == 3  # not run a fourth time
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert "gave up after 3 attempts: interrupted" in run["output"]["summary"]
+
+
+def test_a_running_job_superseded_by_a_newer_push_posts_nothing(bot, standin, repo_and_shas):
+    shas = repo_and_shas[1]
+    bot.enqueue(11, "main", "one")
+    old = bot.queue.claim()
+    standin.update_pull(11, head="pr")
+    bot.enqueue(11, "main", "pr")  # arrives while the old job runs
+    assert bot.queue.counts()["superseded"] == 0  # the queue supersedes queued jobs only
+    bot.handler(old)
+    bot.queue.complete(old.id)
+    assert len(standin.check_runs) == 1
+    run = standin.check_runs[0]
+    assert (run["head_sha"], run["conclusion"], run["output"]["title"]) == (
+        shas["one"],
+        "neutral",
+        "Superseded by a newer push",
+    )
+    assert standin.reviews == [] and standin.issue_comments == []
+    bot.worker.run_once()
+    assert (
+        standin.check_runs[1]["head_sha"] == shas["pr"] and standin.check_runs[1]["conclusion"] == "failure"
+    )
+
+
+def test_a_job_whose_pull_request_moved_on_posts_nothing(bot, standin, repo_and_shas):
+    bot.enqueue(14, "main", "one")
+    standin.update_pull(14, head="pr")  # pushed; the delivery has not arrived yet
+    bot.worker.run_once()
+    (run,) = standin.check_runs
+    assert (run["head_sha"], run["conclusion"]) == (repo_and_shas[1]["one"], "neutral")
+    assert run["output"]["title"] == "Superseded by a newer push" and standin.reviews == []
+
+
+def test_the_store_records_what_was_posted(bot, standin, repo_and_shas):
+    bot.check(12, "main", "pr")
+    store, pr = Store(bot.queue), PullRef("octo-org/docs-repo", 12)
+    state = store.pull_state(pr)
+    assert len(state.comments) == 3 and state.open_fingerprints() == set(state.comments)
+    assert state.summary_id == standin.issue_comments[0]["id"] and len(state.reviews) == 1
+    stored = store.last_report(pr)
+    assert stored is not None and stored.head_sha == repo_and_shas[1]["pr"]
+    assert [f.symbol for f in stored.report.findings] == [
+        "--fsdp-cpu-ofload",
+        "--disable-fp32-master",
+        "--attn-implementation",
+    ]
+    assert store.checked("octo-org/docs-repo", repo_and_shas[1]["pr"]) == Checked(
+        12, repo_and_shas[1]["main"]
+    )
+    (run,) = standin.check_runs
+    saved = store.check_run(1)  # the job's id
+    assert saved is not None and (saved.id, saved.head_sha, saved.sent, saved.done) == (
+        run["id"],
+        run["head_sha"],
+        3,  # annotations sent
+        True,
+    )
+
+
+def test_retryable_errors_reach_the_worker(bot, standin):
+    standin.fail_next("GET", r"/pulls/13/files$", 403, headers={"retry-after": "30"})
+    bot.enqueue(13, "main", "clean")
+    with pytest.raises(RetryableError):
+        bot.handler(bot.queue.claim())
+    assert standin.check_runs[0]["status"] == "in_progress"  # left for the retry to finish
+
+
+def test_an_exception_in_the_core_fails_the_check_run_with_the_error(bot, standin, monkeypatch):
+    def broken_check(*args, **kwargs):
+        raise ValueError("the core tripped over assets/blob.bin")
+
+    monkeypatch.setattr("bot.app.analysis.check", broken_check)
+    bot.check(25, "main", "pr")
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert "the core tripped over assets/blob.bin" in run["output"]["summary"]
+    assert bot.queue.counts()["failed"] == 1 and standin.reviews == [] and standin.issue_comments == []
+
+
+def test_a_pull_request_closed_before_its_job_runs_still_gets_a_completed_check_run(bot, standin):
+    bot.enqueue(26, "main", "one")
+    standin.update_pull(26, state="closed")
+    while bot.worker.run_once() is not None:
+        pass
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"]) == ("completed", "failure")
+
+
+def test_a_pull_request_github_does_not_know_leaves_no_check_run_behind(bot, standin, repo_and_shas):
+    payload = check_run_payload(standin, repo_and_shas[1]["one"], 1)
+    (spec,) = route("check_run", payload)
+    spec.payload.update(pr=404, base_sha=None)  # a re-run naming a pull request GitHub answers 404 for
+    bot.queue.enqueue("gone", spec.kind, spec.payload, key="octo-org/docs-repo#404")
+    bot.worker.run_once()
+    assert standin.check_runs == []  # found out before a check run was started
+    (job,) = [bot.queue.get(1)]
+    assert job.state == "failed" and "GitHub answered 404 to GET /repos/octo-org/docs-repo/pulls/404" in (
+        job.last_error or ""
+    )
+
+
+def test_a_retry_overtaken_by_a_newer_push_closes_its_check_run(bot, standin, repo_and_shas):
+    shas = repo_and_shas[1]
+    standin.fail_next("GET", r"/pulls/21/files$", 403, headers={"retry-after": "600"})
+    bot.check(21, "main", "one")  # the check run is created, then GitHub asks for ten minutes
+    (waiting,) = standin.check_runs
+    assert waiting["status"] == "in_progress"
+    standin.update_pull(21, head="pr")
+    bot.check(21, "main", "pr")  # the newer push: the waiting job runs at once and steps aside
+    old, new = standin.check_runs
+    assert (old["id"], old["status"], old["conclusion"]) == (waiting["id"], "completed", "neutral")
+    assert old["output"]["title"] == "Superseded by a newer push"
+    assert (new["head_sha"], new["conclusion"]) == (shas["pr"], "failure")
+    assert {r["commit_id"] for r in standin.reviews} == {shas["pr"]}
+    assert bot.queue.counts() == {"queued": 0, "running": 0, "done": 2, "failed": 0, "superseded": 0}
+    assert len(standin.calls("GET", r"/pulls/21/files$")) == 2  # the overtaken job read nothing more
+
+
+def test_a_missing_permission_fails_the_check_run_and_says_so(bot, standin):
+    standin.fail_next(
+        "POST", r"/pulls/22/reviews$", 403, body={"message": "Resource not accessible by integration"}
+    )
+    bot.check(22, "main", "pr")
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert (
+        "GitHub answered 403 to POST /repos/octo-org/docs-repo/pulls/22/reviews" in run["output"]["summary"]
+    )
+    assert "may lack a permission" in run["output"]["summary"]
+    assert bot.queue.counts()["failed"] == 1 and len(standin.calls("POST", r"/reviews$")) == 1  # no retry
