@@ -15,8 +15,10 @@ from bot.core.model import Extraction, Fact, ParseError, Tree
 from bot.core.page import DocPage, parse_doc
 from bot.core.rules import Rule, Source
 
-# Extractions and parsed pages, keyed by git blob id: content-addressed, so never stale.
-FactsCache = MutableMapping[str, object]
+# Where the parses of files are kept: extractions and parsed pages, keyed by git blob id
+# (content-addressed, so never stale). Any mutable mapping will do; bot/trees/factcache.py keeps
+# one in SQLite across runs.
+ParseCache = MutableMapping[str, object]
 
 
 @dataclass
@@ -55,7 +57,7 @@ def _source_signature(source: Source) -> str:
     return hashlib.sha1(repr(source).encode()).hexdigest()[:12]
 
 
-def _extract_cached(source: Source, path: str, tree: Tree, cache: FactsCache | None) -> Extraction | None:
+def _extract_cached(source: Source, path: str, tree: Tree, cache: ParseCache | None) -> Extraction | None:
     blob = tree.blob_id(path)
     key = f"{blob}:{path}:{_source_signature(source)}" if blob else None
     if cache is not None and key is not None:
@@ -73,7 +75,7 @@ def _extract_cached(source: Source, path: str, tree: Tree, cache: FactsCache | N
     return result  # type: ignore[return-value]
 
 
-def parse_doc_cached(path: str, text: str, blob: str | None, cache: FactsCache | None) -> DocPage:
+def parse_doc_cached(path: str, text: str, blob: str | None, cache: ParseCache | None) -> DocPage:
     key = f"doc:{blob}:{path}" if blob else None
     if cache is not None and key is not None:
         hit = cache.get(key)
@@ -106,7 +108,7 @@ def _choice_facts(flag: Fact) -> Iterable[Fact]:
 
 
 def gather(
-    rule: Rule, tree: Tree, cache: FactsCache | None = None, renames: dict[str, str] | None = None
+    rule: Rule, tree: Tree, cache: ParseCache | None = None, renames: dict[str, str] | None = None
 ) -> Facts:
     """Extract every fact the rule's sources yield in this revision.
 

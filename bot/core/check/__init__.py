@@ -28,7 +28,7 @@ from bot.core.check.doc_to_code import doc_to_code
 from bot.core.check.findings import Findings
 from bot.core.check.inputs import RuleInputs, Touched
 from bot.core.check.undocumented import undocumented
-from bot.core.facts import FactsCache
+from bot.core.facts import ParseCache
 from bot.core.model import Change, Finding, Report, Tree
 from bot.core.rules import Rule
 
@@ -40,7 +40,7 @@ def check(
     base: Tree,
     head: Tree,
     changes: Sequence[Change],
-    cache: FactsCache | None = None,
+    cache: ParseCache | None = None,
 ) -> Report:
     """Findings for one change (base -> head) under the given rules."""
     touched = Touched.of(changes)
@@ -54,7 +54,7 @@ def check(
     return Report(findings=tuple(findings), rules_checked=tuple(checked))
 
 
-def audit(rules: Sequence[Rule], tree: Tree, cache: FactsCache | None = None) -> Report:
+def audit(rules: Sequence[Rule], tree: Tree, cache: ParseCache | None = None) -> Report:
     """Every doc reference that does not resolve in this revision (the whole page is 'new')."""
     findings: list[Finding] = []
     for rule in rules:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.core.doclines import in_scope
-from bot.core.facts import Facts, FactsCache, gather, parse_doc_cached
+from bot.core.facts import Facts, ParseCache, gather, parse_doc_cached
 from bot.core.linediff import LineDiff, line_diff
 from bot.core.model import Change, CodeLocation, Fact, Tree
 from bot.core.page import DocPage, Ref
@@ -84,7 +84,7 @@ class RuleInputs:
         return CodeLocation(path, mapped)
 
 
-def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: FactsCache | None) -> RuleInputs:
+def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCache | None) -> RuleInputs:
     return RuleInputs(
         rule=rule,
         head=head,
@@ -106,7 +106,7 @@ def _code_diffs(rule: Rule, base: Tree, head: Tree, touched: Touched) -> dict[st
     return diffs
 
 
-def _pages(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: FactsCache | None) -> list[Page]:
+def _pages(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCache | None) -> list[Page]:
     pages = []
     for target in rule.docs:
         head_path = touched.head_path(target.path)
