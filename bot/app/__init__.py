@@ -1,7 +1,18 @@
 """The GitHub App: webhook intake, a durable job queue and the worker that drains it.
 
-Data flows one way: a signed delivery (web.py) is routed to job specs (events.py), stored in
-the queue (queue.py) and answered at once; the worker (worker.py) claims jobs and hands each
-to the job handler, which talks to GitHub. Settings come from the environment when the app is
-built (config.py), never at import time.
+Data flows one way: a signed delivery (web.py) is routed to typed job payloads (events.py,
+payloads.py), stored in the queue (queue.py) and answered at once; the worker (worker.py) claims
+jobs and hands each to the handler (handler.py), which opens the job's context (context.py:
+the delivery id, the repository's client, the store, settings, metrics) and runs it:
+
+    a check job     checkjob.py: the pull request -> analysis.py (rules from repoconfig.py, the
+                    revisions from snapshot.py, the check, waivers) -> review.py (inline
+                    comments), summary.py (the summary comment) -> checkruns.py (the outcome)
+    a command job   commands.py: `/docs-sync <verb>`, a registry of small functions
+
+What the App remembers between jobs lives in store.py (typed values over the queue database);
+every word it writes on GitHub comes from bot.render.comments; github.py is the githubkit
+adapter. Settings come from the environment when the app is built (config.py), never at import
+time. handler.py sits on top: no module here imports it but web.py, lazily, so the intake never
+loads the analysis.
 """
