@@ -132,7 +132,9 @@ def _check_and_publish(ctx: Context, run: CheckRun) -> Report | None:
     ctx.metrics.findings(len(report.findings))
     notes = publish(ctx, result)
     ctx.store.save_report(ctx.pr, StoredReport(ctx.pull.head_sha, links.html_url, report))
-    checkruns.finish(ctx, run, report_outcome(report, links, notes, gone_at_head(result.files)))
+    assert result.revisions is not None
+    outcome = report_outcome(report, links, notes, gone_at_head(result.files), result.revisions.head.read)
+    checkruns.finish(ctx, run, outcome)
     _mark_checked(ctx)
     return report
 
@@ -157,7 +159,7 @@ def publish(ctx: Context, result: Analysis) -> list[str]:
     notes = list(result.notes)
     if over:
         notes.append(over_cap_note(over, MAX_INLINE))
-    body = summary_comment(report, links, notes)
+    body = summary_comment(report, links, notes, revisions.head.read)  # shows the lines replaced too
     upsert_summary(ctx, state, body, wanted=bool(report.findings or report.ignored))
     return notes
 

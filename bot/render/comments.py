@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from bot.core.model import Finding, Report, Suggestion
 from bot.core.rules import REPO_CONFIG, RulesError
-from bot.render.common import RenderError, md_code, md_escape, suggestion_diff
+from bot.render.common import DocText, RenderError, md_code, md_escape, suggestion_diff
 from bot.render.markdown import to_markdown
 
 TEXT_LIMIT = 65_535  # check run summary and text, in UTF-8 bytes
@@ -166,18 +166,26 @@ def finding_annotations(report: Report, gone: Collection[str] = ()) -> list[Anno
     return out
 
 
-def summary_text(report: Report, links: Links, notes: Sequence[str] = (), limit: int = TEXT_LIMIT) -> str:
+def summary_text(
+    report: Report,
+    links: Links,
+    notes: Sequence[str] = (),
+    limit: int = TEXT_LIMIT,
+    doc_text: DocText | None = None,
+) -> str:
     """The markdown summary of the check run (and of the summary comment), within `limit` bytes.
 
-    The markdown is cut at whole findings; GitHub measures the summary in bytes, so where badges
-    and non-ASCII text make the bytes outgrow the characters, it is cut again, shorter.
+    `doc_text(path)` reads a doc page at the head, so each suggestion shows the lines it replaces
+    as well as the new ones. The markdown is cut at whole findings; GitHub measures the summary in
+    bytes, so where badges and non-ASCII text make the bytes outgrow the characters, it is cut
+    again, shorter.
     """
     tail = "".join(f"\n> {note}\n" for note in notes)
     room = limit - _size(tail) - 100  # bytes for the markdown
     budget = room  # characters asked of to_markdown
     markdown = ""
     for _ in range(8):
-        markdown = to_markdown(report, doc_url=links.blob, limit=max(1000, budget))
+        markdown = to_markdown(report, doc_url=links.blob, doc_text=doc_text, limit=max(1000, budget))
         size = _size(markdown)
         if size <= room:
             return markdown + tail
@@ -186,13 +194,17 @@ def summary_text(report: Report, links: Links, notes: Sequence[str] = (), limit:
 
 
 def report_outcome(
-    report: Report, links: Links, notes: Sequence[str] = (), gone: Collection[str] = ()
+    report: Report,
+    links: Links,
+    notes: Sequence[str] = (),
+    gone: Collection[str] = (),
+    doc_text: DocText | None = None,
 ) -> CheckOutcome:
     """The check run of a finished check: title, summary with `notes`, one annotation per finding."""
     return CheckOutcome(
         report.conclusion(),
         check_title(report),
-        summary_text(report, links, notes),
+        summary_text(report, links, notes, doc_text=doc_text),
         tuple(finding_annotations(report, gone)),
     )
 
@@ -390,11 +402,13 @@ def fixed_body(message: str, sha: str, fingerprint: str) -> str:
     return f"✅ **Fixed in {sha[:12]}.** ~~{message}~~\n\n{marker(fingerprint)}"
 
 
-def summary_comment(report: Report, links: Links, notes: Sequence[str] = ()) -> str:
+def summary_comment(
+    report: Report, links: Links, notes: Sequence[str] = (), doc_text: DocText | None = None
+) -> str:
     """The pull request's one summary comment: the check run's summary, marked and signed."""
     footer = f"\n<sub>docs-sync checked {links.head_sha[:12]}.</sub>\n"
     budget = COMMENT_LIMIT - len(SUMMARY_MARKER) - len(footer) - 2
-    return f"{SUMMARY_MARKER}\n{summary_text(report, links, notes, limit=budget)}{footer}"
+    return f"{SUMMARY_MARKER}\n{summary_text(report, links, notes, budget, doc_text)}{footer}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -45,3 +45,14 @@ def test_a_deleted_summary_is_posted_again(bot, standin, repo_and_shas):
     assert again["id"] != first["id"] and "docs-sync checked " + repo_and_shas[1]["one"][:12] in again["body"]
     assert [s for _, _, s in standin.calls("PATCH", r"/issues/comments/\d+$")] == [404]
     assert Store(bot.queue).pull_state(PullRef("octo-org/docs-repo", 3)).summary_id == again["id"]
+
+
+def test_the_summary_shows_each_suggestions_old_line_and_new_one(bot, standin):
+    bot.check(4, "main", "pr")
+    (summary,) = summaries(standin)
+    body = summary["body"]
+    assert "  -| `--fsdp-cpu-ofload` with `--offload-train` |" in body  # the doc line at head
+    assert "  +| `--fsdp-cpu-offload` with `--offload-train` |" in body  # what it should say
+    assert body.index("  -| `--fsdp-cpu-ofload`") < body.index("  +| `--fsdp-cpu-offload`")
+    run = standin.check_runs[0]
+    assert "  -| `--fsdp-cpu-ofload` with `--offload-train` |" in run["output"]["summary"]
