@@ -2,8 +2,9 @@
 
     python bench/replay.py --repo PATH/TO/miles --commit 0daa9ff92 --rules miles \
         --doc docs/user-guide/training-backend.md --doc-rev HEAD \
-        --doc-edit '--no-keep-fp32-master=>--disable-fp32-master'
+        --doc-edit='--no-keep-fp32-master=>--disable-fp32-master'
 
+(`--doc-edit=VALUE` in one word: a value starting with "--" would otherwise read as an option.)
 Base is the commit's first parent, head the commit. A page that did not exist yet when the
 pull request merged (or that was fixed later) can be laid over both revisions with --doc and
 --doc-rev, and edited back to what it said before the pull request with --doc-edit OLD=>NEW:
