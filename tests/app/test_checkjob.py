@@ -11,12 +11,7 @@ from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
 from bot.app.store import Checked, PullRef, Store
 from bot.app.worker import RetryableError, Worker
-from tests.appkit import (
-    check_run_payload,
-    pull_request_payload,
-    settings_for,
-    writes_and_reads,
-)
+from tests.appkit import check_run_payload, pull_request_payload, settings_for, writes_and_reads
 
 
 def test_a_typical_pull_request_costs_six_calls_and_a_clean_one_four(bot, standin):

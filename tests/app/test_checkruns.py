@@ -12,13 +12,8 @@ from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
 from bot.app.store import Store
 from bot.app.worker import RetryableError, Worker
-from bot.render.comments import (
-    CheckOutcome,
-)
-from tests.appkit import (
-    DOC,
-    settings_for,
-)
+from bot.render.comments import CheckOutcome
+from tests.appkit import DOC, settings_for
 
 
 def test_annotations_go_before_the_conclusion_and_outputs_fit_in_bytes(standin, repo_and_shas, tmp_path):

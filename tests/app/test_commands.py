@@ -11,6 +11,7 @@ from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.payloads import CommandJob
 from bot.app.queue import SQLiteQueue
+from bot.app.store import PullRef, Store
 from bot.app.worker import Worker
 from bot.testing.standin import GitHubStandIn
 from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
@@ -122,7 +123,7 @@ def test_ignore_below_write_is_refused_politely(bot, standin):
     assert "needs write access to the repository (you have read access)" in reply
     bot.comment(5, "/docs-sync ignore --attn-implementation", user="passer-by")  # not a collaborator: 404
     assert "(you have no access)" in replies(standin)[-1]
-    assert len(standin.check_runs) == 1 and bot.queue.kv_get("waivers", "octo-org/docs-repo#5") is None
+    assert len(standin.check_runs) == 1 and Store(bot.queue).waivers(PullRef("octo-org/docs-repo", 5)) == []
 
 
 def test_recheck_runs_a_new_check_and_says_so(bot, standin, repo_and_shas):

@@ -4,9 +4,7 @@ that says how to add one; a config that cannot be used fails with its file, line
 from __future__ import annotations
 
 from bot.core.packs import parse_repo_config
-from tests.appkit import (
-    CheckBot,
-)
+from tests.appkit import CheckBot
 
 
 def test_the_apps_rules_apply_when_the_repository_has_no_config(standin, repo_and_shas, tmp_path):

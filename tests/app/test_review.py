@@ -3,23 +3,12 @@ their bodies, GitHub's limits, the 30-comment cap, and a lost review found inste
 
 from __future__ import annotations
 
-import json
-
 from bot.app.events import route
 from bot.app.review import plan_inline, right_lines
+from bot.app.store import PullRef, Store
 from bot.core.model import DocLocation, Finding, Report, Suggestion
-from bot.render.comments import (
-    finding_annotations,
-    marked_fingerprint,
-)
-from tests.appkit import (
-    ARGS,
-    DOC,
-    LINKS,
-    PAGE,
-    check_run_payload,
-    finding,
-)
+from bot.render.comments import finding_annotations, marked_fingerprint
+from tests.appkit import ARGS, DOC, LINKS, PAGE, check_run_payload, finding
 
 PATCH = """\
 @@ -1,4 +1,5 @@
@@ -177,9 +166,9 @@ def test_answers_lost_after_the_review_and_the_summary_post_nothing_twice(bot, s
     standin.update_pull(23, head="one")
     bot.check(23, "main", "one")
     assert len(standin.reviews) == 2 and len(standin.review_comments) == 4
-    state = json.loads(bot.queue.kv_get("pr", "octo-org/docs-repo#23"))
-    assert sorted(c["state"] for c in state["comments"].values()) == ["fixed", "fixed", "open"]
-    assert len(state["reviews"]) == 2 and not state["review_pending"]
+    state = Store(bot.queue).pull_state(PullRef("octo-org/docs-repo", 23))
+    assert sorted(c.state for c in state.comments.values()) == ["fixed", "fixed", "open"]
+    assert len(state.reviews) == 2 and not state.review_pending
 
 
 def test_the_inline_cap_holds_for_the_pull_request_not_each_run(bot, standin, repo_and_shas):

@@ -3,20 +3,17 @@ base (derived from GitHub's patches, read at the merge base only without one).""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from bot.app.snapshot import BasePatch, PullRevisions, base_patches, changes_from_files, unapply
+from bot.app.store import Store
 from bot.core.check import check
 from bot.core.model import Change
 from bot.core.packs import parse_repo_config
 from bot.testing.standin import add_commit, make_repo, run_git
 from bot.trees.git import GitRepo
 from bot.trees.memory import MemoryTree
-from tests.appkit import (
-    writes_and_reads,
-)
+from tests.appkit import writes_and_reads
 
 
 class MergeBaseOnly:
@@ -110,10 +107,8 @@ def test_without_a_patch_the_base_side_is_read_at_the_merge_base(bot, standin, r
     assert [a["title"] for a in run["output"]["annotations"]] == ["changed: --attn-implementation"]
     (compare,) = standin.calls("GET", r"/compare/")
     assert compare[1].endswith(f"/compare/{shas['drift-main']}...{shas['drift-pr']}")
-    remembered = bot.queue.kv_get(
-        "merge-base", f"octo-org/docs-repo@{shas['drift-main']}...{shas['drift-pr']}"
-    )
-    assert json.loads(remembered) == {"sha": shas["drift"]}
+    remembered = Store(bot.queue).merge_base("octo-org/docs-repo", shas["drift-main"], shas["drift-pr"])
+    assert remembered == shas["drift"]
     # One compare call more than with patches: 7, plus the first read of this branch's config.
     assert len(writes_and_reads(standin)) == 8
 
