@@ -8,13 +8,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from bot.core.model import Report, Tree
-from bot.core.rules import RulePack, RulesError
+from bot.core.rules import Rule, RulePack, RulesError
 from bot.render import FORMATS
 from bot.render.common import DocText, Options, RenderError
+
+if TYPE_CHECKING:
+    from bot.trees.factcache import FactsCache
 
 REPO_CONFIG = ".github/docs-sync.yml"
 
@@ -89,7 +94,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return _parser().parse_args(argv)
 
 
-def _load_rules(values: Sequence[str] | None, repo_config: str | None, cache) -> tuple[RulePack, ...]:
+def _load_rules(
+    values: Sequence[str] | None, repo_config: str | None, cache: FactsCache | None
+) -> tuple[RulePack, ...]:
     from bot.core.packs import parse_repo_config, resolve_rule_args
 
     if not values and repo_config is None:
@@ -101,7 +108,7 @@ def _load_rules(values: Sequence[str] | None, repo_config: str | None, cache) ->
         hit = cache.get(key)
         if isinstance(hit, tuple):
             return hit
-    packs = resolve_rule_args(values) if values else parse_repo_config(repo_config, REPO_CONFIG)
+    packs = resolve_rule_args(values) if values else parse_repo_config(repo_config or "", REPO_CONFIG)
     if cache is not None and key is not None:
         cache[key] = packs
     return packs
@@ -125,15 +132,17 @@ def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | N
     return f"rules:{digest.hexdigest()}"
 
 
-def _cache(disabled: bool):
+def _cache(disabled: bool) -> FactsCache | None:
     if disabled:
         return None
+    import sqlite3
+
     from bot.trees.factcache import FactsCache
 
     try:
         return FactsCache()
-    except OSError:
-        return None  # a read-only home directory only costs speed
+    except (OSError, sqlite3.Error):
+        return None  # a read-only home directory, or a damaged cache file, only costs speed
 
 
 def _print(report: Report, fmt: str, fail_on: str | None, doc_text: DocText | None = None) -> None:
@@ -147,7 +156,7 @@ def _print(report: Report, fmt: str, fail_on: str | None, doc_text: DocText | No
     sys.stdout.write(out if out.endswith("\n") or not out else out + "\n")
 
 
-def _rules_of(packs: Sequence[RulePack]):
+def _rules_of(packs: Sequence[RulePack]) -> list[Rule]:
     return [rule for pack in packs for rule in pack.rules]
 
 
@@ -220,6 +229,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `docs-sync demo | head`: the reader has seen enough
         _drop_stdout()
         return 1
+    except Exception:
+        # A bug, not a finding: exit 2 like any failure to check, never 1, which says the docs
+        # are wrong. The traceback is for the bug report.
+        traceback.print_exc()
+        print("docs-sync: internal error (traceback above)", file=sys.stderr)
+        return 2
     return code
 
 

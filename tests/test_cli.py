@@ -256,3 +256,17 @@ def test_worktree_sees_an_unstaged_code_change_under_a_documented_flag(repo: Pat
 def test_worktree_takes_no_head(repo: Path):
     proc = docs_sync("check", "--repo", str(repo), "--base", "main", "--head", "pr", "--worktree")
     assert proc.returncode == 2 and "--worktree" in proc.stderr
+
+
+def test_a_damaged_cache_file_only_costs_speed(repo: Path, tmp_path: Path):
+    import os
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "facts.sqlite").write_bytes(b"not a database, " * 512)
+    env = dict(os.environ, DOCS_SYNC_CACHE=str(cache))
+    proc = docs_sync(
+        "check", "--repo", str(repo), "--base", "main", "--head", "pr", "--format", "json", env=env
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert len(json.loads(proc.stdout)["findings"]) == 3

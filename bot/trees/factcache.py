@@ -55,7 +55,7 @@ class FactsCache(MutableMapping[str, object]):
             yield key.removeprefix(f"{FORMAT}:")
 
     def __len__(self) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM facts").fetchone()[0]
+        return int(self._db.execute("SELECT COUNT(*) FROM facts").fetchone()[0])
 
     def close(self) -> None:
         self._db.close()
