@@ -71,12 +71,12 @@ def enumerating_line(refs: Sequence[Ref]) -> int:
 
     A table answers with its last row, where a new row would go.
     """
-    groups: dict[tuple, list[Ref]] = defaultdict(list)
+    groups: dict[tuple[object, ...], list[Ref]] = defaultdict(list)
     for r in refs:
         key = ("table", r.section.path, r.column) if r.where == "table" else ("line", r.line)
         groups[key].append(r)
 
-    def score(item: tuple[tuple, list[Ref]]) -> tuple:
+    def score(item: tuple[tuple[object, ...], list[Ref]]) -> tuple[int, bool, int, int]:
         key, members = item
         rows = len({r.line for r in members})  # a column listing one member per row is a list
         return (-len({r.token for r in members}), key[0] != "table", -rows, min(r.line for r in members))

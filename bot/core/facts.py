@@ -72,7 +72,7 @@ def _extract_cached(source: Source, path: str, tree: Tree, cache: ParseCache | N
     result = extract(source, path, text)
     if cache is not None and key is not None:
         cache[key] = result
-    return result  # type: ignore[return-value]
+    return result
 
 
 def parse_doc_cached(path: str, text: str, blob: str | None, cache: ParseCache | None) -> DocPage:

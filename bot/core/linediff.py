@@ -72,7 +72,9 @@ def _matching_blocks(a: tuple[str, ...], b: tuple[str, ...]) -> list[Block]:
     return out
 
 
-def _match(a, alo: int, ahi: int, b, blo: int, bhi: int, out: list[Block]) -> None:
+def _match(
+    a: tuple[str, ...], alo: int, ahi: int, b: tuple[str, ...], blo: int, bhi: int, out: list[Block]
+) -> None:
     # Equal lines at both ends match as they are.
     head = 0
     while alo + head < ahi and blo + head < bhi and a[alo + head] == b[blo + head]:
@@ -100,7 +102,9 @@ def _match(a, alo: int, ahi: int, b, blo: int, bhi: int, out: list[Block]) -> No
         out.append((ahi_core, bhi_core, tail))
 
 
-def _unique_common(a, alo: int, ahi: int, b, blo: int, bhi: int) -> list[tuple[int, int]]:
+def _unique_common(
+    a: tuple[str, ...], alo: int, ahi: int, b: tuple[str, ...], blo: int, bhi: int
+) -> list[tuple[int, int]]:
     """Lines occurring once in each range, paired, longest run in order (patience sorting)."""
     count_a = Counter(a[alo:ahi])
     count_b = Counter(b[blo:bhi])

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
 
@@ -84,7 +86,7 @@ class DocPage:
 # commonmark + GFM tables. text_join stays off so escapes and entities remain separate tokens
 # whose markup is the source text, which keeps the position cursor exact.
 @cache
-def _markdown():
+def _markdown() -> MarkdownIt:
     # Imported on first parse: a run whose pages all come from the cache never loads the parser.
     from markdown_it import MarkdownIt
 
@@ -273,7 +275,7 @@ def _scan_inline(
     prose: list[str] = []
     plen = 0
     segs: list[tuple[int, int, int]] = []
-    links: list[tuple[str, int, str]] = []
+    links: list[tuple[str | int | float, int, str]] = []  # (href as markdown-it gives it, ...)
 
     def add_prose(s: str, src_at: int | None) -> None:
         nonlocal plen
@@ -330,9 +332,9 @@ def _scan_inline(
             if markup != "autolink":
                 p = src.find("](", cur, hi)
                 if p >= 0 and not src[cur:p].strip(" *_~"):
-                    close = src.find(")", p + 2, hi)
+                    paren = src.find(")", p + 2, hi)
                     search_from = p + 2
-                    cur = close + 1 if close >= 0 else cur
+                    cur = paren + 1 if paren >= 0 else cur
                 else:
                     search_from = cur
             path = _link_path(str(href))
@@ -481,7 +483,9 @@ def _span_text(src: str, span: _Span) -> tuple[str, int | None]:
     return span.content, None
 
 
-def _span_claim(src: str, scan: _Inline, idx: int, subject_of) -> _RawClaim | None:
+def _span_claim(
+    src: str, scan: _Inline, idx: int, subject_of: Callable[[int], str | None]
+) -> _RawClaim | None:
     """A claim that code span `idx` is a default; `subject_of` finds the flag for a bare value."""
     span = scan.spans[idx]
     if span.refs and (span.refs[0].kind == "flag" or span.refs[0].value is not None):
@@ -508,7 +512,7 @@ def _paragraph_claims(src: str, scan: _Inline) -> list[_RawClaim]:
     for s_start, s_end in zip(bounds, bounds[1:], strict=False):
         sentence_spans = [int(m.group(1)) for m in re.finditer(_C, scan.prose[s_start:s_end])]
 
-        def subject_of(idx: int, sentence_spans=sentence_spans) -> str | None:
+        def subject_of(idx: int, sentence_spans: list[int] = sentence_spans) -> str | None:
             before = [flags_of[j][-1] for j in sentence_spans if j < idx and flags_of[j]]
             if before:
                 return before[-1]
@@ -568,10 +572,10 @@ def _row_claims(src: str, cells: list[_Inline], default_col: int | None, hi: int
             return out
         if cell.spans and cell.prose.startswith("\x010\x02"):
             subject = first_ref.token if first_ref and first_ref.kind in ("flag", "name") else None
-            text, pos = _span_text(src, cell.spans[0])
+            text, at = _span_text(src, cell.spans[0])
             value = cell.spans[0].content.strip()
             if value:
-                out.append(_RawClaim(subject, value, pos if pos is not None else cell.lo, text))
+                out.append(_RawClaim(subject, value, at if at is not None else cell.lo, text))
             return out
     if (
         first_ref is not None
@@ -631,6 +635,8 @@ class _Walker:
                 hi = self.source.offset(tok.map[1] + off)
                 children = tok.children or []
                 if block == "cell":
+                    column: str | None
+                    row: int | None
                     if in_head:
                         headers.append(_inline_title(children))
                         column, row = headers[-1], None
@@ -726,9 +732,9 @@ def parse_doc(path: str, text: str) -> DocPage:
         refs.append((line, col, order, raw))
     refs.sort(key=lambda r: r[:3])
     claims = []
-    for raw in walker.claims:
-        line, col = source.line_col(raw.pos)
-        claims.append((line, col, raw))
+    for raw_claim in walker.claims:
+        line, col = source.line_col(raw_claim.pos)
+        claims.append((line, col, raw_claim))
     claims.sort(key=lambda c: c[:2])
 
     return DocPage(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from pathlib import PureWindowsPath
+from typing import cast
 
 import yaml
 
@@ -60,12 +61,12 @@ class _Loader(yaml.SafeLoader):
     many times over (or make a node contain itself), and deep nesting exhausts the recursive
     composer; an untrusted rules file needs neither."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.depth = 0
 
-    def compose_node(self, parent, index):
-        mark = self.peek_event().start_mark
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]  # untyped in types-PyYAML
         if self.check_event(yaml.AliasEvent):
             raise yaml.composer.ComposerError(None, None, "aliases (*name) are not supported", mark)
         if self.depth >= MAX_NESTING:
@@ -81,9 +82,10 @@ def line_of(node: yaml.Node) -> int:
     return node.start_mark.line + 1
 
 
-def _value(mapping: yaml.MappingNode, name: str) -> yaml.Node:
+def _value(mapping: yaml.Node, name: str) -> yaml.Node:
     """The value under `name` in a mapping that has already been checked to have it."""
-    return next(v for k, v in mapping.value if k.value == name)
+    value: yaml.Node = next(v for k, v in mapping.value if k.value == name)
+    return value
 
 
 def _describe(node: yaml.Node) -> str:
@@ -177,7 +179,8 @@ class Reader:
             raise self.error(node, key, f"expected a list, got {_describe(node)}")
         if nonempty and not node.value:
             raise self.error(node, key, "must not be empty")
-        return node.value
+        items: list[yaml.Node] = node.value
+        return items
 
     # -- scalars --
 
@@ -187,7 +190,8 @@ class Reader:
             raise self.error(node, key, f"expected a string, got {_describe(node)}{hint}")
         if not empty and not node.value:
             raise self.error(node, key, "must not be empty")
-        return node.value
+        value: str = node.value
+        return value
 
     def optional_string(self, node: yaml.Node | None, key: str, empty: bool = False) -> str | None:
         if node is None or node.tag == _NULL:
@@ -209,7 +213,7 @@ class Reader:
             return None
         if node.tag != _INT:
             raise self.error(node, key, f"expected an integer, got {_describe(node)}")
-        value = _SCALARS.construct_yaml_int(node)
+        value = _SCALARS.construct_yaml_int(cast(yaml.ScalarNode, node))  # an !!int is a scalar
         if value < minimum:
             raise self.error(node, key, f"must be at least {minimum}, got {value}")
         return value
@@ -217,7 +221,7 @@ class Reader:
     def boolean(self, node: yaml.Node, key: str) -> bool:
         if node.tag != _BOOL:
             raise self.error(node, key, f"expected true or false, got {_describe(node)}")
-        return _SCALARS.construct_yaml_bool(node)
+        return _SCALARS.construct_yaml_bool(cast(yaml.ScalarNode, node))  # a !!bool is a scalar
 
     def choice(self, node: yaml.Node, key: str, choices: tuple[str, ...]) -> str:
         value = self.string(node, key)

@@ -12,6 +12,7 @@ from bot.core.check import wording
 from bot.core.check.findings import Findings
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.doclines import enumerating_line
+from bot.core.model import FindingKind
 
 # Share of a source's flags a page must cite before a new flag there is worth a notice.
 DOCUMENTED_SHARE = 0.2
@@ -77,7 +78,7 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
             continue
         # A source the rule declares enumerated is one the page lists in full.
         source = sources.get(flag.source)
-        kind = "undocumented" if source and source.enumerated else "new-flag"
+        kind: FindingKind = "undocumented" if source and source.enumerated else "new-flag"
         out.emit(
             kind,
             flag.token,

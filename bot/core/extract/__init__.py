@@ -35,5 +35,5 @@ def extract(source: Source, path: str, text: str) -> Extraction:
     return Extraction(facts=tuple(sorted(extractor(source, path, tree), key=_order)))
 
 
-def _order(fact: Fact) -> tuple:
+def _order(fact: Fact) -> tuple[int, str, str, tuple[tuple[str, str], ...]]:
     return (fact.line, fact.token, fact.key, fact.attrs)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard
 
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -49,7 +49,7 @@ def call_facts(call: ast.Call, source_id: str, path: str, lookup: Lookup) -> lis
 DECLARING_CALLS = frozenset({"add_argument"})
 
 
-def is_add_argument(node: ast.AST, names: frozenset[str] = DECLARING_CALLS) -> bool:
+def is_add_argument(node: ast.AST, names: frozenset[str] = DECLARING_CALLS) -> TypeGuard[ast.Call]:
     if not isinstance(node, ast.Call):
         return False
     func = node.func
@@ -166,6 +166,8 @@ def _nothing(node: ast.expr) -> None:
 # --- scopes: which names hold a literal ----------------------------------------------------------
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+# The nodes whose bodies are scopes: a module and the _SCOPES.
+ScopeNode = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
 _OWN_SCOPE = (*_SCOPES, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _AMBIGUOUS = object()
 
@@ -173,7 +175,7 @@ _AMBIGUOUS = object()
 class Scope:
     """Names bound in one function, class or module body; computed only when a lookup needs it."""
 
-    def __init__(self, node: ast.AST, parent: Scope | None):
+    def __init__(self, node: ScopeNode, parent: Scope | None):
         self.node = node
         self.parent = parent
         self._bound: dict[str, object] | None = None
@@ -187,7 +189,7 @@ class Scope:
                 for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg):
                     if arg is not None:
                         bound[arg.arg] = _AMBIGUOUS
-            body = node.body if isinstance(node.body, list) else [node.body]
+            body: list[ast.stmt] | list[ast.expr] = node.body if isinstance(node.body, list) else [node.body]
             for stmt in body:
                 _collect_bindings(stmt, bound)
             self._bound = bound
@@ -208,14 +210,14 @@ class Scope:
 
 
 def _collect_bindings(node: ast.AST, bound: dict[str, object]) -> None:
-    target = None
+    assigned: tuple[ast.expr, ast.expr] | None = None  # (target, value)
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
-        target = node.targets[0]
+        assigned = (node.targets[0], node.value)
     elif isinstance(node, ast.AnnAssign) and node.value is not None:
-        target = node.target
-    if isinstance(target, ast.Name):
-        value = node.value
-        literal = value if value is not None and _is_literal(value) else _AMBIGUOUS
+        assigned = (node.target, node.value)
+    if assigned is not None and isinstance(assigned[0], ast.Name):
+        target, value = assigned[0], assigned[1]
+        literal = value if _is_literal(value) else _AMBIGUOUS
         bound[target.id] = literal if target.id not in bound else _AMBIGUOUS
         _collect_bindings(value, bound)
         return
@@ -238,15 +240,16 @@ def _collect_bindings(node: ast.AST, bound: dict[str, object]) -> None:
         _collect_bindings(child, bound)
 
 
-def _is_literal(node: ast.expr) -> bool:
+def _is_literal(node: ast.expr) -> TypeGuard[ast.Constant | ast.List | ast.Tuple | ast.Set]:
     if isinstance(node, ast.Constant):
         return True
-    collection = isinstance(node, ast.List | ast.Tuple | ast.Set)
-    return collection and all(isinstance(e, ast.Constant) for e in node.elts)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return all(isinstance(e, ast.Constant) for e in node.elts)
+    return False
 
 
 def add_argument_calls(
-    tree: ast.AST, scope: Scope | None = None, names: frozenset[str] = DECLARING_CALLS
+    tree: ScopeNode, scope: Scope | None = None, names: frozenset[str] = DECLARING_CALLS
 ) -> Iterator[tuple[ast.Call, Lookup]]:
     """Every add_argument call under `tree`, with a lookup for the names visible where it is."""
     if scope is None:

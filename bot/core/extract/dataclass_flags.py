@@ -12,6 +12,7 @@ of the rule's convention.
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass
 
 from bot.core.extract import argparse_flags
@@ -21,6 +22,12 @@ from bot.core.rules import Convention, Source
 
 _NOT_FIELDS = ("ClassVar", "InitVar", "KW_ONLY")
 _STOP = (ast.Continue, ast.Break, ast.Return, ast.Raise)
+
+# `try` statements: `try ... except*` (ast.TryStar) is Python 3.11 and later.
+if sys.version_info >= (3, 11):
+    _TRY = (ast.Try, ast.TryStar)
+else:
+    _TRY = (ast.Try,)
 
 
 @dataclass(frozen=True)
@@ -82,7 +89,9 @@ def dataclass_fields(tree: ast.Module, name: str) -> list[DataclassField] | None
     return list(fields.values())
 
 
-def _collect_fields(classes, node: ast.ClassDef, fields: dict[str, DataclassField], depth: int) -> None:
+def _collect_fields(
+    classes: dict[str, ast.ClassDef], node: ast.ClassDef, fields: dict[str, DataclassField], depth: int
+) -> None:
     if depth > 20:  # a cycle cannot exist at runtime, but the file may be mid-edit
         return
     for base in reversed(node.bases):
@@ -237,7 +246,7 @@ class _FieldRun:
             elif isinstance(stmt, ast.With | ast.AsyncWith):
                 if self._run(stmt.body, special):
                     return True
-            elif isinstance(stmt, ast.Try | ast.TryStar):
+            elif isinstance(stmt, _TRY):
                 if self._run(stmt.body, special) or self._run(stmt.orelse, special):
                     return True
                 if self._run(stmt.finalbody, special):
@@ -377,14 +386,15 @@ class _FieldRun:
             return None if left is None or right is None else left + right
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.keywords:
             subject = self._string(node.func.value, depth + 1)
-            args = [self._string(a, depth + 1) for a in node.args]
-            if subject is None or None in args:
+            found = [self._string(a, depth + 1) for a in node.args]
+            args = [a for a in found if a is not None]
+            if subject is None or len(args) < len(found):
                 return None
             method = node.func.attr
             if method == "replace" and len(args) == 2:
                 return subject.replace(args[0], args[1])
             if method in ("lower", "upper") and not args:
-                return getattr(subject, method)()
+                return subject.lower() if method == "lower" else subject.upper()
         return None
 
 
@@ -429,9 +439,8 @@ def convention_flags(field: DataclassField, convention: Convention) -> list[Flag
 
 def _string_literals(node: ast.expr) -> set[str] | None:
     elts = node.elts if isinstance(node, ast.Tuple | ast.List | ast.Set) else [node]
-    if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elts):
-        return {e.value for e in elts}
-    return None
+    values = [e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return set(values) if len(values) == len(elts) else None
 
 
 def _name(node: ast.expr) -> str | None:

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
+from collections.abc import Iterator
 
 from bot.core.model import Fact
 from bot.core.rules import Source
 
 _CONSTANT = re.compile(r"_*[A-Z][A-Z0-9_]*")
+
+# `try` statements: `try ... except*` (ast.TryStar) is Python 3.11 and later.
+if sys.version_info >= (3, 11):
+    _TRY = (ast.Try, ast.TryStar)
+else:
+    _TRY = (ast.Try,)
 
 
 def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
@@ -44,13 +52,13 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     return list(out.values())
 
 
-def _module_level(body: list[ast.stmt]):
+def _module_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements of a body, looking through if/try/with blocks (they do not open a scope)."""
     for node in body:
         if isinstance(node, ast.If | ast.With | ast.AsyncWith):
             yield from _module_level(node.body)
             yield from _module_level(getattr(node, "orelse", []))
-        elif isinstance(node, ast.Try | ast.TryStar):
+        elif isinstance(node, _TRY):
             yield from _module_level(node.body)
             for handler in node.handlers:
                 yield from _module_level(handler.body)
@@ -67,7 +75,7 @@ def _assigned_names(node: ast.stmt) -> list[ast.Name]:
         targets = [node.target]
     else:
         return []
-    names = []
+    names: list[ast.Name] = []
     for target in targets:
         elts = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
         names.extend(e for e in elts if isinstance(e, ast.Name))
