@@ -48,7 +48,8 @@ def deltas(base: Facts, head: Facts) -> Deltas:
         news = [f for f in head.by_token.get(token, ()) if f.kind == old.kind]
         if news:
             if old.kind == "flag":
-                out[token].extend(_changes(old, news[0]))
+                for delta in _changes(old, news[0]):
+                    out[token].append(delta)
             continue
         if any(e.path == old.path for e in head.errors):
             continue  # the file does not parse at head; that is the finding

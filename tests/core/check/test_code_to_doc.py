@@ -1,0 +1,110 @@
+"""code -> doc: page lines still citing what the change removed, renamed or changed."""
+
+from __future__ import annotations
+
+from bot.core.check.code_to_doc import code_to_doc
+from bot.core.check.deltas import deltas
+from bot.core.check.findings import Findings
+from bot.core.model import Finding
+from bot.core.rules import Rule
+from tests.core.check.checkkit import CLI, DOC, cli, flags_source, kinds, line_of, prepare, rule
+
+
+def judge(rule_: Rule, base: dict[str, str], head: dict[str, str]) -> list[Finding]:
+    inputs = prepare(rule_, base, head)
+    out = Findings(rule_)
+    found = deltas(inputs.base_facts, inputs.head_facts)
+    for page in inputs.pages:
+        code_to_doc(inputs, page, found, out)
+    return out.finish()
+
+
+def code_change(page: str, base_cli: str, head_cli: str) -> list[Finding]:
+    return judge(rule(), {DOC: page, CLI: base_cli}, {DOC: page, CLI: head_cli})
+
+
+def test_a_renamed_flag_suggests_the_new_name_on_each_citing_line():
+    page = "Run with `--disable-x`.\n\nOr not: `--lr`.\n"
+    base_cli = cli("'--disable-x', dest='x', action='store_false'", "'--lr'")
+    head_cli = cli("'--no-x', dest='x', action='store_false'", "'--lr'")
+    [f] = code_change(page, base_cli, head_cli)
+    assert (f.kind, f.symbol, f.doc.line) == ("renamed", "--disable-x", 1)
+    assert f.suggestion.replacement == "Run with `--no-x`."
+    assert f.code.line == line_of(head_cli, "--no-x")
+    assert f.why.startswith("Both flags set `x` to false")
+
+
+def test_a_removed_flag_in_prose_has_no_suggestion_and_its_own_table_row_is_deleted():
+    page = "Use `--seed` for repeatable runs.\n\n| Flag | Meaning |\n|---|---|\n| `--seed` | the seed |\n"
+    [prose, row] = code_change(page, cli("'--seed'", "'--lr'"), cli("'--lr'"))
+    assert kinds([prose, row]) == [("removed", "--seed")] * 2
+    assert prose.suggestion is None
+    assert row.doc.line == 5 and row.suggestion.replacement == ""
+    assert "Rule `cli-page` reads tool/cli.py" in row.why
+
+
+def test_a_flag_another_source_still_defines_is_not_gone():
+    launcher = "tool/launch.py"
+    two = rule(flags_source(CLI), flags_source(launcher, id="launcher"))
+    page = "Use `--seed`.\n"
+    base = {DOC: page, CLI: cli("'--seed'", "'--lr'"), launcher: cli("'--seed'")}
+    head = dict(base, **{CLI: cli("'--lr'")})
+    assert judge(two, base, head) == []
+
+
+def test_a_choice_the_flag_dropped_is_flagged_where_a_line_passes_it():
+    page = "Run `--backend fsdp` or `--backend megatron`.\n"
+    base_cli = cli("'--backend', choices=['fsdp', 'megatron']")
+    head_cli = cli("'--backend', choices=['megatron']")
+    found = code_change(page, base_cli, head_cli)
+    assert kinds(found) == [("changed", "--backend fsdp")]
+    assert found[0].message == "`fsdp` is no longer a choice of `--backend` (choices: megatron)"
+
+
+def test_a_value_that_no_longer_fits_the_flags_type_is_flagged():
+    page = "Pass `--ratio 0.5`, or `--steps 10`.\n"
+    base_cli = cli("'--ratio', type=float", "'--steps', type=int")
+    head_cli = cli("'--ratio', type=int", "'--steps', type=float")
+    assert kinds(code_change(page, base_cli, head_cli)) == [("changed", "--ratio 0.5")]
+
+
+def test_a_flipped_switch_is_flagged_where_the_page_cites_it():
+    page = "Pass `--offload` to save memory.\n"
+    base_cli = cli("'--offload', action=argparse.BooleanOptionalAction, default=False")
+    head_cli = cli("'--offload', action=argparse.BooleanOptionalAction, default=True")
+    [f] = code_change(page, base_cli, head_cli)
+    assert (f.kind, f.symbol) == ("changed", "--offload")
+    assert "passing it no longer changes anything" in f.message
+
+
+def test_a_default_claim_true_at_base_and_false_at_head_is_rewritten():
+    page = "`--backend` defaults to `fsdp`.\n"
+    base_cli = cli("'--backend', choices=['fsdp', 'megatron'], default='fsdp'")
+    head_cli = cli("'--backend', choices=['fsdp', 'megatron'], default='megatron'")
+    [f] = code_change(page, base_cli, head_cli)
+    assert (f.kind, f.symbol) == ("changed", "--backend")
+    assert f.suggestion.replacement == "`--backend` defaults to `megatron`."
+    # A claim that was already wrong at base is not this change's doing.
+    assert code_change("`--backend` defaults to `ddp`.\n", base_cli, head_cli) == []
+
+
+def test_a_bare_value_is_a_claim_only_when_one_flag_offers_it():
+    page = "Training uses `fsdp` by default.\n"
+    one = cli("'--backend', choices=['fsdp', 'megatron'], default='fsdp'")
+    moved = cli("'--backend', choices=['fsdp', 'megatron'], default='megatron'")
+    [f] = code_change(page, one, moved)
+    assert f.suggestion.replacement == "Training uses `megatron` by default."
+    two = one + "p.add_argument('--fallback', choices=['fsdp', 'ddp'])\n"
+    assert code_change(page, two, moved + "p.add_argument('--fallback', choices=['fsdp', 'ddp'])\n") == []
+
+
+def test_a_dropped_choice_counts_only_where_it_is_cited_as_that_flags_choice():
+    base_cli = cli("'--backend', choices=['fsdp', 'megatron']")
+    head_cli = cli("'--backend', choices=['megatron']")
+    in_passing = "The `fsdp` paper explains sharding.\n"
+    assert code_change(in_passing, base_cli, head_cli) == []
+    beside_its_flag = "`--backend` accepts `fsdp`\nand `megatron`.\n"
+    assert kinds(code_change(beside_its_flag, base_cli, head_cli)) == [("removed", "fsdp")]
+    table = "| Backend | Notes |\n|---|---|\n| `fsdp` | sharded |\n| `megatron` | parallel |\n"
+    [row] = code_change(table, base_cli, head_cli)
+    assert (row.kind, row.symbol, row.suggestion.replacement) == ("removed", "fsdp", "")

@@ -1,0 +1,95 @@
+"""doc -> code: what a changed page line cites must exist at head, with the default it has."""
+
+from __future__ import annotations
+
+from bot.core.check.doc_to_code import doc_to_code
+from bot.core.check.findings import Findings
+from bot.core.model import Finding
+from bot.core.rules import Rule, Source
+from tests.core.check.checkkit import CLI, DOC, cli, flags_source, kinds, line_of, paths_source, prepare, rule
+
+CODE = cli("'--seed', type=int, default=0", "'--backend', choices=['fsdp', 'megatron'], default='fsdp'")
+
+
+def judge(
+    page: str, base_page: str | None = None, files: dict[str, str] | None = None, rule_: Rule | None = None
+) -> list[Finding]:
+    rule_ = rule_ or rule()
+    files = {CLI: CODE, **(files or {})}
+    base = dict(files, **({DOC: base_page} if base_page is not None else {}))
+    inputs = prepare(rule_, base, dict(files, **{DOC: page}))
+    out = Findings(rule_)
+    for p in inputs.pages:
+        doc_to_code(inputs, p, out)
+    return out.finish()
+
+
+def test_an_unknown_flag_suggests_the_nearest_real_one():
+    [f] = judge("Pass `--sed 3`.\n")
+    assert (f.kind, f.symbol) == ("unresolved", "--sed")
+    assert f.suggestion.replacement == "Pass `--seed 3`."
+    [far] = judge("Pass `--gpus 8`.\n")
+    assert far.message == "`--gpus` is not a flag at head" and far.suggestion is None
+
+
+def test_a_value_outside_the_flags_choices_is_unresolved_at_the_flags_line():
+    [f] = judge("Pass `--backend fsdp2`.\n")
+    assert (f.kind, f.symbol) == ("unresolved", "--backend fsdp2")
+    assert f.message == "`fsdp2` is not a choice of `--backend` (choices: fsdp, megatron)"
+    assert f.code.line == line_of(CODE, "--backend")
+    assert f.suggestion.replacement == "Pass `--backend fsdp`."
+
+
+def test_only_lines_the_change_wrote_are_checked():
+    old = "Pass `--sed 3`.\n"
+    assert judge(old + "\nAnd more.\n", base_page=old) == []
+    assert kinds(judge(old + "\nAnd `--gpus`.\n", base_page=old)) == [("unresolved", "--gpus")]
+
+
+def test_external_tokens_are_not_checked():
+    external = rule(flags_source(), external=("--gpus", "fsdp*"))
+    assert judge("Pass `--gpus 8` and `--backend fsdp2`.\n", rule_=external) == []
+
+
+def test_flags_of_another_script_with_its_own_command_line_are_its_business():
+    tool = "tools/convert.py"
+    page = "```bash\npython tools/convert.py --input-dir /x\n```\n"
+    own_cli = {tool: cli("'--input-dir'")}
+    assert judge(page, files=own_cli) == []
+    # A script without a parser of its own passes the flags on to ours.
+    assert kinds(judge(page, files={tool: "import tool.cli\n"})) == [("unresolved", "--input-dir")]
+    # A script the rule reads is checked against the rule's flags.
+    both = rule(Source(id="cli", kind="argparse", paths=(CLI, tool)))
+    assert kinds(judge(page, files=own_cli, rule_=both)) == []
+    assert kinds(judge(page.replace("--input-dir", "--input-dri"), files=own_cli, rule_=both)) == [
+        ("unresolved", "--input-dri")
+    ]
+
+
+def test_a_name_close_to_a_known_one_is_a_typo_and_other_names_are_left_alone():
+    symbols = Source(id="api", kind="symbols", paths=("tool/api.py",))
+    api = {"tool/api.py": "def register_model_patch():\n    pass\n"}
+    both = rule(flags_source(), symbols)
+    [f] = judge("Call `register_model_pach`.\n", files=api, rule_=both)
+    assert (f.kind, f.symbol) == ("unresolved", "register_model_pach")
+    assert f.suggestion.replacement == "Call `register_model_patch`."
+    assert judge("Load `torch_dist` or `fsdp2`.\n", files=api, rule_=both) == []
+
+
+def test_cited_paths_are_checked_only_for_rules_that_read_paths():
+    page = "See `tool/clu.py`.\n"
+    assert judge(page) == []
+    assert kinds(judge(page, rule_=rule(flags_source(), paths_source()))) == [("unresolved", "tool/clu.py")]
+
+
+def test_a_claimed_default_the_code_does_not_have_is_a_wrong_default_with_the_real_one():
+    [f] = judge("`--backend` defaults to `megatron`.\n")
+    assert (f.kind, f.symbol) == ("wrong-default", "--backend")
+    assert f.message == "the default of `--backend` is `fsdp`; the doc says `megatron`"
+    assert f.suggestion.replacement == "`--backend` defaults to `fsdp`."
+    assert f.code.line == line_of(CODE, "--backend")
+    assert judge("`--backend` defaults to `fsdp`.\n") == []
+
+
+def test_a_default_decided_at_run_time_cannot_be_contradicted():
+    assert judge("`--lr` defaults to `0.1`.\n", files={CLI: cli("'--lr', type=float")}) == []

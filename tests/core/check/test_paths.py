@@ -1,0 +1,102 @@
+"""Cited repository paths: moved or deleted by the change, or missing at head."""
+
+from __future__ import annotations
+
+from bot.core.check import paths
+from bot.core.check.findings import Findings
+from bot.core.check.inputs import Touched
+from bot.core.model import Change, Finding
+from bot.core.rules import Rule
+from bot.trees.memory import MemoryTree
+from tests.core.check.checkkit import CLI, DOC, cli, flags_source, kinds, paths_source, prepare, rule
+
+RULE = rule(flags_source(), paths_source())
+
+
+def moved_or_deleted(
+    page: str, base: dict[str, str], head: dict[str, str], changes: list[Change], rule_: Rule = RULE
+) -> list[Finding]:
+    inputs = prepare(rule_, dict(base, **{DOC: page}), dict(head, **{DOC: page}), changes)
+    out = Findings(rule_)
+    for p in inputs.pages:
+        paths.moved_or_deleted(inputs, p, out)
+    return out.finish()
+
+
+def unresolved(page: str, files: dict[str, str], rule_: Rule = RULE) -> list[Finding]:
+    """doc -> code for every path on a new page."""
+    inputs = prepare(rule_, {}, dict(files, **{DOC: page}))
+    out = Findings(rule_)
+    for p in inputs.pages:
+        for ref in p.new_refs:
+            if ref.kind == "path":
+                paths.unresolved(inputs, p.doc, ref, out)
+    return out.finish()
+
+
+def test_a_moved_file_the_page_cites_suggests_its_new_path():
+    page = "The flags live in `tool/cli.py`.\n"
+    [f] = moved_or_deleted(
+        page, {CLI: "x = 1\n"}, {"tool/args.py": "x = 1\n"}, [Change("renamed", "tool/args.py", CLI)]
+    )
+    assert (f.kind, f.symbol) == ("renamed", CLI)
+    assert f.suggestion.replacement == "The flags live in `tool/args.py`."
+    assert (f.code.path, f.code.line) == ("tool/args.py", 1)
+
+
+def test_a_folder_whose_files_all_moved_to_one_folder_suggests_it():
+    page = "See `tool/` for the code.\n"
+    base = {"tool/a.py": "", "tool/sub/b.py": ""}
+    head = {"pkg/tool/a.py": "", "pkg/tool/sub/b.py": ""}
+    changes = [Change("renamed", "pkg/" + p, p) for p in base]
+    [f] = moved_or_deleted(page, base, head, changes)
+    assert f.suggestion.replacement == "See `pkg/tool/` for the code."
+    # Files scattered over two folders give no one place to suggest, and the folder is not deleted.
+    scattered = [
+        Change("renamed", "pkg/a.py", "tool/a.py"),
+        Change("renamed", "lib/sub/b.py", "tool/sub/b.py"),
+    ]
+    assert moved_or_deleted(page, base, {"pkg/a.py": "", "lib/sub/b.py": ""}, scattered) == []
+
+
+def test_moved_folder_is_none_while_the_folder_still_exists_at_head():
+    touched = Touched.of([Change("renamed", "pkg/a.py", "tool/a.py")])
+    assert paths.moved_folder("tool", touched, MemoryTree({"pkg/a.py": ""})) == "pkg"
+    assert paths.moved_folder("tool", touched, MemoryTree({"pkg/a.py": "", "tool/b.py": ""})) is None
+
+
+def test_a_deleted_file_or_folder_the_page_cites_is_removed():
+    page = "Convert with `tools/convert.py`; helpers in `tools/`.\n"
+    base = {"tools/convert.py": ""}
+    found = moved_or_deleted(page, base, {}, [Change("removed", "tools/convert.py")])
+    assert kinds(found) == [("removed", "tools/"), ("removed", "tools/convert.py")]
+    assert found[0].message == "`tools/` was deleted by this change; the doc still cites it"
+
+
+def test_paths_are_left_alone_without_a_paths_source_or_when_external():
+    page = "The flags live in `tool/cli.py`.\n"
+    changes = [Change("removed", CLI)]
+    assert moved_or_deleted(page, {CLI: cli()}, {}, changes, rule(flags_source())) == []
+    external = rule(flags_source(), paths_source(), external=("tool/*",))
+    assert moved_or_deleted(page, {CLI: cli()}, {}, changes, external) == []
+
+
+def test_a_missing_path_suggests_the_file_of_the_same_name_or_a_close_path():
+    files = {"tool/args/cli.py": "", "docs/setup.md": ""}
+    [same_name] = unresolved("See `tool/cli.py`.\n", files)
+    assert (same_name.kind, same_name.symbol) == ("unresolved", "tool/cli.py")
+    assert same_name.message == "`tool/cli.py` does not exist at head; did you mean `tool/args/cli.py`?"
+    assert same_name.suggestion.replacement == "See `tool/args/cli.py`."
+    [close] = unresolved("See `docs/setpu.md`.\n", files)
+    assert close.suggestion.replacement == "See `docs/setup.md`."
+    [far] = unresolved("See `elsewhere/thing.txt`.\n", files)
+    assert far.suggestion is None
+
+
+def test_partial_paths_bare_names_and_paths_outside_the_repository_resolve_quietly():
+    files = {"src/fsdp_utils/kernels/a.py": ""}
+    page = (
+        "`fsdp_utils/kernels/` and `config.json`, `/etc/hosts`, `~/x/y`, `./run/x.sh`,\n"
+        "`$HOME/a/b`, `<ckpt>/model`, `runs/*/log`.\n"
+    )
+    assert unresolved(page, files) == []

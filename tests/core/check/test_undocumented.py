@@ -1,0 +1,99 @@
+"""New facts a page does not mention: new members of the sets it lists, new flags beside the
+ones it documents."""
+
+from __future__ import annotations
+
+from bot.core.check.deltas import deltas, renamed_to
+from bot.core.check.findings import Findings
+from bot.core.check.undocumented import undocumented
+from bot.core.model import Finding
+from bot.core.rules import Rule, Source
+from tests.core.check.checkkit import (
+    CLI,
+    DOC,
+    cli,
+    flags_source,
+    kinds,
+    line_of,
+    mesh,
+    mesh_source,
+    prepare,
+    rule,
+)
+
+MESH = "tool/mesh.py"
+MESH_TABLE = "| Dimension | Meaning |\n|---|---|\n| `dp` | data |\n| `tp` | tensor |\n\nAbove: the mesh.\n"
+
+
+def judge(rule_: Rule, base: dict[str, str], head: dict[str, str]) -> list[Finding]:
+    inputs = prepare(rule_, base, head)
+    out = Findings(rule_)
+    successors = renamed_to(deltas(inputs.base_facts, inputs.head_facts))
+    for page in inputs.pages:
+        undocumented(inputs, page, successors, out)
+    return out.finish()
+
+
+def test_a_new_member_of_an_enumerated_set_is_reported_on_the_table_that_lists_it():
+    base = {DOC: MESH_TABLE, MESH: mesh("dp", "tp")}
+    head = dict(base, **{MESH: mesh("dp", "tp", "ep")})
+    [f] = judge(rule(mesh_source()), base, head)
+    assert (f.kind, f.symbol, f.severity) == ("undocumented", "ep", "warning")
+    assert f.doc.line == line_of(MESH_TABLE, "`tp`")  # the table's last row, where a new one goes
+    assert f.message.startswith("`ep` is new in mesh dimensions (tool/mesh.py:1); the doc lists `dp`, `tp`")
+    assert f.code.path == MESH
+
+
+def test_a_rename_is_not_also_a_new_member():
+    base = {DOC: MESH_TABLE, MESH: mesh("dp", "tp")}
+    head = dict(base, **{MESH: mesh("dp", "etp")})
+    rule_ = rule(mesh_source())
+    inputs = prepare(rule_, base, head)
+    assert renamed_to(deltas(inputs.base_facts, inputs.head_facts)) == {"etp"}
+    assert judge(rule_, base, head) == []
+
+
+def test_a_flags_choices_count_as_listed_when_the_page_cites_every_one():
+    all_listed = "`--backend` takes `fsdp` or `megatron`.\n"
+    base_cli = cli("'--backend', choices=['fsdp', 'megatron']")
+    head_cli = cli("'--backend', choices=['fsdp', 'megatron', 'jax']")
+    found = judge(rule(), {DOC: all_listed, CLI: base_cli}, {DOC: all_listed, CLI: head_cli})
+    assert kinds(found) == [("undocumented", "jax")]
+    one_of_two = "`--backend` takes `fsdp`, among others.\n"
+    assert judge(rule(), {DOC: one_of_two, CLI: base_cli}, {DOC: one_of_two, CLI: head_cli}) == []
+
+
+def test_a_new_flag_beside_documented_ones_is_a_notice_without_a_doc_line():
+    page = "Use `--lr` and `--seed`.\n"
+    base_cli = cli("'--lr'", "'--seed'", "'--warmup'")
+    head_cli = base_cli + "p.add_argument('--max-tokens')\n"
+    [f] = judge(rule(), {DOC: page, CLI: base_cli}, {DOC: page, CLI: head_cli})
+    assert (f.kind, f.symbol, f.severity, f.doc) == ("new-flag", "--max-tokens", "notice", None)
+    assert f.message == f"new flag `--max-tokens` ({CLI}:7) is not mentioned in {DOC}"
+    assert f.code.line == line_of(head_cli, "--max-tokens")
+
+
+def test_new_flags_of_a_source_the_page_barely_cites_are_not_news():
+    page = "Use `--lr`.\n"
+    base_cli = cli("'--lr'", *(f"'--knob-{i}'" for i in range(10)))
+    head_cli = base_cli + "p.add_argument('--max-tokens')\n"
+    assert judge(rule(), {DOC: page, CLI: base_cli}, {DOC: page, CLI: head_cli}) == []
+
+
+def test_the_negative_half_of_a_boolean_pair_is_not_a_second_new_flag():
+    page = "Use `--lr`.\n"
+    base_cli = cli("'--lr'")
+    head_cli = cli("'--lr'", "'--offload', action=argparse.BooleanOptionalAction")
+    found = judge(rule(), {DOC: page, CLI: base_cli}, {DOC: page, CLI: head_cli})
+    assert kinds(found) == [("new-flag", "--offload")]
+
+
+def test_a_new_flag_of_a_source_the_rule_says_the_page_lists_in_full_is_undocumented():
+    enumerated = Source(id="cli", kind="argparse", paths=(CLI,), enumerated=True)
+    page = "Use `--lr`.\n"
+    base, head = cli("'--lr'"), cli("'--lr'", "'--seed'")
+    found = judge(rule(enumerated), {DOC: page, CLI: base}, {DOC: page, CLI: head})
+    assert kinds(found) == [("undocumented", "--seed")]
+    assert kinds(judge(rule(flags_source()), {DOC: page, CLI: base}, {DOC: page, CLI: head})) == [
+        ("new-flag", "--seed")
+    ]
