@@ -32,7 +32,37 @@ def extract(source: Source, path: str, text: str) -> Extraction:
         return Extraction(facts=(), errors=(ParseError(path, e.lineno or 1, e.msg),))
     except (ValueError, RecursionError) as e:  # null bytes; nesting deeper than the parser allows
         return Extraction(facts=(), errors=(ParseError(path, 1, str(e)),))
-    return Extraction(facts=tuple(sorted(extractor(source, path, tree), key=_order)))
+    except MemoryError as e:
+        # CPython's parser has a stack of its own: `x = ` and 100,000 minus signs overflow it, and
+        # 3.11 says so with a bare MemoryError (later versions add "too complex to parse").
+        return Extraction(facts=(), errors=(ParseError(path, 1, str(e) or TOO_COMPLEX),))
+    try:
+        found = extractor(source, path, tree)
+    except RecursionError:
+        # Valid code can nest deeper than the extractors' recursive helpers (ast.unparse of a
+        # 450-term sum): the file is reported, like one that does not parse, and the rest goes on.
+        line, depth = _deepest(tree)
+        return Extraction(facts=(), errors=(ParseError(path, line, too_deep(depth)),))
+    return Extraction(facts=tuple(sorted(found, key=_order)))
+
+
+TOO_COMPLEX = "Python's parser ran out of stack: the code is nested too deeply"
+
+
+def too_deep(depth: int) -> str:
+    return f"an expression nested {depth} levels deep, more than docs-sync reads"
+
+
+def _deepest(tree: ast.AST) -> tuple[int, int]:
+    """The line and depth of the most deeply nested node (iterative: the tree is too deep to recurse)."""
+    line, deepest = 1, 0
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > deepest:
+            deepest, line = depth, getattr(node, "lineno", line)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return line, deepest
 
 
 def _order(fact: Fact) -> tuple[int, str, str, tuple[tuple[str, str], ...]]:
