@@ -254,8 +254,7 @@ def _run(argv: Sequence[str] | None) -> int:
         if args.command == "serve":
             from bot.app.web import serve
 
-            port = args.port if args.port is not None else int(os.environ.get("PORT", "3000"))
-            serve(args.host, port)
+            serve(args.host, args.port)  # None: the PORT setting, checked with the others
             return 0
     except (UsageError, RulesError, GitError) as exc:
         print(f"docs-sync: {exc}", file=sys.stderr)

@@ -14,8 +14,10 @@ Variables (Probot's names where Probot has one):
     PORT              listening port (default 3000)
     LOG_LEVEL         DEBUG, INFO, WARNING, ERROR or CRITICAL (default INFO)
 
-Every problem raises ConfigError with a message that starts with the variable's name, so a
-bad deployment says what to fix before it accepts a single delivery.
+Every problem raises ConfigError with a one-line message that starts with the variable's name,
+so a bad deployment says what to fix before it accepts a single delivery. A message never shows
+the private key or the webhook secret, nor any value that looks like key material (a key pasted
+into the wrong variable): such a value is described by its length.
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 class ConfigError(ValueError):
-    """A missing or malformed setting; the message names the variable."""
+    """A missing or malformed setting; the message names the variable, in one line."""
+
+    def __init__(self, message: str):
+        super().__init__(" ".join(message.split()))
 
 
 @dataclass(frozen=True)
@@ -82,14 +87,22 @@ def _required(environ: Mapping[str, str], name: str) -> str:
     return value
 
 
+def shown(value: str) -> str:
+    """`value` quoted for an error message, unless it could be a secret put in the wrong place:
+    anything long, multi-line or shaped like a PEM is described, never shown."""
+    if len(value) > 100 or "\n" in value or "\\n" in value or "-----" in value or "PRIVATE" in value:
+        return f"a value of {len(value)} characters (not shown: it may hold a secret)"
+    return repr(value)
+
+
 def _app_id(environ: Mapping[str, str]) -> int:
     raw = _required(environ, "APP_ID")
     try:
         value = int(raw)
     except ValueError:
-        raise ConfigError(f"APP_ID must be an integer, got {raw!r}") from None
+        raise ConfigError(f"APP_ID must be an integer, got {shown(raw)}") from None
     if value <= 0:
-        raise ConfigError(f"APP_ID must be a positive integer, got {raw!r}")
+        raise ConfigError(f"APP_ID must be a positive integer, got {shown(raw)}")
     return value
 
 
@@ -101,10 +114,7 @@ def _private_key(environ: Mapping[str, str]) -> str:
         if path is None:
             raise ConfigError("set PRIVATE_KEY or PRIVATE_KEY_PATH")
         name = "PRIVATE_KEY_PATH"
-        try:
-            text = Path(path).read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"PRIVATE_KEY_PATH: cannot read {path!r}: {exc}") from None
+        text = _read_key_file(path)
     # Hosts that cannot store multi-line values get the key with literal "\n" escapes,
     # sometimes wrapped in quotes by a .env file.
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
@@ -114,6 +124,23 @@ def _private_key(environ: Mapping[str, str]) -> str:
     text = text.replace("\r\n", "\n")
     _check_pem(name, text)
     return text + "\n"
+
+
+def _read_key_file(path: str) -> str:
+    if "PRIVATE KEY" in path or "\n" in path or "\\n" in path:
+        # The key itself, pasted where its path belongs: say so without repeating it.
+        raise ConfigError("PRIVATE_KEY_PATH holds a key, not a file path: put the key in PRIVATE_KEY instead")
+    where = shown(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:  # strerror only: the exception's text repeats the path
+        raise ConfigError(
+            f"PRIVATE_KEY_PATH: cannot read {where}: {exc.strerror or type(exc).__name__}"
+        ) from None
+    try:
+        return data.decode("ascii").strip()
+    except UnicodeDecodeError:
+        raise ConfigError(f"PRIVATE_KEY_PATH: {where} is not a PEM private key (not ASCII text)") from None
 
 
 _PEM = re.compile(r"-----BEGIN ((?:RSA |EC |ENCRYPTED )?PRIVATE KEY)-----\n.+\n-----END \1-----\Z", re.DOTALL)
@@ -131,15 +158,17 @@ def _check_pem(name: str, text: str) -> None:
         return
     try:
         load_pem_private_key(text.encode("ascii"), password=None)
-    except (ValueError, TypeError, UnicodeEncodeError) as exc:
-        # TypeError: an encrypted key; GitHub App keys are never encrypted.
-        raise ConfigError(f"{what}: {exc}") from None
+    except TypeError:
+        raise ConfigError(f"{what} that can be used: it is encrypted, and GitHub App keys are not") from None
+    except (ValueError, UnicodeEncodeError, IndexError):
+        # The library's own message is left out: what it quotes is no business of a log.
+        raise ConfigError(f"{what} that can be loaded: its body is damaged or cut short") from None
 
 
 def _webhook_path(environ: Mapping[str, str]) -> str:
     path = _get(environ, "WEBHOOK_PATH") or "/webhook"
     if not path.startswith("/") or any(c.isspace() for c in path):
-        raise ConfigError(f"WEBHOOK_PATH must be a path starting with '/', got {path!r}")
+        raise ConfigError(f"WEBHOOK_PATH must be a path starting with '/', got {shown(path)}")
     return path
 
 
@@ -147,7 +176,7 @@ def _api_url(environ: Mapping[str, str]) -> str:
     url = _get(environ, "GITHUB_API_URL") or "https://api.github.com"
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError(f"GITHUB_API_URL must be an http(s) URL, got {url!r}")
+        raise ConfigError(f"GITHUB_API_URL must be an http(s) URL, got {shown(url)}")
     return url.rstrip("/")
 
 
@@ -156,9 +185,9 @@ def _port(environ: Mapping[str, str]) -> int:
     try:
         port = int(raw)
     except ValueError:
-        raise ConfigError(f"PORT must be an integer, got {raw!r}") from None
+        raise ConfigError(f"PORT must be an integer, got {shown(raw)}") from None
     if not 0 < port < 65536:
-        raise ConfigError(f"PORT must be between 1 and 65535, got {raw!r}")
+        raise ConfigError(f"PORT must be between 1 and 65535, got {shown(raw)}")
     return port
 
 
@@ -166,7 +195,7 @@ def _log_level(environ: Mapping[str, str]) -> str:
     raw = _get(environ, "LOG_LEVEL") or "INFO"
     level = raw.upper()
     if level not in LOG_LEVELS:
-        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {raw!r}")
+        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {shown(raw)}")
     return level
 
 
@@ -177,6 +206,8 @@ def _split_list(value: str) -> tuple[str, ...]:
 def _load_rules(values: tuple[str, ...]) -> tuple[RulePack, ...]:
     if not values:
         return ()
+    if any(shown(v) != repr(v) for v in values):
+        raise ConfigError("DOCS_SYNC_RULES must name rule files or packs; it holds what may be a secret")
     # Imported here: rules loading pulls in YAML parsing the web process needs only when set.
     from bot.core.packs import resolve_rule_args
     from bot.core.rules import RulesError

@@ -20,6 +20,8 @@ import hmac
 import json
 import logging
 import os
+import sqlite3
+import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 
 import uvicorn
@@ -29,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.app.config import Settings
+from bot.app.config import ConfigError, Settings, shown
 from bot.app.events import route
 from bot.app.logs import configure_logging, delivery_context
 from bot.app.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -176,7 +178,12 @@ def build_server(
     `port` None means settings.port. The queue is `server.config.app.state.queue`; close it
     after the server stops.
     """
-    queue = SQLiteQueue(settings.db_path)
+    try:
+        queue = SQLiteQueue(settings.db_path)
+    except (sqlite3.Error, OSError) as exc:
+        raise ConfigError(
+            f"DOCS_SYNC_DB: cannot open {shown(settings.db_path)} as a database: {exc}"
+        ) from None
     if queue.recovered:
         log.warning("%d interrupted job(s) put back in the queue", queue.recovered)
     metrics = Metrics()
@@ -204,11 +211,17 @@ def serve(
 ) -> None:
     """Run the App in this process, webhook server and worker, until interrupted.
 
-    Settings are read from `environ` here, at start; `port` None means the PORT setting.
+    Settings are read from `environ` here, at start; `port` None means the PORT setting. A bad
+    setting ends the process with one line naming the variable and exit status 2, as the
+    command line's other configuration errors do.
     """
-    settings = Settings.from_env(environ)
-    configure_logging(settings.log_level)
-    server = build_server(settings, host, port, handler_factory)
+    try:
+        settings = Settings.from_env(environ)
+        configure_logging(settings.log_level)
+        server = build_server(settings, host, port, handler_factory)
+    except ConfigError as exc:
+        print(f"docs-sync: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
     try:
         server.run()
     finally:

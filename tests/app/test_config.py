@@ -1,5 +1,11 @@
+import os
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -152,3 +158,128 @@ def test_broken_rules_file(env, tmp_path):
     env["DOCS_SYNC_RULES"] = str(pack)
     message = error_for(env)
     assert message.startswith("DOCS_SYNC_RULES: ") and "bad.yml" in message
+
+
+# -- `docs-sync serve` with a bad setting: one line naming the variable, exit 2, no key material
+
+
+def _key_material(pem: str) -> list[str]:
+    """Pieces of the key's body that must never appear in an error, as written or escaped."""
+    body = [line for line in pem.strip().splitlines() if not line.startswith("-----")]
+    return [line[i : i + 16] for line in body for i in range(0, len(line) - 16, 16)]
+
+
+def _serve(environ: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
+    env |= {"DOCS_SYNC_DB": str(tmp_path / "q.db"), **environ}
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", "serve", "--host", "127.0.0.1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+_SETTINGS = (
+    "APP_ID",
+    "PRIVATE_KEY",
+    "PRIVATE_KEY_PATH",
+    "WEBHOOK_SECRET",
+    "WEBHOOK_PATH",
+    "GITHUB_API_URL",
+    "DOCS_SYNC_DB",
+    "DOCS_SYNC_RULES",
+    "PORT",
+    "LOG_LEVEL",
+)
+
+
+def _bad_settings(pem: str, tmp_path: Path) -> list[tuple[str, dict[str, str | None]]]:
+    escaped = pem.strip().replace("\n", "\\n")
+    damaged = pem.replace(pem.strip().splitlines()[5], "A" * 64)
+    garbage = tmp_path / "garbage.pem"
+    garbage.write_text(damaged)
+    latin = tmp_path / "latin.pem"
+    latin.write_bytes(b"\xff" + pem.encode())
+    return [
+        ("PRIVATE_KEY_PATH", {"PRIVATE_KEY": None, "PRIVATE_KEY_PATH": pem}),  # the key, not a path
+        ("PRIVATE_KEY_PATH", {"PRIVATE_KEY": None, "PRIVATE_KEY_PATH": escaped}),
+        ("PRIVATE_KEY_PATH", {"PRIVATE_KEY": None, "PRIVATE_KEY_PATH": str(tmp_path / "none.pem")}),
+        ("PRIVATE_KEY_PATH", {"PRIVATE_KEY": None, "PRIVATE_KEY_PATH": str(garbage)}),
+        ("PRIVATE_KEY_PATH", {"PRIVATE_KEY": None, "PRIVATE_KEY_PATH": str(latin)}),
+        ("PRIVATE_KEY_PATH", {"PRIVATE_KEY": None, "PRIVATE_KEY_PATH": str(tmp_path)}),  # a folder
+        ("PRIVATE_KEY", {"PRIVATE_KEY": damaged}),
+        ("PRIVATE_KEY", {"PRIVATE_KEY": pem[: len(pem) // 2]}),  # cut short
+        ("PRIVATE_KEY", {"PRIVATE_KEY": pem.replace("RSA PRIVATE", "EC PRIVATE")}),
+        ("PRIVATE_KEY", {"PRIVATE_KEY": None}),
+        ("APP_ID", {"APP_ID": pem}),  # pasted into the wrong variable
+        ("APP_ID", {"APP_ID": escaped}),
+        ("APP_ID", {"APP_ID": None}),
+        ("WEBHOOK_SECRET", {"WEBHOOK_SECRET": None}),
+        ("WEBHOOK_PATH", {"WEBHOOK_PATH": escaped}),
+        ("GITHUB_API_URL", {"GITHUB_API_URL": escaped}),
+        ("PORT", {"PORT": "http"}),
+        ("PORT", {"PORT": escaped}),
+        ("LOG_LEVEL", {"LOG_LEVEL": escaped}),
+        ("DOCS_SYNC_RULES", {"DOCS_SYNC_RULES": "no-such-pack"}),
+        ("DOCS_SYNC_DB", {"DOCS_SYNC_DB": str(tmp_path / "no" / "such" / "dir" / "q.db")}),
+    ]
+
+
+def test_serve_refuses_each_bad_setting_in_one_line_without_the_key(pem, tmp_path):
+    base = {"APP_ID": "12345", "PRIVATE_KEY": pem, "WEBHOOK_SECRET": "s3cret-of-the-hook"}
+    secrets = [*_key_material(pem), "s3cret-of-the-hook"]
+    for variable, change in _bad_settings(pem, tmp_path):
+        environ = {k: v for k, v in {**base, **change}.items() if v is not None}
+        proc = _serve(environ, tmp_path)
+        shown = f"{variable} {sorted(change)}: {proc.returncode} {proc.stderr!r}"
+        assert proc.returncode == 2, shown
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and variable in lines[0], shown
+        assert "Traceback" not in proc.stderr and proc.stdout == "", shown
+        leaked = [s for s in secrets if s in proc.stderr or s in proc.stderr.replace("\\n", "")]
+        assert not leaked, shown
+
+
+def test_a_key_file_with_escaped_newlines_is_accepted(env, pem, tmp_path):
+    path = tmp_path / "app.pem"
+    path.write_text(pem.strip().replace("\n", "\\n") + "\n")
+    del env["PRIVATE_KEY"]
+    env["PRIVATE_KEY_PATH"] = str(path)
+    assert Settings.from_env(env).private_key == pem
+
+
+def test_serve_starts_with_a_key_pasted_with_escaped_newlines(pem, tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if k not in _SETTINGS}
+    env |= {
+        "APP_ID": "12345",
+        "PRIVATE_KEY": pem.strip().replace("\n", "\\n"),
+        "WEBHOOK_SECRET": "s3cret",
+        "DOCS_SYNC_DB": str(tmp_path / "q.db"),
+        "PORT": str(port),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "serve", "--host", "127.0.0.1"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+                time.sleep(0.1)
+        assert answer.status_code == 200
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        proc.stderr.close()
