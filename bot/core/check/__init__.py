@@ -20,13 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core.check import inputs as rule_inputs
 from bot.core.check import paths, unreadable
 from bot.core.check.code_to_doc import code_to_doc
 from bot.core.check.deltas import deltas, renamed_to
 from bot.core.check.doc_to_code import doc_to_code
 from bot.core.check.findings import Findings
-from bot.core.check.inputs import RuleInputs, Touched
+from bot.core.check.inputs import RuleInputs, Touched, build, touches
 from bot.core.check.undocumented import undocumented
 from bot.core.facts import ParseCache
 from bot.core.model import Change, Finding, Report, Tree
@@ -47,10 +46,10 @@ def check(
     findings: list[Finding] = []
     checked: list[str] = []
     for rule in rules:
-        if not rule_inputs.touches(rule, touched):
+        if not touches(rule, touched):
             continue
         checked.append(rule.id)
-        findings.extend(_judge(rule_inputs.build(rule, base, head, touched, cache), audit=False))
+        findings.extend(_judge(build(rule, base, head, touched, cache), audit=False))
     return Report(findings=tuple(findings), rules_checked=tuple(checked))
 
 
@@ -58,12 +57,13 @@ def audit(rules: Sequence[Rule], tree: Tree, cache: ParseCache | None = None) ->
     """Every doc reference that does not resolve in this revision (the whole page is 'new')."""
     findings: list[Finding] = []
     for rule in rules:
-        inputs = rule_inputs.build(rule, _EmptyTree(), tree, Touched.of(()), cache)
-        findings.extend(_judge(inputs, audit=True))
+        findings.extend(_judge(build(rule, _EmptyTree(), tree, Touched.of(()), cache), audit=True))
     return Report(findings=tuple(findings), rules_checked=tuple(r.id for r in rules))
 
 
 def _judge(inputs: RuleInputs, *, audit: bool) -> list[Finding]:
+    """One rule's findings. The checks run in a fixed order: of two findings that say the same
+    thing about the same line, the first one emitted is kept."""
     out = Findings(inputs.rule)
     unreadable.parse_errors(inputs, out)
     if audit:
