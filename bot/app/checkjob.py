@@ -20,9 +20,10 @@ patch GitHub left out (a diff too large to show) adds one compare call for the m
 
 Errors: a RetryableError is left to the worker (the check run stays in progress until the
 retry); on any other error the check run is completed as a failure titled "docs-sync could not
-run". When the worker gives a job up (its attempts ran out, or it crashed the process every
-time and is not run again) the handler calls `abandon`, which completes the job's check run the
-same way, so a required check never blocks a merge forever.
+run". When GitHub refuses that completion too, the job is retried (the worker's policy) rather
+than failed with its run in progress. When the worker gives a job up (its attempts ran out, or
+it crashed the process every time and is not run again) the handler calls `abandon`, which
+completes the job's check run the same way, so a required check never blocks a merge forever.
 """
 
 from __future__ import annotations
@@ -187,8 +188,14 @@ def _finish_superseded(ctx: Context, run: CheckRun) -> None:
 def _fail(ctx: Context, run: CheckRun, exc: BaseException) -> None:
     try:
         checkruns.fail(ctx, run, exc)
-    except Exception:  # GitHub is down too: the worker's log keeps the original error
+    except Exception as refused:
+        # Failing the job now would leave its run in progress: a required check waiting for
+        # good. A retry completes it; when the worker gives up, `abandon` tries once more.
         log.exception("could not mark check run %s as failed", run.id)
+        delay = refused.delay_s if isinstance(refused, RetryableError) else 0.0
+        raise RetryableError(
+            delay, f"{type(exc).__name__}: {exc}; and check run {run.id} could not be completed: {refused}"
+        ) from exc
 
 
 def abandon(deps: Deps, job: Job, error: str) -> None:

@@ -1,20 +1,29 @@
 """The GitHub adapter: every REST and GraphQL call docs-sync makes, through githubkit.
 
 One `GitHubApp` per process holds the App's own client (authenticated with the App JWT) and one
-client per installation, reused across jobs: githubkit caches the JWT and each installation
-token until shortly before they expire. `GitHubApp.repo(...)` hands out a `Repo`, the calls a
-job makes on one repository. Every method returns plain JSON (dicts and lists), read
-tolerantly by the callers, so a field GitHub adds or drops never breaks a typed model here.
+client per installation, reused across jobs: the JWT and each installation token are cached
+(in the `GitHubApp`, not process-wide) until shortly before they expire. `GitHubApp.repo(...)`
+hands out a `Repo`, the calls a job makes on one repository. Every method returns plain JSON
+(dicts and lists), read tolerantly by the callers, so a field GitHub adds or drops never breaks
+a typed model here.
 
 REST version: 2026-03-10, the version githubkit 0.16.1 ships models for (2022-11-28 needs an
 extra schema package). Its breaking changes (pulls lose `merge_commit_sha` and `assignee`,
 /rate_limit loses `rate`) touch no field docs-sync reads. GitHub Enterprise Server releases
 that predate it answer 400 to the header; pin `API_VERSION` to "2022-11-28" for those.
 
+Credentials GitHub refuses are replaced at once: a 401 (a revoked token, an installation
+suspended and restored, a token kept past its expiry by a slow clock, a JWT dated by a clock
+that is off) drops the cached JWT and the installation's token, mints new ones and retries the
+call once. The JWT is dated by GitHub's clock: every answer's `Date` header keeps the offset
+from this machine's, so `iat` and `exp` stay inside what GitHub accepts however far off the
+local clock is (the first call after a jump is refused, and its answer corrects the next).
+
 Failures are sorted for the worker, which owns the retry policy (githubkit's own retries,
 which sleep inside a call for up to an hour, are off):
 
-    5xx, timeouts, connection errors          -> RetryableError(0): the worker backs off
+    5xx, timeouts, connection errors,
+    a 401 again with new credentials          -> RetryableError(0): the worker backs off
     403/429 with retry-after or
     x-ratelimit-remaining: 0                  -> RetryableError(retry-after, else reset - now,
                                                  else 60 s)
@@ -41,11 +50,17 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import certifi
 import httpx
-from githubkit import AppAuthStrategy, GitHub
+import jwt
+from githubkit import AppAuthStrategy, AppInstallationAuthStrategy, GitHub, GitHubCore
+from githubkit.auth.app import AppAuth
+from githubkit.cache import AsyncBaseCache, BaseCache, MemCacheStrategy
 from githubkit.exception import (
     GitHubException,
     GraphQLFailed,
@@ -87,6 +102,88 @@ class GitHubError(Exception):
         super().__init__(f"{answer} to {method} {what}: {message}")
 
 
+# -- credentials -------------------------------------------------------------------------------
+
+
+class _Credentials(BaseCache, AsyncBaseCache):
+    """githubkit's cache of the App JWT and installation tokens, one per GitHubApp, so a refused
+    one can be dropped (`forget`) instead of being used until its own expiry."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, tuple[str, datetime]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None or item[1] <= datetime.now(timezone.utc):
+                self._items.pop(key, None)
+                return None
+            return item[0]
+
+    def set(self, key: str, value: str, ex: timedelta) -> None:
+        with self._lock:
+            self._items[key] = (value, datetime.now(timezone.utc) + ex)
+
+    async def aget(self, key: str) -> str | None:
+        return self.get(key)
+
+    async def aset(self, key: str, value: str, ex: timedelta) -> None:
+        self.set(key, value, ex)
+
+    def forget(self, *keys: str) -> None:
+        with self._lock:
+            for key in keys:
+                self._items.pop(key, None)
+
+
+class _CredentialsStrategy(MemCacheStrategy):
+    def __init__(self) -> None:
+        super().__init__()
+        self.credentials = _Credentials()
+
+    def get_cache_storage(self) -> _Credentials:  # type: ignore[override]
+        return self.credentials
+
+    async def get_async_cache_storage(self) -> _Credentials:  # type: ignore[override]
+        return self.credentials
+
+
+@dataclass
+class _AppAuth(AppAuth):
+    """githubkit's App auth flow, with the JWT dated by GitHub's clock."""
+
+    github_time: Callable[[], float] = time.time
+
+    def _create_jwt(self) -> str:
+        now = int(self.github_time())
+        # GitHub refuses an `iat` in its future and an `exp` more than ten minutes ahead of it.
+        claims = {"iss": self.issuer, "iat": now - 60, "exp": now + 540}
+        return jwt.encode(claims, self.private_key, algorithm="RS256")
+
+
+@dataclass
+class _AppStrategy(AppAuthStrategy):
+    github_time: Callable[[], float] = time.time
+
+    def get_auth_flow(self, github: GitHubCore) -> httpx.Auth:  # type: ignore[type-arg]
+        return _AppAuth(github, self.app_id, self.private_key, github_time=self.github_time)
+
+
+@dataclass
+class _InstallationStrategy(AppInstallationAuthStrategy):
+    github_time: Callable[[], float] = time.time
+
+    def get_auth_flow(self, github: GitHubCore) -> httpx.Auth:  # type: ignore[type-arg]
+        return _AppAuth(
+            github,
+            self.app_id,
+            self.private_key,
+            installation_id=self.installation_id,
+            github_time=self.github_time,
+        )
+
+
 class GitHubApp:
     """The App's clients: one authenticated as the App, one per installation, shared across jobs."""
 
@@ -105,9 +202,13 @@ class GitHubApp:
         self.metrics = metrics or Metrics()
         self.write_interval_s = write_interval_s
         self._clock, self._sleep = clock, sleep
+        self.app_id, self._private_key = app_id, private_key
+        self.clock_offset_s = 0.0  # GitHub's clock minus this machine's, from the last Date header
+        self._credentials = _CredentialsStrategy()
         self._app = GitHub(
-            AppAuthStrategy(app_id, private_key),
+            _AppStrategy(app_id, private_key, github_time=self.github_time),
             base_url=base_url,
+            cache_strategy=self._credentials,
             auto_retry=False,  # the worker retries, later, without holding a thread asleep
             http_cache=False,  # every GET is needed fresh; revalidation would only add round trips
             timeout=timeout_s,
@@ -124,14 +225,66 @@ class GitHubApp:
 
     def _count(self, response: httpx.Response) -> None:
         self.metrics.github_call(response.status_code)
+        date = response.headers.get("date")
+        if date:
+            with contextlib.suppress(TypeError, ValueError):  # not a date: keep the last offset
+                self.clock_offset_s = parsedate_to_datetime(date).timestamp() - time.time()
+
+    def github_time(self) -> float:
+        """The epoch time on GitHub's clock, as its last answer said (to a second)."""
+        return time.time() + self.clock_offset_s
 
     def _client(self, installation_id: int) -> GitHub:
         with self._lock:
             gh = self._installations.get(installation_id)
             if gh is None:
-                gh = self._app.with_auth(self._app.auth.as_installation(installation_id))
+                strategy = _InstallationStrategy(
+                    self.app_id, self._private_key, installation_id, github_time=self.github_time
+                )
+                gh = self._app.with_auth(strategy)
                 self._installations[installation_id] = gh
             return gh
+
+    def forget_credentials(self, installation_id: int | None) -> None:
+        """Drop the cached JWT and the installation's token: the next call mints new ones."""
+        issuer = str(self.app_id)
+        keys = [AppAuth.JWT_CACHE_KEY.format(issuer=issuer)]
+        if installation_id is not None:
+            keys.append(
+                AppAuth.INSTALLATION_CACHE_KEY.format(
+                    issuer=issuer,
+                    installation_id=installation_id,
+                    permissions="",
+                    repositories="",
+                    repository_ids="",
+                )
+            )
+        self._credentials.credentials.forget(*keys)
+
+    def authorized(
+        self,
+        installation_id: int | None,
+        method: str,
+        what: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        **kwargs: Any,
+    ) -> Any:
+        """`call`, once more with new credentials when GitHub refuses the ones held (401)."""
+        try:
+            return call(self.metrics, method, what, fn, *args, **kwargs)
+        except GitHubError as exc:
+            if exc.status != 401:
+                raise
+            log.warning("GitHub refused the App's credentials (%s); minting new ones", exc)
+            self.forget_credentials(installation_id)
+        try:
+            return call(self.metrics, method, what, fn, *args, **kwargs)
+        except GitHubError as exc:
+            if exc.status != 401:
+                raise
+            # GitHub may refuse a token it has just issued for a moment: the worker retries later.
+            raise RetryableError(0.0, f"{exc} (refused again with new credentials)") from exc
 
     def installation_id(self, owner: str, repo: str) -> int:
         """The installation that covers `owner/repo`, asked with the App JWT (remembered)."""
@@ -140,12 +293,12 @@ class GitHubApp:
             return self._installation_of[key]
         what = f"/repos/{owner}/{repo}/installation"
         rest = self._app.rest(API_VERSION)
-        data = _json(call(self.metrics, "GET", what, rest.apps.get_repo_installation, owner, repo))
+        data = _json(self.authorized(None, "GET", what, rest.apps.get_repo_installation, owner, repo))
         self._installation_of[key] = int(data["id"])
         return self._installation_of[key]
 
     def repo(self, installation_id: int, owner: str, repo: str) -> Repo:
-        return Repo(self, self._client(installation_id), owner, repo)
+        return Repo(self, self._client(installation_id), installation_id, owner, repo)
 
     @contextlib.contextmanager
     def session(self, installation_id: int) -> Iterator[None]:
@@ -260,8 +413,8 @@ def _has_next(response: Any) -> bool:
 class Repo:
     """The calls a job makes on one repository, as one installation."""
 
-    def __init__(self, app: GitHubApp, gh: GitHub, owner: str, name: str):
-        self._app, self._gh = app, gh
+    def __init__(self, app: GitHubApp, gh: GitHub, installation_id: int, owner: str, name: str):
+        self._app, self._gh, self.installation_id = app, gh, installation_id
         self.owner, self.name = owner, name
         self.full_name = f"{owner}/{name}"
         self._rest = gh.rest(API_VERSION)
@@ -271,7 +424,9 @@ class Repo:
         if write:
             self._app._before_write(self.full_name)
         try:
-            return call(self._app.metrics, method, f"/repos/{self.full_name}{what}", fn, *args, **kwargs)
+            return self._app.authorized(
+                self.installation_id, method, f"/repos/{self.full_name}{what}", fn, *args, **kwargs
+            )
         finally:
             if write:
                 self._app._after_write(self.full_name)
@@ -340,7 +495,9 @@ class Repo:
                 "  repository(owner: $owner, name: $name) {\n" + fields + "\n  }\n}"
             )
             variables = {"owner": self.owner, "name": self.name}
-            data = call(self._app.metrics, "POST", "/graphql", self._gh.graphql.request, query, variables)
+            data = self._app.authorized(
+                self.installation_id, "POST", "/graphql", self._gh.graphql.request, query, variables
+            )
             found = (data or {}).get("repository") or {}
             for i in range(len(batch)):
                 obj = found.get(f"f{i}")

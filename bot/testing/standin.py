@@ -34,19 +34,25 @@ Keys and signatures:
 
 GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_key_pem=None,
               installation_id=42, app_slug="docs-sync", default_branch=None,
-              content_limit_per_minute=80, content_limit_per_hour=500, app_permissions=None)
+              content_limit_per_minute=80, content_limit_per_hour=500, app_permissions=None,
+              clock_offset_s=0.0)
     Context manager; `.url` is "http://127.0.0.1:PORT" once entered. `private_key_pem` defaults
     to `default_app_key()`; `.private_key_pem`, `.app_id`, `.installation_id`, `.bot_login`
     ("docs-sync[bot]") are attributes. `app_permissions` (default `APP_PERMISSIONS`, app.yml's)
     are the installation's: a token call they do not cover gets 403 "Resource not accessible by
-    integration", as on github.com.
+    integration", as on github.com. `clock_offset_s` (an attribute too) sets GitHub's clock
+    apart from this machine's: every answer's `Date` header, the App JWT's `iat` and `exp`
+    checks and installation token expiry follow it, as a machine whose clock is off sees.
     open_pull(number, base, head, *, title=..., body="", user="octocat", head_repo_fork=False,
               draft=False) -> dict   registers a PR between two refs or SHAs of the fixture
     update_pull(number, *, head=None, base=None, state=None, title=None) -> dict  a push or an edit
     pull(number) -> dict                                 the PR's current JSON
     add_issue_comment(number, body, *, user="octocat") -> dict   a comment someone else wrote
-    reset()   forgets PRs, permissions, injections and recorded state, so one running stand-in
-              can serve a whole test session
+    reset()   forgets PRs, permissions, injections, revocations, the clock offset and recorded
+              state, so one running stand-in can serve a whole test session
+    revoke_tokens()   every installation token issued so far answers 401 "Bad credentials" (a
+              revoked token; a suspended and restored installation); tokens minted later work
+    now() -> float    the epoch time on GitHub's clock
     set_permission(user, permission)   admin|maintain|write|triage|read|none
     fail_next(method, path_regex, status, times=1, headers=None, body=None, after=False, skip=0)
         The next `times` requests whose method matches ("*" for any) and whose path matches
@@ -128,10 +134,11 @@ Rules enforced (each answers as github.com does, 422 unless said otherwise):
     HTTP cache (hishel) revalidates every GET, and after an answer changed it can send the same GET
     twice; count writes rather than reads, or build the client with `http_cache=False`.
 
-githubkit caches the App JWT and installation tokens per app_id for the whole process, so
-installation tokens issued by any stand-in of this process stay valid in every stand-in with
-the same app_id and installation_id, as tokens outlive a test on github.com. A test that needs
-its own key, or to watch the JWT exchange happen, uses an app_id no other test uses.
+githubkit caches the App JWT and installation tokens per app_id for the whole process (the
+App's `bot.app.github.GitHubApp` keeps its own), so installation tokens issued by any stand-in
+of this process stay valid in every stand-in with the same app_id and installation_id, as
+tokens outlive a test on github.com. A test that needs its own key, or to watch the JWT
+exchange happen with a plain githubkit client, uses an app_id no other test uses.
 """
 
 from __future__ import annotations
@@ -153,6 +160,7 @@ import traceback
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from email.utils import formatdate
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
@@ -790,8 +798,10 @@ class GitHubStandIn:
         content_limit_per_minute: int = 80,
         content_limit_per_hour: int = 500,
         app_permissions: dict[str, str] | None = None,
+        clock_offset_s: float = 0.0,
     ):
         self.repo = _GitRepo(repo_dir)
+        self.clock_offset_s = clock_offset_s  # GitHub's clock minus this machine's
         self.app_permissions = dict(APP_PERMISSIONS if app_permissions is None else app_permissions)
         self.owner, self.name = owner, name
         self.app_id, self.installation_id, self.app_slug = app_id, installation_id, app_slug
@@ -821,6 +831,7 @@ class GitHubStandIn:
         self._pulls: dict[int, _Pull] = {}
         self._injections: list[_Injection] = []
         self._no_patch: list[re.Pattern] = []
+        self._revoked: set[str] = set()
         self._writes: deque[float] = deque()
         self._suites: dict[str, int] = {}
         self._used = 0
@@ -850,6 +861,7 @@ class GitHubStandIn:
             ws="none",
             http="h11",
             timeout_graceful_shutdown=2,
+            date_header=False,  # every answer carries the Date of GitHub's clock (clock_offset_s)
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
@@ -960,6 +972,8 @@ class GitHubStandIn:
             self._permissions.clear()
             self._injections.clear()
             self._no_patch.clear()
+            self._revoked.clear()
+            self.clock_offset_s = 0.0
             self._writes.clear()
             self._suites.clear()
 
@@ -993,6 +1007,18 @@ class GitHubStandIn:
                     skip,
                 )
             )
+
+    def revoke_tokens(self) -> None:
+        """Every installation token issued so far answers 401 "Bad credentials" here from now on,
+        as after a revocation or a suspended and restored installation; new ones work."""
+        with self._lock, _ISSUED_LOCK:
+            self._revoked.update(
+                t for t, grant in _ISSUED_TOKENS.items() if grant[:2] == (self.app_id, self.installation_id)
+            )
+
+    def now(self) -> float:
+        """The time on GitHub's clock: this machine's plus `clock_offset_s`."""
+        return time.time() + self.clock_offset_s
 
     def omit_patches(self, path_regex: str) -> None:
         with self._lock:
@@ -1116,13 +1142,14 @@ class GitHubStandIn:
         defaults = {
             "x-ratelimit-limit": "5000",
             "x-ratelimit-remaining": str(max(0, 5000 - self._used)),
-            "x-ratelimit-reset": str(int(time.time()) + 3600),
+            "x-ratelimit-reset": str(int(self.now()) + 3600),
             "x-ratelimit-used": str(self._used),
             "x-ratelimit-resource": resource,
         }
         for k, v in {**defaults, **headers}.items():
             if k not in response.headers:  # an injected failure keeps the headers it was given
                 response.headers[k] = v
+        response.headers["date"] = formatdate(self.now(), usegmt=True)
         if request.method == "GET" and response.status_code == 200:
             etag = 'W/"' + hashlib.sha256(response.body).hexdigest()[:40] + '"'
             response.headers["etag"] = etag
@@ -1131,7 +1158,7 @@ class GitHubStandIn:
             sent = [t.strip() for t in request.headers.get("if-none-match", "").split(",")]
             if etag in sent:
                 not_modified = Response(b"", 304)
-                for k in ("etag", "cache-control", "vary", "x-github-request-id"):
+                for k in ("etag", "cache-control", "vary", "x-github-request-id", "date"):
                     not_modified.headers[k] = response.headers[k]
                 return not_modified
         return response
@@ -1212,7 +1239,13 @@ class GitHubStandIn:
             raise _HTTPError(401, "Requires authentication")
         with _ISSUED_LOCK:
             grant = _ISSUED_TOKENS.get(credential.strip())
-        if grant is None or grant[:2] != (self.app_id, self.installation_id) or grant[2] < time.time():
+        token = credential.strip()
+        if (
+            grant is None
+            or grant[:2] != (self.app_id, self.installation_id)
+            or grant[2] < self.now()
+            or token in self._revoked
+        ):
             raise _HTTPError(401, "Bad credentials")
 
     def _authorize(self, handler: Any) -> None:
@@ -1233,7 +1266,7 @@ class GitHubStandIn:
             )
         except jwt.InvalidTokenError:
             raise _HTTPError(401, "A JSON web token could not be decoded") from None
-        now = time.time()
+        now = self.now()
         exp, iat, iss = claims.get("exp"), claims.get("iat"), claims.get("iss")
         if not isinstance(exp, int | float) or exp <= now:
             raise _HTTPError(
@@ -1580,7 +1613,7 @@ class GitHubStandIn:
     def _h_access_token(self, req: _Req):
         self._check_installation(req.params["iid"])
         token = "ghs_" + secrets.token_urlsafe(27).replace("-", "a").replace("_", "b")[:36]
-        expires = datetime.now(timezone.utc) + timedelta(hours=1)
+        expires = datetime.fromtimestamp(self.now(), timezone.utc) + timedelta(hours=1)
         with _ISSUED_LOCK:
             _ISSUED_TOKENS[token] = (self.app_id, self.installation_id, expires.timestamp())
         permissions = req.json().get("permissions") or dict(self.app_permissions)
@@ -1602,7 +1635,7 @@ class GitHubStandIn:
         return 200, self._installation_json()
 
     def _h_rate_limit(self, req: _Req):
-        reset = int(time.time()) + 3600
+        reset = int(self.now()) + 3600
         core = {"limit": 5000, "used": self._used, "remaining": max(0, 5000 - self._used), "reset": reset}
         body: dict[str, Any] = {
             "resources": {

@@ -236,3 +236,41 @@ def test_a_missing_permission_fails_the_check_run_and_says_so(bot, standin):
     )
     assert "may lack a permission" in run["output"]["summary"]
     assert bot.queue.counts()["failed"] == 1 and len(standin.calls("POST", r"/reviews$")) == 1  # no retry
+
+
+def test_a_pull_request_delivered_after_its_token_was_revoked_still_gets_a_check_run(bot, standin):
+    bot.check(30, "main", "one")
+    standin.revoke_tokens()  # the token the App holds is refused from now on
+    bot.check(31, "main", "pr")
+    assert [(r["status"], r["conclusion"]) for r in standin.check_runs] == [
+        ("completed", "failure"),
+        ("completed", "failure"),
+    ]
+    assert standin.check_runs[1]["output"]["title"] == "3 doc lines out of date"
+    assert bot.queue.counts()["done"] == 2
+
+
+def test_a_token_revoked_in_the_middle_of_a_job_costs_one_new_token(bot, standin):
+    bot.enqueue(32, "main", "pr")
+    standin.fail_next("GET", r"/pulls/32/files$", 401, body={"message": "Bad credentials"})
+    standin.revoke_tokens()
+    bot.worker.run_once()
+    (run,) = standin.check_runs
+    assert (run["status"], run["output"]["title"]) == ("completed", "3 doc lines out of date")
+    assert bot.queue.counts()["done"] == 1
+
+
+def test_a_check_run_whose_completion_github_refuses_is_retried_until_it_is_complete(bot, standin):
+    refused = {"message": "Resource not accessible by integration"}
+    standin.fail_next("PATCH", r"/check-runs/\d+$", 403, times=3, body=refused)
+    bot.check(33, "main", "one")
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert "Resource not accessible by integration" in run["output"]["summary"]
+    # attempt 1: the conclusion and the failure both refused; attempt 2: the failure goes through
+    assert [s for _, _, s in standin.calls("PATCH", r"/check-runs/")] == [403, 403, 403, 200]
+    assert bot.queue.counts()["failed"] == 1

@@ -225,3 +225,36 @@ def test_the_merge_base_is_one_compare_call(standin, repo_and_shas):
     assert typed.merge_base_commit.sha == base and typed.base_commit.sha == moved
     assert [c.sha for c in typed.commits] == [head] and len(typed.files or []) == 151
     assert [p for _, p, _ in standin.calls("GET", r"/compare/")][0].endswith(f"/compare/{moved}...{head}")
+
+
+def test_a_rejected_installation_token_is_dropped_and_a_new_one_minted_once(standin):
+    app, _ = app_for(standin)
+    repo = app.repo(standin.installation_id, standin.owner, standin.name)
+    assert repo.pull(3)["number"] == 3
+    standin.revoke_tokens()  # a revoked token, or an installation suspended and restored
+    assert repo.pull(3)["number"] == 3  # the cached token is dropped, a new one minted, the call retried
+    assert [s for _, _, s in standin.calls("GET", r"/pulls/3$")] == [200, 401, 200]
+    assert [s for _, _, s in standin.calls("POST", r"/access_tokens$")][-1:] == [201]
+    assert repo.create_issue_comment(3, "written with the new token")["id"]
+
+
+def test_a_token_refused_twice_is_left_to_the_worker(standin):
+    app, _ = app_for(standin)
+    repo = app.repo(standin.installation_id, standin.owner, standin.name)
+    standin.fail_next("GET", r"/pulls/3$", 401, times=2, body={"message": "Bad credentials"})
+    with pytest.raises(RetryableError) as refused:
+        repo.pull(3)  # GitHub can refuse a token it has just issued for a moment: retried later
+    assert "401" in str(refused.value) and "Bad credentials" in str(refused.value)
+    assert len(standin.calls("GET", r"/pulls/3$")) == 2
+
+
+@pytest.mark.parametrize("offset", [-300, 900])  # GitHub five minutes behind us; a quarter hour ahead
+def test_the_app_jwt_is_dated_by_githubs_clock(standin, offset):
+    standin.clock_offset_s = offset
+    app, _ = app_for(standin)
+    assert app.installation_id(standin.owner, standin.name) == standin.installation_id
+    repo = app.repo(standin.installation_id, standin.owner, standin.name)
+    assert repo.pull(3)["number"] == 3  # the token exchange signs with the corrected JWT too
+    # The first JWT is dated by this machine's clock and refused; GitHub's Date header corrects it.
+    assert [s for _, _, s in standin.calls("GET", r"/installation$")] == [401, 200]
+    assert standin.calls("POST", r"/access_tokens$")[-1][2] == 201

@@ -6,7 +6,8 @@ import base64
 import functools
 import re
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
+from email.utils import parsedate_to_datetime
 
 import httpx
 import jwt
@@ -166,6 +167,34 @@ def test_app_endpoints_check_the_jwt(standin, http, other_key):
     assert http.post(url, headers={"Authorization": f"token {raw_token(http, standin)}"}).status_code == 401
     other = f"{standin.url}/app/installations/7/access_tokens"
     assert http.post(other, headers={"Authorization": f"Bearer {app_jwt(standin)}"}).status_code == 404
+
+
+def test_revoked_tokens_answer_401_and_new_ones_work(standin, http):
+    url = f"{standin.url}/repos/{OWNER}/{REPO}"
+    old = {"Authorization": f"token {raw_token(http, standin)}"}
+    assert http.get(url, headers=old).status_code == 200
+    standin.revoke_tokens()
+    refused = http.get(url, headers=old)
+    assert (refused.status_code, refused.json()["message"]) == (401, "Bad credentials")
+    assert http.get(url, headers={"Authorization": f"token {raw_token(http, standin)}"}).status_code == 200
+    standin.reset()  # a reset forgets revocations
+    assert http.get(url, headers=old).status_code == 200
+
+
+def test_githubs_clock_dates_every_answer_and_judges_the_jwt(standin, http):
+    url = f"{standin.url}/app/installations/{standin.installation_id}/access_tokens"
+    standin.clock_offset_s = -600  # GitHub's clock ten minutes behind this machine's
+    answer = http.get(f"{standin.url}/rate_limit")
+    dated = parsedate_to_datetime(answer.headers["date"]).timestamp()
+    assert abs(dated - (time.time() - 600)) < 5 and len(answer.headers.get_list("date")) == 1
+    refused = http.post(url, headers={"Authorization": f"Bearer {app_jwt(standin)}"})
+    assert refused.status_code == 401 and "claim" in refused.json()["message"]  # dated by our clock
+    now = int(standin.now())
+    signed = app_jwt(standin, iat=now - 60, exp=now + 540)  # dated by GitHub's clock
+    token = http.post(url, headers={"Authorization": f"Bearer {signed}"})
+    assert token.status_code == 201
+    expires = datetime.strptime(token.json()["expires_at"], "%Y-%m-%dT%H:%M:%SZ")
+    assert abs(expires.replace(tzinfo=timezone.utc).timestamp() - (standin.now() + 3600)) < 5
 
 
 def test_installation_endpoints_parse_in_githubkit(standin):
