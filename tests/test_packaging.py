@@ -41,7 +41,6 @@ def test_the_wheel_holds_every_module_and_every_pack(tmp_path):
             "wheel",
             "--quiet",
             "--no-deps",
-            "--no-build-isolation",
             "-w",
             str(tmp_path),
             str(ROOT),
