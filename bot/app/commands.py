@@ -43,6 +43,7 @@ from bot.render.comments import (
     rechecked,
     refused_by_github,
     reply_marker,
+    unknown_command,
 )
 
 log = logging.getLogger(__name__)
@@ -128,7 +129,7 @@ class Registry:
         verb = job.command.lower() or self.default or "help"
         command = self.commands.get(verb)
         if command is None:
-            return Ask(job, fallback, note=f"unknown command {job.command!r}")
+            return Ask(job, fallback, note=unknown_command(job.command))
         args = job.args if command.usage else ()
         if command.needs and not args:
             return Ask(job, fallback, note=f"{command.name} needs {command.needs}: {command.written()}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote
 
@@ -49,6 +49,21 @@ def _size(text: str) -> int:
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def typed(text: str) -> str:
+    """What a person typed (a command's words, a waiver's reason), as inert text: a code span on
+    one line, fenced longer than any backtick run in it, so no mention, link, image or HTML
+    comes alive when docs-sync repeats it."""
+    return md_code(" ".join(text.splitlines()))
+
+
+def _typed_reasons(report: Report) -> Report:
+    """The report with each waiver's reason shown as typed text. The formats escape a reason but
+    keep its code spans; escaping leaves `@team` and bare links live, a code span does not."""
+    if not report.ignored:
+        return report
+    return replace(report, ignored=tuple((f, typed(reason)) for f, reason in report.ignored))
 
 
 def _fence(text: str, info: str) -> str:
@@ -180,6 +195,7 @@ def summary_text(
     bytes, so where badges and non-ASCII text make the bytes outgrow the characters, it is cut
     again, shorter.
     """
+    report = _typed_reasons(report)
     tail = "".join(f"\n> {note}\n" for note in notes)
     room = limit - _size(tail) - 100  # bytes for the markdown
     budget = room  # characters asked of to_markdown
@@ -424,6 +440,11 @@ def help_text(entries: Sequence[tuple[str, str]]) -> str:
     )
 
 
+def unknown_command(verb: str) -> str:
+    """Why the help answers a verb it does not list (the verb as typed, inert)."""
+    return f"unknown command {typed(verb)}"
+
+
 def command_reply(quoted: str, user: str, answer: str, comment_id: int) -> str:
     """The reply to a command: the command quoted as code, the commenter, the answer, the marker."""
     end = "\n\n" + reply_marker(comment_id)
@@ -455,7 +476,7 @@ def rechecked(head_sha: str, report: Report | None) -> str:
 
 def ignoring(symbol: str, reason: str, head_sha: str, report: Report | None) -> str:
     """The answer to `/docs-sync ignore`, with what the check said afterwards."""
-    said = f" ({md_escape(reason)})" if reason else ""
+    said = f" ({typed(reason)})" if reason else ""
     answer = f"docs-sync now ignores findings about {md_code(symbol)} on this pull request{said}."
     if report is None:
         return answer
@@ -480,7 +501,7 @@ def explain_text(report: Report, html_url: str, head_sha: str) -> str:
     if report.ignored:
         text += "\n\nIgnored on this pull request:\n"
         text += "\n".join(
-            f"- {md_code(f.symbol)} ({f.kind}): {md_escape(reason)}" for f, reason in report.ignored
+            f"- {md_code(f.symbol)} ({f.kind}): {typed(reason)}" for f, reason in report.ignored
         )
     return text
 

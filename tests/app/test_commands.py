@@ -13,8 +13,10 @@ from bot.app.payloads import CommandJob
 from bot.app.queue import SQLiteQueue
 from bot.app.store import PullRef, Store
 from bot.app.worker import Worker
+from bot.render.comments import SUMMARY_MARKER as SUMMARY
 from bot.testing.standin import GitHubStandIn
 from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
+from tests.render.test_comments import TYPED, assert_inert
 
 
 class Bot:
@@ -75,7 +77,7 @@ def test_help_is_answered_with_eyes_and_a_reply(bot, standin):
     (reply,) = replies(standin)
     assert reply.startswith("> `/docs-sync help`\n\n@alice ") and COMMANDS.help_text() in reply
     bot.comment(1, "/docs-sync frobnicate")
-    assert "(unknown command 'frobnicate')" in replies(standin)[1]
+    assert "(unknown command `frobnicate`)" in replies(standin)[1]
 
 
 def test_explain_lists_rule_why_code_and_doc_lines(bot, standin, repo_and_shas):
@@ -221,7 +223,7 @@ def test_verbs_resolve_through_the_registry():
 
 def test_what_the_registry_lacks_is_answered_with_the_help_and_why():
     unknown = COMMANDS.resolve(ask("Frobnicate", "now"))
-    assert (unknown.command.name, unknown.args, unknown.note) == ("help", (), "unknown command 'Frobnicate'")
+    assert (unknown.command.name, unknown.args, unknown.note) == ("help", (), "unknown command `Frobnicate`")
     bare_ignore = COMMANDS.resolve(ask("ignore"))
     assert (bare_ignore.command.name, bare_ignore.note) == (
         "help",
@@ -252,3 +254,26 @@ def test_a_registry_takes_new_commands_once_each():
         registry.command("ping", help="again")(ping)
     with pytest.raises(ValueError, match="unknown permission"):
         registry.command("deploy", help="ship it", permission="admin")
+
+
+def test_what_a_commenter_typed_comes_back_inert_in_every_place(bot, standin):
+    bot.open_and_check(30, "one")
+    standin.set_permission("maint", "maintain")
+    for n, typed in enumerate(TYPED):
+        bot.comment(30, f"/docs-sync {typed}")  # not a verb: the help answers, naming it
+        reply = replies(standin)[-1]
+        assert "unknown command" in reply
+        assert_inert(reply, typed.split()[0])  # the verb is the first word
+        bot.comment(30, f"/docs-sync ignore --attn-implementation {n} {typed}", user="maint")
+        places = {
+            "reply": replies(standin)[-1],
+            "summary comment": next(
+                c["body"] for c in standin.issue_comments if c["body"].startswith(SUMMARY)
+            ),
+            "check run": standin.check_runs[-1]["output"]["summary"],
+        }
+        bot.comment(30, "/docs-sync explain")
+        places["explain"] = replies(standin)[-1]
+        for place, markdown in places.items():
+            assert f"{n} {typed}" in markdown, place  # the newest reason is the one shown
+            assert_inert(markdown, typed), place

@@ -4,6 +4,7 @@ limits, "Fixed in" edits, the not-configured example, and the replies to command
 from __future__ import annotations
 
 import json
+import re
 
 from bot.core.model import Finding, Report
 from bot.core.packs import parse_repo_config
@@ -117,7 +118,7 @@ def test_explain_lists_each_finding_and_the_waived_ones():
         in text
     )
     assert "- Code: [src/cli.py line 7]" in text and "- Why: argparse renamed it" in text
-    assert text.endswith("Ignored on this pull request:\n- `--x` (removed): gone on purpose (@m)")
+    assert text.endswith("Ignored on this pull request:\n- `--x` (removed): `gone on purpose (@m)`")
     empty = explain_text(Report(()), "https://github.com/o/r", "c" * 40)
     assert empty == f"docs-sync found nothing out of date at {'c' * 12}."
     assert json.dumps(text)  # plain text, ready for a comment body
@@ -137,9 +138,82 @@ def test_the_answer_to_ignore_says_whether_a_finding_was_waived():
     waived = Report((), ((finding("--fsdp-cpu-backend gloo"), "ok (@m)"),))
     answer = ignoring("--fsdp-cpu-backend", "on purpose", "h" * 40, waived)
     assert answer == (
-        "docs-sync now ignores findings about `--fsdp-cpu-backend` on this pull request (on purpose). "
+        "docs-sync now ignores findings about `--fsdp-cpu-backend` on this pull request (`on purpose`). "
         f"Checked {'h' * 12} again: Docs are in sync (1 finding ignored)."
     )
     none = ignoring("--nothing", "", "h" * 40, Report(()))
     assert "No current finding is about `--nothing`; the waiver applies if one appears." in none
     assert ignoring("--x", "", "h" * 40, None).endswith("on this pull request.")  # nothing published
+
+
+# -- what a commenter typed is shown as inert text -----------------------------------------------
+
+# Each is live markdown on GitHub: a team or user mention, a link, an image, a comment that hides
+# the rest of the body, raw HTML, a bare URL GitHub links by itself.
+TYPED = (
+    "@org/team",
+    "@someone",
+    "[x](https://evil.example/x)",
+    "![p](https://evil.example/p.png)",
+    "<!--",
+    "<img src=https://evil.example/i.png>",
+    "https://evil.example/bare",
+    "`@org/team` ``",
+)
+
+
+MARKER = re.compile(r"<!-- docs-sync:[a-z-]+(=[0-9a-f]+)? -->")  # docs-sync's own hidden markers
+
+
+def live_parts(markdown: str) -> tuple[str, list[str]]:
+    """The text GitHub would render as live (outside code), and every link, image and HTML piece."""
+    from markdown_it import MarkdownIt
+
+    live, active = [], []
+    for block in MarkdownIt("commonmark").enable("table").parse(markdown):
+        if block.type == "html_block" and not MARKER.fullmatch(block.content.strip()):
+            active.append(block.content)
+        for t in block.children or []:
+            if t.type == "text":
+                live.append(t.content)
+            elif t.type == "link_open":
+                active.append(str(t.attrs.get("href")))
+            elif t.type in ("image", "html_inline"):
+                active.append(str(t.attrs.get("src") or t.content))
+    return " ".join(live), active
+
+
+def assert_inert(markdown: str, typed: str) -> None:
+    """`typed` appears in `markdown` only as code: no mention, link, image or HTML comes of it."""
+    from markdown_it import MarkdownIt
+
+    live, active = live_parts(markdown)
+    for word in ("@org", "@someone", "evil.example", "<!--", "<img"):
+        assert word not in live, (word, markdown)
+    assert not [a for a in active if "evil.example" in a or "<!--" in a], markdown
+    code = [
+        c.content
+        for block in MarkdownIt("commonmark").parse(markdown)
+        for c in block.children or []
+        if c.type == "code_inline"
+    ]
+    assert any(typed.strip() in c for c in code), (typed, markdown)  # shown, not dropped
+
+
+def test_an_ignore_reason_is_inert_in_every_place_it_is_shown():
+    for reason in TYPED:
+        said = f"because {reason} (@maint)"
+        report = Report((finding("--a"),), ((finding("--y", kind="new-flag"), said),))
+        places = {
+            "reply": ignoring("--y", f"because {reason}", "h" * 40, report),
+            "explain": explain_text(report, "https://github.com/o/r", "c" * 40),
+            "summary comment": summary_comment(report, LINKS),
+            "check run": report_outcome(report, LINKS).summary,
+        }
+        for place, markdown in places.items():
+            assert_inert(markdown, reason), place
+
+
+def test_a_typed_symbol_is_inert_in_the_answer_to_ignore():
+    for symbol in TYPED:
+        assert_inert(ignoring(symbol, "", "h" * 40, Report(())), symbol)
