@@ -2,6 +2,10 @@
 
     the pull request (from the payload; by head SHA for a fork's check suite)
     -> skipped when an automatic trigger names a head already checked against the same base
+    -> a pull request the database does not know (new, or the database was lost): what
+       docs-sync wrote on it is looked up on GitHub and adopted, once (its runs on the head,
+       its review comments, its summary); a head with a completed run is not checked again
+       by an automatic trigger
     -> check run "docs-sync" in_progress on the head SHA (reused when the job is retried)
     -> the analysis (analysis.py: rules, files, blobs, the check, waivers)
     -> a newer push (a queued or later job for another head, or a file list made for another
@@ -14,9 +18,10 @@ Nothing from the pull request is ever executed: files are only read as text, and
 come from the base branch (repoconfig.py).
 
 A typical pull request costs 6 GitHub calls with findings (check run create and complete,
-file list, one GraphQL query, the review, the summary comment) and 4 when clean; the first
-pull request on a base branch adds one GraphQL query for the config, and a watched file whose
-patch GitHub left out (a diff too large to show) adds one compare call for the merge base.
+file list, one GraphQL query, the review, the summary comment) and 4 when clean; its first
+run adds the three look-ups above, the first pull request on a base branch one GraphQL query
+for the config, and a watched file whose patch GitHub left out (a diff too large to show) one
+compare call for the merge base.
 
 Errors: a RetryableError is left to the worker (the check run stays in progress until the
 retry); on any other error the check run is completed as a failure titled "docs-sync could not
@@ -29,6 +34,7 @@ completes the job's check run the same way, so a required check never blocks a m
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from bot.app import checkruns
 from bot.app.analysis import Analysis, analyze, gone_at_head
@@ -36,9 +42,17 @@ from bot.app.context import Context, Deps, Pull, job_context
 from bot.app.github import Repo
 from bot.app.payloads import CheckJob, parse
 from bot.app.queue import Job
-from bot.app.review import MAX_INLINE, mark_fixed, plan_inline, post_review, recover_review, right_lines
+from bot.app.review import (
+    MAX_INLINE,
+    adopt_comments,
+    mark_fixed,
+    plan_inline,
+    post_review,
+    recover_review,
+    right_lines,
+)
 from bot.app.store import Checked, CheckRun, StoredReport
-from bot.app.summary import upsert_summary
+from bot.app.summary import adopt_summary, upsert_summary
 from bot.app.worker import RetryableError
 from bot.core.model import Report
 from bot.render.comments import over_cap_note, report_outcome, summary_comment, superseded
@@ -63,7 +77,9 @@ def run(ctx: Context, job: CheckJob) -> Report | None:
     if already_checked(ctx, job.trigger):
         log.info("job %s: %s was checked already; nothing new to say", ctx.job_id, pull.head_sha)
         return None
-    return check_pull(ctx)
+    # A base branch changed (pull_request.edited) is checked again whatever GitHub holds.
+    automatic = job.trigger.startswith(AUTOMATIC_TRIGGERS) and job.trigger != "pull_request.edited"
+    return check_pull(ctx, automatic=automatic)
 
 
 def find_pull(repo: Repo, job: CheckJob) -> Pull | None:
@@ -96,11 +112,17 @@ def already_checked(ctx: Context, trigger: str) -> bool:
     return ctx.store.checked(ctx.repo.full_name, pull.head_sha) == Checked(pull.number, pull.base_sha)
 
 
-def check_pull(ctx: Context) -> Report | None:
+def check_pull(ctx: Context, *, automatic: bool = False) -> Report | None:
     """Check `ctx.pull` under the job's check run and publish the result (the `/docs-sync`
-    recheck and ignore commands come here too); the report, None if nothing was published."""
+    recheck and ignore commands come here too); the report, None if nothing was published.
+
+    `automatic`: nobody asked for this run; a head GitHub shows checked is not checked again."""
     pull = ctx.pull
     started = checkruns.started(ctx)
+    if not started and adopt_from_github(ctx) and automatic:
+        log.info("job %s: GitHub shows %s checked already; nothing new to say", ctx.job_id, pull.head_sha)
+        _mark_checked(ctx)
+        return None
     run = checkruns.start(ctx, pull.head_sha)
     if run.done:
         log.info("check run %s of job %s is already complete", run.id, ctx.job_id)
@@ -138,6 +160,20 @@ def _check_and_publish(ctx: Context, run: CheckRun) -> Report | None:
     checkruns.finish(ctx, run, outcome)
     _mark_checked(ctx)
     return report
+
+
+def adopt_from_github(ctx: Context) -> bool:
+    """Once per pull request and database: adopt what docs-sync wrote on it before this database
+    knew it (its run in progress on the head, its review comments, its summary comment), so
+    nothing is written twice after the database was lost. True when GitHub shows the head
+    checked (a completed run on it)."""
+    state = ctx.store.pull_state(ctx.pr)
+    if state.synced:
+        return False
+    checked = checkruns.adopt(ctx)
+    state = adopt_summary(ctx, adopt_comments(ctx, state))
+    ctx.store.save_pull_state(ctx.pr, replace(state, synced=True))
+    return checked
 
 
 def publish(ctx: Context, result: Analysis) -> list[str]:

@@ -1,6 +1,10 @@
 """The job's check run: created once per job, completed with its annotations, failed rather than
 left in progress.
 
+A pull request the database does not know (new, or the database was lost) is looked up first
+(`adopt`): a run docs-sync left in progress on the head becomes the job's run, and a completed
+one tells an automatic trigger that the head was checked already.
+
 Each job keeps its run in the store under its job id (`Store.check_run`), so a retried or
 resumed job reuses it. The run is named on GitHub by the job's delivery id (`external_id`): a
 creation whose answer was lost (a crash, a timeout, a 502 after GitHub did the work) is marked
@@ -21,10 +25,12 @@ from bot.app.context import Context
 from bot.app.events import RERUN_ACTION
 from bot.app.store import CheckRun
 from bot.render.comments import (
+    FAILED_TITLE,
     IN_PROGRESS_SUMMARY,
     IN_PROGRESS_TITLE,
     RERUN_DESCRIPTION,
     RERUN_LABEL,
+    SUPERSEDED_TITLE,
     TEXT_LIMIT,
     TITLE_LIMIT,
     CheckOutcome,
@@ -64,6 +70,28 @@ def known(ctx: Context) -> CheckRun | None:
     )
     store.save_check_run(job, run)
     return run
+
+
+def adopt(ctx: Context) -> bool:
+    """Look up docs-sync's runs on the pull request's head: the newest still in progress becomes
+    the job's run (unless the job has one); True when one completed with a result (neither a
+    failure to run nor superseded), so the head was checked."""
+    head = ctx.pull.head_sha
+    runs = [
+        r
+        for r in ctx.repo.check_runs(head, CHECK_NAME)
+        if (r.get("app") or {}).get("id") in (None, ctx.settings.app_id)
+    ]
+    waiting = [r for r in runs if r.get("status") != "completed"]
+    if waiting and not started(ctx):
+        data = max(waiting, key=lambda r: int(r["id"]))
+        ctx.store.save_check_run(ctx.job_id, CheckRun(int(data["id"]), head, str(data.get("html_url") or "")))
+        return False
+    return any(
+        r.get("status") == "completed"
+        and (r.get("output") or {}).get("title") not in (FAILED_TITLE, SUPERSEDED_TITLE)
+        for r in runs
+    )
 
 
 def start(ctx: Context, head_sha: str) -> CheckRun:

@@ -9,11 +9,14 @@ most 30 are open on a pull request at once; the rest are listed in the summary.
 What was posted is kept in the store's `PullState` (by fingerprint: open or fixed, the one-line
 message, the comment id once known). A review sent whose answer never arrived may have been
 created: the state says so (`review_pending`) before the call, and the next run lists the
-review comments once, adopting docs-sync's own instead of posting them twice.
+review comments once, adopting docs-sync's own instead of posting them twice. The same listing
+adopts every comment of a pull request the database does not know (`adopt_comments`: the
+database was lost), "fixed" ones as fixed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,6 +31,7 @@ from bot.core.model import Finding, Report
 from bot.render.comments import Links, code_comment, doc_comment, finding_line, fixed_body, marked_fingerprint
 
 MAX_INLINE = 30  # more inline comments than this make a pull request's page hard to use
+_FIXED = re.compile(r"✅ \*\*Fixed in [0-9a-f]+\.\*\* ~~")  # how fixed_body begins
 
 
 def right_lines(patch: str | None) -> frozenset[int]:
@@ -155,6 +159,18 @@ def recover_review(ctx: Context, state: PullState) -> PullState:
     """
     if not state.review_pending:
         return state
+    state = adopt_comments(ctx, state)
+    ctx.store.save_pull_state(ctx.pr, state)
+    return state
+
+
+def adopt_comments(ctx: Context, state: PullState) -> PullState:
+    """`state` with docs-sync's review comments on the pull request, as GitHub lists them.
+
+    One listing; a bot's comments with a fingerprint marker count. Comments of reviews the state
+    knows keep the state they have (some were marked fixed since) and gain their ids; the others
+    are adopted, open or "fixed" as their body says, the newest winning for one fingerprint.
+    """
     known = set(state.reviews)
     reviews = list(state.reviews)
     comments = dict(state.comments)
@@ -162,14 +178,20 @@ def recover_review(ctx: Context, state: PullState) -> PullState:
         body = str(c.get("body") or "")
         fp = marked_fingerprint(body)
         review_id = c.get("pull_request_review_id")
-        if fp is None or review_id in known or (c.get("user") or {}).get("type") != "Bot":
+        if fp is None or (c.get("user") or {}).get("type") != "Bot":
+            continue
+        if review_id in known:
+            entry = comments.get(fp)
+            if entry is not None and entry.id is None:
+                comments[fp] = replace(entry, id=int(c["id"]))
             continue
         if isinstance(review_id, int) and review_id not in reviews:
             reviews.append(review_id)
-        comments[fp] = PostedComment("open", body.split("\n\n", 1)[0], int(c["id"]))
-    state = replace(state, reviews=tuple(reviews), comments=comments, review_pending=False)
-    ctx.store.save_pull_state(ctx.pr, state)
-    return state
+        if _FIXED.match(body):
+            comments[fp] = PostedComment("fixed", "", int(c["id"]))
+        else:
+            comments[fp] = PostedComment("open", body.split("\n\n", 1)[0], int(c["id"]))
+    return replace(state, reviews=tuple(reviews), comments=comments, review_pending=False)
 
 
 def mark_fixed(ctx: Context, state: PullState, current: Collection[str]) -> PullState:

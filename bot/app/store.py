@@ -17,8 +17,8 @@ same as the database has always held, so an upgrade keeps its state) is:
                                                 (else null)
     ns "pr",          "owner/repo#12"           {"reviews", "comments": {fingerprint: {"state",
                                                 "message", "id"}}, "summary_id", "summary_hash",
-                                                "review_pending", "summary_pending"}: what
-                                                docs-sync has written on the pull request
+                                                "review_pending", "summary_pending", "synced"}:
+                                                what docs-sync has written on the pull request
     ns "reply",       "<job id>"                {"id"}: the reply to a command (id null while
                                                 it is being sent)
     ns "merge-base",  "owner/repo@<base>...<head>"  {"sha"}
@@ -127,6 +127,9 @@ class PullState:
     summary_hash: str | None = None
     review_pending: bool = False  # a review was sent and its answer not seen
     summary_pending: bool = False  # the summary comment was sent and its answer not seen
+    # What docs-sync wrote before this database knew the pull request (it is new, or the
+    # database was lost) was looked up on GitHub and adopted.
+    synced: bool = False
 
     def open_fingerprints(self) -> set[str]:
         return {fp for fp, c in self.comments.items() if c.state == "open"}
@@ -270,6 +273,7 @@ class Store:
             summary_hash=data.get("summary_hash"),
             review_pending=bool(data.get("review_pending")),
             summary_pending=bool(data.get("summary_pending")),
+            synced=bool(data.get("synced")),
         )
 
     def save_pull_state(self, pr: PullRef, state: PullState) -> None:
@@ -282,6 +286,7 @@ class Store:
             "summary_hash": state.summary_hash,
             "review_pending": state.review_pending,
             "summary_pending": state.summary_pending,
+            "synced": state.synced,
         }
         self._put("pr", str(pr), data)
 

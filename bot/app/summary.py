@@ -3,7 +3,8 @@
 Its id and a hash of its body are kept in the store's `PullState`: an unchanged body costs no
 call. A creation whose answer was lost is marked (`summary_pending`) before the call; the next
 run looks for the comment (a bot's, starting with the summary marker) and adopts it rather than
-post a second. A summary someone deleted is posted again.
+post a second. The same look-up adopts the summary of a pull request the database does not know
+(`adopt_summary`: the database was lost). A summary someone deleted is posted again.
 """
 
 from __future__ import annotations
@@ -23,9 +24,7 @@ def upsert_summary(ctx: Context, state: PullState, body: str, wanted: bool) -> P
     digest = hashlib.sha1(body.encode()).hexdigest()
     if state.summary_id is None and state.summary_pending:
         # The last creation got no answer: it may be there. Adopt it rather than post a second.
-        state = replace(
-            state, summary_id=find_summary(repo, number), summary_pending=False, summary_hash=None
-        )
+        state = adopt_summary(ctx, state)
     if state.summary_id is None:
         if not wanted:
             ctx.store.save_pull_state(ctx.pr, state)
@@ -47,10 +46,26 @@ def upsert_summary(ctx: Context, state: PullState, body: str, wanted: bool) -> P
     return state
 
 
-def find_summary(repo: Repo, number: int) -> int | None:
-    """The id of docs-sync's summary comment on the pull request (a bot's, with the marker), if any."""
+def adopt_summary(ctx: Context, state: PullState) -> PullState:
+    """`state` with docs-sync's summary comment as GitHub has it (id, and the hash of its body, so
+    the same words are not sent again); as it was when there is none."""
+    found = find_summary(ctx.repo, ctx.pull.number, ctx.settings.app_id)
+    if found is None:
+        return replace(state, summary_pending=False)
+    digest = hashlib.sha1(str(found.get("body") or "").encode()).hexdigest()
+    return replace(state, summary_id=int(found["id"]), summary_hash=digest, summary_pending=False)
+
+
+def find_summary(repo: Repo, number: int, app_id: int | None = None) -> dict | None:
+    """docs-sync's summary comment on the pull request (a bot's, with the marker, posted by the
+    App `app_id` where GitHub says which App posted it), if any."""
     for c in repo.issue_comments(number):
         body = str(c.get("body") or "")
-        if body.startswith(SUMMARY_MARKER) and (c.get("user") or {}).get("type") == "Bot":
-            return int(c["id"])
+        app = c.get("performed_via_github_app") or {}
+        if (
+            body.startswith(SUMMARY_MARKER)
+            and (c.get("user") or {}).get("type") == "Bot"
+            and (app_id is None or app.get("id") in (None, app_id))
+        ):
+            return c
     return None

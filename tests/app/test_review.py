@@ -152,8 +152,9 @@ def test_answers_lost_after_the_review_and_the_summary_post_nothing_twice(bot, s
     assert (run["status"], run["conclusion"]) == ("completed", "failure")
     assert len(standin.reviews) == 1 and len(standin.review_comments) == 3
     assert len(standin.issue_comments) == 1 and bot.queue.counts()["done"] == 1
-    assert len(standin.calls("GET", r"/pulls/23/comments$")) == 1  # looked once, after the loss
-    assert len(standin.calls("GET", r"/issues/23/comments$")) == 1
+    # looked at on the pull request's first run (nothing yet), and once after each loss
+    assert len(standin.calls("GET", r"/pulls/23/comments$")) == 2
+    assert len(standin.calls("GET", r"/issues/23/comments$")) == 2
     # What was adopted is tracked like what was posted: the fix edits the same comments.
     standin.update_pull(23, head="pr-fixed")
     bot.check(23, "main", "pr-fixed")

@@ -156,6 +156,7 @@ def test_pull_state_round_trips_and_changes_only_by_copy(db):
         "summary_hash": "ab",
         "review_pending": True,
         "summary_pending": False,
+        "synced": False,
     }
     db.kv_put("pr", "octo/docs#1", json.dumps({"reviews": [1], "comments": {}}))  # an older value
     assert store.pull_state(PullRef("octo/docs", 1)) == PullState(reviews=(1,))
