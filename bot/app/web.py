@@ -5,8 +5,20 @@ verifies the HMAC signature over the raw bytes before parsing anything, routes t
 (events.py), stores the jobs (queue.py) and wakes the worker. Answers:
 
     202  jobs queued                      200  ping, acknowledged, ignored, or a redelivery
-    400  no delivery id / event header, or a body that is not a JSON object
+    400  no delivery id / event header, an id over 200 characters, or a body that is not a
+         JSON object (nested too deeply to parse included)
     401  signature missing or wrong       413  body over 25 MB (GitHub never sends those)
+    408  the body took over 10 s to arrive
+    503  busy: 4 bodies were being read and no slot freed within 5 s (GitHub shows the delivery
+         as failed, and it can be redelivered)
+
+A body is read before anyone knows who sent it, so reading is bounded: the declared size is
+checked first, the bytes go into one buffer of that size, at most 4 bodies are read at once
+(so unsigned bodies cost at most 100 MB), and each must arrive in 10 s.
+
+Deliveries that arrive together are stored together: one transaction, one flush to disk, for
+all that came while the previous one was being written (group commit), so the answer time
+stays flat when GitHub sends many at once.
 
 A delivery that routes to several jobs (a check suite naming two pull requests) stores them
 under "<delivery id>", "<delivery id>/1", ... so a redelivery is still recognised.
@@ -14,6 +26,7 @@ under "<delivery id>", "<delivery id>/1", ... so a redelivery is still recognise
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import hmac
@@ -22,7 +35,9 @@ import logging
 import os
 import sqlite3
 import sys
+import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Generic, TypeVar
 
 import uvicorn
 from starlette.applications import Starlette
@@ -32,18 +47,23 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.app.config import ConfigError, Settings, shown
-from bot.app.events import route
+from bot.app.events import JobSpec, route
 from bot.app.logs import configure_logging, delivery_context
 from bot.app.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from bot.app.metrics import Metrics
-from bot.app.queue import JobQueue, SQLiteQueue
+from bot.app.queue import JobQueue, NewJob, SQLiteQueue
 from bot.app.worker import Handler, Worker
 
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 25 * 1024 * 1024
+MAX_DELIVERY_ID = 200  # GitHub's are UUIDs (36); a longer one is refused, never cut
+MAX_BODY_READS = 4  # bodies read at once, before their signature can be checked
+READ_WAIT_S = 5.0  # how long a request waits for a reading slot before "busy"
+BODY_TIMEOUT_S = 10.0  # GitHub gives up on an answer after 10 s; so does the body read
 SIGNATURE_HEADER = "X-Hub-Signature-256"
 
+T = TypeVar("T")
 HandlerFactory = Callable[[Settings, JobQueue, Metrics], Handler]
 
 
@@ -61,17 +81,39 @@ def verify_signature(secret: str, body: bytes, header: str | None) -> bool:
 
 
 def build_app(
-    settings: Settings, queue: JobQueue, metrics: Metrics, *, worker: Worker | None = None
+    settings: Settings,
+    queue: JobQueue,
+    metrics: Metrics,
+    *,
+    worker: Worker | None = None,
+    max_body_reads: int = MAX_BODY_READS,
+    read_wait_s: float = READ_WAIT_S,
+    body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> Starlette:
     """The ASGI app. With `worker`, the app's lifespan starts it and stops it on shutdown."""
+    slots = PerLoop(lambda: asyncio.Semaphore(max_body_reads))
+    commits = PerLoop(lambda: GroupCommit(queue))
 
     async def webhook(request: Request) -> Response:
-        delivery = (request.headers.get("x-github-delivery") or "").strip()[:100]
-        with delivery_context(delivery or "-"):
+        delivery = (request.headers.get("x-github-delivery") or "").strip()
+        with delivery_context(delivery[:MAX_DELIVERY_ID] or "-"):
             return await _webhook(request, delivery)
 
     async def _webhook(request: Request, delivery: str) -> Response:
-        body = await _read_body(request)
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            return _reject(413, "size", "payload too large: GitHub never delivers more than 25 MB")
+        slot = slots()
+        try:
+            await asyncio.wait_for(slot.acquire(), read_wait_s)
+        except asyncio.TimeoutError:
+            return _reject(503, "busy", f"busy: {max_body_reads} deliveries are being read; try again")
+        try:
+            body = await asyncio.wait_for(_read_body(request), body_timeout_s)
+        except asyncio.TimeoutError:
+            return _reject(408, "timeout", f"the body did not arrive within {body_timeout_s:g} s")
+        finally:
+            slot.release()
         if body is None:
             return _reject(413, "size", "payload too large: GitHub never delivers more than 25 MB")
         signature = request.headers.get(SIGNATURE_HEADER)
@@ -82,10 +124,14 @@ def build_app(
         event = (request.headers.get("x-github-event") or "").strip()
         if not delivery or not event:
             return _reject(400, "header", "missing X-GitHub-Delivery or X-GitHub-Event header")
+        if len(delivery) > MAX_DELIVERY_ID:
+            return _reject(400, "header", f"X-GitHub-Delivery is longer than {MAX_DELIVERY_ID} characters")
         try:
             payload = json.loads(body)
         except (ValueError, UnicodeDecodeError):
             return _reject(400, "json", "body is not JSON")
+        except RecursionError:  # signed, yet nested deeper than the parser goes
+            return _reject(400, "json", "body is not JSON: nested too deeply")
         if not isinstance(payload, dict):
             return _reject(400, "json", "body is not a JSON object")
         metrics.delivery(event)
@@ -101,7 +147,7 @@ def build_app(
         if not specs:
             log.info("%s acknowledged", label)
             return JSONResponse({"ok": True})
-        queued = await run_in_threadpool(_enqueue_all, queue, delivery, specs)
+        queued = sum(await commits().store(_jobs(delivery, specs)))
         if worker is not None and queued:
             worker.wake()
         log.info("%s: %d job(s) queued, %d already seen", label, queued, len(specs) - queued)
@@ -144,30 +190,91 @@ def build_app(
     return app
 
 
-async def _read_body(request: Request) -> bytes | None:
-    """The raw body, or None once it passes MAX_BODY_BYTES (declared or actually sent)."""
+async def _read_body(request: Request) -> bytearray | None:
+    """The raw body in one buffer, or None once it passes MAX_BODY_BYTES (declared or sent).
+
+    A declared size is the buffer's size, so the body is held once, never as chunks and a copy.
+    """
     declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        return None
-    chunks: list[bytes] = []
+    body = bytearray()
+    if declared.isdigit():
+        body = bytearray(int(declared))
     size = 0
     async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
+        if size + len(chunk) > MAX_BODY_BYTES:
             return None
-        chunks.append(chunk)
-    return b"".join(chunks)
+        body[size : size + len(chunk)] = chunk
+        size += len(chunk)
+    del body[size:]
+    return body
 
 
-def _enqueue_all(queue: JobQueue, delivery: str, specs: list) -> int:
-    queued = 0
-    for i, spec in enumerate(specs):
-        delivery_id = delivery if i == 0 else f"{delivery}/{i}"
-        # A newer check for the same pull request makes a queued older one pointless;
-        # commands are never dropped.
-        if queue.enqueue(delivery_id, spec.kind, spec.payload, key=spec.key, supersede=spec.kind == "check"):
-            queued += 1
-    return queued
+class PerLoop(Generic[T]):
+    """One `make()` per event loop: asyncio's semaphores and futures belong to the loop they
+    were made on (the server has one; tests may run several)."""
+
+    def __init__(self, make: Callable[[], T]):
+        self._make = make
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T] = weakref.WeakKeyDictionary()
+
+    def __call__(self) -> T:
+        loop = asyncio.get_running_loop()
+        value = self._by_loop.get(loop)
+        if value is None:
+            value = self._by_loop[loop] = self._make()
+        return value
+
+
+class GroupCommit:
+    """Stores the jobs of deliveries that arrive together in one queue transaction.
+
+    The first delivery starts a write; those that come while it runs wait and go together in
+    the next one. Alone, a delivery is written at once, as before.
+    """
+
+    def __init__(self, queue: JobQueue):
+        self.queue = queue
+        self._waiting: list[tuple[list[NewJob], asyncio.Future[list[bool]]]] = []
+        self._writing = False
+        self._task: asyncio.Future[None] | None = None
+
+    async def store(self, jobs: list[NewJob]) -> list[bool]:
+        """Whether each job was new (False: a redelivery, nothing stored)."""
+        future: asyncio.Future[list[bool]] = asyncio.get_running_loop().create_future()
+        self._waiting.append((jobs, future))
+        if not self._writing:
+            self._writing = True
+            self._task = asyncio.ensure_future(self._write())  # kept: a task nobody holds may be collected
+        return await future
+
+    async def _write(self) -> None:
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting, []
+                try:
+                    stored = await run_in_threadpool(
+                        self.queue.enqueue_many, [j for jobs, _ in batch for j in jobs]
+                    )
+                except Exception as exc:  # each request answers 500; GitHub can redeliver
+                    for _, future in batch:
+                        future.set_exception(exc)
+                    continue
+                for jobs, future in batch:
+                    future.set_result(stored[: len(jobs)])
+                    stored = stored[len(jobs) :]
+        finally:
+            self._writing = False
+
+
+def _jobs(delivery: str, specs: list[JobSpec]) -> list[NewJob]:
+    # A newer check for the same pull request makes a queued older one pointless;
+    # commands are never dropped.
+    return [
+        NewJob(
+            delivery if i == 0 else f"{delivery}/{i}", spec.kind, spec.payload, spec.key, spec.kind == "check"
+        )
+        for i, spec in enumerate(specs)
+    ]
 
 
 def build_server(

@@ -1,7 +1,10 @@
-"""The worker: claims jobs from the queue and runs the job handler on them, one at a time.
+"""The workers: threads that claim jobs from the queue and run the job handler on them.
 
-It runs in its own thread with its own event loop, so a long analysis never delays a webhook
-answer, and an async handler can keep one GitHub client (bound to that loop) across jobs.
+Each thread has its own event loop, so a long job never delays a webhook answer, and an async
+handler can keep one GitHub client (bound to that loop) across jobs. Several threads run at
+once (DOCS_SYNC_WORKERS, 4 by default), and the queue never hands out two jobs of one
+repository at the same time: one repository's pull requests are checked in order, and a
+hostile or unlucky one holds a single thread while the others go on with the rest.
 
 Outcomes of one run:
     handler returns          -> complete
@@ -11,6 +14,10 @@ Outcomes of one run:
     any other exception      -> fail, with the traceback in the log
 A job claimed more than max_attempts times (it crashed the process every time) is failed
 without running it again.
+
+An outcome the queue could not write (a full disk, a locked file) is kept and written again
+before the worker claims anything new, so the job does not stay `running` until a restart,
+and it is never run a second time for it.
 
 Whenever the worker fails a job it tells the handler, if the handler has a method
 `abandon(job, error)`: the job will not run again, so whatever it left in progress on GitHub
@@ -55,6 +62,7 @@ class Worker:
         handler: Handler,
         metrics: Metrics | None = None,
         *,
+        threads: int = 1,
         poll_interval: float = 1.0,
         max_attempts: int = 8,
         base_delay_s: float = 10.0,
@@ -63,61 +71,82 @@ class Worker:
         self.queue = queue
         self.handler = handler
         self.metrics = metrics or Metrics()
+        self.threads = max(1, threads)
         self.poll_interval = poll_interval
         self.max_attempts = max_attempts
         self.base_delay_s = base_delay_s
         self.max_delay_s = max_delay_s
         self._stop = threading.Event()
-        self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake = threading.Condition()
+        self._wakes = 0  # wake() calls so far: a thread that saw the count change looks again
+        self._threads: list[threading.Thread] = []
+        self._loops: dict[int, asyncio.AbstractEventLoop] = {}  # by thread id
+        self._unsettled: list[tuple[int, Callable[[], None]]] = []  # outcomes not written yet
+        self._lock = threading.Lock()
 
     # -- lifecycle --------------------------------------------------------------------------
 
     def start(self) -> None:
-        if self._thread is not None:
+        if self._threads:
             raise RuntimeError("worker already started")
         self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="docs-sync-worker", daemon=True)
-        self._thread.start()
+        self._threads = [
+            threading.Thread(target=self._run, name=f"docs-sync-worker-{i + 1}", daemon=True)
+            for i in range(self.threads)
+        ]
+        for thread in self._threads:
+            thread.start()
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Let the current job finish (up to `timeout`), then end the thread and its loop.
+        """Let the current jobs finish (up to `timeout` in all), then end the threads and their loops.
 
         A job still running after the timeout stays `running` in the queue and is picked up
         again when the queue is next opened.
         """
         self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            if self._thread.is_alive():
-                log.warning("worker still busy after %.0fs; its job resumes at the next start", timeout)
-                return  # the thread owns the loop; closing it under a running job would break it
-            self._thread = None
-        if self._loop is not None:
-            self._loop.close()
-            self._loop = None
+        self.wake()
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        busy = [t for t in self._threads if t.is_alive()]
+        if busy:
+            log.warning("worker still busy after %.0fs; its jobs resume at the next start", timeout)
+            return  # a thread owns its loop; closing it under a running job would break it
+        self._threads = []
+        with self._lock:
+            loops, self._loops = list(self._loops.values()), {}
+        for loop in loops:
+            loop.close()
 
     def wake(self) -> None:
         """Look at the queue now instead of at the next poll (called after an enqueue)."""
-        self._wake.set()
+        with self._wake:
+            self._wakes += 1
+            self._wake.notify_all()
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            seen = self._wakes
             try:
                 job = self.run_once()
             except Exception:  # the queue itself failed (disk full, locked file): wait, retry
                 log.exception("worker could not read the queue")
                 job = None
             if job is None:
-                self._wake.wait(self.poll_interval)
-                self._wake.clear()
+                with self._wake:
+                    if self._wakes == seen and not self._stop.is_set():
+                        self._wake.wait(self.poll_interval)
 
     # -- one job ----------------------------------------------------------------------------
 
     def run_once(self) -> Job | None:
-        """Claim one due job and run it to an outcome; the job as claimed, or None if idle."""
+        """Claim one due job and run it to an outcome; the job as claimed, or None if idle.
+
+        Outcomes the queue could not write before are written first; while one still cannot
+        be, nothing new is claimed (None).
+        """
+        if not self._settle_pending():
+            return None
         job = self.queue.claim()
         if job is None:
             return None
@@ -128,7 +157,7 @@ class Worker:
     def _run_job(self, job: Job) -> None:
         if job.attempts > self.max_attempts:
             error = f"gave up after {job.attempts - 1} attempts: {job.last_error}"
-            self.queue.fail(job.id, error)
+            self._settle(job.id, lambda: self.queue.fail(job.id, error))
             self.metrics.job("failed")
             log.error(
                 "job %s (%s %s) given up after %d attempts", job.id, job.kind, job.key, job.attempts - 1
@@ -145,27 +174,51 @@ class Worker:
             seconds = time.monotonic() - started
             if job.attempts >= self.max_attempts:
                 error = f"gave up after {job.attempts} attempts: {exc}"
-                self.queue.fail(job.id, error)
+                self._settle(job.id, lambda: self.queue.fail(job.id, error))
                 self.metrics.job("failed", seconds)
                 log.error("job %s failed for good after %d attempts: %s", job.id, job.attempts, exc)
                 self._abandon(job, error)
                 return
-            delay = self.retry_delay(job.attempts, exc.delay_s)
-            self.queue.retry(job.id, delay, str(exc))
+            delay, reason = self.retry_delay(job.attempts, exc.delay_s), str(exc)
+            self._settle(job.id, lambda: self.queue.retry(job.id, delay, reason))
             self.metrics.job("retried", seconds)
             log.warning("job %s will retry in %.0fs: %s", job.id, delay, exc)
             return
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
-            self.queue.fail(job.id, error)
+            self._settle(job.id, lambda: self.queue.fail(job.id, error))
             self.metrics.job("failed", time.monotonic() - started)
             log.exception("job %s failed", job.id)
             self._abandon(job, error)
             return
-        self.queue.complete(job.id)
+        self._settle(job.id, lambda: self.queue.complete(job.id))
         seconds = time.monotonic() - started
         self.metrics.job("done", seconds)
         log.info("job %s done in %.2fs", job.id, seconds)
+
+    def _settle(self, job_id: int, write: Callable[[], None]) -> None:
+        """Write a job's outcome to the queue; one the queue refuses is kept to write again."""
+        try:
+            write()
+        except Exception:
+            log.exception("job %s: could not record its outcome; trying again before the next job", job_id)
+            with self._lock:
+                self._unsettled.append((job_id, write))
+
+    def _settle_pending(self) -> bool:
+        """Write the outcomes kept from earlier; True when none is left."""
+        with self._lock:
+            pending, self._unsettled = self._unsettled, []
+        for n, (job_id, write) in enumerate(pending):
+            try:
+                write()
+            except Exception as exc:
+                log.warning("job %s: its outcome still cannot be recorded: %s", job_id, exc)
+                with self._lock:
+                    self._unsettled[:0] = pending[n:]
+                return False
+            log.info("job %s: its outcome is recorded now", job_id)
+        return True
 
     def _abandon(self, job: Job, error: str) -> None:
         abandon = getattr(self.handler, "abandon", None)
@@ -183,6 +236,10 @@ class Worker:
         return max(delay_s, backoff)
 
     def _event_loop(self) -> asyncio.AbstractEventLoop:
-        if self._loop is None:
-            self._loop = asyncio.new_event_loop()
-        return self._loop
+        """This thread's loop (one per thread: a loop runs in the thread that made it)."""
+        me = threading.get_ident()
+        with self._lock:
+            loop = self._loops.get(me)
+            if loop is None:
+                loop = self._loops[me] = asyncio.new_event_loop()
+        return loop

@@ -14,7 +14,7 @@ from bot.app.config import Settings
 from bot.app.logs import DeliveryFilter
 from bot.app.metrics import Metrics
 from bot.app.queue import Job, SQLiteQueue
-from bot.app.web import MAX_BODY_BYTES, build_app, build_server, sign, verify_signature
+from bot.app.web import MAX_BODY_BYTES, MAX_DELIVERY_ID, build_app, build_server, sign, verify_signature
 from tests.appkit import FIXTURES, Scrape
 
 SECRET = "webhook secret for tests"
@@ -377,3 +377,91 @@ def test_real_server_accepts_signed_delivery_and_runs_the_job(tmp_path):
             "queue": {"queued": 0, "running": 0, "done": 1, "failed": 0, "superseded": 0},
         }
         assert Scrape(http.get("/metrics").text)("docs_sync_jobs_total", outcome="done") == 1
+
+
+# -- hostile intake: nesting, long delivery ids, many bodies at once, slow bodies ----------------
+
+
+def test_signed_but_deeply_nested_json_is_a_400(stack):
+    client, queue, metrics = stack
+    body = b'{"a": ' * 100_000 + b"1" + b"}" * 100_000
+    r = post(client, "pull_request", body)
+    assert r.status_code == 400 and r.json()["error"] == "body is not JSON: nested too deeply"
+    assert sum(queue.counts().values()) == 0
+    assert metrics.value("docs_sync_rejected_total", reason="json") == 1
+
+
+def test_delivery_ids_are_stored_whole_or_refused_saying_why(stack):
+    client, queue, _ = stack
+    body = fixture_body("pull_request/opened.payload.json")
+    first, second = "d" * 150 + "-1", "d" * 150 + "-2"  # the same first 100 characters
+    assert post(client, "pull_request", body, delivery=first).status_code == 202
+    r = post(client, "pull_request", fixture_body("pull_request/synchronize.payload.json"), delivery=second)
+    assert r.status_code == 202, r.json()  # a different delivery, not a redelivery of the first
+    assert {queue.get(i).delivery_id for i in (1, 2)} == {first, second}
+    too_long = post(client, "pull_request", body, delivery="x" * (MAX_DELIVERY_ID + 1))
+    assert too_long.status_code == 400
+    assert too_long.json()["error"] == f"X-GitHub-Delivery is longer than {MAX_DELIVERY_ID} characters"
+
+
+def _one_loop(app, scenario):
+    """Run `scenario(client)` with every request on one event loop, as uvicorn serves them."""
+
+    async def main():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=30) as client:
+            return await scenario(client)
+
+    return asyncio.run(main())
+
+
+def test_bodies_read_at_once_are_capped_and_the_rest_wait_then_are_told_busy(tmp_path):
+    settings = settings_for(tmp_path)
+    with SQLiteQueue(settings.db_path) as queue:
+        app = build_app(settings, queue, Metrics(), max_body_reads=2, read_wait_s=0.3, body_timeout_s=30)
+        body = fixture_body("pull_request/opened.payload.json")
+
+        async def scenario(client):
+            release = asyncio.Event()
+
+            async def slow():
+                yield b"{"
+                await release.wait()
+                yield b"}"
+
+            unsigned = {"X-GitHub-Event": "ping", "X-GitHub-Delivery": "slow"}
+            holding = [asyncio.create_task(client.post("/webhook", content=slow(), headers=unsigned))]
+            holding.append(asyncio.create_task(client.post("/webhook", content=slow(), headers=unsigned)))
+            await asyncio.sleep(0.1)
+            started = time.monotonic()
+            busy = await client.post("/webhook", content=body, headers=headers("pull_request", body))
+            waited = time.monotonic() - started
+            release.set()
+            slow_answers = [r.status_code for r in await asyncio.gather(*holding)]
+            after = await client.post("/webhook", content=body, headers=headers("pull_request", body))
+            return busy, waited, slow_answers, after
+
+        busy, waited, slow_answers, after = _one_loop(app, scenario)
+        assert busy.status_code == 503 and "busy" in busy.json()["error"] and waited >= 0.3
+        assert slow_answers == [401, 401]  # read whole, then refused: unsigned
+        assert after.status_code == 202  # the slots are free again
+
+
+def test_a_body_that_does_not_arrive_in_time_is_refused_and_frees_its_slot(tmp_path):
+    settings = settings_for(tmp_path)
+    with SQLiteQueue(settings.db_path) as queue:
+        app = build_app(settings, queue, Metrics(), max_body_reads=1, read_wait_s=5, body_timeout_s=0.3)
+        body = fixture_body("pull_request/opened.payload.json")
+
+        async def scenario(client):
+            async def never():
+                yield b"{"
+                await asyncio.sleep(60)
+
+            h = headers("pull_request", body)
+            stuck = await client.post("/webhook", content=never(), headers=h)
+            after = await client.post("/webhook", content=body, headers=headers("pull_request", body))
+            return stuck, after
+
+        stuck, after = _one_loop(app, scenario)
+        assert stuck.status_code == 408 and after.status_code == 202

@@ -1,5 +1,7 @@
 import logging
+import sqlite3
 import threading
+import time
 
 import pytest
 
@@ -311,3 +313,65 @@ def test_an_async_abandon_is_awaited(queue):
     finally:
         worker.stop()
     assert abandoned == ["KeyError: 'x'"]
+
+
+class FlakyQueue(SQLiteQueue):
+    """The real queue, whose disk refuses the next `failures` writes of a job's outcome."""
+
+    def __init__(self, *args, failures: int = 0, **kw):
+        super().__init__(*args, **kw)
+        self.failures = failures
+
+    def _refuse(self) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise sqlite3.OperationalError("database or disk is full")
+
+    def complete(self, job_id: int) -> None:
+        self._refuse()
+        super().complete(job_id)
+
+    def fail(self, job_id: int, error: str) -> None:
+        self._refuse()
+        super().fail(job_id, error)
+
+    def retry(self, job_id: int, delay_s: float, error: str) -> None:
+        self._refuse()
+        super().retry(job_id, delay_s, error)
+
+
+@pytest.mark.parametrize(
+    ("failure", "state"), [(None, "done"), (KeyError("x"), "failed"), (RetryableError(1, "502"), "queued")]
+)
+def test_a_job_whose_outcome_cannot_be_written_is_settled_once_the_disk_takes_it(
+    tmp_path, clock, failure, state
+):
+    q = FlakyQueue(str(tmp_path / "queue.db"), clock=clock, failures=2)
+    try:
+        handler = Recorder([failure] if failure else [])
+        worker = make_worker(q, handler)
+        q.enqueue("d-1", "check", {}, key=None)
+        job = worker.run_once()  # the job ran; writing its outcome failed
+        assert q.get(job.id).state == "running"
+        assert worker.run_once() is None  # the write is tried again before any new work; fails
+        q.enqueue("d-2", "check", {}, key=None)
+        assert worker.run_once().delivery_id == "d-2"  # the outcome is written, then new work
+        assert q.get(job.id).state == state
+        assert [j.delivery_id for j in handler.seen] == ["d-1", "d-2"]  # d-1 never ran twice
+    finally:
+        q.close()
+
+
+def test_the_worker_thread_settles_an_outcome_it_could_not_write(tmp_path, clock):
+    q = FlakyQueue(str(tmp_path / "queue.db"), clock=clock, failures=3)
+    worker = make_worker(q, Recorder(), poll_interval=0.05)
+    try:
+        q.enqueue("d-1", "check", {}, key=None)
+        worker.start()
+        deadline = time.monotonic() + 10
+        while q.counts()["done"] != 1:
+            assert time.monotonic() < deadline, q.counts()
+            time.sleep(0.02)
+    finally:
+        worker.stop(timeout=5)
+        q.close()
