@@ -1,13 +1,16 @@
 """What a pull request's check finds, before anything is written to GitHub.
 
-    the rules (repoconfig.py) -> the file list -> the blobs those rules read at head, in one
+    the rules (repoconfig.py) -> the file list (past GitHub's 3,000 files: completed from the
+    trees of the merge base and the head) -> the blobs those rules read at head, in one
     GraphQL query with the config; their base side is the merge base, as in GitHub's diff,
     derived from the file list's patches (snapshot.py) -> `bot.core.check.check` -> the
     pull request's `/docs-sync ignore` waivers
 
 The only calls are reads: the file list and the GraphQL query (one more for the config the
 first time a base branch is seen, and a compare call when GitHub left a watched file's patch
-out). `/docs-sync explain` runs it too, before any check has published.
+out; a compare call and two trees for a pull request of 3,000 files or more). A change too
+large for the trees API as well fails the check saying so: files left unchecked never pass.
+`/docs-sync explain` runs it too, before any check has published.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from urllib.parse import urlsplit
 from bot.app.context import Context
 from bot.app.github import MAX_FILE_PAGES, PER_PAGE
 from bot.app.repoconfig import config_at, known_rules, seen_again, watched
-from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids
+from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids, unlisted
 from bot.app.store import Waiver
 from bot.core.check import check
 from bot.core.model import Finding, Report
-from bot.render.comments import CheckOutcome, Links, files_cut_note
+from bot.render.comments import CheckOutcome, Links, failed, files_cut_note
+
+MAX_LISTED_FILES = MAX_FILE_PAGES * PER_PAGE  # GitHub lists no more of a pull request's files
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,11 @@ def analyze(ctx: Context) -> Analysis:
         # Pushed again, even if that delivery has not arrived: the file list (and its patches)
         # belongs to the newer head, and this job's result would be thrown away.
         return Analysis(moved=True)
+    if len(files) >= MAX_LISTED_FILES:
+        rest = _unlisted_files(reader, files, pull.base_sha, pull.head_sha)
+        if rest is None:
+            return Analysis(problem=failed(_too_large(len(files))))
+        files = [*files, *rest]
     changes = changes_from_files(files)
     revisions = PullRevisions(
         reader, pull.base_sha, pull.head_sha, changes, head_oids(files), base_patches(files)
@@ -66,11 +76,27 @@ def analyze(ctx: Context) -> Analysis:
 
     report = check(again.rules, revisions.base, revisions.head, changes, ctx.facts)
     report = apply_waivers(report, ctx.store.waivers(ctx.pr))
-    notes = []
-    if len(files) >= MAX_FILE_PAGES * PER_PAGE:
-        notes.append(files_cut_note(len(files)))
     links = Links(repo_html_url(files, ctx.repo.full_name, ctx.settings.github_api_url), pull.head_sha)
-    return Analysis(report, None, revisions, tuple(files), links, tuple(notes))
+    return Analysis(report, None, revisions, tuple(files), links)
+
+
+def _unlisted_files(
+    reader: BlobReader, files: list[dict[str, Any]], base_sha: str, head_sha: str
+) -> list[dict[str, Any]] | None:
+    """What GitHub's file list left out, from the trees of the merge base and the head; None when
+    a tree is too large for GitHub to list whole."""
+    base_tree, base_cut = reader.repo.tree(reader.merge_base(base_sha, head_sha))
+    head_tree, head_cut = reader.repo.tree(head_sha)
+    if base_cut or head_cut:
+        return None
+    return unlisted(files, base_tree, head_tree)
+
+
+def _too_large(listed: int) -> str:
+    return (
+        f"{files_cut_note(listed)} The rest of the change could not be found another way either: "
+        "the commits' trees are too large for GitHub to list whole."
+    )
 
 
 def _waiver_for(f: Finding, by_symbol: dict[str, Waiver]) -> Waiver | None:

@@ -19,6 +19,10 @@ twice:
 
 `exists()` and `paths()` (for doc lines citing repository paths) list the commit's tree with
 the git trees API, once, and only when the check asks.
+
+GitHub lists at most 3,000 files of a pull request. `unlisted` finds the rest of the change by
+comparing the trees of the merge base and the head (renames: the same blob under a new path);
+those files come without a patch, so their base side is read at the merge base.
 """
 
 from __future__ import annotations
@@ -76,6 +80,41 @@ def head_oids(files: Sequence[dict]) -> dict[str, str]:
         and isinstance(f.get("sha"), str)
         and isinstance(f.get("filename"), str)
     }
+
+
+def unlisted(files: Sequence[dict], base_tree: Sequence[dict], head_tree: Sequence[dict]) -> list[dict]:
+    """The changed files a truncated file list left out, as file-list entries without a patch.
+
+    `base_tree` and `head_tree` are the git trees API's recursive listings of the merge base and
+    the head. A path GitHub listed (or named as a rename's old path) is left as GitHub has it;
+    of the rest, a blob at the base that reappears unchanged at a new head path is a rename.
+    """
+    listed = {f.get("filename") for f in files} | {f.get("previous_filename") for f in files}
+    base = {str(e["path"]): str(e["sha"]) for e in base_tree if e.get("type") == "blob"}
+    head = {str(e["path"]): str(e["sha"]) for e in head_tree if e.get("type") == "blob"}
+    removed = sorted(p for p in base.keys() - head.keys() if p not in listed)
+    added = sorted(p for p in head.keys() - base.keys() if p not in listed)
+    out: list[dict] = []
+    moved_to: dict[str, list[str]] = {}
+    for path in added:
+        moved_to.setdefault(head[path], []).append(path)
+    for path in removed:
+        new = moved_to.get(base[path])
+        if new:
+            target = new.pop(0)
+            out.append(
+                {"filename": target, "status": "renamed", "previous_filename": path, "sha": head[target]}
+            )
+        else:
+            out.append({"filename": path, "status": "removed", "sha": base[path]})
+    renamed = {f["filename"] for f in out if f["status"] == "renamed"}
+    out += [{"filename": p, "status": "added", "sha": head[p]} for p in added if p not in renamed]
+    out += [
+        {"filename": p, "status": "modified", "sha": head[p]}
+        for p in sorted(base.keys() & head.keys())
+        if base[p] != head[p] and p not in listed
+    ]
+    return out
 
 
 @dataclass(frozen=True)

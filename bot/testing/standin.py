@@ -48,8 +48,10 @@ GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_ke
     update_pull(number, *, head=None, base=None, state=None, title=None) -> dict  a push or an edit
     pull(number) -> dict                                 the PR's current JSON
     add_issue_comment(number, body, *, user="octocat") -> dict   a comment someone else wrote
-    reset()   forgets PRs, permissions, injections, revocations, the clock offset and recorded
-              state, so one running stand-in can serve a whole test session
+    reset()   forgets PRs, permissions, injections, revocations, the clock offset, the tree limit
+              and recorded state, so one running stand-in can serve a whole test session
+    tree_entry_limit   entries a recursive git tree lists before it says `truncated` (GitHub:
+              100,000), settable so a test can reach the limit with a small repository
     revoke_tokens()   every installation token issued so far answers 401 "Bad credentials" (a
               revoked token; a suspended and restored installation); tokens minted later work
     now() -> float    the epoch time on GitHub's clock
@@ -660,6 +662,7 @@ _SECONDARY_MESSAGE = (
     "out to GitHub Support for help, please include the request ID {rid}."
 )
 _API_VERSIONS = ("2022-11-28", "2026-03-10")
+_TREE_LIMIT = 100_000  # entries of a recursive tree listing; GitHub sets "truncated" past them
 _CONCLUSIONS = ("action_required", "cancelled", "failure", "neutral", "success", "skipped", "timed_out")
 _LEVELS = ("notice", "warning", "failure")
 _REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
@@ -802,6 +805,7 @@ class GitHubStandIn:
     ):
         self.repo = _GitRepo(repo_dir)
         self.clock_offset_s = clock_offset_s  # GitHub's clock minus this machine's
+        self.tree_entry_limit = _TREE_LIMIT  # entries of a recursive tree before it is truncated
         self.app_permissions = dict(APP_PERMISSIONS if app_permissions is None else app_permissions)
         self.owner, self.name = owner, name
         self.app_id, self.installation_id, self.app_slug = app_id, installation_id, app_slug
@@ -974,6 +978,7 @@ class GitHubStandIn:
             self._no_patch.clear()
             self._revoked.clear()
             self.clock_offset_s = 0.0
+            self.tree_entry_limit = _TREE_LIMIT
             self._writes.clear()
             self._suites.clear()
 
@@ -1824,10 +1829,10 @@ class GitHubStandIn:
             raise _HTTPError(404, "Not Found")
         recursive = req.query.get("recursive", "") not in ("", "0", "false")
         entries = self.repo.ls_tree(tree, recursive=recursive)
-        truncated = len(entries) > 100_000
+        truncated = len(entries) > self.tree_entry_limit
         api = f"{self.api}/repos/{self.owner}/{self.name}/git"
         items = []
-        for e in entries[:100_000]:
+        for e in entries[: self.tree_entry_limit]:
             item = {"path": e["path"], "mode": e["mode"], "type": e["type"], "sha": e["sha"]}
             if e["type"] == "blob":
                 item["size"] = e["size"]

@@ -1,12 +1,18 @@
 """The analysis before anything is written: waivers, the repository's address, what GitHub's file
-list says about the head."""
+list says about the head, and the change GitHub's list leaves out past 3,000 files."""
 
 from __future__ import annotations
+
+import pytest
 
 from bot.app.analysis import apply_waivers, gone_at_head, listed_head, repo_html_url
 from bot.app.store import Waiver
 from bot.core.model import Report
-from tests.appkit import finding
+from bot.demo.repo import ARGS_HEAD
+from bot.testing.standin import add_commit
+from tests.appkit import ARGS, finding
+
+FILLER = {f"aaa/f{i:04}.md": f"filler {i}\n" for i in range(3000)}  # sorts before every real path
 
 
 def test_waivers_move_findings_to_ignored():
@@ -50,3 +56,37 @@ def test_the_file_list_says_which_head_it_was_made_at_and_what_the_head_lacks():
     assert listed_head([{"filename": "x", "blob_url": None}]) is None  # no link: nothing to compare
     assert gone_at_head(files) == {"old.py", "gone.md"}
     assert repo_html_url(files, "ignored/name", "https://api.github.com") == "https://github.com/o/r"
+
+
+@pytest.fixture
+def huge(repo_and_shas) -> str:
+    """main plus 3,000 files that sort first, and the flag rename of the demo pull request."""
+    repo_dir, shas = repo_and_shas
+    if "huge" not in shas:
+        shas["huge"] = add_commit(repo_dir, {**FILLER, ARGS: ARGS_HEAD}, parent="main", branch="huge")
+    return shas["huge"]
+
+
+def test_a_change_past_githubs_3000_listed_files_is_still_checked(bot, standin, huge):
+    bot.check(50, "main", "huge")
+    assert len(standin.calls("GET", r"/pulls/50/files$")) == 30  # GitHub stops listing at 3,000
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"]) == ("completed", "failure")
+    titles = [a["title"] for a in run["output"]["annotations"]]
+    assert "renamed: --disable-fp32-master" in titles and "changed: --attn-implementation" in titles
+    assert "were not checked" not in run["output"]["summary"]
+    # The rest of the change came from the trees of the merge base and the head: two calls.
+    assert len(standin.calls("GET", r"/git/trees/")) == 2
+
+
+def test_a_change_too_large_to_find_fails_the_check_saying_why(bot, standin, huge):
+    standin.tree_entry_limit = 2000  # GitHub truncates a recursive tree past 100,000 entries
+    bot.check(51, "main", "huge")
+    (run,) = standin.check_runs
+    assert (run["status"], run["conclusion"], run["output"]["title"]) == (
+        "completed",
+        "failure",
+        "docs-sync could not run",
+    )
+    assert "3,000" in run["output"]["summary"] and "not checked" in run["output"]["summary"]
+    assert standin.reviews == [] and standin.issue_comments == []

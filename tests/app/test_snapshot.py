@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.app.snapshot import BasePatch, PullRevisions, base_patches, changes_from_files, unapply
+from bot.app.snapshot import BasePatch, PullRevisions, base_patches, changes_from_files, unapply, unlisted
 from bot.app.store import Store
 from bot.core.check import check
 from bot.core.model import Change
@@ -148,3 +148,28 @@ def test_a_patch_that_does_not_fit_is_refused(tmp_path):
     assert unapply("z\nB\nc\n", patch) is None  # nor is a context line
     assert unapply("a\nB\nc", patch) is None  # the last line has no newline, the patch says it has
     assert unapply("a\nB\nc\n", patch.rsplit("\n", 1)[0]) is None  # a hunk cut short
+
+
+def test_the_change_a_cut_file_list_left_out_comes_from_the_two_trees():
+    def tree(**paths: str) -> list[dict]:
+        return [{"path": p.replace("__", "/"), "type": "blob", "sha": sha * 40} for p, sha in paths.items()]
+
+    listed = [{"filename": "a.md", "status": "modified"}, {"filename": "b2.py", "previous_filename": "b.py"}]
+    base = tree(
+        **{"a.md": "1", "b.py": "2", "keep.py": "3", "old__mod.py": "4", "gone.py": "5", "edit.py": "6"}
+    )
+    head = [
+        *tree(
+            **{"a.md": "7", "b2.py": "2", "keep.py": "3", "new__mod.py": "4", "edit.py": "8", "add.py": "9"}
+        ),
+        {"path": "new", "type": "tree", "sha": "t" * 40},
+    ]
+    assert unlisted(listed, base, head) == [
+        {"filename": "gone.py", "status": "removed", "sha": "5" * 40},
+        {"filename": "new/mod.py", "status": "renamed", "previous_filename": "old/mod.py", "sha": "4" * 40},
+        {"filename": "add.py", "status": "added", "sha": "9" * 40},
+        {"filename": "edit.py", "status": "modified", "sha": "8" * 40},
+    ]
+    assert changes_from_files(unlisted(listed, base, head))[1] == Change(
+        "renamed", "new/mod.py", "old/mod.py"
+    )
