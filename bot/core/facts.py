@@ -9,11 +9,15 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from bot.core.model import Extraction, Fact, ParseError, Tree
 from bot.core.page import DocPage, parse_doc
 from bot.core.rules import Rule, Source
+
+if TYPE_CHECKING:
+    from bot.core.programs import Programs
 
 # Where the parses of files are kept: extractions and parsed pages, keyed by git blob id
 # (content-addressed, so never stale). Any mutable mapping will do; bot/trees/factcache.py keeps
@@ -51,6 +55,23 @@ class Facts:
             if value in (f.attr("choices") or "").split(",") and not f.token.startswith("--no-"):
                 owners.setdefault(f.key, f)
         return list(owners.values())
+
+
+def named_programs(rule: Rule) -> dict[str, tuple[str, ...]]:
+    """Program name -> the parser paths of the rule's sources that name it (`programs: [...]`)."""
+    out: dict[str, list[str]] = {}
+    for source in rule.sources:
+        for name in source.programs:
+            out.setdefault(name, []).extend(source.paths)
+    return {name: tuple(paths) for name, paths in out.items()}
+
+
+def with_programs(fact: Fact, found: Programs) -> Fact:
+    """The flag with its programs' keys: which process it belongs to is the tree's business, not the
+    file's, so this is added after the (per-file, cached) extraction."""
+    keys = " ".join(found.programs_of(fact.path))
+    attrs = {**dict(fact.attrs), "programs": keys}
+    return replace(fact, attrs=tuple(sorted(attrs.items())))
 
 
 def _source_signature(source: Source) -> str:
@@ -108,11 +129,17 @@ def _choice_facts(flag: Fact) -> Iterable[Fact]:
 
 
 def gather(
-    rule: Rule, tree: Tree, cache: ParseCache | None = None, renames: dict[str, str] | None = None
+    rule: Rule,
+    tree: Tree,
+    cache: ParseCache | None = None,
+    renames: dict[str, str] | None = None,
+    found: Programs | None = None,
 ) -> Facts:
     """Extract every fact the rule's sources yield in this revision.
 
     `renames` maps a source path to where the change moved it, so a moved module keeps its facts.
+    Flags carry the programs that take them (attribute `programs`, bot/core/programs.py): `found`,
+    or the programs of `tree` with the ones the rule's sources name.
     """
     out = Facts()
     for source in rule.sources:
@@ -125,6 +152,12 @@ def gather(
                 continue
             out.errors.extend(result.errors)
             for fact in result.facts:
+                if fact.kind == "flag":
+                    if found is None:
+                        from bot.core.programs import programs  # it reads the extractors' modules
+
+                        found = programs(tree, cache, named_programs(rule))
+                    fact = with_programs(fact, found)
                 out.add(fact)
                 if fact.kind == "flag":
                     for choice in _choice_facts(fact):

@@ -1,0 +1,288 @@
+"""Which modules' flags a command line takes: from the program's entry point, the functions and
+classes it uses, followed through the imports that stay inside the repository.
+
+`lm-eval` runs `lm_eval.__main__:cli_evaluate`, which builds `HarnessCLI` (re-exported by
+`lm_eval/_cli/__init__.py`, defined in `harness.py`), whose subcommands add their flags in
+`run.py`, `ls.py` and `validate.py`: all four modules hold flags of `lm-eval`. A module is
+reached through the names it is used by, not through the module alone: `mlx_lm/chat.py` imports
+`stream_generate` from `generate.py`, which does not make `mlx_lm.generate`'s flags those of
+`mlx_lm.chat`.
+
+Nothing is executed; each module is summarized once (its units, what each reads and whether it
+calls `add_argument`) and summaries are cached by blob id. References are followed out of a
+module only when it is the entry point or mentions argparse: the parser of a program is built
+by argparse-aware code, and a training loop's imports are not read to find it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, MutableMapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from bot.core.model import Tree
+
+TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
+MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
+_MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
+_FORMAT = "imports-1"  # cache key prefix: bump when a summary changes shape or meaning
+
+PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+
+
+class Import(NamedTuple):
+    module: str  # dotted as written ("" for `from . import x`)
+    level: int  # leading dots of a relative import
+    name: str | None  # the attribute a from-import binds; None for `import a.b [as c]`
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A function, a class, a module's top level or its `__main__` blocks."""
+
+    refs: frozenset[str]  # names and dotted attribute chains it reads: "parse_args", "cli.main"
+    declares: bool  # calls add_argument itself
+
+
+@dataclass(frozen=True)
+class Summary:
+    units: dict[str, Unit]
+    imports: dict[str, tuple[Import, ...]]  # local name -> what it may be bound to (any scope)
+    assigned: frozenset[str]  # names bound at top level by assignment
+    argparse: bool  # the text mentions argparse: references are worth following out of it
+
+
+def summarize(text: str) -> Summary | None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    units: dict[str, Unit] = {}
+    top: list[ast.AST] = []
+    main: list[ast.AST] = []
+    assigned: set[str] = set()
+    for stmt in _top_statements(tree.body):
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            units.setdefault(stmt.name, _unit([stmt]))
+        elif _is_main_guard(stmt):
+            main.append(stmt)
+        else:
+            top.append(stmt)
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    assigned.add(node.id)
+    units[TOP] = _unit(top)
+    units[MAIN] = _unit(main)
+    imports: dict[str, list[Import]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    imports.setdefault(alias.asname, []).append(Import(alias.name, 0, None))
+                else:  # `import a.b.c` binds `a`; a reference `a.b.c.f` carries the rest
+                    head = alias.name.split(".")[0]
+                    imports.setdefault(head, []).append(Import(head, 0, None))
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    bound = alias.asname or alias.name
+                    imports.setdefault(bound, []).append(Import(node.module or "", node.level, alias.name))
+    return Summary(
+        units=units,
+        imports={k: tuple(dict.fromkeys(v)) for k, v in imports.items()},
+        assigned=frozenset(assigned),
+        argparse=any(m in text for m in _MARKERS),
+    )
+
+
+def _top_statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
+    """Module-level statements, looking inside top-level `if`/`try`/`with` blocks (not the main guard)."""
+    for stmt in body:
+        if isinstance(stmt, ast.If) and not _is_main_guard(stmt):
+            yield from _top_statements(stmt.body)
+            yield from _top_statements(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            for block in (stmt.body, stmt.orelse, stmt.finalbody, *(h.body for h in stmt.handlers)):
+                yield from _top_statements(block)
+        elif isinstance(stmt, ast.With):
+            yield from _top_statements(stmt.body)
+        else:
+            yield stmt
+
+
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
+        return False
+    sides = [stmt.test.left, *stmt.test.comparators]
+    return len(sides) == 2 and {ast.unparse(s) for s in sides} == {"__name__", "'__main__'"}
+
+
+def _unit(nodes: list[ast.AST]) -> Unit:
+    refs: set[str] = set()
+    declares = False
+    for root in nodes:
+        for node in ast.walk(root):
+            if isinstance(node, ast.Attribute | ast.Name) and isinstance(node.ctx, ast.Load):
+                chain = _chain(node)
+                if chain:
+                    refs.add(chain)
+            elif isinstance(node, ast.Call):
+                declares = (
+                    declares
+                    or _chain(node.func) in ("add_argument",)
+                    or (isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument")
+                )
+    return Unit(frozenset(refs), declares)
+
+
+def _chain(node: ast.expr) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+class Modules:
+    """The Python modules of one revision, as imports and entry points name them."""
+
+    def __init__(self, tree: Tree, cache: MutableMapping[str, object] | None = None):
+        self.tree = tree
+        self.cache = cache
+        self.paths = tree.paths()
+        self._dirs = {p.rsplit("/", 1)[0] for p in self.paths if "/" in p}
+        self.roots = _roots(self.paths)
+        self._summaries: dict[str, Summary | None] = {}
+
+    def find(self, dotted: str) -> str | None:
+        """The file of a module named as `import` names it, from the first root that has it."""
+        for root in self.roots:
+            found = self.file(root + dotted.replace(".", "/"))
+            if found is not None:
+                return found
+        return None
+
+    def file(self, stem: str) -> str | None:
+        """`a/b` -> `a/b.py` or `a/b/__init__.py`, whichever exists."""
+        for candidate in (stem + ".py", stem + "/__init__.py"):
+            if candidate in self.paths:
+                return candidate
+        return None
+
+    def package_main(self, dotted: str) -> str | None:
+        """`python -m pkg` runs `pkg/__main__.py`."""
+        for root in self.roots:
+            candidate = root + dotted.replace(".", "/") + "/__main__.py"
+            if candidate in self.paths:
+                return candidate
+        return None
+
+    def is_package(self, stem: str) -> bool:
+        return stem in self._dirs
+
+    def summary(self, path: str) -> Summary | None:
+        if path in self._summaries:
+            return self._summaries[path]
+        blob = self.tree.blob_id(path)
+        key = f"{_FORMAT}:{blob}" if blob else None
+        found: Summary | None = None
+        hit = self.cache.get(key) if self.cache is not None and key is not None else None
+        if isinstance(hit, Summary):
+            found = hit
+        else:
+            text = self.tree.read(path)
+            found = summarize(text) if text is not None else None
+            if found is not None and self.cache is not None and key is not None:
+                self.cache[key] = found
+        self._summaries[path] = found
+        return found
+
+    def reach(self, starts: Iterable[tuple[str, str]]) -> frozenset[str]:
+        """The modules holding add_argument calls that the units `starts` (path, name) lead to."""
+        starts = list(starts)
+        entries = {path for path, _ in starts}
+        declaring: set[str] = set()
+        seen: set[tuple[str, str]] = set()
+        stack = list(starts)
+        while stack:
+            item = stack.pop()
+            if item in seen:
+                continue
+            seen.add(item)
+            path, name = item
+            summary = self.summary(path)
+            if summary is None:
+                continue
+            unit = summary.units.get(name)
+            if unit is None:
+                # Not defined here: re-exported (`from .harness import HarnessCLI` in __init__.py)
+                # or bound by top-level code (`parser = build()`).
+                if name in summary.imports:
+                    stack.extend(self._follow(path, summary, name))
+                elif name in summary.assigned:
+                    stack.append((path, TOP))
+                continue
+            if unit.declares:
+                declaring.add(path)
+            if path not in entries and not summary.argparse:
+                continue
+            for ref in unit.refs:
+                head = ref.split(".", 1)[0]
+                if head in summary.units and head not in (TOP, MAIN):
+                    stack.append((path, head))
+                elif head in summary.imports:
+                    stack.extend(self._follow(path, summary, ref))
+                elif head in summary.assigned and name not in (TOP, MAIN):
+                    stack.append((path, TOP))
+        return frozenset(declaring)
+
+    def _follow(self, path: str, summary: Summary, ref: str) -> list[tuple[str, str]]:
+        """Where a reference through an imported name leads: (module path, name in it)."""
+        head, *rest = ref.split(".")
+        out: list[tuple[str, str]] = []
+        for imp in summary.imports[head]:
+            if imp.level:
+                base = path.split("/")[:-1]
+                if imp.level > 1:
+                    base = base[: len(base) - (imp.level - 1)] if len(base) >= imp.level - 1 else []
+                stem = "/".join([*base, *([imp.module.replace(".", "/")] if imp.module else [])])
+                roots = [stem]
+            else:
+                roots = [root + imp.module.replace(".", "/") for root in self.roots]
+            for stem in roots:
+                found = self._resolve(stem, imp.name, rest)
+                if found is not None:
+                    out.append(found)
+                    break
+        return out
+
+    def _resolve(self, stem: str, name: str | None, rest: list[str]) -> tuple[str, str] | None:
+        """`stem` is a module; `name` an attribute imported from it; `rest` the reference's tail."""
+        parts = ([name] if name else []) + rest
+        # The longest prefix of the chain that is a module: `import a.b` then `a.b.c.f`.
+        for cut in range(len(parts), -1, -1):
+            module_stem = "/".join([stem, *parts[:cut]]) if stem else "/".join(parts[:cut])
+            found = self.file(module_stem)
+            if found is None:
+                continue
+            if cut < len(parts):
+                return found, parts[cut]
+            return None  # the module itself is passed around: nothing is called yet
+        return None
+
+
+def _roots(paths: frozenset[str]) -> tuple[str, ...]:
+    """Folders imports are resolved from: the repository's top, `src/`, and every project folder."""
+    found = {""}
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        if name in PROJECT_FILES and folder.count("/") < 3:
+            found.add(folder + "/" if folder else "")
+    for root in list(found):
+        if any(p.startswith(root + "src/") for p in paths):
+            found.add(root + "src/")
+    return tuple(sorted(found, key=lambda r: (r.count("/"), r)))

@@ -1,0 +1,348 @@
+"""The repository's own programs: which command lines run its code, and whose flags they take.
+
+A program is named by its entry module's path, the key: `lm_eval/__main__.py` for `lm-eval`,
+`lm_eval`, `python -m lm_eval` and `python lm_eval/__main__.py` alike. Its command line is
+invoked as
+
+- a console script the project declares (pyproject.toml, setup.cfg, setup.py),
+- `python path/to/mod.py`, `python -m pkg.mod` (`python -m pkg` runs `pkg/__main__.py`),
+- the script or module a launcher runs (`torchrun`, `accelerate launch`, `deepspeed`,
+  `python -m torch.distributed.run`, `srun`, `mpirun`, `ray job submit -- ...`),
+- a name a rule gives its sources (`programs: [miles-train]`).
+
+Its flags are those of the modules its entry point leads to (bot/core/extract/imports.py): the
+program's parsers. Facts of a parser module carry the keys of the programs that take them in the
+attribute `programs` (space-separated paths); a flag added under `sub.add_parser("run")` carries
+`subcommand` too. Any other command (docker, git, pip, pytest, a script outside the repository)
+is nobody's here: `owner_of` answers None and its flags are left alone.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
+
+from bot.core.extract.imports import MAIN, PROJECT_FILES, TOP, Modules
+from bot.core.extract.scripts import EntryPoint, from_pyproject, from_setup_cfg, from_setup_py
+from bot.core.model import Fact, Tree
+
+# Words before the command that do not change which program runs.
+_PREFIXES = frozenset({"$", ">", "sudo", "env", "time", "nohup", "exec", "command", "!"})
+_ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
+_RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda"})  # `<runner> run`
+_PYTHON = re.compile(r"(?:.*/)?(?:python[23]?(?:\.\d+)?|pypy3?|py)")
+_PYTHON_VALUE_OPTIONS = frozenset({"-X", "-W", "--check-hash-based-pycs"})
+# Launchers run a Python script or module given among their own options.
+_LAUNCHERS: tuple[tuple[str, ...], ...] = (
+    ("torchrun",),
+    ("deepspeed",),
+    ("accelerate", "launch"),
+    ("ray", "job", "submit"),
+    ("srun",),
+    ("mpirun",),
+    ("mpiexec",),
+    ("horovodrun",),
+)
+_LAUNCHER_MODULES = frozenset(
+    {
+        "torch.distributed.run",
+        "torch.distributed.launch",
+        "accelerate.commands.launch",
+        "deepspeed",
+        "deepspeed.launcher.runner",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command line that runs one of the repository's programs."""
+
+    program: str  # the program's key: its entry module's path
+    args: tuple[str, ...]  # the words after the program (and after the launcher's own options)
+
+
+class Programs:
+    """The programs of one revision. Built by `programs(tree)`; reads lazily and remembers."""
+
+    def __init__(
+        self,
+        modules: Modules,
+        scripts: Sequence[EntryPoint],
+        named: Mapping[str, Iterable[str]] | None = None,
+    ):
+        self.modules = modules
+        self.scripts: dict[str, EntryPoint] = {}
+        for script in scripts:
+            self.scripts.setdefault(script.name, script)
+        self.named: dict[str, tuple[str, ...]] = {
+            name: tuple(sorted(set(paths))) for name, paths in (named or {}).items() if paths
+        }
+        self._parsers: dict[str, frozenset[str]] = {}
+        self._programs_of: dict[str, tuple[str, ...]] | None = None
+        self._extends_memo: dict[str, bool] = {}
+
+    # --- command lines ---------------------------------------------------------------------------
+
+    def owner_of(self, words: Sequence[str], cwd: str = "") -> str | None:
+        """The key of the repository program `words` (a shell command, split) runs, or None.
+
+        `cwd` is the folder a relative script path is tried from first (the page's own folder).
+        """
+        found = self.command(words, cwd)
+        return found.program if found else None
+
+    def command(self, words: Sequence[str], cwd: str = "") -> Command | None:
+        return self._command(list(words), cwd, depth=0)
+
+    def facts_for(self, words: Sequence[str], facts: Iterable[Fact], cwd: str = "") -> list[Fact] | None:
+        """The flags the command `words` can be judged against; None when it runs no program of the
+        repository (its flags are somebody else's), [] when its parser is a module `facts` do not
+        cover (a script of the repository the rule does not read).
+
+        Those of the modules its entry point leads to, narrowed to the subcommand the words name;
+        with them the flags of parser modules no known program leads to and that are no program of
+        their own, presumed to extend the command line the page documents (miles' rollout
+        generators add their flags through a function path given on the command line).
+        """
+        found = self.command(words, cwd)
+        if found is None:
+            return None
+        flags = [f for f in facts if f.kind == "flag"]
+        mine = [f for f in flags if self.takes(found.program, f)]
+        if self.parsers(found.program) and not mine:
+            return []
+        taken = {id(f) for f in mine}
+        mine += [f for f in flags if id(f) not in taken and self._extends(f.path)]
+        return for_subcommand(mine, found.args)
+
+    def takes(self, program: str, fact: Fact) -> bool:
+        """Does the command line of `program` (a key) take this flag?"""
+        return fact.path in self.parsers(program) or program in (fact.attr("programs") or "").split()
+
+    def _command(self, words: list[str], cwd: str, depth: int) -> Command | None:
+        if depth > 4:
+            return None
+        words = _strip_prefixes(words)
+        if not words:
+            return None
+        for name, paths in self.named.items():
+            spelled = name.split()
+            if words[: len(spelled)] == spelled:
+                return Command(paths[0], tuple(words[len(spelled) :]))
+        if _PYTHON.fullmatch(words[0]):
+            return self._python(words[1:], cwd, depth)
+        for launcher in _LAUNCHERS:
+            if tuple(words[: len(launcher)]) == launcher:
+                return self._launched(words[len(launcher) :], cwd, depth, module=False)
+        script = self.scripts.get(words[0])
+        if script is not None:
+            path = self.modules.find(script.module)
+            if path is None:
+                return None
+            return self._dispatch(Command(path, tuple(words[1:])), words[0])
+        if words[0].endswith(".py"):
+            path = self._script(words[0], cwd)
+            return Command(path, tuple(words[1:])) if path else None
+        return None
+
+    def _python(self, args: list[str], cwd: str, depth: int) -> Command | None:
+        i = 0
+        while i < len(args):
+            word = args[i]
+            if word == "-m" or (word.startswith("-m") and len(word) > 2 and not word.startswith("--")):
+                module = args[i + 1] if word == "-m" and i + 1 < len(args) else word[2:]
+                rest = args[i + 2 :] if word == "-m" else args[i + 1 :]
+                if not module:
+                    return None
+                if module in _LAUNCHER_MODULES:
+                    return self._launched(rest, cwd, depth, module=False)
+                path = self.modules.package_main(module) or self.modules.find(module)
+                if path is None:
+                    return None
+                return self._dispatch(Command(path, tuple(rest)), module)
+            if word in ("-c", "-") or word.startswith("-c"):
+                return None  # code given inline or on stdin: no module of ours parses its flags
+            if word in _PYTHON_VALUE_OPTIONS:
+                i += 2
+                continue
+            if word.startswith("-"):
+                i += 1
+                continue
+            path = self._script(word, cwd)
+            return Command(path, tuple(args[i + 1 :])) if path else None
+        return None
+
+    def _launched(self, args: list[str], cwd: str, depth: int, module: bool) -> Command | None:
+        """The script or module a launcher runs, found among the launcher's own options."""
+        for i, word in enumerate(args):
+            if word == "--":
+                return self._command(args[i + 1 :], cwd, depth + 1)
+            if _PYTHON.fullmatch(word):
+                return self._python(args[i + 1 :], cwd, depth + 1)
+            if word in ("-m", "--module"):
+                module = True
+                continue
+            if word.startswith("-"):
+                continue
+            if word.endswith(".py"):
+                path = self._script(word, cwd)
+                return Command(path, tuple(args[i + 1 :])) if path else None
+            if module:
+                path = self.modules.package_main(word) or self.modules.find(word)
+                if path is not None:
+                    return Command(path, tuple(args[i + 1 :]))
+            # otherwise the value of one of the launcher's options (`--nproc-per-node 8`)
+        return None
+
+    def _script(self, word: str, cwd: str) -> str | None:
+        word = word.removeprefix("./")
+        candidates = [posixpath.normpath(posixpath.join(cwd, word))] if cwd else []
+        candidates.append(posixpath.normpath(word))
+        for candidate in candidates:
+            if not candidate.startswith("../") and candidate in self.modules.paths:
+                return candidate
+        return None
+
+    def _dispatch(self, found: Command, name: str) -> Command:
+        """`mlx_lm generate ...`: an entry point that parses no flags and hands its first word to
+        a sibling program (`mlx_lm.generate`, `mlx_lm/generate.py`) is that program."""
+        if not found.args or found.args[0].startswith("-") or self.parsers(found.program):
+            return found
+        word = found.args[0]
+        for separator in (".", "-", "_"):
+            script = self.scripts.get(f"{name}{separator}{word}")
+            path = self.modules.find(script.module) if script else None
+            if path is not None:
+                return Command(path, found.args[1:])
+        folder = posixpath.dirname(found.program)
+        path = self.modules.file(posixpath.join(folder, word.replace(".", "/"))) if folder else None
+        if path is not None and path != found.program and self.parsers(path):
+            return Command(path, found.args[1:])
+        return found
+
+    # --- modules ---------------------------------------------------------------------------------
+
+    def parsers(self, program: str) -> frozenset[str]:
+        """The modules whose add_argument calls make the command line of `program` (a key)."""
+        if program not in self._parsers:
+            starts = [(program, TOP), (program, MAIN)]
+            starts += [(program, s.function) for s in self._scripts_of(program) if s.function]
+            found = set(self.modules.reach(starts))
+            for paths in self.named.values():
+                if paths[0] == program:
+                    found.update(paths)
+            self._parsers[program] = frozenset(found)
+        return self._parsers[program]
+
+    def programs_of(self, path: str) -> tuple[str, ...]:
+        """The keys of the programs whose command line takes the flags declared in `path`: the
+        console scripts, `python -m pkg` packages and named programs that lead to it, and the
+        module itself run as a script."""
+        return tuple(sorted({path, *self._index().get(path, ())}))
+
+    def known(self, path: str) -> bool:
+        """Does a console script, a `python -m pkg` package or a named program lead to `path`?"""
+        return path in self._index()
+
+    def _extends(self, path: str) -> bool:
+        """A parser module no known program leads to and that is no program of its own."""
+        if path not in self._extends_memo:
+            self._extends_memo[path] = not self.known(path) and path not in self.modules.reach([(path, MAIN)])
+        return self._extends_memo[path]
+
+    def _index(self) -> dict[str, tuple[str, ...]]:
+        if self._programs_of is None:
+            index: dict[str, set[str]] = {}
+            for key in self._known_programs():
+                for parser in self.parsers(key):
+                    index.setdefault(parser, set()).add(key)
+            self._programs_of = {p: tuple(sorted(keys)) for p, keys in index.items()}
+        return self._programs_of
+
+    def names_of(self, program: str) -> tuple[str, ...]:
+        """How a command line invokes `program` (a key), for messages: `lm-eval`, `python -m lm_eval`."""
+        names = [n for n, paths in self.named.items() if paths[0] == program]
+        names += [s.name for s in self._scripts_of(program)]
+        module = _module_name(program, self.modules.roots)
+        if module is not None:
+            names.append(f"python -m {module}")
+        names.append(f"python {program}")
+        return tuple(dict.fromkeys(names))
+
+    def _scripts_of(self, program: str) -> list[EntryPoint]:
+        return [s for s in self.scripts.values() if self.modules.find(s.module) == program]
+
+    def _known_programs(self) -> list[str]:
+        keys = [p for s in self.scripts.values() if (p := self.modules.find(s.module)) is not None]
+        keys += [p for p in self.modules.paths if p.endswith("/__main__.py")]
+        keys += [paths[0] for paths in self.named.values()]
+        return sorted(set(keys))
+
+
+def programs(
+    tree: Tree,
+    cache: MutableMapping[str, object] | None = None,
+    named: Mapping[str, Iterable[str]] | None = None,
+) -> Programs:
+    """The programs of a revision: its console scripts (from every project file near the top of the
+    repository), its modules, and the programs `named` (name -> the parser paths a rule gives)."""
+    modules = Modules(tree, cache)
+    scripts: list[EntryPoint] = []
+    readers = {"pyproject.toml": from_pyproject, "setup.cfg": from_setup_cfg, "setup.py": from_setup_py}
+    for root in modules.roots:
+        for name in PROJECT_FILES:
+            text = tree.read(root + name) if root + name in modules.paths else None
+            if text is not None:
+                scripts.extend(readers[name](text))
+    return Programs(modules, scripts, named)
+
+
+def for_subcommand(flags: Sequence[Fact], args: Sequence[str]) -> list[Fact]:
+    """The flags a command with these words after the program takes: when the words start with a
+    subcommand the flags name (`lm-eval run ...`), that subcommand's and the top parser's."""
+    leading: list[str] = []
+    for word in args:
+        if word.startswith("-"):
+            break
+        leading.append(word)
+    paths = {p for f in flags for p in subcommands(f)}
+    named = [p for p in paths if p and tuple(leading[: len(p)]) == p]
+    if not named:
+        return list(flags)
+    chosen = max(named, key=len)
+    return [f for f in flags if any(chosen[: len(p)] == p for p in subcommands(f))]
+
+
+def subcommands(fact: Fact) -> tuple[tuple[str, ...], ...]:
+    """The subcommand paths a flag belongs to (`("run",)`); `((),)` for the top parser's flags."""
+    value = fact.attr("subcommand")
+    if not value:
+        return ((),)
+    return tuple(tuple(p.split()) for p in value.split(","))
+
+
+def _strip_prefixes(words: list[str]) -> list[str]:
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in _PREFIXES or _ENV_ASSIGNMENT.fullmatch(word):
+            i += 1
+        elif word in _RUNNERS and i + 1 < len(words) and words[i + 1] == "run":
+            i += 2
+        else:
+            break
+    return words[i:]
+
+
+def _module_name(path: str, roots: Sequence[str]) -> str | None:
+    if not path.endswith(".py"):
+        return None
+    for root in sorted(roots, key=len, reverse=True):
+        if path.startswith(root):
+            stem = path[len(root) : -3]
+            stem = stem.removesuffix("/__main__").removesuffix("/__init__")
+            return stem.replace("/", ".") if stem and "-" not in stem and " " not in stem else None
+    return None

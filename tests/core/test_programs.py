@@ -1,0 +1,469 @@
+import shlex
+import textwrap
+
+import pytest
+
+from bot.core.extract.scripts import EntryPoint, from_pyproject, from_setup_cfg, from_setup_py
+from bot.core.facts import gather
+from bot.core.model import Fact
+from bot.core.programs import for_subcommand, programs
+from bot.core.rules import Rule, Source
+from bot.trees.memory import MemoryTree
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+# --- console scripts -----------------------------------------------------------------------------
+
+
+def test_pyproject_project_and_poetry_scripts():
+    text = dedent(
+        """
+        [project]
+        name = "evalkit"
+
+        [project.scripts]
+        evalkit = "evalkit.__main__:cli_evaluate"
+        "evalkit.serve" = 'evalkit.server:main'   # a comment
+        broken = "not a module spec!"
+
+        [project.urls]
+        home = "https://example.org"
+
+        [tool.poetry.scripts]
+        ek-train = { reference = "evalkit.train:main", type = "console" }
+        ek-old = "evalkit.legacy"
+        """
+    )
+
+    assert from_pyproject(text) == [
+        EntryPoint("evalkit", "evalkit.__main__", "cli_evaluate"),
+        EntryPoint("evalkit.serve", "evalkit.server", "main"),
+        EntryPoint("ek-train", "evalkit.train", "main"),
+        EntryPoint("ek-old", "evalkit.legacy", None),
+    ]
+
+
+def test_pyproject_inline_scripts_table_and_other_tables_ignored():
+    text = '[project]\nscripts = { tool = "pkg.cli:run" }\n[tool.other]\nx = "pkg.no:pe"\n'
+
+    assert from_pyproject(text) == [EntryPoint("tool", "pkg.cli", "run")]
+
+
+def test_setup_cfg_console_scripts():
+    text = dedent(
+        """
+        [metadata]
+        name = tool
+
+        [options.entry_points]
+        console_scripts =
+            tool = tool.cli:main
+            tool-admin = tool.admin:main [extra]
+        gui_scripts =
+            tool-gui = tool.gui:main
+        """
+    )
+
+    assert from_setup_cfg(text) == [
+        EntryPoint("tool", "tool.cli", "main"),
+        EntryPoint("tool-admin", "tool.admin", "main"),
+    ]
+    assert from_setup_cfg("[broken\n") == []
+
+
+def test_setup_py_literals_variables_and_ini_string_never_executed():
+    literal = dedent(
+        """
+        import os
+        from setuptools import setup
+        os.system("echo never run")
+        setup(
+            name="mlx-like",
+            entry_points={
+                "console_scripts": [
+                    "mlx_like = mlx_like.cli:main",
+                    "mlx_like.generate = mlx_like.generate:main",
+                ]
+            },
+        )
+        """
+    )
+    assert [(e.name, e.module) for e in from_setup_py(literal)] == [
+        ("mlx_like", "mlx_like.cli"),
+        ("mlx_like.generate", "mlx_like.generate"),
+    ]
+
+    variable = (
+        'SCRIPTS = ["a = pkg.a:main"]\nENTRY = {"console_scripts": SCRIPTS}\nsetup(entry_points=ENTRY)\n'
+    )
+    assert from_setup_py(variable) == [EntryPoint("a", "pkg.a", "main")]
+
+    ini = 'setup(entry_points="""\n[console_scripts]\nb = pkg.b:run\n""")\n'
+    assert from_setup_py(ini) == [EntryPoint("b", "pkg.b", "run")]
+
+    assert from_setup_py("setup(entry_points=compute())") == []
+    assert from_setup_py("setup(") == []
+
+
+# --- a repository with programs ------------------------------------------------------------------
+
+HARNESS = {
+    "pyproject.toml": (
+        '[project.scripts]\nevalkit = "evalkit.__main__:cli_evaluate"\nek = "evalkit.__main__:cli_evaluate"\n'
+    ),
+    "evalkit/__init__.py": "",
+    "evalkit/__main__.py": dedent(
+        """
+        from evalkit._cli import HarnessCLI
+
+
+        def cli_evaluate():
+            HarnessCLI().run()
+
+
+        if __name__ == "__main__":
+            cli_evaluate()
+        """
+    ),
+    "evalkit/_cli/__init__.py": "from evalkit._cli.harness import HarnessCLI\n",
+    "evalkit/_cli/harness.py": dedent(
+        """
+        import argparse
+
+        from evalkit._cli.run import Run
+
+
+        class HarnessCLI:
+            def __init__(self):
+                self._parser = argparse.ArgumentParser(prog="evalkit")
+                self._parser.add_argument("--verbosity", default="INFO")
+                subparsers = self._parser.add_subparsers(dest="command")
+                Run.create(subparsers)
+        """
+    ),
+    "evalkit/_cli/run.py": dedent(
+        """
+        import argparse
+
+        from evalkit.evaluator import simple_evaluate
+
+
+        class Run:
+            @classmethod
+            def create(cls, subparsers):
+                parser = subparsers.add_parser("run")
+                parser.add_argument("--model", default="hf")
+                parser.set_defaults(func=simple_evaluate)
+        """
+    ),
+    "evalkit/evaluator.py": "def simple_evaluate(args):\n    return args\n",
+    # A separate script with a parser of its own: not part of `evalkit`.
+    "scripts/convert.py": dedent(
+        """
+        import argparse
+
+        from evalkit.evaluator import simple_evaluate
+
+        if __name__ == "__main__":
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--input")
+            simple_evaluate(parser.parse_args())
+        """
+    ),
+    "examples/demo/train.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('--steps')\n",
+    "README.md": "# evalkit\n",
+}
+
+
+def owner(files, command, cwd=""):
+    return programs(MemoryTree(files)).owner_of(shlex.split(command), cwd)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("evalkit run --model hf", "evalkit/__main__.py"),
+        ("ek --model hf", "evalkit/__main__.py"),
+        ("python -m evalkit run", "evalkit/__main__.py"),  # a package runs its __main__.py
+        ("python3 -u -m evalkit._cli.run", "evalkit/_cli/run.py"),
+        ("python evalkit/__main__.py run", "evalkit/__main__.py"),
+        ("python scripts/convert.py --input x", "scripts/convert.py"),
+        ("./scripts/convert.py --input x", "scripts/convert.py"),
+        ("CUDA_VISIBLE_DEVICES=0 env python3.11 -X dev scripts/convert.py", "scripts/convert.py"),
+        ("uv run evalkit run", "evalkit/__main__.py"),
+        ("$ evalkit run", "evalkit/__main__.py"),
+        # Launchers: the program is what they launch.
+        ("torchrun --nproc-per-node 8 scripts/convert.py --input x", "scripts/convert.py"),
+        ("torchrun --nnodes=2 --nproc_per_node 8 -m evalkit run", "evalkit/__main__.py"),
+        ("accelerate launch --num_processes 2 -m evalkit --model hf", "evalkit/__main__.py"),
+        ("deepspeed --num_gpus 8 --module evalkit._cli.run --model x", "evalkit/_cli/run.py"),
+        ("python -m torch.distributed.run --nproc_per_node 2 scripts/convert.py", "scripts/convert.py"),
+        ("ray job submit --address http://h:8265 -- python3 -m evalkit run", "evalkit/__main__.py"),
+        ("srun -N 2 python scripts/convert.py", "scripts/convert.py"),
+    ],
+)
+def test_commands_of_the_repository_name_their_program(command, expected):
+    assert owner(HARNESS, command) == expected
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "docker run --gpus all evalkit:latest",
+        "git log --oneline",
+        "gh pr view --jq .title",
+        "pip install evalkit",
+        "python -m pip install -e .",
+        "python -m pytest --ignore tests/slow",
+        "pytest --ignore tests/slow",
+        "ray start --head",
+        "hf download org/model --local-dir x",
+        "python other/train.py --steps 3",  # a script the repository does not have
+        "torchrun --nproc-per-node 8 train.py",
+        "python -c 'import evalkit'",
+        "python",
+        "",
+    ],
+)
+def test_other_programs_are_nobodys(command):
+    assert owner(HARNESS, command) is None
+
+
+def test_a_relative_script_is_tried_from_the_page_folder_first():
+    assert owner(HARNESS, "python train.py --steps 3", cwd="examples/demo") == "examples/demo/train.py"
+    assert owner(HARNESS, "python ../demo/train.py", cwd="examples/demo") == "examples/demo/train.py"
+    assert owner(HARNESS, "python ../../../etc/x.py", cwd="examples/demo") is None
+
+
+def test_parsers_are_the_modules_the_entry_point_leads_to():
+    found = programs(MemoryTree(HARNESS))
+
+    # Through the package's re-export, the class, its subcommand's class: not evaluator.py.
+    assert found.parsers("evalkit/__main__.py") == {"evalkit/_cli/harness.py", "evalkit/_cli/run.py"}
+    # The script's own parser; importing simple_evaluate does not make it part of evalkit.
+    assert found.parsers("scripts/convert.py") == {"scripts/convert.py"}
+    assert found.programs_of("evalkit/_cli/run.py") == ("evalkit/__main__.py", "evalkit/_cli/run.py")
+    assert found.programs_of("scripts/convert.py") == ("scripts/convert.py",)
+    assert found.names_of("evalkit/__main__.py") == (
+        "evalkit",
+        "ek",
+        "python -m evalkit",
+        "python evalkit/__main__.py",
+    )
+
+
+def test_a_module_is_reached_through_the_names_it_is_used_by():
+    files = {
+        "setup.py": dedent(
+            """
+            setup(entry_points={"console_scripts": [
+                "tool.generate = tool.generate:main",
+                "tool.chat = tool.chat:main",
+            ]})
+            """
+        ),
+        "tool/__init__.py": "",
+        "tool/generate.py": dedent(
+            """
+            import argparse
+
+
+            def stream_generate(prompt):
+                return prompt
+
+
+            def setup_arg_parser():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--prompt")
+                return parser
+
+
+            def main():
+                print(stream_generate(setup_arg_parser().parse_args().prompt))
+            """
+        ),
+        "tool/chat.py": dedent(
+            """
+            import argparse
+
+            from .generate import stream_generate
+            from . import sampling as s
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--max-tokens")
+                s.add_sampling_args(parser)
+                stream_generate(parser.parse_args())
+            """
+        ),
+        "tool/sampling.py": "def add_sampling_args(parser):\n    parser.add_argument('--temp')\n",
+    }
+    found = programs(MemoryTree(files))
+
+    assert found.parsers("tool/chat.py") == {"tool/chat.py", "tool/sampling.py"}
+    assert found.parsers("tool/generate.py") == {"tool/generate.py"}
+    assert found.programs_of("tool/generate.py") == ("tool/generate.py",)
+    assert found.programs_of("tool/sampling.py") == ("tool/chat.py", "tool/sampling.py")
+
+
+def test_a_dispatcher_entry_point_hands_its_first_word_to_the_sibling_program():
+    files = {
+        "setup.py": (
+            'setup(entry_points={"console_scripts": ["mlx_like = mlx_like.cli:main",'
+            ' "mlx_like.generate = mlx_like.generate:main"]})\n'
+        ),
+        "mlx_like/__init__.py": "",
+        "mlx_like/__main__.py": "if __name__ == '__main__':\n    from . import cli\n\n    cli.main()\n",
+        "mlx_like/cli.py": dedent(
+            """
+            import importlib
+            import sys
+
+
+            def main():
+                importlib.import_module(f"mlx_like.{sys.argv.pop(1)}").main()
+            """
+        ),
+        "mlx_like/generate.py": dedent(
+            """
+            import argparse
+
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--prompt")
+                parser.parse_args()
+            """
+        ),
+    }
+    found = programs(MemoryTree(files))
+
+    for command in (
+        "mlx_like generate --prompt hi",
+        "python -m mlx_like generate --prompt hi",
+        "mlx_like.generate",
+    ):
+        assert found.owner_of(shlex.split(command)) == "mlx_like/generate.py", command
+    assert found.command(["mlx_like", "generate", "--prompt", "hi"]).args == ("--prompt", "hi")
+    # A word that names nothing stays with the dispatcher.
+    assert found.owner_of(["mlx_like", "nothing"]) == "mlx_like/cli.py"
+
+
+def test_console_scripts_of_a_project_in_a_subfolder_and_a_src_layout():
+    files = {
+        "python/pyproject.toml": '[project.scripts]\nsrv = "srv.launch:main"\n',
+        "python/srv/__init__.py": "",
+        "python/srv/launch.py": "import argparse\n\n\ndef main():\n    argparse.ArgumentParser().add_argument('--port')\n",
+        "pyproject.toml": '[project.scripts]\nlib = "lib.cli:main"\n',
+        "src/lib/__init__.py": "",
+        "src/lib/cli.py": "def main():\n    pass\n",
+    }
+    found = programs(MemoryTree(files))
+
+    assert found.owner_of(["srv", "--port", "1"]) == "python/srv/launch.py"
+    assert found.owner_of(["python", "-m", "srv.launch"]) == "python/srv/launch.py"
+    assert found.owner_of(["lib"]) == "src/lib/cli.py"
+    assert found.parsers("python/srv/launch.py") == {"python/srv/launch.py"}
+
+
+# --- facts carry their programs ------------------------------------------------------------------
+
+
+def flag_rule(*paths, names=()):
+    return Rule(id="cli", docs=(), sources=(Source(id="cli", kind="argparse", paths=paths, programs=names),))
+
+
+def test_flags_carry_the_keys_of_the_programs_that_take_them():
+    facts = gather(flag_rule("evalkit/_cli/run.py", "scripts/convert.py"), MemoryTree(HARNESS))
+
+    by_token = {f.token: f for f in facts.flags()}
+    assert by_token["--model"].attr("programs") == "evalkit/__main__.py evalkit/_cli/run.py"
+    assert by_token["--input"].attr("programs") == "scripts/convert.py"
+
+
+def test_facts_for_a_command_are_its_programs_flags():
+    tree = MemoryTree(HARNESS)
+    rule = flag_rule("evalkit/_cli/harness.py", "evalkit/_cli/run.py", "scripts/convert.py")
+    facts = gather(rule, tree).facts
+    found = programs(tree)
+
+    def tokens(command):
+        got = found.facts_for(shlex.split(command), facts)
+        return None if got is None else sorted(f.token for f in got)
+
+    assert tokens("evalkit run --model hf") == ["--model", "--verbosity"]
+    assert tokens("python scripts/convert.py --input x") == ["--input"]
+    assert tokens("docker run --gpus all") is None
+    # A script of the repository whose parser the facts do not cover: nothing to judge against.
+    assert tokens("python examples/demo/train.py --steps 3") == []
+
+
+def test_parser_modules_no_program_leads_to_extend_the_documented_command_line():
+    files = {
+        "train.py": "from pkg.arguments import parse_args\n\nif __name__ == '__main__':\n    parse_args()\n",
+        "pkg/__init__.py": "",
+        "pkg/arguments.py": dedent(
+            """
+            import argparse
+            import importlib
+
+
+            def parse_args():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--rollout-function-path")
+                known, _ = parser.parse_known_args()
+                importlib.import_module(known.rollout_function_path).add_arguments(parser)
+                return parser.parse_args()
+            """
+        ),
+        "pkg/rollout/multi_turn.py": "def add_arguments(parser):\n    parser.add_argument('--max-turns')\n",
+    }
+    tree = MemoryTree(files)
+    facts = gather(flag_rule("pkg/arguments.py", "pkg/rollout/multi_turn.py"), tree).facts
+
+    got = programs(tree).facts_for(["python", "train.py"], facts)
+
+    assert got is not None
+    assert sorted(f.token for f in got) == ["--max-turns", "--rollout-function-path"]
+
+
+def test_a_rule_can_name_the_program_of_its_sources():
+    files = {"pkg/__init__.py": "", "pkg/args.py": "def add(p):\n    p.add_argument('--lr')\n"}
+    tree = MemoryTree(files)
+    rule = flag_rule("pkg/args.py", names=("trainer", "bin/train"))
+    facts = gather(rule, tree)
+    found = programs(tree, named={"trainer": ["pkg/args.py"], "bin/train": ["pkg/args.py"]})
+
+    (lr,) = facts.flags()
+    assert lr.attr("programs") == "pkg/args.py"
+    assert found.owner_of(["trainer", "--lr", "1"]) == "pkg/args.py"
+    assert found.owner_of(["bin/train", "--lr", "1"]) == "pkg/args.py"
+    assert [f.token for f in found.facts_for(["trainer", "--lr"], facts.facts) or []] == ["--lr"]
+    assert "trainer" in found.names_of("pkg/args.py")
+
+
+def flag(token, subcommand=None):
+    attrs = (("subcommand", subcommand),) if subcommand else ()
+    return Fact(kind="flag", token=token, key=token, source="s", path="p.py", line=1, attrs=attrs)
+
+
+def test_subcommand_words_narrow_the_flags():
+    flags = [
+        flag("--verbosity"),
+        flag("--model", "run"),
+        flag("--tasks", "run,validate"),
+        flag("--what", "ls"),
+    ]
+
+    def tokens(args):
+        return [f.token for f in for_subcommand(flags, args)]
+
+    assert tokens(["run", "--model", "hf"]) == ["--verbosity", "--model", "--tasks"]
+    assert tokens(["validate", "--tasks", "x"]) == ["--verbosity", "--tasks"]
+    assert tokens(["ls", "tasks"]) == ["--verbosity", "--what"]
+    # No subcommand named (a legacy command line): every flag of the program.
+    assert tokens(["--model", "hf"]) == ["--verbosity", "--model", "--tasks", "--what"]
