@@ -11,6 +11,7 @@ import sys
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.core.model import Report, Tree
@@ -22,10 +23,19 @@ if TYPE_CHECKING:
     from bot.trees.factcache import FactsCache
 
 REPO_CONFIG = ".github/docs-sync.yml"
+RULES_FORMAT = 2
 
 
 class UsageError(Exception):
     pass
+
+
+class ConfigErrors(Exception):
+    """Rules that name what the repository does not have: every problem, each with its line."""
+
+    def __init__(self, problems: Sequence[RulesError]):
+        self.problems = tuple(problems)
+        super().__init__("\n".join(str(p) for p in problems))
 
 
 def _version() -> str:
@@ -76,6 +86,26 @@ def _parser() -> argparse.ArgumentParser:
     audit = sub.add_parser("audit", help="list every doc reference that does not resolve at one revision")
     common(audit)
     audit.add_argument("--rev", default="HEAD", help="revision to audit (default: HEAD)")
+    audit.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="the first run records the findings in FILE; later runs report only findings not in it",
+    )
+
+    validate = sub.add_parser(
+        "validate", help="check a rules file or config: its schema, what it matches, its rules' examples"
+    )
+    validate.add_argument(
+        "--rules",
+        nargs="+",
+        action="extend",
+        metavar="FILE",
+        help=f"rule files, configs or built-in pack names (default: {REPO_CONFIG} at --rev)",
+    )
+    validate.add_argument(
+        "--repo", help="git repository whose files the rules must match (default: ., when it is one)"
+    )
+    validate.add_argument("--rev", default="HEAD", help="revision of --repo to match (default: HEAD)")
 
     demo = sub.add_parser(
         "demo",
@@ -119,7 +149,9 @@ def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | N
 
     from bot.core.packs import builtin_pack_names, builtin_pack_path
 
-    digest = hashlib.sha1(repr((values, repo_config)).encode())
+    # RULES_FORMAT changes whenever the rule dataclasses gain a field, so a cached pack never
+    # comes back without it.
+    digest = hashlib.sha1(repr((RULES_FORMAT, values, repo_config)).encode())
     try:
         for name in builtin_pack_names():
             digest.update(name.encode() + b"\0" + builtin_pack_path(name).read_bytes())
@@ -130,6 +162,22 @@ def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | N
     except OSError:
         return None
     return f"rules:{digest.hexdigest()}"
+
+
+def _require_matches(
+    rules: Sequence[Rule],
+    base: Tree,
+    head: Tree,
+    renames: dict[str, str],
+    cache: FactsCache | None,
+) -> None:
+    """Every doc, source, glob and section the rules name must match something: a rule that
+    reads nothing would pass silently."""
+    from bot.core.validate import unmatched
+
+    problems = unmatched(rules, base, head, renames, cache)
+    if problems:
+        raise ConfigErrors(problems)
 
 
 def _cache(disabled: bool) -> FactsCache | None:
@@ -202,7 +250,10 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         cache = _cache(args.no_cache)
         # Rules come from the base revision: a change cannot switch off its own check.
         packs = _load_rules(args.rules, base.read(REPO_CONFIG), cache)
-        yield check(_rules_of(packs), base, head, changes, cache=cache), head.read
+        rules = _rules_of(packs)
+        renames = {c.old_path: c.path for c in changes if c.status == "renamed" and c.old_path}
+        _require_matches(rules, base, head, renames, cache)
+        yield check(rules, base, head, changes, cache=cache), head.read
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -213,13 +264,117 @@ def run_check(args: argparse.Namespace) -> int:
 def run_audit(args: argparse.Namespace) -> int:
     from bot.core.check import audit
     from bot.trees.git import GitRepo
+    from bot.trees.memory import MemoryTree
 
     with GitRepo(args.repo) as repo:
         tree = repo.tree(args.rev)
         cache = _cache(args.no_cache)
         packs = _load_rules(args.rules, tree.read(REPO_CONFIG), cache)
-        report = audit(_rules_of(packs), tree, cache=cache)
+        rules = _rules_of(packs)
+        _require_matches(rules, MemoryTree({}), tree, {}, cache)
+        report = audit(rules, tree, cache=cache)
+        if args.baseline is not None:
+            report = _against_baseline(report, args.baseline, tree.read)
         return _emit(report, args, tree.read)
+
+
+def _against_baseline(report: Report, file: str, doc_text: DocText) -> Report:
+    """The first run records `report` in `file` (and reports nothing); later runs report only the
+    findings the file does not record."""
+    from bot.core import baseline
+
+    try:
+        with open(file, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = None
+    except OSError as e:
+        raise UsageError(f"cannot read the baseline {file}: {e.strerror or e}") from None
+    if text is None:
+        try:
+            with open(file, "w", encoding="utf-8") as f:
+                f.write(baseline.dump(report, doc_text))
+        except OSError as e:
+            raise UsageError(f"cannot write the baseline {file}: {e.strerror or e}") from None
+        count = len(report.findings)
+        print(
+            f"docs-sync: recorded {count} finding{'s' * (count != 1)} in {file}; "
+            "later runs with --baseline report only new ones",
+            file=sys.stderr,
+        )
+        return replace(report, findings=())
+    try:
+        known = baseline.load(text, file)
+    except baseline.BaselineError as e:
+        raise UsageError(str(e)) from None
+    return baseline.new_findings(report, known, doc_text)
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    """Schema, matches against the repository (when there is one) and the rules' examples."""
+    from bot.core.packs import resolve_rule_args
+    from bot.core.validate import unmatched
+    from bot.trees.git import GitRepo
+    from bot.trees.memory import MemoryTree
+
+    packs = resolve_rule_args(args.rules) if args.rules else None
+    repo_dir = args.repo if args.repo is not None else "."
+    problems: list[RulesError] = []
+    matched = "not matched against a repository (no --repo)"
+    # Without --rules the rules are the repository's config; with them, they are matched against
+    # the repository named, or the current folder when it is one.
+    if args.repo is not None or packs is None or _is_repo(repo_dir, args.rev):
+        with GitRepo(repo_dir) as repo:
+            tree = repo.tree(args.rev)
+            if packs is None:
+                text = tree.read(REPO_CONFIG)
+                if text is None:
+                    raise UsageError(f"no {REPO_CONFIG} at {args.rev} in {repo_dir}; pass --rules FILE")
+                packs = _load_rules(None, text, None)
+            problems = unmatched(_rules_of(packs), MemoryTree({}), tree)
+            matched = f"matched against {repo_dir} at {args.rev}"
+    for problem in problems:
+        print(f"docs-sync: {problem}", file=sys.stderr)
+    failed = _run_examples(packs)
+    rules, ran = _rules_of(packs), sum(len(r.examples) for r in _rules_of(packs))
+    verdict = "invalid" if problems else ("examples fail" if failed else "ok")
+    print(
+        f"{', '.join(p.file for p in packs)}: {_plural(len(rules), 'rule')}, {matched}; "
+        f"{ran - failed} of {_plural(ran, 'example')} pass: {verdict}"
+    )
+    if problems:
+        return 2
+    return 1 if failed else 0
+
+
+def _is_repo(path: str, rev: str) -> bool:
+    from bot.trees.git import GitError, GitRepo
+
+    with GitRepo(path) as repo:
+        try:
+            repo.resolve(rev)
+        except GitError:
+            return False
+    return True
+
+
+def _run_examples(packs: Sequence[RulePack]) -> int:
+    """Runs every example of every rule, prints how each failing one differs; how many failed."""
+    from bot.testing.examples import examples_of, mismatches
+
+    failed = 0
+    for pack, rule, example in examples_of(list(packs)):
+        found = mismatches(rule, example)
+        if found:
+            failed += 1
+            print(f"{pack.file}:{example.line}: example {example.name!r} of rule {rule.id!r} fails:")
+            for line in found:
+                print(f"  {line}")
+    return failed
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -247,6 +402,8 @@ def _run(argv: Sequence[str] | None) -> int:
             return run_check(args)
         if args.command == "audit":
             return run_audit(args)
+        if args.command == "validate":
+            return run_validate(args)
         if args.command == "demo":
             from bot.demo.run import main as demo_main
 
@@ -256,6 +413,10 @@ def _run(argv: Sequence[str] | None) -> int:
 
             serve(args.host, args.port)  # None: the PORT setting, checked with the others
             return 0
+    except ConfigErrors as exc:
+        for problem in exc.problems:
+            print(f"docs-sync: {problem}", file=sys.stderr)
+        return 2
     except (UsageError, RulesError, GitError) as exc:
         print(f"docs-sync: {exc}", file=sys.stderr)
         return 2

@@ -270,3 +270,165 @@ def test_a_damaged_cache_file_only_costs_speed(repo: Path, tmp_path: Path):
     )
     assert proc.returncode == 1, proc.stderr
     assert len(json.loads(proc.stdout)["findings"]) == 3
+
+
+# -- configuration errors, validate, audit --baseline --------------------------------------------
+
+
+def _commit(repo: Path, message: str) -> None:
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", message],
+        check=True,
+    )
+
+
+CLI_SRC = 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--alpha", type=int, default=1)\n'
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    """A tiny repository: one CLI module, two pages, a config with a glob."""
+    repo = tmp_path / "small"
+    (repo / "tool").mkdir(parents=True)
+    (repo / "docs" / "guide").mkdir(parents=True)
+    (repo / ".github").mkdir()
+    (repo / "tool" / "cli.py").write_text(CLI_SRC)
+    (repo / "docs" / "index.md").write_text("# Tool\n\nRun `--alpha 2`.\n")
+    (repo / "docs" / "guide" / "more.md").write_text("# More\n\n## Flags\n\n`--alpha` is the knob.\n")
+    (repo / ".github" / "docs-sync.yml").write_text(
+        "rules:\n"
+        "  - id: cli-docs\n"
+        "    docs:\n"
+        '      - path: "docs/**/*.md"\n'
+        "    sources:\n"
+        "      - id: cli\n"
+        "        kind: argparse\n"
+        '        paths: ["tool/*.py"]\n'
+    )
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    _commit(repo, "start")
+    return repo
+
+
+def test_a_config_naming_what_the_repository_lacks_exits_2_naming_line_and_key(small: Path):
+    config = small / ".github" / "docs-sync.yml"
+    config.write_text(config.read_text().replace('["tool/*.py"]', '["tool/*.py", tool/clj.py]'))
+    _commit(small, "typo")
+    proc = docs_sync("check", "--repo", str(small), "--base", "HEAD", "--head", "HEAD", "--no-cache")
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.strip() == (
+        "docs-sync: .github/docs-sync.yml:8: rules[0].sources[0].paths[1]: "
+        "`cli` source 'tool/clj.py' is not in the repository at base or head"
+    )
+    proc = docs_sync("audit", "--repo", str(small), "--no-cache")
+    assert proc.returncode == 2 and "tool/clj.py" in proc.stderr
+
+
+def test_a_glob_and_a_section_that_match_nothing_exit_2(small: Path, tmp_path: Path):
+    rules = tmp_path / "rules.yml"
+    rules.write_text(
+        "rules:\n"
+        "  - id: r\n"
+        "    docs:\n"
+        '      - path: "docs/**/*.rst"\n'
+        "      - path: docs/guide/more.md\n"
+        '        sections: ["Flags"]\n'
+        "    sources:\n"
+        '      - {id: cli, kind: argparse, path: "mytool/*.py"}\n'
+    )
+    proc = docs_sync("audit", "--repo", str(small), "--rules", str(rules), "--no-cache")
+    assert proc.returncode == 2
+    nothing = "matches no file at base or head"
+    assert proc.stderr.splitlines() == [
+        f"docs-sync: {rules}:4: rules[0].docs[0].path: pattern 'docs/**/*.rst' {nothing}",
+        f"docs-sync: {rules}:8: rules[0].sources[0].path: pattern 'mytool/*.py' {nothing}",
+    ]
+    rules.write_text(rules.read_text().replace("docs/**/*.rst", "docs/**/*.md").replace("mytool", "tool"))
+    proc = docs_sync("audit", "--repo", str(small), "--rules", str(rules), "--no-cache")
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        f"docs-sync: {rules}:6: rules[0].docs[1].sections[0]: "
+        "section 'Flags' matches no heading of docs/guide/more.md (did you mean 'More > Flags'?)"
+    )
+
+
+def test_validate_reports_schema_matches_and_examples(small: Path, tmp_path: Path):
+    proc = docs_sync("validate", "--repo", str(small))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == (
+        f".github/docs-sync.yml: 1 rule, matched against {small} at HEAD; 0 of 0 examples pass: ok"
+    )
+    # The built-in pack's examples all pass; outside a repository nothing is matched.
+    proc = docs_sync("validate", "--rules", "miles", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "5 of 5 examples pass: ok" in proc.stdout and "not matched against a repository" in proc.stdout
+
+    renamed = CLI_SRC.replace("alpha", "alphas")
+    failing = tmp_path / "failing.yml"
+    failing.write_text(
+        "pack: failing\nrules:\n  - id: r\n    docs: [{path: docs/index.md}]\n"
+        "    sources: [{id: cli, kind: argparse, path: tool/cli.py}]\n"
+        "    examples:\n"
+        "      - name: a rename nobody sees\n"
+        "        files:\n"
+        f"          tool/cli.py: {{base: {json.dumps(CLI_SRC)}, head: {json.dumps(renamed)}}}\n"
+        '          docs/index.md: {base: "Use `--alpha`.\\n"}\n'
+        "        expect: []\n"
+    )
+    proc = docs_sync("validate", "--repo", str(small), "--rules", str(failing))
+    assert proc.returncode == 1
+    assert f"{failing}:7: example 'a rename nobody sees' of rule 'r' fails:" in proc.stdout
+    assert "unexpected renamed on '--alpha'" in proc.stdout
+    assert proc.stdout.strip().endswith("0 of 1 example pass: examples fail")
+
+    broken = tmp_path / "broken.yml"
+    broken.write_text(
+        failing.read_text().replace("path: tool/cli.py}", "path: tool/cly.py}").replace("failing", "broken")
+    )
+    proc = docs_sync("validate", "--repo", str(small), "--rules", str(broken))
+    assert proc.returncode == 2
+    assert f"docs-sync: {broken}:5: rules[0].sources[0].path:" in proc.stderr
+    assert proc.stdout.strip().endswith(": invalid")
+
+    syntax = tmp_path / "syntax.yml"
+    syntax.write_text("rules:\n  - id: r\n    docs: [{path: docs/index.md}\n")
+    proc = docs_sync("validate", "--rules", str(syntax), cwd=tmp_path)
+    assert proc.returncode == 2 and f"{syntax}:4: syntax:" in proc.stderr
+
+
+def test_audit_baseline_records_then_reports_only_new_findings(small: Path, tmp_path: Path):
+    (small / "docs" / "index.md").write_text("# Tool\n\nRun `--alpah 2`.\n")
+    _commit(small, "a stale flag")
+    file = tmp_path / "baseline.json"
+    first = docs_sync(
+        "audit", "--repo", str(small), "--baseline", str(file), "--format", "json", "--no-cache"
+    )
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["findings"] == []
+    assert f"recorded 1 finding in {file}" in first.stderr
+    assert [e["symbol"] for e in json.loads(file.read_text())["findings"]] == ["--alpah"]
+
+    # The old mistake moves down the page; a new one appears.
+    (small / "docs" / "index.md").write_text("# Tool\n\nIntro.\n\nRun `--alpah 2`.\n\nOr `--alhpa 3`.\n")
+    _commit(small, "more")
+    later = docs_sync(
+        "audit", "--repo", str(small), "--baseline", str(file), "--format", "json", "--no-cache"
+    )
+    assert later.returncode == 1
+    assert [(f["symbol"], f["doc"]["line"]) for f in json.loads(later.stdout)["findings"]] == [("--alhpa", 7)]
+    assert json.loads(file.read_text())["findings"][0]["symbol"] == "--alpah"  # the file is not rewritten
+
+    file.write_text("not json")
+    proc = docs_sync("audit", "--repo", str(small), "--baseline", str(file), "--no-cache")
+    assert proc.returncode == 2 and "not a docs-sync baseline" in proc.stderr
+
+
+def test_rules_given_in_the_config_format(small: Path, tmp_path: Path):
+    config = tmp_path / "my-config.yml"
+    config.write_text((small / ".github" / "docs-sync.yml").read_text() + "fail_on: never\n")
+    (small / "docs" / "index.md").write_text("# Tool\n\nRun `--alpah 2`.\n")
+    _commit(small, "a stale flag")
+    proc = docs_sync("audit", "--repo", str(small), "--rules", str(config), "--format", "json", "--no-cache")
+    assert proc.returncode == 0  # the config's fail_on applies
+    assert [f["symbol"] for f in json.loads(proc.stdout)["findings"]] == ["--alpah"]

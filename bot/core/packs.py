@@ -12,6 +12,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import yaml
+
 from bot.core.rulefile import Reader, line_of
 from bot.core.rules import (
     CONFIG_KEYS,
@@ -55,6 +57,16 @@ def builtin_pack_path(name: str) -> Traversable:
 def load_pack(path: str | Path | Traversable, file: str | None = None) -> RulePack:
     """`file` is the name errors give (a built-in pack is named by its place in the repository)."""
     file = file or str(path)
+    return parse_pack(_read(path, file), file)
+
+
+def load_rules_file(path: str | Path) -> tuple[RulePack, ...]:
+    """A rules file as `--rules` takes it: a rule pack (`pack:`), or a repository config
+    (`packs:` and/or `rules:`, the `.github/docs-sync.yml` format)."""
+    return parse_rules_file(_read(path, str(path)), str(path))
+
+
+def _read(path: str | Path | Traversable, file: str) -> str:
     try:
         with (Path(path) if isinstance(path, str) else path).open("rb") as fh:
             data = fh.read(MAX_RULES_BYTES + 1)
@@ -67,7 +79,7 @@ def load_pack(path: str | Path | Traversable, file: str | None = None) -> RulePa
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise RulesError(file, line, "file", "not UTF-8 text") from None
-    return parse_pack(text, file)
+    return text
 
 
 def load_builtin(name: str) -> RulePack:
@@ -75,24 +87,44 @@ def load_builtin(name: str) -> RulePack:
 
 
 def load_packs(paths: Iterable[str | Path]) -> tuple[RulePack, ...]:
-    return _unique_packs([load_pack(p) for p in paths])
+    return _unique_packs([pack for p in paths for pack in load_rules_file(p)])
 
 
 def resolve_rule_args(values: Iterable[str]) -> tuple[RulePack, ...]:
     """Command-line `--rules` values: a value with a path separator or a .yml/.yaml suffix is a
     file, anything else names a built-in pack."""
-    packs = []
+    packs: list[RulePack] = []
     for value in values:
         if "/" in value or os.sep in value or value.endswith((".yml", ".yaml")):
-            packs.append(load_pack(value))
+            packs.extend(load_rules_file(value))
         else:
             packs.append(load_builtin(value))
     return _unique_packs(packs)
 
 
+def parse_rules_file(text: str, file: str) -> tuple[RulePack, ...]:
+    """A pack when the file has a `pack:` key, else a repository config."""
+    r = Reader(file)
+    root = r.compose(text)
+    if not isinstance(root, yaml.MappingNode):
+        return (_pack(r, root),)  # says what the top level should be
+    keys = {k.value for k, _ in root.value}
+    if "pack" in keys:
+        return (_pack(r, root),)
+    if keys & {"packs", "rules"}:
+        return _config(r, root)
+    problem = "expected 'pack' and 'rules' (a rule pack) or 'packs' and/or 'rules' (a repository config)"
+    raise r.error(root, "(top level)", problem)
+
+
 def parse_pack(text: str, file: str) -> RulePack:
     r = Reader(file)
-    fields = r.fields(r.compose(text), "", PACK_KEYS, required=("pack", "rules"))
+    return _pack(r, r.compose(text))
+
+
+def _pack(r: Reader, root: yaml.Node) -> RulePack:
+    file = r.file
+    fields = r.fields(root, "", PACK_KEYS, required=("pack", "rules"))
     name = r.string(fields["pack"], "pack")
     stem = Path(file).stem
     if name != stem:
@@ -105,7 +137,11 @@ def parse_repo_config(text: str, file: str = REPO_CONFIG) -> tuple[RulePack, ...
     """The per-repository config: built-in packs by name, inline rules, and a `fail_on` that
     overrides every rule's own."""
     r = Reader(file)
-    root = r.compose(text)
+    return _config(r, r.compose(text))
+
+
+def _config(r: Reader, root: yaml.Node) -> tuple[RulePack, ...]:
+    file = r.file
     fields = r.fields(root, "", CONFIG_KEYS)
     if "packs" not in fields and "rules" not in fields:
         raise r.error(root, "packs", "the config needs 'packs' or 'rules'")

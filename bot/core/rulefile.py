@@ -13,6 +13,7 @@ from typing import cast
 
 import yaml
 
+from bot.core.globs import PatternError, compile_pattern, is_pattern
 from bot.core.rules import (
     BOOL_STYLES,
     CONVENTION_KEYS,
@@ -35,6 +36,7 @@ from bot.core.rules import (
     Example,
     ExampleFile,
     Expectation,
+    Origin,
     Rule,
     RulesError,
     Source,
@@ -112,6 +114,34 @@ def _check_path(value: str) -> str | None:
     if "" in parts or "." in parts:
         return "must be a normalized path (no '//' or '.' parts)"
     return None
+
+
+def _check_pairing(rule: Rule) -> None:
+    """Placeholders pair pages with sources: the doc paths that pair use the same names, and a
+    source path uses only those (a name no doc path gives has no value)."""
+    names: tuple[str, ...] | None = None
+    for d in rule.docs:
+        if not is_pattern(d.path) or not compile_pattern(d.path).names:
+            continue
+        these = compile_pattern(d.path).names
+        if names is None:
+            names = these
+        elif set(these) != set(names):
+            assert d.origin is not None
+            problem = f"pairs on {_braced(these)} but an earlier doc path pairs on {_braced(names)}"
+            raise d.origin.error(problem)
+    for s in rule.sources:
+        for path, origin in zip(s.paths, s.origins, strict=False):
+            if not is_pattern(path):
+                continue
+            unknown = [n for n in compile_pattern(path).names if n not in (names or ())]
+            if unknown:
+                given = f"the doc paths give {_braced(names)}" if names else "no doc path gives one"
+                raise origin.error(f"placeholder {_braced(tuple(unknown))} has no value: {given}")
+
+
+def _braced(names: tuple[str, ...]) -> str:
+    return ", ".join("{" + n + "}" for n in names)
 
 
 class Reader:
@@ -201,12 +231,21 @@ class Reader:
     def strings(self, node: yaml.Node | None, key: str) -> tuple[str, ...]:
         return tuple(self.string(n, f"{key}[{i}]") for i, n in enumerate(self.seq(node, key)))
 
-    def path(self, node: yaml.Node, key: str) -> str:
+    def path(self, node: yaml.Node, key: str, pattern: bool = False) -> str:
+        """A repo-relative path; with `pattern`, a glob is allowed (and must be readable)."""
         value = self.string(node, key)
         problem = _check_path(value)
         if problem:
             raise self.error(node, key, f"path {value!r} {problem}")
+        if pattern and is_pattern(value):
+            try:
+                compile_pattern(value)
+            except PatternError as e:
+                raise self.error(node, key, f"pattern {value!r}: {e}") from None
         return value
+
+    def origin(self, node: yaml.Node, key: str) -> Origin:
+        return Origin(self.file, line_of(node), key)
 
     def integer(self, node: yaml.Node | None, key: str, minimum: int) -> int | None:
         if node is None or node.tag == _NULL:
@@ -266,7 +305,7 @@ class Reader:
             levels = self.fields(f["severity"], f"{key}.severity", FINDING_KINDS, noun="finding kind")
             for kind, level in levels.items():
                 severity[kind] = self.choice(level, f"{key}.severity.{kind}", LEVELS)
-        return Rule(
+        rule = Rule(
             id=rule_id,
             docs=docs,
             sources=tuple(sources),
@@ -274,13 +313,20 @@ class Reader:
             severity=severity,
             fail_on=self.choice(f["fail_on"], f"{key}.fail_on", FAIL_ON) if "fail_on" in f else "error",
             examples=self.examples(f.get("examples"), f"{key}.examples"),
+            origin=self.origin(node, key),
         )
+        _check_pairing(rule)
+        return rule
 
     def doc(self, node: yaml.Node, key: str) -> DocTarget:
         f = self.fields(node, key, DOC_KEYS, required=("path",))
+        sections = self.seq(f.get("sections"), f"{key}.sections")
         return DocTarget(
-            path=self.path(f["path"], f"{key}.path"),
-            sections=self.strings(f.get("sections"), f"{key}.sections"),
+            path=self.path(f["path"], f"{key}.path", pattern=True),
+            sections=tuple(self.string(n, f"{key}.sections[{i}]") for i, n in enumerate(sections)),
+            program=self.optional_string(f.get("program"), f"{key}.program"),
+            origin=self.origin(f["path"], f"{key}.path"),
+            section_origins=tuple(self.origin(n, f"{key}.sections[{i}]") for i, n in enumerate(sections)),
         )
 
     def source(self, node: yaml.Node, key: str) -> Source:
@@ -295,12 +341,14 @@ class Reader:
         if "path" in f and "paths" in f:
             raise self.error(f["paths"], f"{key}.paths", "give either 'path' or 'paths', not both")
         if "path" in f:
-            paths: tuple[str, ...] = (self.path(f["path"], f"{key}.path"),)
+            paths: tuple[str, ...] = (self.path(f["path"], f"{key}.path", pattern=True),)
+            origins: tuple[Origin, ...] = (self.origin(f["path"], f"{key}.path"),)
         elif "paths" in f:
             items = self.seq(f["paths"], f"{key}.paths", nonempty=True)
-            paths = tuple(self.path(n, f"{key}.paths[{i}]") for i, n in enumerate(items))
+            paths = tuple(self.path(n, f"{key}.paths[{i}]", pattern=True) for i, n in enumerate(items))
+            origins = tuple(self.origin(n, f"{key}.paths[{i}]") for i, n in enumerate(items))
         elif kind == "paths":
-            paths = ()  # the paths a doc cites are checked against the whole tree
+            paths, origins = (), ()  # the paths a doc cites are checked against the whole tree
         else:
             raise self.error(node, f"{key}.paths", "required key 'path' or 'paths' is missing")
 
@@ -329,6 +377,8 @@ class Reader:
             group=self.optional_string(f.get("group"), f"{key}.group"),
             names=self.strings(f.get("names"), f"{key}.names"),
             enumerated=self.boolean(f["enumerated"], f"{key}.enumerated") if "enumerated" in f else False,
+            programs=self.strings(f.get("programs"), f"{key}.programs"),
+            origins=origins,
         )
 
     def convention(self, node: yaml.Node, key: str) -> Convention:

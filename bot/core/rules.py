@@ -7,12 +7,14 @@ A pack file looks like this (see rules/miles.yml for a real one):
     rules:
       - id: fsdp-backend-page        # unique in the pack
         docs:
-          - path: docs/user-guide/training-backend.md
+          - path: docs/user-guide/training-backend.md   # or a glob: docs/**/*.md
             sections: ["FSDP"]       # optional: heading-path prefixes; default: the whole page
+            program: miles-train     # optional: the program whose flags its prose and tables cite
         sources:
           - id: fsdp-args            # unique in the rule
             kind: dataclass-flags    # argparse | dataclass-flags | symbols | strings | paths
-            paths: [miles/backends/fsdp_utils/arguments.py]   # or `path: ...`
+            paths: [miles/backends/fsdp_utils/arguments.py]   # or `path: ...`; globs allowed
+            programs: [miles-train]  # optional: the commands that run this parser
             dataclass: FSDPArgs      # dataclass-flags only
             builder: build_fsdp_parser          # dataclass-flags: function whose loop builds flags
             convention:              # dataclass-flags, optional: when the builder is too dynamic
@@ -37,7 +39,22 @@ A pack file looks like this (see rules/miles.yml for a real one):
             expect:                  # [] means "no finding"
               - {kind: renamed, symbol: --old, line: 3, replacement: "..."}
 
-Loading validates everything and raises RulesError naming file, line and key.
+Paths in `docs` and `sources` may be globs, expanded against the repository at base and at head
+(a file only at base still counts, so removing it is seen):
+
+    *          any characters within one path segment      docs/*.md
+    **         a whole segment: zero or more folders      docs/**/*.md, src/**/cli/*.py
+    ?          one character within a segment
+    [abc]      one of these characters ([!abc]: none of them)
+    {name}     like `*` (at least one character), and pairs: a rule whose doc path and source
+               path share `{name}` is checked as one rule per value, each page against its own
+               source (`docs/models/{name}.md` with `scripts/run_{name}.py`; a page with no
+               partner is left out). Every doc path that pairs uses the same names; a source
+               path may use only those.
+
+Loading validates everything and raises RulesError naming file, line and key. Against a
+repository (bot/core/validate.py), every doc, source, glob and section must match something:
+a rule that reads nothing would check nothing, silently.
 """
 
 from __future__ import annotations
@@ -68,6 +85,23 @@ class RulesError(ValueError):
 
 
 @dataclass(frozen=True)
+class Origin:
+    """Where a value was written: for errors about it that come after loading (a path that
+    matches nothing in the repository).
+
+    Origins stay out of equality and repr (compare=False, repr=False): a rule moved down its
+    file is the same rule, and a source's repr is the cache key of its facts.
+    """
+
+    file: str
+    line: int
+    key: str  # dotted path in the file: rules[0].docs[1].path
+
+    def error(self, problem: str) -> RulesError:
+        return RulesError(self.file, self.line, self.key, problem)
+
+
+@dataclass(frozen=True)
 class Convention:
     prefix: str = "--"
     separator: str = "-"
@@ -89,12 +123,25 @@ class Source:
     group: str | None = None
     names: tuple[str, ...] = ()
     enumerated: bool = False
+    programs: tuple[str, ...] = ()  # the commands that run this parser (`lm-eval`, `python -m pkg`)
+    # where each of `paths` was written, in order (a glob's expansion shares its pattern's)
+    origins: tuple[Origin, ...] = field(default=(), compare=False, repr=False)
+
+    def origin_of(self, path: str) -> Origin | None:
+        """Where `path` (one of `paths`) was written, when known."""
+        for p, origin in zip(self.paths, self.origins, strict=False):
+            if p == path:
+                return origin
+        return None
 
 
 @dataclass(frozen=True)
 class DocTarget:
     path: str
     sections: tuple[str, ...] = ()
+    program: str | None = None  # the program whose flags the page's prose and tables cite
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+    section_origins: tuple[Origin, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -129,6 +176,7 @@ class Rule:
     severity: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_SEVERITY))
     fail_on: str = "error"
     examples: tuple[Example, ...] = ()
+    origin: Origin | None = field(default=None, compare=False, repr=False)
 
     def watched_paths(self) -> frozenset[str]:
         """Every file whose change can make this rule's docs wrong."""
@@ -163,7 +211,7 @@ FINDING_KINDS = tuple(DEFAULT_SEVERITY)
 PACK_KEYS = ("pack", "description", "rules")
 CONFIG_KEYS = ("packs", "rules", "fail_on")
 RULE_KEYS = ("id", "docs", "sources", "external", "severity", "fail_on", "examples")
-DOC_KEYS = ("path", "sections")
+DOC_KEYS = ("path", "sections", "program")
 SOURCE_KEYS = (
     "id",
     "kind",
@@ -179,6 +227,7 @@ SOURCE_KEYS = (
     "group",
     "names",
     "enumerated",
+    "programs",
 )
 CONVENTION_KEYS = ("prefix", "separator", "bool")
 EXAMPLE_KEYS = ("name", "files", "expect")
@@ -197,6 +246,7 @@ SOURCE_KEY_KINDS = {
     "compared_with": ("strings",),
     "group": ("strings",),
     "names": ("symbols",),
+    "programs": ("argparse", "dataclass-flags"),
 }
 
 

@@ -650,3 +650,92 @@ def test_repo_config_does_not_require_a_pack_key():
     assert (pack.pack, pack.file) == ("docs-sync.yml", "cfg/docs-sync.yml")
     with pytest.raises(RulesError, match="unknown key 'pack'"):
         parse_repo_config(MINIMAL)
+
+
+def test_a_rules_sections_bound_its_default_findings_too():
+    from bot.core.check import check
+    from bot.core.model import Change
+    from bot.trees.memory import MemoryTree
+
+    config = """\
+rules:
+  - id: scoped
+    docs:
+      - path: docs/tool.md
+        sections: ["Tool > Flags"]
+    sources: [{id: cli, kind: argparse, path: tool/cli.py}]
+"""
+    cli = 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--alpha", type=int, default={})\n'
+    page = "# Tool\n\n## Flags\n\n`--alpha` (default `1`)\n\n## History\n\n`--alpha` (default `1`)\n"
+    rule = parse_repo_config(config)[0].rules[0]
+    base = MemoryTree({"docs/tool.md": page, "tool/cli.py": cli.format(1)})
+    head = MemoryTree({"docs/tool.md": page, "tool/cli.py": cli.format(2)})
+    report = check([rule], base, head, [Change("modified", "tool/cli.py")])
+    assert [(f.kind, f.doc.line) for f in report.findings] == [("changed", 5)]
+
+
+def test_a_rules_file_in_the_config_format_is_accepted_as_one(tmp_path: Path):
+    config = tmp_path / "docs-sync.yml"
+    config.write_text(
+        "packs: [miles]\nrules:\n  - id: mine\n    docs: [{path: docs/a.md}]\n"
+        "    sources: [{id: p, kind: paths}]\nfail_on: warning\n"
+    )
+    loaded = resolve_rule_args([str(config)])
+    assert [p.pack for p in loaded] == ["miles", "docs-sync.yml"]
+    assert {r.fail_on for p in loaded for r in p.rules} == {"warning"}
+    # A file with neither format's keys says what it expected.
+    (tmp_path / "x.yml").write_text("description: nothing\n")
+    with pytest.raises(RulesError) as err:
+        resolve_rule_args([str(tmp_path / "x.yml")])
+    assert "'pack' and 'rules' (a rule pack) or 'packs' and/or 'rules' (a repository config)" in str(
+        err.value
+    )
+
+
+def test_origins_name_where_each_path_and_section_was_written():
+    config = """\
+rules:
+  - id: r
+    docs:
+      - path: docs/a.md
+        sections: ["A", "A > B"]
+    sources:
+      - id: cli
+        kind: argparse
+        paths:
+          - x.py
+          - "y/*.py"
+"""
+    (rule,) = parse_repo_config(config)[0].rules
+    assert (rule.origin.line, rule.origin.key) == (2, "rules[0]")
+    doc = rule.docs[0]
+    assert (doc.origin.line, doc.origin.key) == (4, "rules[0].docs[0].path")
+    assert [(o.line, o.key) for o in doc.section_origins] == [
+        (5, "rules[0].docs[0].sections[0]"),
+        (5, "rules[0].docs[0].sections[1]"),
+    ]
+    src = rule.sources[0]
+    assert [(o.line, o.key) for o in src.origins] == [
+        (10, "rules[0].sources[0].paths[0]"),
+        (11, "rules[0].sources[0].paths[1]"),
+    ]
+    assert src.origin_of("y/*.py").line == 11
+    # Origins are not part of what a rule is: the same rule written lower down is equal.
+    assert parse_repo_config("\n\n" + config)[0].rules[0] == rule
+
+
+def test_programs_name_the_commands_a_parser_and_a_page_are_about():
+    config = """\
+rules:
+  - id: r
+    docs:
+      - {path: docs/a.md, program: lm-eval}
+    sources:
+      - {id: cli, kind: argparse, path: x.py, programs: [lm-eval, python -m lm_eval]}
+"""
+    (rule,) = parse_repo_config(config)[0].rules
+    assert rule.docs[0].program == "lm-eval"
+    assert rule.sources[0].programs == ("lm-eval", "python -m lm_eval")
+    wrong = config.replace("kind: argparse, path: x.py,", "kind: symbols, path: x.py,")
+    with pytest.raises(RulesError, match="only applies to kind argparse or dataclass-flags"):
+        parse_repo_config(wrong)

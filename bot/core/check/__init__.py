@@ -28,6 +28,7 @@ from bot.core.check.findings import Findings
 from bot.core.check.inputs import RuleInputs, Touched, build, touches
 from bot.core.check.undocumented import undocumented
 from bot.core.facts import ParseCache
+from bot.core.globs import expand_all
 from bot.core.model import Change, Finding, Report, Tree
 from bot.core.rules import Rule
 
@@ -45,7 +46,7 @@ def check(
     touched = Touched.of(changes)
     findings: list[Finding] = []
     checked: list[str] = []
-    for rule in rules:
+    for rule in expand_all(rules, base, head, touched.renames):  # globs -> the files they match
         if not touches(rule, touched):
             continue
         checked.append(rule.id)
@@ -56,9 +57,10 @@ def check(
 def audit(rules: Sequence[Rule], tree: Tree, cache: ParseCache | None = None) -> Report:
     """Every doc reference that does not resolve in this revision (the whole page is 'new')."""
     findings: list[Finding] = []
-    for rule in rules:
+    expanded = expand_all(rules, _EmptyTree(), tree, {})
+    for rule in expanded:
         findings.extend(_judge(build(rule, _EmptyTree(), tree, Touched.of(()), cache), audit=True))
-    return Report(findings=tuple(findings), rules_checked=tuple(r.id for r in rules))
+    return Report(findings=tuple(findings), rules_checked=tuple(r.id for r in expanded))
 
 
 def _judge(inputs: RuleInputs, *, audit: bool) -> list[Finding]:

@@ -9,7 +9,14 @@ from bot.core.check import wording
 from bot.core.check.deltas import Delta, Deltas
 from bot.core.check.findings import Findings
 from bot.core.check.inputs import Page, RuleInputs
-from bot.core.doclines import first_cell_token, flag_aliases, is_mark, normalize_default, paragraph
+from bot.core.doclines import (
+    first_cell_token,
+    flag_aliases,
+    in_scope,
+    is_mark,
+    normalize_default,
+    paragraph,
+)
 from bot.core.facts import Facts
 from bot.core.model import Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
@@ -29,7 +36,7 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
             if _is_choice(delta.old) and not _cites_choice(doc, ref, delta.old, inputs.base_facts):
                 continue
             _gone(inputs, doc, ref, delta, out)
-    _claims(inputs, doc, found, out)
+    _claims(inputs, page, found, out)
 
 
 def _is_choice(fact: Fact) -> bool:
@@ -138,10 +145,13 @@ def _fits_type(value: str, type_name: str | None) -> bool:
     return True
 
 
-def _claims(inputs: RuleInputs, doc: DocPage, found: Deltas, out: Findings) -> None:
-    """Default claims that were true at base and are false at head."""
+def _claims(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> None:
+    """Default claims (in the rule's sections of the page) that were true at base and are false at head."""
+    doc = page.doc
     aliases = flag_aliases(doc)
     for claim in doc.claims:
+        if not in_scope(claim.section.path, page.sections):
+            continue
         if claim.subject is None and len(inputs.base_facts.choice_owners(claim.value)) != 1:
             continue  # a bare value is only a claim about a flag when one flag offers it
         for delta in _claim_deltas(claim, found, aliases):

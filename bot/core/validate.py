@@ -1,0 +1,127 @@
+"""A config against a repository: every doc, source, glob and section a rule names must match
+something at base or at head. A rule that reads nothing checks nothing, and says so nowhere:
+a typo in a path would otherwise pass as "no findings".
+
+Each problem is a RulesError naming the rules file, the line and the key it was written at.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+
+from bot.core.doclines import in_scope
+from bot.core.facts import ParseCache, parse_doc_cached
+from bot.core.globs import Listing, compile_pattern, is_pattern, pairing_names, pairings
+from bot.core.model import Tree
+from bot.core.rules import Origin, Rule, RulesError
+
+
+def unmatched(
+    rules: Iterable[Rule],
+    base: Tree,
+    head: Tree,
+    renames: Mapping[str, str] | None = None,
+    cache: ParseCache | None = None,
+) -> list[RulesError]:
+    """Every doc, source path, glob and section of `rules` that matches nothing."""
+    listing = Listing(base, head, renames or {})
+    problems: list[RulesError] = []
+    for rule in rules:
+        problems.extend(_rule(rule, listing, cache))
+    return problems
+
+
+def _rule(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[RulesError]:
+    problems = []
+    names = pairing_names(rule)
+    for d in rule.docs:
+        if not listing.matches(d.path if not _pairs(d.path) else _any(d.path)):
+            problems.append(_error(d.origin, rule, "docs", _nothing(d.path, "doc page")))
+    for s in rule.sources:
+        origins: list[Origin | None] = list(s.origins) or [None] * len(s.paths)
+        for path, origin in zip(s.paths, origins, strict=True):
+            if not listing.matches(path if not _pairs(path) else _any(path)):
+                problems.append(_error(origin, rule, f"sources.{s.id}", _nothing(path, f"`{s.id}` source")))
+    if names and not problems and not pairings(rule, listing):
+        first = next(d for d in rule.docs if _pairs(d.path))
+        problem = f"pairs nothing: no value of {_braced(names)} has a file for every path that uses it"
+        problems.append(_error(first.origin, rule, "docs", problem))
+    if not problems:
+        problems.extend(_sections(rule, listing, cache))
+    return problems
+
+
+def _pairs(path: str) -> bool:
+    return is_pattern(path) and bool(compile_pattern(path).names)
+
+
+def _any(path: str) -> str:
+    """A pairing path with each placeholder read as `*`: does it match anything on its own?"""
+    compiled = compile_pattern(path)
+    out = path
+    for name in compiled.names:
+        out = out.replace("{" + name + "}", "*")
+    return out
+
+
+def _nothing(path: str, what: str) -> str:
+    if is_pattern(path):
+        return f"pattern {path!r} matches no file at base or head"
+    return f"{what} {path!r} is not in the repository at base or head"
+
+
+def _sections(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[RulesError]:
+    """Each `sections` entry must name a heading of one of its pages (as a heading-path prefix)."""
+    problems = []
+    headings: dict[str, list[str]] = {}
+    for d in rule.docs:
+        if not d.sections:
+            continue
+        pages = listing.matches(_any(d.path) if _pairs(d.path) else d.path)
+        for page in pages:
+            if page not in headings:
+                headings[page] = _headings(page, listing, cache)
+        seen = [h for page in pages for h in headings[page]]
+        section_origins: list[Origin | None] = list(d.section_origins) or [None] * len(d.sections)
+        for section, origin in zip(d.sections, section_origins, strict=True):
+            if any(in_scope(h, [section]) for h in seen):
+                continue
+            near = _closest_heading(section, seen)
+            hint = f" (did you mean {near!r}?)" if near else ""
+            where = pages[0] if len(pages) == 1 else f"{len(pages)} pages of {d.path!r}"
+            problem = f"section {section!r} matches no heading of {where}{hint}"
+            problems.append(_error(origin, rule, "sections", problem))
+    return problems
+
+
+def _closest_heading(section: str, headings: list[str]) -> str | None:
+    """A section is a heading path from the top (`Tool > Flags`); one written without its
+    parents (`Flags`) is the likeliest mistake."""
+    tails = [h for h in headings if h.endswith(" > " + section)]
+    if tails:
+        return min(tails, key=len)
+    near = difflib.get_close_matches(section, headings, n=1)
+    return near[0] if near else None
+
+
+def _headings(path: str, listing: Listing, cache: ParseCache | None) -> list[str]:
+    for tree in (listing.head, listing.base):
+        text = tree.read(path)
+        if text is not None:
+            doc = parse_doc_cached(path, text, tree.blob_id(path), cache)
+            return [s.path for s in doc.sections if s.level > 0]
+    return []
+
+
+def _braced(names: tuple[str, ...]) -> str:
+    return ", ".join("{" + n + "}" for n in names)
+
+
+def _error(origin: Origin | None, rule: Rule, key: str, problem: str) -> RulesError:
+    if origin is not None:
+        return origin.error(problem)
+    where = rule.origin
+    if where is not None:
+        return RulesError(where.file, where.line, f"{where.key}.{key}", problem)
+    return RulesError("(rules)", None, f"rule {rule.id}: {key}", problem)
