@@ -10,12 +10,20 @@ twice:
 - a file the pull request did not change is the same at the merge base and at head, so it is
   read once, at the head;
 - a file it changed is read at the head only: its base side is the head file with the patch
-  from GitHub's file list taken back out. Only where GitHub sent no patch (a diff too large to
-  show) is the file read at the merge base, which costs one compare call per job;
+  from GitHub's file list taken back out, or the head file itself for a rename without edits
+  or a mode change. Where GitHub sent no patch otherwise (a diff too large to show; a file
+  that is binary on one side, which GitHub reports as "0 changes" too) the file is read at the
+  merge base, which costs one compare call per job;
 - (commit, path) -> blob oid is remembered in the store (`Store.blob_at`: a commit never
   changes), and blob texts by oid, so a re-run of the same commits needs no query;
 - the head oid of every changed file comes with GitHub's file list, so a blob seen in an
   earlier push is not fetched again.
+
+Files are read as bytes and decoded as the command line decodes them (`bot.core.source`:
+Python sources as Python does, PEP 263). GraphQL's `text` is those bytes only when it hashes to
+the blob's oid; a binary file, one in another encoding (GitHub gives no text) or a truncated one
+is fetched whole with the git blobs API. A source no encoding reads is a parse error in the
+check, never an empty or missing file.
 
 `exists()` and `paths()` (for doc lines citing repository paths) list the commit's tree with
 the git trees API, once, and only when the check asks.
@@ -35,6 +43,7 @@ from dataclasses import dataclass
 from bot.app.github import Repo
 from bot.app.store import BlobAt, Store
 from bot.core.model import Change
+from bot.core.source import decode
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 
@@ -55,7 +64,14 @@ Where = tuple[str, str]  # (commit sha, path)
 @dataclass(frozen=True)
 class Blob:
     oid: str
-    text: str | None  # None for a binary file (or one that is not UTF-8)
+    text: str  # decoded as the check reads the file (bot.core.source.decode)
+    binary: bool = False  # a NUL byte in its first 8,000: git and GitHub show no diff of it
+    utf8: bool = True  # `text` is the bytes read as UTF-8, the text GitHub's patches are made of
+
+
+def _blob(path: str, oid: str, data: bytes) -> Blob:
+    text = decode(path, data)
+    return Blob(oid, text, b"\0" in data[:8000], _utf8(data) == text)
 
 
 def changes_from_files(files: Sequence[dict]) -> list[Change]:
@@ -124,6 +140,7 @@ class BasePatch:
     head_path: str | None  # None: the pull request removed the file
     patch: str | None  # None when GitHub left it out (a binary file, or a diff too large)
     changes: int | None  # changed lines, as GitHub counts them
+    status: str = "modified"  # GitHub's: modified, renamed, changed (the mode), removed
 
 
 def base_patches(files: Sequence[dict]) -> dict[str, BasePatch]:
@@ -141,6 +158,7 @@ def base_patches(files: Sequence[dict]) -> dict[str, BasePatch]:
             None if status == "removed" else path,
             patch if isinstance(patch, str) else None,
             changes if isinstance(changes, int) else None,
+            str(f.get("status")),
         )
     return out
 
@@ -214,8 +232,12 @@ def unapply(head_text: str, patch: str) -> str | None:
 
 
 def git_blob_oid(text: str) -> str:
-    """The blob id git gives `text` (as UTF-8)."""
-    data = text.encode("utf-8")
+    """The blob id git gives `text` as UTF-8 (undecodable bytes kept as surrogates go back as
+    they came)."""
+    return _oid(text.encode("utf-8", errors="surrogateescape"))
+
+
+def _oid(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
@@ -257,31 +279,30 @@ class BlobReader:
         return result
 
     def _cached(self, where: Where, oid: str | None) -> Blob | None | object:
-        binary = False
         if oid is None:
             at = self.store.blob_at(self.repo.full_name, *where) if _SHA.fullmatch(where[0]) else None
             if at is None:
                 return _MISS
             if at.oid is None:
                 return None  # the commit has no such file
-            oid, binary = at.oid, at.binary
-        if binary:
-            return Blob(oid, None)
-        text = self.store.blob_text(oid)
-        return _MISS if text is None else Blob(oid, text)
+            oid = at.oid
+        content = self.store.blob_text(oid)  # kept only for bytes that are UTF-8
+        return _MISS if content is None else _blob(where[1], oid, content.encode("utf-8"))
 
     def _store(self, where: Where, obj: dict | None) -> Blob | None:
-        if obj is None:
-            blob = None
-        else:
-            text = obj.get("text") if not obj.get("isBinary") else None
-            if obj.get("isTruncated") and not obj.get("isBinary"):
-                text = _decode(self.repo.blob_bytes(obj["oid"]))
-            blob = Blob(obj["oid"], text if isinstance(text, str) else None)
-            if blob.text is not None:
-                self.store.save_blob_text(blob.oid, blob.text)
+        blob, kept = None, False
+        if obj is not None:
+            oid = str(obj["oid"])
+            data = _given_bytes(obj)
+            if data is None:  # binary, another encoding, truncated: the blob itself
+                data = self.repo.blob_bytes(oid)
+            content = _utf8(data)
+            if content is not None:
+                self.store.save_blob_text(oid, content)
+                kept = True
+            blob = _blob(where[1], oid, data)
         if _SHA.fullmatch(where[0]):
-            at = BlobAt(blob.oid if blob else None, bool(blob and blob.text is None))
+            at = BlobAt(blob.oid if blob else None, binary=blob is not None and not kept)
             self.store.save_blob_at(self.repo.full_name, *where, at)
         return blob
 
@@ -289,7 +310,16 @@ class BlobReader:
 _MISS = object()
 
 
-def _decode(data: bytes) -> str | None:
+def _given_bytes(obj: dict) -> bytes | None:
+    """The blob's bytes from GraphQL's `text`, when that text is exactly them (it hashes to the oid)."""
+    text = obj.get("text")
+    if obj.get("isBinary") or obj.get("isTruncated") or not isinstance(text, str):
+        return None
+    data = text.encode("utf-8")
+    return data if _oid(data) == obj.get("oid") else None
+
+
+def _utf8(data: bytes) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -404,11 +434,17 @@ class PullRevisions:
         return (self.head_sha, path)  # untouched by the pull request: the same file as at head
 
     def derivable(self, path: str) -> bool:
-        """Can `derive_base` make `path`'s base side from the head side and GitHub's patch?"""
+        """Can `derive_base` make `path`'s base side from the head side and GitHub's patch?
+
+        Without a patch only for a rename or a mode change of "0 changes": a modified file
+        without one may have become binary (GitHub says "0 changes" of that too).
+        """
         p = self.patches.get(path)
         if p is None or path not in self._changed_at_base:
             return False
-        return p.patch is not None or (p.changes == 0 and p.head_path is not None)
+        if p.patch is not None:
+            return True
+        return p.changes == 0 and p.head_path is not None and p.status in ("renamed", "changed")
 
     def derive_base(self, path: str) -> object:
         """`path` at the merge base, made from its head side and patch; _MISS when it cannot be."""
@@ -421,11 +457,11 @@ class PullRevisions:
             if head is None:
                 return _MISS
             if p.patch is None:
-                # A rename without edits, or a mode change: the same blob. (A binary file says
-                # the same, and its text is None on both sides anyway.)
-                return head
-            if head.text is None:
-                return _MISS
+                # A rename without edits, or a mode change: the same blob, unless it is binary
+                # now (GitHub says "0 changes" of a binary file whatever it became).
+                return _MISS if head.binary else head
+            if not head.utf8:
+                return _MISS  # GitHub's patch is UTF-8 text; this file is read another way
             head_text = head.text
         text = unapply(head_text, p.patch) if p.patch is not None else None
         return _MISS if text is None else Blob(git_blob_oid(text), text)

@@ -22,8 +22,9 @@ same as the database has always held, so an upgrade keeps its state) is:
     ns "reply",       "<job id>"                {"id"}: the reply to a command (id null while
                                                 it is being sent)
     ns "merge-base",  "owner/repo@<base>...<head>"  {"sha"}
-    ns "blob-at",     "owner/repo@<sha>:<path>" {"oid", "binary"}: (oid null: no file there)
-    blobs table       blob oid -> text
+    ns "blob-at",     "owner/repo@<sha>:<path>" {"oid", "binary"}: (oid null: no file there;
+                                                binary: its bytes are not UTF-8, none kept)
+    blobs table       blob oid -> its bytes as text, for bytes that are UTF-8
 
 Reads are tolerant: a field missing from an older value reads as its default.
 """
@@ -147,7 +148,8 @@ class Reply:
 
 @dataclass(frozen=True)
 class BlobAt:
-    """What a commit has at a path: the blob's oid (None: nothing there), and whether it is binary."""
+    """What a commit has at a path: the blob's oid (None: nothing there), and whether its bytes are
+    not UTF-8 (binary, or another encoding), so that no text of it is kept."""
 
     oid: str | None
     binary: bool = False

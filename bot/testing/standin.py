@@ -95,7 +95,8 @@ Endpoints (JSON shaped as github.com shapes them, so githubkit's models parse th
     content "" with encoding "none" past 1 MB), GET git/blobs/{sha}, GET git/trees/{sha}
     ?recursive=1, GET commits/{ref}; POST /graphql answers only
     `repository(owner:, name:) { alias: object(expression: "REV:path") { ... on Blob { text
-    byteSize isBinary isTruncated oid abbreviatedOid } } ... }` queries.
+    byteSize isBinary isTruncated oid abbreviatedOid } } ... }` queries (`isBinary`: a NUL in
+    the first 8,000 bytes, git's test; `text` null for a binary file and for one not in UTF-8).
     Checks: POST check-runs, PATCH/GET check-runs/{id}, GET check-runs/{id}/annotations,
     GET commits/{ref}/check-runs.
     Reviews: POST/GET pulls/{n}/reviews, GET/POST pulls/{n}/comments, GET/PATCH
@@ -611,6 +612,15 @@ def _b64(data: bytes) -> str:
 
 def _is_binary(data: bytes) -> bool:
     return b"\0" in data[:8000]
+
+
+def _utf8(data: bytes) -> str | None:
+    # GraphQL's Blob.text is UTF-8 text: a file in another encoding (latin-1, say) has none,
+    # and is not binary either.
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 class _HTTPError(Exception):
@@ -2025,7 +2035,7 @@ class GitHubStandIn:
                 continue
             binary = _is_binary(content)
             values = {
-                "text": None if binary else content.decode(errors="replace"),
+                "text": None if binary else _utf8(content),
                 "byteSize": len(content),
                 "isBinary": binary,
                 "isTruncated": False,

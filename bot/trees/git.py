@@ -2,6 +2,8 @@
 
 One `git ls-tree` per revision lists every path with its blob id; file contents come through a
 single long-lived `git cat-file --batch` process, so reading a dozen files costs one process.
+Contents are decoded by `bot.core.source.decode`, as the App decodes what it reads from GitHub:
+Python sources as Python does (PEP 263), other files as UTF-8.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from bot.core.model import Change
+from bot.core.source import decode
 
 
 class GitError(RuntimeError):
@@ -21,7 +24,7 @@ class GitRepo:
         self.path = Path(path)
         self._batch: subprocess.Popen[bytes] | None = None
         self._check: subprocess.Popen[bytes] | None = None
-        self._blobs: dict[str, str] = {}
+        self._blobs: dict[str, bytes] = {}
 
     def _git(self, *args: str, env: dict[str, str] | None = None, input: str | None = None) -> str:
         proc = subprocess.run(
@@ -84,7 +87,8 @@ class GitRepo:
             return None
         return header[1].decode(), header[0].decode()
 
-    def read_blob(self, sha: str) -> str:
+    def read_blob(self, sha: str) -> bytes:
+        """The content of blob `sha` (remembered)."""
         if sha in self._blobs:
             return self._blobs[sha]
         if self._batch is None:
@@ -101,9 +105,8 @@ class GitRepo:
             raise GitError(f"blob {sha} missing")
         data = self._batch.stdout.read(int(header[2]))
         self._batch.stdout.read(1)  # the newline after each object
-        text = data.decode("utf-8", errors="replace")
-        self._blobs[sha] = text
-        return text
+        self._blobs[sha] = data
+        return data
 
     def close(self) -> None:
         for proc in (self._batch, self._check):
@@ -148,7 +151,7 @@ class GitTree:
 
     def read(self, path: str) -> str | None:
         blob = self.blob_id(path)
-        return None if blob is None else self.repo.read_blob(blob)
+        return None if blob is None else decode(path, self.repo.read_blob(blob))
 
     def blob_id(self, path: str) -> str | None:
         # The files a check reads are few: ask for each rather than list the whole tree.

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from bot.core.model import Change
+from bot.core.source import decode
 from bot.trees.git import GitError, GitRepo, parse_name_status
 
 
@@ -61,7 +62,7 @@ class WorkTree:
 
     def read(self, path: str) -> str | None:
         data = self._bytes(path)
-        return None if data is None else data.decode("utf-8", errors="replace")
+        return None if data is None else decode(path, data)  # as git.py reads a commit's files
 
     def blob_id(self, path: str) -> str | None:
         data = self._bytes(path)

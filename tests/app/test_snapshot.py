@@ -56,9 +56,9 @@ def test_file_list_becomes_changes_and_reads_land_on_the_right_commit():
     ]
     patches = base_patches(files)
     assert patches == {
-        "a.md": BasePatch("a.md", "@@ -1 +1 @@\n-a\n+b", 2),
-        "old.py": BasePatch("new.py", None, 0),
-        "gone.py": BasePatch(None, None, 0),
+        "a.md": BasePatch("a.md", "@@ -1 +1 @@\n-a\n+b", 2, "modified"),
+        "old.py": BasePatch("new.py", None, 0, "renamed"),
+        "gone.py": BasePatch(None, None, 0, "removed"),
     }
     reader = MergeBaseOnly("m" * 40)
     revs = PullRevisions(reader, "b" * 40, "h" * 40, changes, patches=patches)  # type: ignore[arg-type]
@@ -70,6 +70,11 @@ def test_file_list_becomes_changes_and_reads_land_on_the_right_commit():
     assert revs.where_head("a.md") == ("h" * 40, "a.md") and revs.where_head("old.py") is None
     assert revs.where_base("new.py") is None and revs.where_base("copy.py") is None
     assert revs.where_head("gone.py") is None
+    # "0 changes" and no patch is a rename without edits, but of a modified file it may be one
+    # that became binary: its base side is read at the merge base.
+    binary = base_patches([{"filename": "tool.py", "status": "modified", "sha": "5" * 40, "changes": 0}])
+    both = PullRevisions(reader, "b" * 40, "h" * 40, [Change("modified", "tool.py")], patches=binary)  # type: ignore[arg-type]
+    assert not both.derivable("tool.py")
     # Untouched by the pull request: read once, at head, for both sides.
     assert revs.where_base("lib.py") == revs.where_head("lib.py") == ("h" * 40, "lib.py")
     assert not revs.derivable("lib.py")

@@ -407,6 +407,28 @@ def annotation(i: int) -> dict:
     }
 
 
+def test_graphql_gives_no_text_of_a_file_not_in_utf8_and_the_blobs_api_its_bytes(tmp_path, http):
+    files = {"latin.py": b"# caf\xe9\n", "nul.py": b"x = 1  # \x00\n", "ok.py": "é = 1\n"}
+    repo_dir, (sha,) = make_repo(tmp_path, [files])
+    with GitHubStandIn(repo_dir) as server:
+        auth = {"Authorization": f"token {raw_token(http, server)}"}
+        fields = "{ ... on Blob { oid text isBinary byteSize } }"
+        objects = " ".join(f'f{i}: object(expression: "{sha}:{p}") {fields}' for i, p in enumerate(files))
+        query = 'query { repository(owner: "octo-org", name: "docs-repo") { ' + objects + " } }"
+        found = http.post(f"{server.url}/graphql", json={"query": query}, headers=auth).json()["data"][
+            "repository"
+        ]
+        assert [(found[f"f{i}"]["text"], found[f"f{i}"]["isBinary"]) for i in range(3)] == [
+            (None, False),  # latin-1: not binary, and no UTF-8 text to give
+            (None, True),  # a NUL byte: binary
+            ("é = 1\n", False),
+        ]
+        blob = http.get(
+            f"{server.url}/repos/{OWNER}/{REPO}/git/blobs/{found['f0']['oid']}", headers=auth
+        ).json()
+        assert base64.b64decode(blob["content"]) == files["latin.py"]
+
+
 def test_check_run_lifecycle_and_the_50_annotation_limit(gh, standin, fixture_repo):
     _, shas = fixture_repo
     output = {"title": "docs-sync", "summary": "Checking"}

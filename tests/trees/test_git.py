@@ -69,3 +69,23 @@ def test_deepen_without_a_reachable_origin_says_what_to_do(repo, tmp_path):
     git(shallow, "remote", "set-url", "origin", str(tmp_path / "gone"))
     with GitRepo(shallow) as r, pytest.raises(GitError, match="fetch-depth: 0"):
         r.deepen()
+
+
+def test_sources_are_decoded_as_python_decodes_them(tmp_path):
+    path = tmp_path / "enc"
+    git(tmp_path, "init", "-q", "-b", "main", str(path))
+    (path / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nname = 'd\xe9j\xe0'\n")
+    (path / "bom.py").write_bytes(b"\xef\xbb\xbfx = 1\n")
+    (path / "broken.py").write_bytes(b"# caf\xe9\nx = 1\n")
+    (path / "notes.md").write_bytes(b"caf\xe9 \xef\xbb\xbf\n")
+    git(path, "add", "-A")
+    git(path, "commit", "-qm", "encodings")
+    with GitRepo(path) as r:
+        head = r.tree("HEAD")
+        assert head.read("latin.py") == "# -*- coding: latin-1 -*-\nname = 'déjà'\n"  # its cookie
+        assert head.read("bom.py") == "x = 1\n"  # the BOM says UTF-8 and is no part of the text
+        broken = head.read("broken.py")
+        assert broken is not None and broken.endswith("\nx = 1\n")  # read, not taken for missing
+        with pytest.raises((SyntaxError, ValueError)):
+            compile(broken, "broken.py", "exec")  # as Python refuses the file, so does the parser
+        assert head.read("notes.md") == "caf\ufffd \ufeff\n"  # a page: UTF-8, what fails replaced
