@@ -107,6 +107,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     validate.add_argument("--rev", default="HEAD", help="revision of --repo to match (default: HEAD)")
 
+    init = sub.add_parser("init", help=f"write a first {REPO_CONFIG} from the repository's CLIs and pages")
+    init.add_argument("--repo", default=".", help="git repository to read (default: .)")
+    init.add_argument("--rev", default="HEAD", help="revision to read (default: HEAD)")
+    init.add_argument(
+        "--write", action="store_true", help=f"write {REPO_CONFIG} into --repo instead of printing it"
+    )
+
     demo = sub.add_parser(
         "demo",
         help="a demo repository and pull request: the check, then the whole App loop (no account needed)",
@@ -377,6 +384,33 @@ def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'s' * (n != 1)}"
 
 
+def run_init(args: argparse.Namespace) -> int:
+    from bot.core.init import config_for
+    from bot.trees.git import GitRepo
+
+    with GitRepo(args.repo) as repo:
+        sha = repo.resolve(args.rev)
+        text = config_for(repo.tree(sha), sha[:9])
+    if text is None:
+        raise UsageError(
+            f"no page at {args.rev} cites two or more flags of a command-line parser of {args.repo}; "
+            "nothing to couple (write the rules by hand: see the README's Rules section)"
+        )
+    if not args.write:
+        sys.stdout.write(text)
+        return 0
+    if not os.path.exists(os.path.join(args.repo, ".git")):
+        raise UsageError(f"--write needs a working tree, and {args.repo} has none; print the config instead")
+    path = os.path.join(args.repo, REPO_CONFIG)
+    if os.path.exists(path):
+        raise UsageError(f"{path} exists; remove it first, or run without --write to print a new one")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"docs-sync: wrote {path}; `docs-sync audit` lists what it finds today", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = _run(argv)
@@ -404,6 +438,8 @@ def _run(argv: Sequence[str] | None) -> int:
             return run_audit(args)
         if args.command == "validate":
             return run_validate(args)
+        if args.command == "init":
+            return run_init(args)
         if args.command == "demo":
             from bot.demo.run import main as demo_main
 

@@ -432,3 +432,22 @@ def test_rules_given_in_the_config_format(small: Path, tmp_path: Path):
     proc = docs_sync("audit", "--repo", str(small), "--rules", str(config), "--format", "json", "--no-cache")
     assert proc.returncode == 0  # the config's fail_on applies
     assert [f["symbol"] for f in json.loads(proc.stdout)["findings"]] == ["--alpah"]
+
+
+def test_init_prints_or_writes_a_config_that_works_on_the_first_run(small: Path):
+    proc = docs_sync("init", "--repo", str(small))
+    assert proc.returncode == 2 and "nothing to couple" in proc.stderr  # one flag cited: no subject yet
+    (small / "tool" / "cli.py").write_text(CLI_SRC + 'p.add_argument("--beta", default="x")\n')
+    (small / "docs" / "index.md").write_text("# Tool\n\nRun `--alpha 2 --beta y`.\n")
+    (small / ".github" / "docs-sync.yml").unlink()
+    _commit(small, "two flags, no config")
+    printed = docs_sync("init", "--repo", str(small))
+    assert printed.returncode == 0, printed.stderr
+    assert "      - path: docs/index.md\n" in printed.stdout and "          - tool/cli.py\n" in printed.stdout
+    written = docs_sync("init", "--repo", str(small), "--write")
+    assert written.returncode == 0
+    assert (small / ".github" / "docs-sync.yml").read_text() == printed.stdout
+    assert docs_sync("init", "--repo", str(small), "--write").returncode == 2  # never overwrites
+    _commit(small, "config")
+    assert docs_sync("validate", "--repo", str(small)).returncode == 0
+    assert docs_sync("audit", "--repo", str(small), "--no-cache").returncode == 0

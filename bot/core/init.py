@@ -1,0 +1,248 @@
+"""`docs-sync init`: a first `.github/docs-sync.yml` read off a repository revision.
+
+It finds the repository's command-line parsers (modules calling `add_argument`, and dataclasses
+whose fields a builder loop turns into flags), the pages that cite their flags, and writes one
+rule coupling them, with globs where a folder holds several. A module counts when pages cite at
+least two of its flags (`--help` and the like aside): a page citing `docker run --gpus` does
+not make the repository's own `--gpus` its subject. Pure: it reads the tree it is given.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from bot.core.model import Tree
+from bot.core.page import parse_doc
+from bot.core.rules import REPO_CONFIG, Source
+
+# Flags every parser has or many tools share: citing them says nothing about which CLI a page is about.
+COMMON_FLAGS = frozenset({"--help", "-h", "--version", "-V", "--verbose", "-v", "--quiet", "-q", "--debug"})
+MIN_SHARED = 2  # distinct flags of one parser a page must cite
+GLOB_AT = 3  # files in one folder from which a glob is written instead of a list
+
+_TEST_DIRS = frozenset(
+    {"test", "tests", "testing", "benchmarks", "node_modules", "site-packages", "third_party"}
+)
+_NOT_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CODE_OF_CONDUCT", "SECURITY", "CONTRIBUTING")
+MAX_TEXT = 2_000_000  # a file larger than this is data, not a parser or a page
+
+
+@dataclass(frozen=True)
+class Parser:
+    """A module whose flags a page may cite."""
+
+    path: str
+    kind: str  # argparse | dataclass-flags
+    flags: frozenset[str]
+    dataclass: str | None = None
+    builder: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What init found: the parsers pages cite and the pages citing them."""
+
+    parsers: tuple[Parser, ...]
+    pages: tuple[str, ...]
+    cited: dict[str, int]  # parser path -> how many pages cite it
+
+
+def plan(tree: Tree) -> Plan:
+    paths = sorted(tree.paths())
+    parsers = list(_parsers(tree, [p for p in paths if _is_source(p)]))
+    by_flag: dict[str, list[Parser]] = defaultdict(list)
+    for parser in parsers:
+        for flag in parser.flags - COMMON_FLAGS:
+            by_flag[flag].append(parser)
+    pages: list[str] = []
+    cited: Counter[str] = Counter()
+    for path in (p for p in paths if _is_page(p)):
+        text = tree.read(path)
+        if text is None or len(text) > MAX_TEXT or "-" not in text:
+            continue
+        flags = {r.token for r in parse_doc(path, text).refs if r.kind == "flag"}
+        shared: Counter[str] = Counter()
+        for flag in flags:
+            for parser in by_flag.get(flag, ()):
+                shared[parser.path] += 1
+        hits = [p for p, n in shared.items() if n >= MIN_SHARED]
+        if hits:
+            pages.append(path)
+            cited.update(hits)
+    chosen = tuple(p for p in parsers if cited[p.path])
+    return Plan(chosen, tuple(pages), dict(cited))
+
+
+def config_for(tree: Tree, revision: str = "") -> str | None:
+    """The config text for `tree` (`revision` names it in the header); None when no page cites
+    the flags of any parser: a config that checks nothing would pass silently."""
+    found = plan(tree)
+    if not found.parsers:
+        return None
+    at = f" at {revision}" if revision else ""
+    head = [
+        f"# docs-sync configuration, written by `docs-sync init`{at}: the pages that cite the",
+        "# flags of this repository's command-line parsers, checked against those parsers.",
+        "# `docs-sync validate` checks this file; `docs-sync audit` lists what is stale today.",
+    ]
+    lines = [*head, "rules:", "  - id: cli-docs", "    docs:"]
+    for pattern, count in _grouped(found.pages, "md", deep=True):
+        note = f"  # {count} pages cite flags" if count > 1 else ""
+        lines.append(f"      - path: {_quote(pattern)}{note}")
+    lines.append("    sources:")
+    # A dataclass-built parser is read as such; its builder's own add_argument calls are in it.
+    built = {p.path for p in found.parsers if p.kind == "dataclass-flags"}
+    argparse = [p.path for p in found.parsers if p.kind == "argparse" and p.path not in built]
+    if argparse:
+        lines += ["      - id: cli", "        kind: argparse", "        paths:"]
+        lines += [f"          - {_quote(pattern)}" for pattern, _ in _grouped(argparse, "py", deep=False)]
+    taken: set[str] = set()
+    for parser in found.parsers:
+        if parser.kind != "dataclass-flags":
+            continue
+        source_id = _unique(_kebab(parser.dataclass or "fields"), taken)
+        lines += [
+            f"      - id: {source_id}",
+            "        kind: dataclass-flags",
+            f"        path: {_quote(parser.path)}",
+            f"        dataclass: {parser.dataclass}",
+        ]
+        if parser.builder:
+            lines.append(f"        builder: {parser.builder}")
+    lines += ["      - id: cited-paths", "        kind: paths", ""]
+    return "\n".join(lines)
+
+
+# --- what is a parser, what is a page ------------------------------------------------------------
+
+
+def _is_source(path: str) -> bool:
+    if not path.endswith(".py"):
+        return False
+    parts = path.split("/")
+    name = parts[-1]
+    if any(p in _TEST_DIRS or p.startswith(".") for p in parts[:-1]):
+        return False
+    return not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+
+
+def _is_page(path: str) -> bool:
+    if not path.endswith((".md", ".mdx")):
+        return False
+    parts = path.split("/")
+    if any(p in _TEST_DIRS or p.startswith(".") for p in parts[:-1]):
+        return False
+    return not parts[-1].upper().startswith(_NOT_PAGES)
+
+
+def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
+    from bot.core.extract import extract  # imported when init runs: the check alone never needs it
+
+    for path in paths:
+        text = tree.read(path)
+        if text is None or len(text) > MAX_TEXT or "add_argument" not in text:
+            continue
+        flags = _flags(extract(Source(id="cli", kind="argparse", paths=(path,)), path, text).facts)
+        if flags:
+            yield Parser(path, "argparse", flags)
+        for cls, builder in _builders(path, text):
+            source = Source(
+                id="fields", kind="dataclass-flags", paths=(path,), dataclass=cls, builder=builder
+            )
+            fields = _flags(extract(source, path, text).facts)
+            if fields:
+                yield Parser(path, "dataclass-flags", fields, cls, builder)
+
+
+def _flags(facts: Iterable[object]) -> frozenset[str]:
+    return frozenset(getattr(f, "token", "") for f in facts if getattr(f, "kind", None) == "flag")
+
+
+def _builders(path: str, text: str) -> list[tuple[str, str]]:
+    """(dataclass, function) for each module-level function that loops over `fields(Cls)` and
+    declares flags in the loop: the dataclass-built parsers."""
+    if "fields(" not in text:
+        return []
+    try:
+        module = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found = []
+    for fn in module.body:
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and node.iter.args):
+                continue
+            called, first = _dotted(node.iter.func), node.iter.args[0]
+            if called not in ("fields", "dataclasses.fields") or not isinstance(first, ast.Name):
+                continue
+            if any(
+                _dotted(c.func).endswith("add_argument") for c in ast.walk(node) if isinstance(c, ast.Call)
+            ):
+                found.append((first.id, fn.name))
+    return found
+
+
+def _dotted(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return ""
+
+
+# --- writing it short ---------------------------------------------------------------------------
+
+
+def _grouped(paths: Sequence[str], ext: str, deep: bool) -> list[tuple[str, int]]:
+    """Paths, with GLOB_AT or more of them written as one glob; (pattern, how many it stands for).
+
+    `deep`: pages under one top folder become the glob of the folder they share (`docs/**/*.md`,
+    a page tree). Otherwise only files side by side share a glob (`pkg/cli/*.py`): a package's
+    whole tree would make every module a parser to read.
+    """
+    groups: dict[str, list[str]] = defaultdict(list)
+    for path in paths:
+        if deep:
+            groups[path.split("/", 1)[0] if "/" in path else ""].append(path)
+        else:
+            groups[posixpath.dirname(path)].append(path)
+    out: list[tuple[str, int]] = []
+    for key, members in sorted(groups.items()):
+        if not key or len(members) < GLOB_AT:
+            out += [(p, 1) for p in members]
+            continue
+        folder = posixpath.commonpath([posixpath.dirname(p) for p in members])
+        flat = all(posixpath.dirname(p) == folder for p in members)
+        out.append((f"{folder}/*.{ext}" if flat else f"{folder}/**/*.{ext}", len(members)))
+    return out
+
+
+def _quote(path: str) -> str:
+    # YAML reads `*` and `{` at the start of a plain scalar as syntax: quote every pattern.
+    return f'"{path}"' if any(c in path for c in "*?[]{}#:") else path
+
+
+def _kebab(name: str) -> str:
+    out = []
+    for i, c in enumerate(name):
+        if c.isupper() and i and not name[i - 1].isupper():
+            out.append("-")
+        out.append(c.lower())
+    return "".join(out).replace("_", "-")
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    candidate, n = name, 2
+    while candidate in taken or candidate in ("cli", "cited-paths"):
+        candidate, n = f"{name}-{n}", n + 1
+    taken.add(candidate)
+    return candidate
+
+
+__all__ = ["REPO_CONFIG", "Parser", "Plan", "config_for", "plan"]

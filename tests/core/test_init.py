@@ -1,0 +1,112 @@
+"""`docs-sync init` on small repositories held in memory: which parsers and pages it couples, the
+globs it writes, and that its config works on the first run."""
+
+from __future__ import annotations
+
+from bot.core.check import audit
+from bot.core.init import config_for, plan
+from bot.core.packs import parse_repo_config
+from bot.core.validate import unmatched
+from bot.trees.memory import MemoryTree
+
+CLI = """\
+import argparse
+
+def main():
+    parser = argparse.ArgumentParser(prog="tool")
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    return parser.parse_args()
+"""
+
+CONVERT = """\
+import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--input")
+p.add_argument("--output")
+"""
+
+FIELDS = """\
+import argparse
+import dataclasses
+from dataclasses import dataclass
+
+@dataclass
+class TrainArgs:
+    learning_rate: float = 1e-4
+    warmup_steps: int = 100
+
+def build_parser():
+    parser = argparse.ArgumentParser()
+    for f in dataclasses.fields(TrainArgs):
+        parser.add_argument(f"--{f.name.replace('_', '-')}", type=f.type, default=f.default)
+    return parser
+"""
+
+TEST_CLI = CONVERT.replace("--input", "--model").replace("--output", "--batch-size")
+
+FILES = {
+    "pyproject.toml": '[project]\nname = "tool"\n[project.scripts]\ntool = "tool.cli:main"\n',
+    "tool/__init__.py": "",
+    "tool/cli.py": CLI,
+    "tool/train.py": FIELDS,
+    "scripts/convert_a.py": CONVERT,
+    "scripts/convert_b.py": CONVERT,
+    "scripts/convert_c.py": CONVERT,
+    "tests/test_cli.py": TEST_CLI,  # a test's parser is nobody's documented CLI
+    "README.md": "# Tool\n\n```bash\ntool --model gpt2 --batch-size 16\n```\n",
+    "docs/usage.md": "# Usage\n\nPass `--model` and `--device cuda`.\n",
+    "docs/guide/train.md": "# Train\n\n`--learning-rate 3e-4` with `--warmup-steps 10`.\n",
+    "docs/guide/convert.md": "# Convert\n\n`python scripts/convert_a.py --input a --output b`\n",
+    "docs/guide/docker.md": "# Docker\n\n`docker run --gpus all --rm image`\n",  # other programs' flags
+    "docs/about.md": "# About\n\nNo flags here.\n",
+    "CHANGELOG.md": "# Changes\n\n- removed `--model` and `--batch-size`\n",
+}
+
+
+def test_it_finds_the_parsers_pages_cite_and_the_pages_citing_them():
+    found = plan(MemoryTree(FILES))
+    parsers = {(p.path, p.kind, p.dataclass, p.builder) for p in found.parsers}
+    assert parsers == {
+        ("tool/cli.py", "argparse", None, None),
+        ("tool/train.py", "dataclass-flags", "TrainArgs", "build_parser"),
+        ("scripts/convert_a.py", "argparse", None, None),
+        ("scripts/convert_b.py", "argparse", None, None),
+        ("scripts/convert_c.py", "argparse", None, None),
+    }
+    # The changelog, the docker page and the page with no flags cite no parser of the repository.
+    assert found.pages == ("README.md", "docs/guide/convert.md", "docs/guide/train.md", "docs/usage.md")
+
+
+def test_the_config_is_short_uses_globs_and_validates_against_the_repository():
+    tree = MemoryTree(FILES)
+    text = config_for(tree, "abc123")
+    assert text is not None
+    assert "written by `docs-sync init` at abc123" in text
+    assert '      - path: "docs/**/*.md"  # 3 pages cite flags\n' in text
+    assert "      - path: README.md\n" in text
+    assert '          - "scripts/*.py"\n' in text and "          - tool/cli.py\n" in text
+    assert "tool/train.py" in text and "dataclass: TrainArgs" in text and "builder: build_parser" in text
+    assert "tests/" not in text
+    (pack,) = parse_repo_config(text)
+    assert unmatched(pack.rules, MemoryTree({}), tree) == []
+
+
+def test_audit_right_after_init_finds_the_stale_citation_only():
+    stale = "# Usage\n\nPass `--model`, `--batch-size 4` and `--devices cuda`.\n"
+    files = dict(FILES, **{"docs/usage.md": stale})
+    del files["docs/guide/docker.md"]
+    tree = MemoryTree(files)
+    text = config_for(tree)
+    assert text is not None
+    (pack,) = parse_repo_config(text)
+    report = audit(pack.rules, tree)
+    assert [(f.kind, f.symbol, f.doc.path) for f in report.findings] == [
+        ("unresolved", "--devices", "docs/usage.md")
+    ]
+
+
+def test_nothing_to_couple_gives_no_config():
+    files = {"tool/cli.py": CLI, "README.md": "# Tool\n\nSee `--help`.\n", "docs/a.md": "# A\n\n`--model`\n"}
+    assert config_for(MemoryTree(files)) is None  # one flag cited: not enough to say what a page is about
