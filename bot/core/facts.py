@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 # one in SQLite across runs.
 ParseCache = MutableMapping[str, object]
 
+# Part of every cache key: bump when the extractors (or the page parser) read the same text
+# differently, so that a cache on disk never hands back what an older version made of it.
+EXTRACTION_FORMAT = "x2"
+PAGE_FORMAT = "doc2"
+
 
 @dataclass
 class Facts:
@@ -80,7 +85,7 @@ def _source_signature(source: Source) -> str:
 
 def _extract_cached(source: Source, path: str, tree: Tree, cache: ParseCache | None) -> Extraction | None:
     blob = tree.blob_id(path)
-    key = f"{blob}:{path}:{_source_signature(source)}" if blob else None
+    key = f"{EXTRACTION_FORMAT}:{blob}:{path}:{_source_signature(source)}" if blob else None
     if cache is not None and key is not None:
         hit = cache.get(key)
         if isinstance(hit, Extraction):
@@ -97,7 +102,7 @@ def _extract_cached(source: Source, path: str, tree: Tree, cache: ParseCache | N
 
 
 def parse_doc_cached(path: str, text: str, blob: str | None, cache: ParseCache | None) -> DocPage:
-    key = f"doc:{blob}:{path}" if blob else None
+    key = f"{PAGE_FORMAT}:{blob}:{path}" if blob else None
     if cache is not None and key is not None:
         hit = cache.get(key)
         if isinstance(hit, DocPage):

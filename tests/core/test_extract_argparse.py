@@ -205,14 +205,15 @@ def test_groups_variables_and_conditional_definitions():
     assert [f.line for f in extra] == [line_of(CLI, "default=2)"), line_of(CLI, "default=3)")]
 
 
-def test_expressions_are_quoted_as_written():
+def test_help_is_quoted_as_written_and_unknown_choices_are_left_out():
     facts = by_token(extract(SOURCE, "pkg/arguments.py", CLI).facts)
 
     (scale,) = facts["--scale"]
     assert scale.attrs == (("default", "-1.5"), ("help", "f'Scale, at most {LIMIT}'"), ("type", "float"))
 
+    # LEVELS is not defined in the file: its choices are unknown, not the text "LEVELS.keys()".
     (levels,) = facts["--levels"]
-    assert levels.attrs == (("choices", "LEVELS.keys()"), ("default", "['low', 'high']"))
+    assert levels.attrs == (("default", "['low', 'high']"), ("nargs", "+"), ("unknown", "choices"))
 
 
 def test_unresolvable_option_strings_and_positionals_are_skipped():

@@ -1,24 +1,49 @@
-"""Flags declared with argparse: every `<anything>.add_argument(...)` call in a module.
+"""Flags declared with argparse: every `<anything>.add_argument(...)` call in a module, read as
+argparse reads it.
 
 Each option string becomes one Fact; `BooleanOptionalAction` adds the `--no-` twin argparse
-synthesizes. Option strings or choices held in variables are resolved when the variable is
-assigned exactly once, to a literal, in an enclosing scope; anything else is skipped quietly.
+synthesizes. Option strings held in variables are resolved when the variable is assigned exactly
+once, to a string, in an enclosing scope; anything else is skipped quietly. Defaults and choices
+are what the file says they are (bot/core/extract/constants.py: literals, names assigned once,
+arithmetic, Enum members of the module); what it does not say is listed in the attribute
+`unknown` and left out, never replaced by its source text:
+
+- `default=argparse.SUPPRESS` leaves the attribute unset: the program decides, not the parser.
+- `nargs="?", const=True` is a switch whose value is optional: given alone it sets True, and
+  when absent the attribute is None, which the program reads as off (`sets: true`, default False).
+- choices checked by a `type=` callable instead of `choices=` are the ones its membership test
+  names (`if value not in MODES: raise ...`), or unknown.
+- a flag added to `sub.add_parser("run")` belongs to the subcommand `run` (attribute `subcommand`).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import NamedTuple, TypeGuard
 
+from bot.core.extract import subparsers
+from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, as_text, members, value
 from bot.core.model import Fact
 from bot.core.rules import Source
 
 BOOLEAN_OPTIONAL = frozenset({"argparse.BooleanOptionalAction", "BooleanOptionalAction"})
-
-# A lookup maps an expression to what it stands for: its final text (str), the literal node a
-# variable holds (ast.expr), or None when it knows nothing about it.
-Lookup = Callable[[ast.expr], "str | ast.expr | None"]
+SUPPRESS = frozenset({"argparse.SUPPRESS", "SUPPRESS"})
+# `type=` callables that convert a value and check nothing else: no choices hide in them.
+PLAIN_TYPES = frozenset(
+    {
+        "int",
+        "float",
+        "str",
+        "bool",
+        "complex",
+        "bytes",
+        "Path",
+        "pathlib.Path",
+        "os.path.expanduser",
+        "str.lower",
+    }
+)
 
 
 class Flag(NamedTuple):
@@ -32,18 +57,35 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     out: list[Fact] = []
     # A rule may name wrappers that declare flags too, e.g. miles' `reset_arg(parser, "--load", ...)`.
     names = frozenset(source.calls) or DECLARING_CALLS
+    module = Module(tree)
+    commands = subparsers.subcommands(tree)
     for call, lookup in add_argument_calls(tree, names=names):
-        out.extend(call_facts(call, source.id, path, lookup))
+        found = commands.get(id(call))
+        where = ",".join(sorted(" ".join(p) for p in found)) if found else None
+        out.extend(call_facts(call, source.id, path, lookup, module, where))
     return out
 
 
-def call_facts(call: ast.Call, source_id: str, path: str, lookup: Lookup) -> list[Fact]:
-    """Facts of one add_argument call; `lookup` resolves variables in option strings, dest, choices."""
+def call_facts(
+    call: ast.Call,
+    source_id: str,
+    path: str,
+    lookup: Lookup,
+    module: Module = NO_MODULE,
+    subcommand: str | None = None,
+) -> list[Fact]:
+    """Facts of one add_argument call; `lookup` resolves variables in option strings, dest,
+    defaults and choices; `subcommand` is the one its parser belongs to, if any."""
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
-    return [
-        Fact(kind="flag", token=f.token, key=f.dest, source=source_id, path=path, line=f.line, attrs=f.attrs)
-        for f in flags(option_strings(call, lookup), keywords, lookup)
-    ]
+    out = []
+    for f in flags(option_strings(call, lookup), keywords, lookup, module=module):
+        attrs = f.attrs if subcommand is None else _sorted({**dict(f.attrs), "subcommand": subcommand})
+        out.append(
+            Fact(
+                kind="flag", token=f.token, key=f.dest, source=source_id, path=path, line=f.line, attrs=attrs
+            )
+        )
+    return out
 
 
 DECLARING_CALLS = frozenset({"add_argument"})
@@ -72,27 +114,58 @@ def flags(
     keywords: dict[str, ast.expr],
     literals: Lookup,
     values: Lookup | None = None,
+    module: Module = NO_MODULE,
 ) -> list[Flag]:
     """What argparse makes of one add_argument call, given its option strings and keywords.
 
-    `literals` resolves `dest` and `choices`; `values` resolves `default`, `type`, `action` and
-    `help`, which are otherwise quoted as written (a default of `MY_DEFAULT` stays that).
+    `literals` resolves the names in `dest`, `default`, `choices` and `const`; `values` gives the
+    final text of `default`, `type`, `action` and `help` when it knows it (a dataclass field's
+    default); `type`, `action` and `help` are otherwise quoted as written.
     """
     values = values or _nothing
     if not options:
         return []
     attrs: dict[str, str] = {}
+    unknown: list[str] = []
     if "default" in keywords:
-        attrs["default"] = text(keywords["default"], values)
+        default = default_text(keywords["default"], literals, values, module)
+        if default is None:
+            unknown.append("default")
+        else:
+            attrs["default"] = default
     if "choices" in keywords:
-        attrs["choices"] = choices_text(keywords["choices"], literals)
+        choices = choices_text(keywords["choices"], literals, module)
+    elif (
+        "type" in keywords and values(keywords["type"]) is None and _name(keywords["type"]) not in PLAIN_TYPES
+    ):
+        # A callable written in the call (not a dataclass field's type): it may check the choices.
+        choices = validator_choices(keywords["type"], literals, module)
+    else:
+        choices = ""
+    if choices is None:
+        unknown.append("choices")
+    elif choices or "choices" in keywords:
+        attrs["choices"] = choices
     if "type" in keywords:
         attrs["type"] = text(keywords["type"], values)
     if "help" in keywords:
         attrs["help"] = text(keywords["help"], values)
+    if "nargs" in keywords:
+        attrs["nargs"] = text(keywords["nargs"], values)
     action = text(keywords["action"], values) if "action" in keywords else None
     if action is not None:
         attrs["action"] = action
+    if "const" in keywords:
+        const = value(keywords["const"], literals, module)
+        if const is not UNKNOWN:
+            attrs["const"] = as_text(const)
+        if attrs.get("nargs") == "?" and action is None and isinstance(const, bool):
+            # `--flag` alone sets the const; absent, the attribute is None, which reads as off.
+            attrs["sets"] = "true" if const else "false"
+            if attrs.get("default", "None") == "None" and "default" not in unknown:
+                attrs["default"] = repr(not const)
+    if unknown:
+        attrs["unknown"] = " ".join(unknown)
 
     dest = keywords.get("dest")
     dest_text = string_value(dest, literals) if dest is not None else None
@@ -133,15 +206,59 @@ def text(node: ast.expr, lookup: Lookup) -> str:
     return ast.unparse(node)
 
 
-def choices_text(node: ast.expr, lookup: Lookup) -> str:
+def default_text(node: ast.expr, literals: Lookup, values: Lookup, module: Module = NO_MODULE) -> str | None:
+    """The default as a doc would quote it; None when the file does not say what it is."""
+    found = values(node)
+    if isinstance(found, str):
+        return found
+    if _name(node) in SUPPRESS:
+        return None
+    result = value(node, literals, module)
+    return None if result is UNKNOWN else as_text(result)
+
+
+def choices_text(node: ast.expr, lookup: Lookup, module: Module = NO_MODULE) -> str | None:
+    """The choices, comma-separated, in the order written; None when the file does not say them."""
     found = lookup(node)
     if isinstance(found, str):
         return found
-    if found is not None:
-        node = found
-    if _is_literal(node) and not isinstance(node, ast.Constant):
-        return ",".join(text(e, _nothing) for e in node.elts)
-    return ast.unparse(node)
+    items = members(value(node, lookup, module))
+    if items is None:
+        return None
+    resolved = found if found is not None else node
+    if isinstance(resolved, ast.Set):
+        # A set literal: the order it is written in, not Python's.
+        written = [value(e, lookup, module) for e in resolved.elts]
+        items = [as_text(v) for v in dict.fromkeys(written)]
+    return ",".join(items)
+
+
+def validator_choices(node: ast.expr, lookup: Lookup, module: Module) -> str | None:
+    """Choices a `type=` function of this module checks (`if value not in MODES: raise ...`);
+    None when it checks none that the file spells out."""
+    fn = module.functions.get(node.id) if isinstance(node, ast.Name) else None
+    if fn is None or not fn.args.args:
+        return None
+    param = fn.args.args[0].arg
+    for test in ast.walk(fn):
+        if (
+            isinstance(test, ast.Compare)
+            and isinstance(test.left, ast.Name)
+            and test.left.id == param
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.In | ast.NotIn)
+        ):
+            return choices_text(test.comparators[0], lookup, module)
+    return None
+
+
+def _name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _name(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None
 
 
 def string_value(node: ast.expr, lookup: Lookup) -> str | None:
@@ -173,7 +290,9 @@ _AMBIGUOUS = object()
 
 
 class Scope:
-    """Names bound in one function, class or module body; computed only when a lookup needs it."""
+    """Names bound in one function, class or module body; computed only when a lookup needs it.
+
+    A name assigned exactly once (and bound no other way) stands for the expression assigned."""
 
     def __init__(self, node: ScopeNode, parent: Scope | None):
         self.node = node
@@ -206,7 +325,13 @@ class Scope:
         return None
 
     def lookup(self, node: ast.expr) -> ast.expr | None:
+        """The expression a name was assigned, when it was assigned exactly once."""
         return self.resolve(node.id) if isinstance(node, ast.Name) else None
+
+    def literal(self, node: ast.expr) -> ast.expr | None:
+        """The same, only when that expression is a literal."""
+        found = self.lookup(node)
+        return found if found is not None and _is_literal(found) else None
 
 
 def _collect_bindings(node: ast.AST, bound: dict[str, object]) -> None:
@@ -217,8 +342,7 @@ def _collect_bindings(node: ast.AST, bound: dict[str, object]) -> None:
         assigned = (node.target, node.value)
     if assigned is not None and isinstance(assigned[0], ast.Name):
         target, value = assigned[0], assigned[1]
-        literal = value if _is_literal(value) else _AMBIGUOUS
-        bound[target.id] = literal if target.id not in bound else _AMBIGUOUS
+        bound[target.id] = value if target.id not in bound else _AMBIGUOUS
         _collect_bindings(value, bound)
         return
     if isinstance(node, ast.ExceptHandler) and node.name:

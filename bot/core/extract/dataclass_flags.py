@@ -358,7 +358,7 @@ class _FieldRun:
         value = self._string(node, depth=0)
         if value is not None:
             return value
-        return self.module.lookup(node)
+        return self.module.literal(node)
 
     def _string(self, node: ast.expr, depth: int) -> str | None:
         if depth > 10:

@@ -1,0 +1,319 @@
+"""What an expression is worth when its file alone says: literals, names assigned once to one,
+arithmetic on them, `list(X)`, `X.keys()`, the members of an Enum class of the same module.
+
+Anything else (a call, an environment variable, a name from another module) is UNKNOWN: a doc
+cannot be checked against it, and it is never replaced by its source text, which no doc quotes.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable
+from typing import Any
+
+# A lookup maps an expression to what it stands for: its final text (str), the expression a name
+# holds (ast.expr), or None when it knows nothing about it.
+Lookup = Callable[[ast.expr], "str | ast.expr | None"]
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Any = _Unknown()
+
+_MAX_DEPTH = 30
+_MAX_SIZE = 10_000
+_ENUM_BASES = frozenset({"Enum", "StrEnum", "IntEnum", "Flag", "IntFlag"})
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.BitOr: operator.or_,
+    ast.BitAnd: operator.and_,
+    ast.LShift: operator.lshift,
+}
+_CONVERSIONS: dict[str, Callable[[Any], Any]] = {
+    "int": int,
+    "float": float,
+    "str": str,
+    "bool": bool,
+    "list": list,
+    "tuple": tuple,
+    "sorted": sorted,
+    "set": set,
+    "frozenset": frozenset,
+}
+
+
+class Module:
+    """The module-level classes and functions an expression may name."""
+
+    def __init__(self, tree: ast.Module | None = None):
+        body = tree.body if tree is not None else []
+        self.classes = {n.name: n for n in body if isinstance(n, ast.ClassDef)}
+        self.functions = {n.name: n for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+NO_MODULE = Module()
+
+
+def value(node: ast.expr, lookup: Lookup, module: Module = NO_MODULE, depth: int = 0) -> Any:
+    """The constant `node` evaluates to, or UNKNOWN."""
+    if depth > _MAX_DEPTH:
+        return UNKNOWN
+    try:
+        return _value(node, lookup, module, depth)
+    except (ArithmeticError, TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError):
+        return UNKNOWN
+
+
+def _value(node: ast.expr, lookup: Lookup, module: Module, depth: int) -> Any:
+    def inner(n: ast.expr) -> Any:
+        return value(n, lookup, module, depth + 1)
+
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name | ast.Attribute):
+        found = lookup(node)
+        if isinstance(found, str):
+            return found
+        if found is not None and found is not node:
+            return inner(found)
+        if isinstance(node, ast.Attribute):
+            return _attribute(node, lookup, module, depth)
+        return UNKNOWN
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        items = [inner(e) for e in node.elts]
+        if any(i is UNKNOWN for i in items) or any(isinstance(e, ast.Starred) for e in node.elts):
+            return UNKNOWN
+        return (
+            items
+            if isinstance(node, ast.List)
+            else tuple(items)
+            if isinstance(node, ast.Tuple)
+            else set(items)
+        )
+    if isinstance(node, ast.Dict):
+        keys = [inner(k) if k is not None else UNKNOWN for k in node.keys]
+        values = [inner(v) for v in node.values]
+        if any(x is UNKNOWN for x in (*keys, *values)):
+            return UNKNOWN
+        return dict(zip(keys, values, strict=True))
+    if isinstance(node, ast.UnaryOp):
+        operand = inner(node.operand)
+        if operand is UNKNOWN or not isinstance(operand, int | float):
+            return UNKNOWN
+        if isinstance(node.op, ast.USub):
+            return -operand
+        if isinstance(node.op, ast.UAdd):
+            return +operand
+        return UNKNOWN
+    if isinstance(node, ast.BinOp):
+        return _binary(node.op, inner(node.left), inner(node.right))
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.FormattedValue):
+                if part.format_spec is not None or part.conversion not in (-1, ord("s")):
+                    return UNKNOWN
+                got = inner(part.value)
+                if got is UNKNOWN or not isinstance(got, str | int | float | bool):
+                    return UNKNOWN
+                parts.append(str(got))
+            else:
+                got = inner(part)
+                if not isinstance(got, str):
+                    return UNKNOWN
+                parts.append(got)
+        return "".join(parts)
+    if isinstance(node, ast.Call):
+        return _call(node, lookup, module, depth)
+    if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
+        return _enum_comprehension(node, module)
+    if isinstance(node, ast.Subscript):
+        container, index = inner(node.value), inner(node.slice)
+        if container is UNKNOWN or index is UNKNOWN or not isinstance(container, list | tuple | dict | str):
+            return UNKNOWN
+        return container[index]
+    return UNKNOWN
+
+
+def _binary(op: ast.operator, left: Any, right: Any) -> Any:
+    if left is UNKNOWN or right is UNKNOWN or type(op) not in _BINARY:
+        return UNKNOWN
+    if isinstance(op, ast.Pow) and (not isinstance(right, int | float) or abs(right) > 64):
+        return UNKNOWN
+    if isinstance(op, ast.LShift) and (not isinstance(right, int) or right > 64):
+        return UNKNOWN
+    if isinstance(op, ast.Mult) and (
+        isinstance(left, str | list | tuple) or isinstance(right, str | list | tuple)
+    ):
+        sizes = [len(x) for x in (left, right) if isinstance(x, str | list | tuple)]
+        counts = [x for x in (left, right) if isinstance(x, int)]
+        if counts and sizes and sizes[0] * max(counts[0], 0) > _MAX_SIZE:
+            return UNKNOWN
+    result = _BINARY[type(op)](left, right)
+    # Every step is bounded, so a chain of them (`B = A * A`, `C = B * B`, ...) stays small.
+    if isinstance(result, float) and math.isnan(result):
+        return UNKNOWN
+    if isinstance(result, int) and result.bit_length() > 4096:
+        return UNKNOWN
+    if isinstance(result, str | list | tuple) and len(result) > _MAX_SIZE:
+        return UNKNOWN
+    return result
+
+
+def _call(node: ast.Call, lookup: Lookup, module: Module, depth: int) -> Any:
+    func = node.func
+    if node.keywords and not (isinstance(func, ast.Name) and func.id == "sorted" and _only_reverse(node)):
+        return UNKNOWN
+    if isinstance(func, ast.Name) and func.id in _CONVERSIONS and len(node.args) == 1:
+        found = _str_enum_values(node.args[0], module)  # list(Color): the members themselves
+        if found is not None:
+            return found
+    args = [value(a, lookup, module, depth + 1) for a in node.args]
+    if any(a is UNKNOWN for a in args):
+        return UNKNOWN
+    if isinstance(func, ast.Name) and func.id in _CONVERSIONS and len(args) == 1:
+        if func.id in ("int", "float", "str", "bool") and not isinstance(args[0], str | int | float | bool):
+            return UNKNOWN
+        converted = _CONVERSIONS[func.id](args[0])
+        if func.id == "sorted" and node.keywords:
+            converted = list(reversed(converted))
+        return converted
+    if isinstance(func, ast.Attribute) and not args and func.attr in ("keys", "values"):
+        subject = value(func.value, lookup, module, depth + 1)
+        if isinstance(subject, dict):
+            return list(subject.keys() if func.attr == "keys" else subject.values())
+        members = _enum_members(func.value, module)
+        if members is not None and func.attr == "keys":  # E.__members__.keys()
+            return [name for name, _ in members]
+    return UNKNOWN
+
+
+def _only_reverse(node: ast.Call) -> bool:
+    return all(
+        k.arg == "reverse" and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in node.keywords
+    )
+
+
+def _attribute(node: ast.Attribute, lookup: Lookup, module: Module, depth: int) -> Any:
+    """`Color.RED.value`, `Color.RED` of an Enum of this module; `X.__members__`."""
+    base = node.value
+    if isinstance(base, ast.Attribute) and node.attr in ("value", "name"):
+        members = _enum_members(base.value, module)
+        if members is not None:
+            for name, member_value in members:
+                if name == base.attr:
+                    return member_value if node.attr == "value" else name
+    if node.attr == "__members__":
+        members = _enum_members(base, module)
+        if members is not None:
+            return {name: member_value for name, member_value in members}
+    return UNKNOWN
+
+
+def _enum_members(node: ast.expr, module: Module) -> list[tuple[str, Any]] | None:
+    """(name, value) of each member of an Enum class of this module; None when it is not one."""
+    if not isinstance(node, ast.Name) or node.id not in module.classes:
+        return None
+    cls = module.classes[node.id]
+    if not any(_base_name(b) in _ENUM_BASES for b in cls.bases):
+        return None
+    members: list[tuple[str, Any]] = []
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+            if name.startswith("_"):
+                continue
+            member_value = stmt.value.value if isinstance(stmt.value, ast.Constant) else UNKNOWN
+            if member_value is UNKNOWN:
+                return None  # auto() and computed values: the members' values are not written
+            members.append((name, member_value))
+    return members
+
+
+def _str_enum_values(node: ast.expr, module: Module) -> list[str] | None:
+    """The values of a `str` Enum's members, which compare equal to them; None for other classes."""
+    members = _enum_members(node, module)
+    if members is None or not isinstance(node, ast.Name):
+        return None
+    bases = {_base_name(b) for b in module.classes[node.id].bases}
+    if not bases & {"str", "StrEnum"} or not all(isinstance(v, str) for _, v in members):
+        return None
+    return [v for _, v in members]
+
+
+def _base_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _enum_comprehension(node: ast.ListComp | ast.SetComp | ast.GeneratorExp, module: Module) -> Any:
+    """`[m.value for m in Mode]`, `(m.name for m in Mode)`, `[m for m in Mode]` (str enums)."""
+    if len(node.generators) != 1:
+        return UNKNOWN
+    generator = node.generators[0]
+    if generator.ifs or generator.is_async or not isinstance(generator.target, ast.Name):
+        return UNKNOWN
+    members = _enum_members(generator.iter, module)
+    if members is None:
+        return UNKNOWN
+    var, elt = generator.target.id, node.elt
+    if isinstance(elt, ast.Attribute) and isinstance(elt.value, ast.Name) and elt.value.id == var:
+        if elt.attr == "value":
+            items = [v for _, v in members]
+        elif elt.attr == "name":
+            items = [n for n, _ in members]
+        else:
+            return UNKNOWN
+    elif isinstance(elt, ast.Name) and elt.id == var and _str_enum_values(generator.iter, module) is not None:
+        items = [v for _, v in members]
+    else:
+        return UNKNOWN
+    return set(items) if isinstance(node, ast.SetComp) else items
+
+
+def as_text(found: Any) -> str:
+    """A value as a doc would quote it: strings bare, anything else by repr (sets in order)."""
+    if isinstance(found, str):
+        return found
+    return _repr(found)
+
+
+def _repr(found: Any) -> str:
+    if isinstance(found, set | frozenset):
+        if not found:
+            return "set()"
+        return "{" + ", ".join(sorted(_repr(x) for x in found)) + "}"
+    if isinstance(found, list):
+        return "[" + ", ".join(_repr(x) for x in found) + "]"
+    if isinstance(found, tuple):
+        inside = ", ".join(_repr(x) for x in found)
+        return f"({inside},)" if len(found) == 1 else f"({inside})"
+    if isinstance(found, dict):
+        return "{" + ", ".join(f"{_repr(k)}: {_repr(v)}" for k, v in found.items()) + "}"
+    return repr(found)
+
+
+def members(found: Any) -> list[str] | None:
+    """The choices a `choices=` value offers, as text; None when it is no collection."""
+    if isinstance(found, dict):
+        found = list(found)
+    if isinstance(found, set | frozenset):
+        return sorted(as_text(x) for x in found)
+    if isinstance(found, list | tuple | range):
+        return [as_text(x) for x in found]
+    return None

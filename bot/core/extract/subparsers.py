@@ -1,0 +1,144 @@
+"""Which subcommand each add_argument call belongs to: `sub.add_parser("run")` makes a parser
+whose flags are those of `prog run`, not of `prog`.
+
+Parsers are followed through names in a function, `self.<attr>` in a class (lm-eval's
+`self._parser = subparsers.add_parser("run", ...)` in `__init__`, used by `_add_args`), argument
+groups, and functions of the same module called with a parser (`add_run_args(run_parser)`).
+A parser this cannot place is the top parser: its flags carry no subcommand.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+Path = tuple[str, ...]  # the words of a subcommand: ("run",), ("remote", "add")
+Key = tuple[int, str]  # (id of the function or class that scopes the name, the name as written)
+
+_GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def subcommands(tree: ast.Module) -> dict[int, frozenset[Path]]:
+    """id(add_argument call) -> the subcommands its flags belong to, for calls on a subparser."""
+    bindings: dict[Key, set[Path]] = {}
+    nodes = list(_walk(tree))
+    functions = _functions(tree)
+    for _ in range(6):  # assignments may come after their use in the file (methods); settle
+        changed = False
+        for node, scope, cls in nodes:
+            for key, paths in _binds(node, scope, cls, bindings, functions):
+                known = bindings.setdefault(key, set())
+                if not paths <= known:
+                    known.update(paths)
+                    changed = True
+        if not changed:
+            break
+    out: dict[int, frozenset[Path]] = {}
+    for node, scope, cls in nodes:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_argument"
+        ):
+            paths = _paths(node.func.value, scope, cls, bindings)
+            if paths and paths != {()}:
+                out[id(node)] = frozenset(paths)
+    return out
+
+
+def _walk(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.AST, ast.ClassDef | None]]:
+    """Every node with the function (or module) scoping its names and the class around it."""
+    stack: list[tuple[ast.AST, ast.AST, ast.ClassDef | None]] = [(tree, tree, None)]
+    while stack:
+        node, scope, cls = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            inner_scope, inner_cls = scope, cls
+            if isinstance(child, _FUNCTIONS):
+                inner_scope = child
+            elif isinstance(child, ast.ClassDef):
+                inner_scope, inner_cls = child, child
+            yield child, scope, cls
+            stack.append((child, inner_scope, inner_cls))
+
+
+def _functions(tree: ast.Module) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    out: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            out.setdefault(node.name, []).append(node)
+    return out
+
+
+def _key(node: ast.expr, scope: ast.AST, cls: ast.ClassDef | None) -> Key | None:
+    if isinstance(node, ast.Name):
+        return (id(scope), node.id)
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ("self", "cls")
+        and cls is not None
+    ):
+        return (id(cls), f"self.{node.attr}")
+    return None
+
+
+def _paths(
+    node: ast.expr, scope: ast.AST, cls: ast.ClassDef | None, bindings: dict[Key, set[Path]]
+) -> set[Path]:
+    """The subcommands a parser expression stands for; empty when unknown."""
+    key = _key(node, scope, cls)
+    if key is not None:
+        return bindings.get(key, set())
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        method = node.func.attr
+        if method in _GROUPS:
+            return _paths(node.func.value, scope, cls, bindings)
+        if method == "add_subparsers":
+            return _paths(node.func.value, scope, cls, bindings) or {()}
+        if method == "add_parser" and node.args:
+            name = node.args[0]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                # An action whose parser is unknown (a parameter) is taken as the top one's.
+                parents = _paths(node.func.value, scope, cls, bindings) or {()}
+                return {(*p, name.value) for p in parents}
+    return set()
+
+
+def _binds(
+    node: ast.AST,
+    scope: ast.AST,
+    cls: ast.ClassDef | None,
+    bindings: dict[Key, set[Path]],
+    functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]],
+) -> Iterator[tuple[Key, set[Path]]]:
+    if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        paths = _paths(node.value, scope, cls, bindings)
+        if paths:
+            for target in targets:
+                key = _key(target, scope, cls)
+                if key is not None:
+                    yield key, paths
+    elif isinstance(node, ast.Call):
+        # A parser passed to a function of this module: the parameter stands for it there.
+        func = node.func
+        name, skip = None, 0
+        if isinstance(func, ast.Name):
+            name = func.id
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in ("self", "cls")
+        ):
+            name, skip = func.attr, 1
+        if name is None:
+            return
+        for fn in functions.get(name, ()):
+            params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][skip:]
+            passed = list(zip(params, node.args, strict=False))
+            passed += [(k.arg, k.value) for k in node.keywords if k.arg is not None]
+            for param, value in passed:
+                paths = _paths(value, scope, cls, bindings)
+                if paths:
+                    yield (id(fn), param), paths
