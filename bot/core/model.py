@@ -20,10 +20,17 @@ SEVERITY_RANK: dict[str, int] = {"notice": 0, "warning": 1, "error": 2}
 #   new-flag      a new flag next to documented ones, on a page that does not claim to list them all
 #   unresolved    a doc line added by the PR cites a flag, path or symbol the head does not have
 #   wrong-default a doc line added by the PR claims a default the code does not have
-#   parse-error   a source file the rules read does not parse at head
+#   parse-error   a source file the rules read (or a docs site's config) does not parse at head
+# A docs site (a rule's `site:`):
+#   nav           a navigation entry that reaches no page; a page no navigation entry reaches
+#   redirect      a redirect to nowhere, chained, looping or hiding a live page; a moved page's
+#                 old URL left without one; a `permanent` unlike the file's other redirects
+#   link          a link in the docs that reaches no page or file
+#   anchor        a link's or redirect's `#anchor` that no heading of its page has
 FindingKind = Literal[
-    "removed", "renamed", "changed", "undocumented", "new-flag", "unresolved", "wrong-default", "parse-error"
-]
+    "removed", "renamed", "changed", "undocumented", "new-flag", "unresolved", "wrong-default", "parse-error",
+    "nav", "redirect", "link", "anchor",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)

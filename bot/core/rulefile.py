@@ -28,6 +28,7 @@ from bot.core.rules import (
     MAX_NESTING,
     MAX_RULES_BYTES,
     RULE_KEYS,
+    SITE_KEYS,
     SOURCE_KEY_KINDS,
     SOURCE_KEYS,
     SOURCE_KINDS,
@@ -39,6 +40,7 @@ from bot.core.rules import (
     Origin,
     Rule,
     RulesError,
+    SiteTarget,
     Source,
     too_large,
 )
@@ -285,14 +287,19 @@ class Reader:
         return tuple(rules)
 
     def rule(self, node: yaml.Node, key: str) -> Rule:
-        f = self.fields(node, key, RULE_KEYS, required=("id", "docs", "sources"))
+        # A rule that checks a docs site (`site:`) may couple no pages to code.
+        site_only = isinstance(node, yaml.MappingNode) and any(k.value == "site" for k, _ in node.value)
+        required = ("id",) if site_only else ("id", "docs", "sources")
+        f = self.fields(node, key, RULE_KEYS, required=required)
         rule_id = self.string(f["id"], f"{key}.id")
+        site = self.site(f["site"], f"{key}.site") if "site" in f else None
         docs = tuple(
-            self.doc(n, f"{key}.docs[{i}]") for i, n in enumerate(self.seq(f["docs"], f"{key}.docs", True))
+            self.doc(n, f"{key}.docs[{i}]")
+            for i, n in enumerate(self.seq(f.get("docs"), f"{key}.docs", not site_only))
         )
         sources: list[Source] = []
         seen: dict[str, int] = {}
-        for i, n in enumerate(self.seq(f["sources"], f"{key}.sources", nonempty=True)):
+        for i, n in enumerate(self.seq(f.get("sources"), f"{key}.sources", nonempty=not site_only)):
             where = f"{key}.sources[{i}]"
             source = self.source(n, where)
             if source.id in seen:
@@ -314,9 +321,26 @@ class Reader:
             fail_on=self.choice(f["fail_on"], f"{key}.fail_on", FAIL_ON) if "fail_on" in f else "error",
             examples=self.examples(f.get("examples"), f"{key}.examples"),
             origin=self.origin(node, key),
+            site=site,
         )
         _check_pairing(rule)
         return rule
+
+    def site(self, node: yaml.Node, key: str) -> SiteTarget:
+        """`site: {config: docs/docs.json, root: docs}`; `site: {}` or `site: true` finds both."""
+        if node.tag == _BOOL and self.boolean(node, key):
+            return SiteTarget()
+        f = self.fields(node, key, SITE_KEYS)
+        config = self.path(f["config"], f"{key}.config") if "config" in f else None
+        if config is not None and not config.endswith((".json", ".yml", ".yaml")):
+            problem = "must be a docs.json, mint.json or mkdocs.yml file"
+            raise self.error(f["config"], f"{key}.config", problem)
+        root = self.string(f["root"], f"{key}.root", empty=True) if "root" in f else None
+        if root:
+            problem = _check_path(root)
+            if problem:
+                raise self.error(f["root"], f"{key}.root", f"path {root!r} {problem}")
+        return SiteTarget(config=config, root=root.strip("/") if root is not None else None)
 
     def doc(self, node: yaml.Node, key: str) -> DocTarget:
         f = self.fields(node, key, DOC_KEYS, required=("path",))

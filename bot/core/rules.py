@@ -72,6 +72,12 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "unresolved": "error",
     "wrong-default": "error",
     "parse-error": "error",
+    # the docs site (`site:`): advice (a missing redirect, a page off the navigation) is capped
+    # lower by the check itself
+    "nav": "error",
+    "redirect": "error",
+    "link": "error",
+    "anchor": "warning",
 }
 
 
@@ -136,6 +142,16 @@ class Source:
 
 
 @dataclass(frozen=True)
+class SiteTarget:
+    """A rule's docs site: `site: {config: docs/docs.json, root: docs}`; both keys may be left
+    out: the config is then the first docs.json, mint.json or mkdocs.yml at the root or in docs/,
+    the root its folder (Mintlify) or its docs_dir (MkDocs)."""
+
+    config: str | None = None
+    root: str | None = None
+
+
+@dataclass(frozen=True)
 class DocTarget:
     path: str
     sections: tuple[str, ...] = ()
@@ -177,6 +193,7 @@ class Rule:
     fail_on: str = "error"
     examples: tuple[Example, ...] = ()
     origin: Origin | None = field(default=None, compare=False, repr=False)
+    site: SiteTarget | None = None  # check the docs site's navigation, redirects, links and anchors
 
     def watched_paths(self) -> frozenset[str]:
         """Every file whose change can make this rule's docs wrong."""
@@ -210,7 +227,8 @@ FINDING_KINDS = tuple(DEFAULT_SEVERITY)
 
 PACK_KEYS = ("pack", "description", "rules")
 CONFIG_KEYS = ("packs", "rules", "fail_on")
-RULE_KEYS = ("id", "docs", "sources", "external", "severity", "fail_on", "examples")
+RULE_KEYS = ("id", "docs", "sources", "external", "severity", "fail_on", "examples", "site")
+SITE_KEYS = ("config", "root")
 DOC_KEYS = ("path", "sections", "program")
 SOURCE_KEYS = (
     "id",

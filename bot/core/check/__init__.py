@@ -31,6 +31,8 @@ from bot.core.facts import ParseCache
 from bot.core.globs import expand_all
 from bot.core.model import Change, Finding, Report, Tree
 from bot.core.rules import Rule
+from bot.core.site.check import site_audit, site_check
+from bot.core.site.check import touches as site_touches
 
 __all__ = ["audit", "check"]
 
@@ -46,6 +48,10 @@ def check(
     touched = Touched.of(changes)
     findings: list[Finding] = []
     checked: list[str] = []
+    for rule in rules:  # a rule's docs site (`site:`): navigation, redirects, links, anchors
+        if rule.site is not None and site_touches(rule.site, base, head, changes):
+            checked.append(rule.id)
+            findings.extend(site_check(rule, base, head, changes, cache))
     for rule in expand_all(rules, base, head, touched.renames):  # globs -> the files they match
         if not touches(rule, touched):
             continue
@@ -57,6 +63,9 @@ def check(
 def audit(rules: Sequence[Rule], tree: Tree, cache: ParseCache | None = None) -> Report:
     """Every doc reference that does not resolve in this revision (the whole page is 'new')."""
     findings: list[Finding] = []
+    for rule in rules:
+        if rule.site is not None:
+            findings.extend(site_audit(rule, tree, cache))
     expanded = expand_all(rules, _EmptyTree(), tree, {})
     for rule in expanded:
         findings.extend(_judge(build(rule, _EmptyTree(), tree, Touched.of(()), cache), audit=True))
