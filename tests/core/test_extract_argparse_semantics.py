@@ -71,8 +71,12 @@ def test_suppress_leaves_the_default_unknown():
         from argparse import SUPPRESS
         p.add_argument("--apply_chat_template", nargs="?", const=True, default=argparse.SUPPRESS)
         p.add_argument("--seed", type=int, default=SUPPRESS)
+        p.add_argument("--log_samples", action="store_true", default=argparse.SUPPRESS)
         """
     )
+
+    # A switch whose default is suppressed: what it sets is known, its default is not.
+    assert found["--log_samples"] == {"action": "store_true", "sets": "true", "unknown": "default"}
 
     assert found["--apply_chat_template"] == {
         "const": "True",
@@ -342,3 +346,51 @@ def test_expressions_too_large_to_compute_are_unknown():
 
     assert [found[t].get("unknown") for t in ("--a", "--b", "--c", "--d", "--g", "--y")] == ["default"] * 6
     assert found["--e"]["default"] == "1024"
+
+
+# --- loops over values the file spells out -------------------------------------------------------
+
+
+def test_flags_made_in_a_loop_over_literal_values_are_each_read():
+    found = flags(
+        """
+        ROLES = ("actor", "critic")
+
+
+        def add(parser):
+            for prefix in ROLES:
+                parser.add_argument(f"--{prefix}.optim", type=str, default="adam", choices=["adam", "muon"])
+                lr = 1e-6 if prefix == "actor" else 9e-6
+                parser.add_argument(f"--{prefix}.adam.lr", type=float, default=lr)
+                parser.add_argument(f"--{prefix}.no_x", dest=f"{prefix}.x", action="store_false")
+            for name, size in [("small", 1), ("large", 8)]:
+                parser.add_argument("--" + name + "-size", type=int, default=size)
+            for f in fields(Config):
+                parser.add_argument(f"--{f.name}")
+        """
+    )
+
+    assert (
+        found["--actor.optim"]
+        == found["--critic.optim"]
+        == {"choices": "adam,muon", "default": "adam", "type": "str"}
+    )
+    assert found["--actor.adam.lr"]["default"] == "1e-06"
+    assert found["--critic.adam.lr"]["default"] == "9e-06"
+    assert found["--small-size"]["default"] == "1"
+    assert found["--large-size"]["default"] == "8"
+    # A loop over values the file does not spell out yields nothing it cannot name.
+    assert not [t for t in found if "f.name" in t or t == "--"]
+
+
+def test_keys_of_loop_made_flags_are_their_dests():
+    result = extract(
+        SOURCE,
+        "tool/cli.py",
+        'for p in ("a", "b"):\n    parser.add_argument(f"--{p}.no_x", dest=f"{p}.x", action="store_false")\n',
+    )
+
+    assert [(f.token, f.key, f.line) for f in result.facts] == [
+        ("--a.no_x", "a.x", 2),
+        ("--b.no_x", "b.x", 2),
+    ]

@@ -27,6 +27,7 @@ from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, as_te
 from bot.core.model import Fact
 from bot.core.rules import Source
 
+Scalar = str | int | float | bool  # what a loop variable may hold for its calls to be read
 BOOLEAN_OPTIONAL = frozenset({"argparse.BooleanOptionalAction", "BooleanOptionalAction"})
 SUPPRESS = frozenset({"argparse.SUPPRESS", "SUPPRESS"})
 # `type=` callables that convert a value and check nothing else: no choices hide in them.
@@ -42,6 +43,8 @@ PLAIN_TYPES = frozenset(
         "pathlib.Path",
         "os.path.expanduser",
         "str.lower",
+        "str.upper",
+        "str.strip",
     }
 )
 
@@ -179,10 +182,12 @@ def flags(
                 out.append(Flag("--no-" + option[2:], key, line, _sorted({**attrs, "sets": "false"})))
         return out
     if action == "store_true":
-        attrs.setdefault("default", "False")
+        if "default" not in unknown:
+            attrs.setdefault("default", "False")
         attrs["sets"] = "true"
     elif action == "store_false":
-        attrs.setdefault("default", "True")
+        if "default" not in unknown:
+            attrs.setdefault("default", "True")
         attrs["sets"] = "false"
     return [Flag(option, key, line, _sorted(attrs)) for option, line in options]
 
@@ -262,14 +267,15 @@ def _name(node: ast.expr) -> str | None:
 
 
 def string_value(node: ast.expr, lookup: Lookup) -> str | None:
+    """The string an option string or dest is: a literal, a name holding one, an f-string or a
+    concatenation of those (`f"--{prefix}.lr"` in a loop over prefixes)."""
     if isinstance(node, ast.Constant):
         return node.value if isinstance(node.value, str) else None
     found = lookup(node)
     if isinstance(found, str):
-        return found
-    if isinstance(found, ast.Constant) and isinstance(found.value, str):
-        return found.value
-    return None
+        return found  # what the caller knows the expression to be (a dataclass field's name)
+    result = value(node, lookup)
+    return result if isinstance(result, str) else None
 
 
 def _sorted(attrs: dict[str, str]) -> tuple[tuple[str, str], ...]:
@@ -375,20 +381,70 @@ def _is_literal(node: ast.expr) -> TypeGuard[ast.Constant | ast.List | ast.Tuple
 def add_argument_calls(
     tree: ScopeNode, scope: Scope | None = None, names: frozenset[str] = DECLARING_CALLS
 ) -> Iterator[tuple[ast.Call, Lookup]]:
-    """Every add_argument call under `tree`, with a lookup for the names visible where it is."""
+    """Every add_argument call under `tree`, with a lookup for the names visible where it is.
+
+    A call in a loop over values the file spells out (`for prefix in ("actor", "critic"):`) is
+    yielded once per value, its lookup knowing the loop variable's value."""
     if scope is None:
         scope = Scope(tree, None)
-    stack: list[tuple[ast.AST, Scope]] = [(tree, scope)]
+    stack: list[tuple[ast.AST, Scope, dict[str, Scalar]]] = [(tree, scope, {})]
     while stack:
-        node, scope = stack.pop()
+        node, scope, env = stack.pop()
         for child in ast.iter_child_nodes(node):
-            inner = scope
+            inner, inner_env = scope, env
             if isinstance(child, _SCOPES):
                 # Names bound in a class body are not visible from scopes nested in it.
                 parent: Scope | None = scope
                 while parent is not None and isinstance(parent.node, ast.ClassDef):
                     parent = parent.parent
-                inner = Scope(child, parent)
+                inner, inner_env = Scope(child, parent), {}
             if is_add_argument(child, names):
-                yield child, inner.lookup
-            stack.append((child, inner))
+                yield child, _with_env(inner, inner_env)
+            rounds = _loop_rounds(child, _with_env(inner, inner_env)) if isinstance(child, ast.For) else None
+            if rounds is None:
+                stack.append((child, inner, inner_env))
+                continue
+            assert isinstance(child, ast.For)
+            for bound in reversed(rounds):
+                stack.append((ast.Module(body=child.body, type_ignores=[]), inner, {**inner_env, **bound}))
+            stack.append((ast.Module(body=child.orelse, type_ignores=[]), inner, inner_env))
+
+
+_MAX_ROUNDS = 64
+
+
+def _loop_rounds(loop: ast.For, lookup: Lookup) -> list[dict[str, Scalar]] | None:
+    """The loop variable's values, one dict per round; None when the file does not spell them out."""
+    items = value(loop.iter, lookup)
+    if not isinstance(items, list | tuple) or not items or len(items) > _MAX_ROUNDS:
+        return None
+    target = loop.target
+    rounds: list[dict[str, Scalar]] = []
+    for item in items:
+        if isinstance(target, ast.Name) and isinstance(item, str | int | float | bool):
+            rounds.append({target.id: item})
+        elif (
+            isinstance(target, ast.Tuple)
+            and all(isinstance(e, ast.Name) for e in target.elts)
+            and isinstance(item, list | tuple)
+            and len(item) == len(target.elts)
+            and all(isinstance(i, str | int | float | bool) for i in item)
+        ):
+            rounds.append(
+                {e.id: i for e, i in zip(target.elts, item, strict=True) if isinstance(e, ast.Name)}
+            )
+        else:
+            return None
+    return rounds
+
+
+def _with_env(scope: Scope, env: dict[str, Scalar]) -> Lookup:
+    if not env:
+        return scope.lookup
+
+    def lookup(node: ast.expr) -> ast.expr | None:
+        if isinstance(node, ast.Name) and node.id in env:
+            return ast.Constant(env[node.id])
+        return scope.lookup(node)
+
+    return lookup

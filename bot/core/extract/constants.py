@@ -107,6 +107,9 @@ def _value(node: ast.expr, lookup: Lookup, module: Module, depth: int) -> Any:
         if any(x is UNKNOWN for x in (*keys, *values)):
             return UNKNOWN
         return dict(zip(keys, values, strict=True))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        operand = inner(node.operand)
+        return UNKNOWN if operand is UNKNOWN else not operand
     if isinstance(node, ast.UnaryOp):
         operand = inner(node.operand)
         if operand is UNKNOWN or not isinstance(operand, int | float):
@@ -136,6 +139,18 @@ def _value(node: ast.expr, lookup: Lookup, module: Module, depth: int) -> Any:
         return "".join(parts)
     if isinstance(node, ast.Call):
         return _call(node, lookup, module, depth)
+    if isinstance(node, ast.IfExp):
+        test = inner(node.test)
+        if test is UNKNOWN:
+            return UNKNOWN
+        return inner(node.body if test else node.orelse)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        return _compare(node.ops[0], inner(node.left), inner(node.comparators[0]))
+    if isinstance(node, ast.BoolOp):
+        results = [inner(v) for v in node.values]
+        if any(r is UNKNOWN for r in results):
+            return UNKNOWN
+        return all(results) if isinstance(node.op, ast.And) else any(results)
     if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
         return _enum_comprehension(node, module)
     if isinstance(node, ast.Subscript):
@@ -169,6 +184,18 @@ def _binary(op: ast.operator, left: Any, right: Any) -> Any:
     if isinstance(result, str | list | tuple) and len(result) > _MAX_SIZE:
         return UNKNOWN
     return result
+
+
+def _compare(op: ast.cmpop, left: Any, right: Any) -> Any:
+    if left is UNKNOWN or right is UNKNOWN:
+        return UNKNOWN
+    if isinstance(op, ast.Eq | ast.NotEq):
+        return (left == right) == isinstance(op, ast.Eq)
+    if isinstance(op, ast.In | ast.NotIn) and isinstance(right, list | tuple | set | frozenset | dict | str):
+        return (left in right) == isinstance(op, ast.In)
+    if isinstance(op, ast.Is | ast.IsNot) and right is None:
+        return (left is None) == isinstance(op, ast.Is)
+    return UNKNOWN
 
 
 def _call(node: ast.Call, lookup: Lookup, module: Module, depth: int) -> Any:
