@@ -106,8 +106,11 @@ class Past:
 
 
 def touches(target: SiteTarget, base: Tree, head: Tree, changes: Sequence[Change]) -> bool:
-    """Did the change touch the site's config or anything under its docs root?"""
+    """Did the change touch the site's config or anything under its docs root? (A rule whose
+    site has no config at head is always checked: the check says so.)"""
     paths = Moves.of(changes).paths
+    if locate(target, head) is None:
+        return True
     for tree in (head, base):
         path = locate(target, tree)
         if path is None:
@@ -141,7 +144,7 @@ def site_check(
                 return []  # it did not read before the change either, and the change left it alone
         return [_unreadable(rule, path, e)]
     if now is None:
-        return []
+        return [_no_config(rule)]
     try:
         before = load(rule.site, base, cache)
     except SiteError:
@@ -176,7 +179,7 @@ def site_audit(rule: Rule, tree: Tree, cache: ParseCache | None = None) -> list[
     except SiteError as e:
         return [_unreadable(rule, locate(rule.site, tree) or "", e)]
     if site is None:
-        return []
+        return [_no_config(rule)]
     return _emit(
         rule, site, [*_with_orphans(problems(site, None, suggest=True), site), *permanence(site, None)]
     )
@@ -485,10 +488,12 @@ def missing_redirects(before: Site, now: Site, moves: Moves) -> list[Problem]:
             continue  # the URL still reaches a page (x.md became x.mdx), or a redirect takes it
         new = _under(now.config, moves.renames.get(repo, ""))
         if new is not None and new in now.pages:
-            entries.append((url, now.url(new), repo, f"moved {repo} to {now.repo_path(new)}"))
+            what = f"moved {repo} to {now.repo_path(new)}, and no redirect takes its old URL `{url}` there"
+            entries.append((url, now.url(new), repo, what))
             continue
         dest, how = _repointed(before, now, moves, page) or _fallback(now, page)
-        entries.append((url, dest, repo, f"deleted {repo}; the suggestion sends its URL to {how}"))
+        what = f"deleted {repo}, and no redirect takes its URL `{url}` anywhere (suggested: to {how})"
+        entries.append((url, dest, repo, what))
     if not entries:
         return []
     values = {r.permanent for r in now.config.redirects}
@@ -497,10 +502,8 @@ def missing_redirects(before: Site, now: Site, moves: Moves) -> list[Problem]:
     suggestion = Editor(now.config, text).add_redirects([(s, d) for s, d, _, _ in entries], permanent)
     line = suggestion.start_line if suggestion else now.config.redirects_line or 1
     out = []
-    for source, dest, _, what in entries:
-        message = (
-            f"the change {what}, and no redirect takes the old URL `{source}` anywhere (add one to `{dest}`)"
-        )
+    for source, _, _, what in entries:
+        message = f"the change {what}"
         why = "Bookmarks, search engines and other sites keep the old URL; without a redirect it is a 404."
         out.append(
             Problem(
@@ -645,8 +648,7 @@ def _emit(rule: Rule, site: Site, problems: Iterable[Problem]) -> list[Finding]:
         severity = rule.severity.get(p.kind, "error")
         if p.cap is not None and SEVERITY_RANK[p.cap] < SEVERITY_RANK.get(severity, 3):
             severity = p.cap
-        level = SEVERITY_RANK.get(severity, 3)
-        blocking = rule.fail_on != "never" and level >= SEVERITY_RANK.get(rule.fail_on, 0)
+        blocking = _blocking(rule, severity)
         suggestion = p.suggestion
         if p.edit is not None:
             suggestion = _line_edit(site, p.path, p.line, edits[(p.path, p.line)])
@@ -688,6 +690,29 @@ def _location(site: Site, p: Problem) -> DocLocation:
     return DocLocation(p.path, p.line, section.path, section.anchor)
 
 
+def _blocking(rule: Rule, severity: str) -> bool:
+    """The rule's `fail_on` says this finding fails the check."""
+    return rule.fail_on != "never" and SEVERITY_RANK.get(severity, 3) >= SEVERITY_RANK.get(rule.fail_on, 0)
+
+
+def _no_config(rule: Rule) -> Finding:
+    """A rule that turns the site check on for a site that is not there checks nothing: it says so."""
+    assert rule.site is not None
+    if rule.site.config:
+        where = f"{rule.site.config}, which the rule names, does not exist"
+    else:
+        where = "no docs.json, mint.json or mkdocs.yml is at the root or in docs/ (`site: {config: ...}`)"
+    severity = rule.severity.get("parse-error", "error")
+    return Finding(
+        kind="parse-error",
+        severity=severity,  # type: ignore[arg-type]  # the rule file admits only the three levels
+        symbol=rule.site.config or "site",
+        message=f"rule {rule.id} checks a docs site, but {where}",
+        rule=rule.id,
+        blocking=_blocking(rule, severity),
+    )
+
+
 def _unreadable(rule: Rule, path: str, e: SiteError) -> Finding:
     severity = rule.severity.get("parse-error", "error")
     return Finding(
@@ -697,8 +722,7 @@ def _unreadable(rule: Rule, path: str, e: SiteError) -> Finding:
         message=f"the docs site config does not read: {e.message}",
         rule=rule.id,
         doc=DocLocation(path, max(e.line, 1), "", ""),
-        blocking=rule.fail_on != "never"
-        and SEVERITY_RANK.get(severity, 3) >= SEVERITY_RANK.get(rule.fail_on, 0),
+        blocking=_blocking(rule, severity),
     )
 
 
@@ -762,4 +786,6 @@ def _rewrite(site: Site, target: str, from_page: str, new_page: str) -> str:
         folder = posixpath.dirname(from_page) or "."
         keep = path.endswith(PAGE_SUFFIXES) or site.config.kind == "mkdocs"
         new = posixpath.relpath(new_page if keep else new_page.rsplit(".", 1)[0], folder)
+        if path.startswith("./") and not new.startswith("../"):
+            new = "./" + new
     return new + sep + anchor

@@ -488,7 +488,11 @@ def test_a_config_that_does_not_parse_is_reported_once_the_change_touches_it() -
 
 def test_the_rule_names_the_config_and_root() -> None:
     files = {f"site/{p}": t for p, t in mintlify().items()}
-    assert run_audit(files) == []  # not in a usual place: nothing found
+    # Not in a usual place: the rule checks nothing, and says so, in audit and in every check.
+    (found,) = run_audit(files)
+    assert (found.kind, found.severity, found.doc) == ("parse-error", "error", None)
+    assert "no docs.json, mint.json or mkdocs.yml is at the root or in docs/" in found.message
+    assert kinds(run_check(files, {**files, "README.md": "x"})) == [("parse-error", "error", "site")]
     rule = site_rule(SiteTarget(config="site/docs/docs.json"))
     assert run_audit(files, rule) == []
     broken = edit(files, "site/docs/guide/fees.md", "See [choosing]", "See [x](/nowhere) [choosing]")
@@ -498,6 +502,11 @@ def test_the_rule_names_the_config_and_root() -> None:
     moved_root = {p.replace("mkdocs.yml", "conf/mkdocs.yml"): t for p, t in mkdocs().items()}
     rule = site_rule(SiteTarget(config="conf/mkdocs.yml", root="docs"))
     assert run_audit(moved_root, rule) == []
+    (missing,) = run_audit(mkdocs(), rule)
+    assert (
+        missing.message
+        == "rule site checks a docs site, but conf/mkdocs.yml, which the rule names, does not exist"
+    )
 
 
 def test_the_rules_severity_applies_and_advice_stays_capped() -> None:
