@@ -357,7 +357,7 @@ def test_console_scripts_of_a_project_in_a_subfolder_and_a_src_layout():
     files = {
         "python/pyproject.toml": '[project.scripts]\nsrv = "srv.launch:main"\n',
         "python/srv/__init__.py": "",
-        "python/srv/launch.py": "import argparse\n\n\ndef main():\n    argparse.ArgumentParser().add_argument('--port')\n",
+        "python/srv/launch.py": "import argparse\n\n\ndef main():\n    argparse.add_argument('-p')\n",
         "pyproject.toml": '[project.scripts]\nlib = "lib.cli:main"\n',
         "src/lib/__init__.py": "",
         "src/lib/cli.py": "def main():\n    pass\n",
@@ -467,3 +467,32 @@ def test_subcommand_words_narrow_the_flags():
     assert tokens(["ls", "tasks"]) == ["--verbosity", "--what"]
     # No subcommand named (a legacy command line): every flag of the program.
     assert tokens(["--model", "hf"]) == ["--verbosity", "--model", "--tasks", "--what"]
+
+
+def test_modules_too_deep_or_broken_to_read_are_skipped_not_raised():
+    files = {
+        "pyproject.toml": '[project.scripts]\ntool = "tool.main:main"\n',
+        "tool/__init__.py": "",
+        "tool/main.py": dedent(
+            """
+            from tool.deep import total
+            from tool.broken import nothing
+            from tool.args import build
+
+
+            def main():
+                total()
+                nothing()
+                build().parse_args()
+            """
+        ),
+        "tool/deep.py": "import argparse\n\ndef total():\n    return " + " + ".join(["1"] * 3000) + "\n",
+        "tool/broken.py": "def nothing(:\n",
+        "tool/args.py": "import argparse\n\ndef build():\n    return parser().add_argument('-x')\n",
+        "tool/minus.py": "x = " + "-" * 100_000 + "1\n",
+    }
+    found = programs(MemoryTree(files))
+
+    assert found.parsers("tool/main.py") == {"tool/args.py"}
+    assert found.owner_of(["python", "tool/minus.py"]) == "tool/minus.py"
+    assert found.parsers("tool/minus.py") == frozenset()

@@ -115,7 +115,9 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
     if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
         return False
     sides = [stmt.test.left, *stmt.test.comparators]
-    return len(sides) == 2 and {ast.unparse(s) for s in sides} == {"__name__", "'__main__'"}
+    names = [s.id for s in sides if isinstance(s, ast.Name)]
+    strings = [s.value for s in sides if isinstance(s, ast.Constant)]
+    return len(sides) == 2 and names == ["__name__"] and strings == ["__main__"]
 
 
 def _unit(nodes: list[ast.AST]) -> Unit:

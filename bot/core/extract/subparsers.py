@@ -21,12 +21,15 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 def subcommands(tree: ast.Module) -> dict[int, frozenset[Path]]:
     """id(add_argument call) -> the subcommands its flags belong to, for calls on a subparser."""
-    bindings: dict[Key, set[Path]] = {}
+    if not any(isinstance(n, ast.Attribute) and n.attr == "add_parser" for n in ast.walk(tree)):
+        return {}  # no subparsers: every flag is the top parser's
     nodes = list(_walk(tree))
+    bindings: dict[Key, set[Path]] = {}
     functions = _functions(tree)
+    relevant = [(n, s, c) for n, s, c in nodes if isinstance(n, ast.Assign | ast.AnnAssign | ast.Call)]
     for _ in range(6):  # assignments may come after their use in the file (methods); settle
         changed = False
-        for node, scope, cls in nodes:
+        for node, scope, cls in relevant:
             for key, paths in _binds(node, scope, cls, bindings, functions):
                 known = bindings.setdefault(key, set())
                 if not paths <= known:
