@@ -38,6 +38,10 @@ A pack file looks like this (see rules/miles.yml for a real one):
               docs/page.md: {base: "..."}   # head defaults to base
             expect:                  # [] means "no finding"
               - {kind: renamed, symbol: --old, line: 3, replacement: "..."}
+      - id: docs-site                # a rule may check a docs site instead (docs and sources
+        site:                        # then optional): navigation, redirects, links, anchors
+          config: docs/docs.json     # docs.json | mint.json | mkdocs.yml; default: the first
+          root: docs                 #   at the root or in docs/; root: its folder or docs_dir
 
 Paths in `docs` and `sources` may be globs, expanded against the repository at base and at head
 (a file only at base still counts, so removing it is seen):

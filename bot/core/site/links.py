@@ -19,6 +19,7 @@ _INLINE = re.compile(
 _DEFINITION = re.compile(r"^\s{0,3}\[([^\]^][^\]]*)\]:\s*(<[^<>\n]*>|\S+)")
 _ATTRIBUTE = re.compile(r"""\b(?:href|src)\s*=\s*(?:\{\s*)?(["'])([^"'\n]*)\1""")
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_CODE_CLOSE = {n: re.compile(rf"(?<!`){'`' * n}(?!`)") for n in range(1, 9)}
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,8 @@ def _add(out: list[Link], line: str, n: int, target: str, col: int) -> None:
 
 def _mask(line: str, in_comment: bool) -> tuple[str, bool]:
     """The line with inline code and HTML comments blanked (same length, so columns hold)."""
+    if not in_comment and "`" not in line and "<!--" not in line:
+        return line, False
     chars = list(line)
     i = 0
     while i < len(line):
@@ -87,19 +90,21 @@ def _mask(line: str, in_comment: bool) -> tuple[str, bool]:
                 break
             in_comment, i = False, stop
             continue
+        found = [at for at in (line.find("`", i), line.find("<!--", i)) if at >= 0]
+        if not found:
+            break
+        i = min(found)
         if line.startswith("<!--", i):
             in_comment = True
             continue
-        if line[i] == "`":
-            run = len(line) - len(line[i:].lstrip("`"))
-            close = re.compile(rf"(?<!`){'`' * run}(?!`)").search(line, i + run)
-            if close:
-                chars[i : close.end()] = " " * (close.end() - i)
-                i = close.end()
-                continue
+        run = len(line) - i - len(line[i:].lstrip("`"))
+        closing = _CODE_CLOSE.get(run)
+        close = closing.search(line, i + run) if closing else None
+        if close:
+            chars[i : close.end()] = " " * (close.end() - i)
+            i = close.end()
+        else:
             i += run
-            continue
-        i += 1
     return "".join(chars), in_comment
 
 
