@@ -29,8 +29,8 @@ def subcommands(tree: ast.Module) -> dict[int, frozenset[Path]]:
     relevant = [(n, s, c) for n, s, c in nodes if isinstance(n, ast.Assign | ast.AnnAssign | ast.Call)]
     for _ in range(6):  # assignments may come after their use in the file (methods); settle
         changed = False
-        for node, scope, cls in relevant:
-            for key, paths in _binds(node, scope, cls, bindings, functions):
+        for stmt, scope, cls in relevant:
+            for key, paths in _binds(stmt, scope, cls, bindings, functions):
                 known = bindings.setdefault(key, set())
                 if not paths <= known:
                     known.update(paths)
