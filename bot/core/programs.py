@@ -98,29 +98,30 @@ class Programs:
         return self._command(list(words), cwd, depth=0)
 
     def facts_for(self, words: Sequence[str], facts: Iterable[Fact], cwd: str = "") -> list[Fact] | None:
-        """The flags the command `words` can be judged against; None when it runs no program of the
-        repository (its flags are somebody else's), [] when its parser is a module `facts` do not
-        cover (a script of the repository the rule does not read).
-
-        Those of the modules its entry point leads to, narrowed to the subcommand the words name;
-        with them the flags of parser modules no known program leads to and that are no program of
-        their own, presumed to extend the command line the page documents (miles' rollout
-        generators add their flags through a function path given on the command line).
-        """
+        """The flags the command `words` can be judged against (those its program takes, narrowed
+        to the subcommand the words name); None when it runs no program of the repository (its
+        flags are somebody else's), [] when its parser is a module `facts` do not cover (a script
+        of the repository the rule does not read)."""
         found = self.command(words, cwd)
         if found is None:
             return None
-        flags = [f for f in facts if f.kind == "flag"]
-        mine = [f for f in flags if self.takes(found.program, f)]
-        if self.parsers(found.program) and not mine:
-            return []
-        taken = {id(f) for f in mine}
-        mine += [f for f in flags if id(f) not in taken and self._extends(f.path)]
-        return for_subcommand(mine, found.args)
+        return for_subcommand(
+            [f for f in facts if f.kind == "flag" and self.takes(found.program, f)], found.args
+        )
 
     def takes(self, program: str, fact: Fact) -> bool:
-        """Does the command line of `program` (a key) take this flag?"""
-        return fact.path in self.parsers(program) or program in (fact.attr("programs") or "").split()
+        """Does the command line of `program` (a key) take this flag?
+
+        Those of the modules its entry point leads to, and of the modules of the same top-level
+        package that only add flags to a parser they are given (they create none), that no known
+        program leads to and that are no program of their own: they are presumed to extend this
+        command line through a path given on it (miles' rollout generators add their flags that
+        way).
+        """
+        parsers = self.parsers(program)
+        if fact.path in parsers or program in (fact.attr("programs") or "").split():
+            return True
+        return _top(fact.path) in {_top(p) for p in parsers} and self._extends(fact.path)
 
     def _command(self, words: list[str], cwd: str, depth: int) -> Command | None:
         if depth > 4:
@@ -248,9 +249,16 @@ class Programs:
         return path in self._index()
 
     def _extends(self, path: str) -> bool:
-        """A parser module no known program leads to and that is no program of its own."""
+        """A module that adds flags to a parser it is given, that no known program leads to and
+        that is no program of its own."""
         if path not in self._extends_memo:
-            self._extends_memo[path] = not self.known(path) and path not in self.modules.reach([(path, MAIN)])
+            summary = self.modules.summary(path)
+            self._extends_memo[path] = (
+                summary is not None
+                and not summary.creates_parser
+                and not self.known(path)
+                and path not in self.modules.reach([(path, MAIN)])
+            )
         return self._extends_memo[path]
 
     def _index(self) -> dict[str, tuple[str, ...]]:
@@ -335,6 +343,10 @@ def _strip_prefixes(words: list[str]) -> list[str]:
         else:
             break
     return words[i:]
+
+
+def _top(path: str) -> str | None:
+    return path.split("/", 1)[0] if "/" in path else None
 
 
 def _module_name(path: str, roots: Sequence[str]) -> str | None:

@@ -421,14 +421,18 @@ def test_parser_modules_no_program_leads_to_extend_the_documented_command_line()
             """
         ),
         "pkg/rollout/multi_turn.py": "def add_arguments(parser):\n    parser.add_argument('--max-turns')\n",
+        "tools/convert.py": "if __name__ == '__main__':\n    parser.add_argument('--input')\n",
     }
     tree = MemoryTree(files)
     facts = gather(flag_rule("pkg/arguments.py", "pkg/rollout/multi_turn.py"), tree).facts
 
-    got = programs(tree).facts_for(["python", "train.py"], facts)
+    found = programs(tree)
 
+    got = found.facts_for(["python", "train.py"], facts)
     assert got is not None
     assert sorted(f.token for f in got) == ["--max-turns", "--rollout-function-path"]
+    # A script of another package with a parser of its own does not take them.
+    assert found.facts_for(["python", "tools/convert.py"], facts) == []
 
 
 def test_a_rule_can_name_the_program_of_its_sources():

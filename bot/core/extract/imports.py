@@ -26,7 +26,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-1"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-2"  # cache key prefix: bump when a summary changes shape or meaning
 
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 
@@ -51,6 +51,7 @@ class Summary:
     imports: dict[str, tuple[Import, ...]]  # local name -> what it may be bound to (any scope)
     assigned: frozenset[str]  # names bound at top level by assignment
     argparse: bool  # the text mentions argparse: references are worth following out of it
+    creates_parser: bool  # it calls ArgumentParser(...): it builds a command line, not only adds to one
 
 
 def summarize(text: str) -> Summary | None:
@@ -93,6 +94,10 @@ def summarize(text: str) -> Summary | None:
         imports={k: tuple(dict.fromkeys(v)) for k, v in imports.items()},
         assigned=frozenset(assigned),
         argparse=any(m in text for m in _MARKERS),
+        creates_parser=any(
+            isinstance(n, ast.Call) and (_chain(n.func) or "").split(".")[-1] == "ArgumentParser"
+            for n in ast.walk(tree)
+        ),
     )
 
 
