@@ -340,9 +340,15 @@ def _strip_prefixes(words: list[str]) -> list[str]:
             i += 1
         elif word in _RUNNERS and i + 1 < len(words) and words[i + 1] == "run":
             i += 2
+            # The runner's own options (`uv run --with x`, `conda run -n env`): up to the command.
+            while i < len(words) and words[i].startswith("-"):
+                i += 1 if "=" in words[i] or i + 1 >= len(words) else 2
         else:
             break
-    return words[i:]
+    rest = words[i:]
+    if rest and rest[0].startswith("!") and len(rest[0]) > 1:
+        rest = [rest[0][1:], *rest[1:]]  # a notebook cell's shell escape: `!python train.py`
+    return rest
 
 
 def _top(path: str) -> str | None:

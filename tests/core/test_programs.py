@@ -194,6 +194,9 @@ def owner(files, command, cwd=""):
         ("./scripts/convert.py --input x", "scripts/convert.py"),
         ("CUDA_VISIBLE_DEVICES=0 env python3.11 -X dev scripts/convert.py", "scripts/convert.py"),
         ("uv run evalkit run", "evalkit/__main__.py"),
+        ("conda run -n eval python -m evalkit run", "evalkit/__main__.py"),
+        ("uv run --with=rich python scripts/convert.py", "scripts/convert.py"),
+        ("!python scripts/convert.py --input x", "scripts/convert.py"),
         ("$ evalkit run", "evalkit/__main__.py"),
         # Launchers: the program is what they launch.
         ("torchrun --nproc-per-node 8 scripts/convert.py --input x", "scripts/convert.py"),
