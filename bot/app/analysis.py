@@ -23,9 +23,9 @@ from urllib.parse import urlsplit
 from bot.app.context import Context
 from bot.app.github import MAX_FILE_PAGES, PER_PAGE
 from bot.app.repoconfig import config_at, known_rules, seen_again, watched
+from bot.app.sandbox import BudgetExceeded, check
 from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids, unlisted
 from bot.app.store import Waiver
-from bot.core.check import check
 from bot.core.model import Finding, Report
 from bot.render.comments import CheckOutcome, Links, failed, files_cut_note
 
@@ -74,7 +74,10 @@ def analyze(ctx: Context) -> Analysis:
     if again is not rules:
         revisions.prefetch(watched(again.rules, changes))
 
-    report = check(again.rules, revisions.base, revisions.head, changes, ctx.facts)
+    try:  # in a process of its own, within the App's budgets (sandbox.py)
+        report = check(again.rules, revisions.base, revisions.head, changes, ctx.facts, ctx.settings.budget)
+    except BudgetExceeded as exc:
+        return Analysis(problem=exc.outcome)
     report = apply_waivers(report, ctx.store.waivers(ctx.pr))
     links = Links(repo_html_url(files, ctx.repo.full_name, ctx.settings.github_api_url), pull.head_sha)
     return Analysis(report, None, revisions, tuple(files), links)

@@ -13,6 +13,15 @@ Variables (Probot's names where Probot has one):
     DOCS_SYNC_RULES   rule files or built-in pack names, separated by commas or spaces (optional)
     PORT              listening port (default 3000)
     LOG_LEVEL         DEBUG, INFO, WARNING, ERROR or CRITICAL (default INFO)
+    DOCS_SYNC_WORKERS jobs run at once, each for another repository (default 4)
+
+What one pull request may cost (bot.app.sandbox); past any of them its check run fails, naming it:
+
+    DOCS_SYNC_MAX_SOURCE_MB   megabytes of files the analysis reads, base and head (default 5)
+    DOCS_SYNC_MAX_FINDINGS    findings a check may post (default 500)
+    DOCS_SYNC_MAX_RULES       rules in the repository's config (default 200)
+    DOCS_SYNC_MAX_SECONDS     seconds of analysis (default 120)
+    DOCS_SYNC_MAX_MEMORY_MB   memory of the analysis process, in megabytes (default 1024)
 
 Every problem raises ConfigError with a one-line message that starts with the variable's name,
 so a bad deployment says what to fix before it accepts a single delivery. A message never shows
@@ -43,6 +52,30 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class Budget:
+    """What the analysis of one pull request may use (see bot.app.sandbox)."""
+
+    source_mb: float = 5.0  # files read for the check, base and head, each blob counted once
+    findings: int = 500  # findings a check posts (annotations, comments, the summary)
+    rules: int = 200  # rules in the config that judges the pull request
+    seconds: float = 120.0  # wall time of the analysis process
+    memory_mb: int = 1024  # address space of the analysis process
+
+    @property
+    def source_bytes(self) -> int:
+        return int(self.source_mb * 1024 * 1024)
+
+
+BUDGET_SETTINGS = {
+    "source_mb": "DOCS_SYNC_MAX_SOURCE_MB",
+    "findings": "DOCS_SYNC_MAX_FINDINGS",
+    "rules": "DOCS_SYNC_MAX_RULES",
+    "seconds": "DOCS_SYNC_MAX_SECONDS",
+    "memory_mb": "DOCS_SYNC_MAX_MEMORY_MB",
+}
+
+
+@dataclass(frozen=True)
 class Settings:
     app_id: int
     private_key: str = field(repr=False)  # secrets stay out of reprs and logs
@@ -54,6 +87,8 @@ class Settings:
     rule_packs: tuple[RulePack, ...] = field(default=(), repr=False, compare=False)  # rules, loaded
     port: int = 3000
     log_level: str = "INFO"
+    workers: int = 4
+    budget: Budget = Budget()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -69,6 +104,8 @@ class Settings:
             rule_packs=_load_rules(rules),
             port=_port(environ),
             log_level=_log_level(environ),
+            workers=int(_number(environ, "DOCS_SYNC_WORKERS", 4, 1, 64, whole=True)),
+            budget=_budget(environ),
         )
 
 
@@ -197,6 +234,35 @@ def _log_level(environ: Mapping[str, str]) -> str:
     if level not in LOG_LEVELS:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {shown(raw)}")
     return level
+
+
+def _number(
+    environ: Mapping[str, str], name: str, default: float, low: float, high: float, *, whole: bool
+) -> float:
+    raw = _get(environ, name)
+    if raw is None:
+        return default
+    try:
+        value = float(int(raw)) if whole else float(raw)
+    except ValueError:
+        kind = "a whole number" if whole else "a number"
+        raise ConfigError(f"{name} must be {kind}, got {shown(raw)}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {shown(raw)}")
+    return value
+
+
+def _budget(environ: Mapping[str, str]) -> Budget:
+    d = Budget()
+    return Budget(
+        source_mb=_number(environ, BUDGET_SETTINGS["source_mb"], d.source_mb, 0.001, 1024, whole=False),
+        findings=int(_number(environ, BUDGET_SETTINGS["findings"], d.findings, 1, 100_000, whole=True)),
+        rules=int(_number(environ, BUDGET_SETTINGS["rules"], d.rules, 1, 100_000, whole=True)),
+        seconds=_number(environ, BUDGET_SETTINGS["seconds"], d.seconds, 1, 3600, whole=False),
+        memory_mb=int(
+            _number(environ, BUDGET_SETTINGS["memory_mb"], d.memory_mb, 200, 1_048_576, whole=True)
+        ),
+    )
 
 
 def _split_list(value: str) -> tuple[str, ...]:

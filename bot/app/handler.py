@@ -9,6 +9,8 @@ web.build_server imports it lazily, so the web process alone never loads the ana
 from __future__ import annotations
 
 import logging
+import pickle
+import threading
 import time
 from collections.abc import Callable
 
@@ -22,19 +24,49 @@ from bot.app.queue import Job, JobQueue
 
 log = logging.getLogger(__name__)
 
-FACTS_CACHE_SIZE = 5000  # extracted facts and parsed pages kept in memory, by blob id
+FACTS_CACHE_BYTES = 64 << 20  # extracted facts and parsed pages kept in memory, by blob id
+
+
+class FactsMemo(dict[str, object]):
+    """The analyses' facts cache, kept under `max_bytes` (each entry weighed as the pickle the
+    analysis process sends it as), the oldest entries dropped first. Shared by the worker threads."""
+
+    def __init__(self, max_bytes: int = FACTS_CACHE_BYTES):
+        super().__init__()
+        self.max_bytes = max_bytes
+        self.sizes: dict[str, int] = {}  # in the order the entries came
+        self.total = 0
+        self._lock = threading.Lock()
+
+    def __setitem__(self, key: str, value: object) -> None:
+        size = len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        if size > self.max_bytes:
+            return  # it would push out everything else
+        with self._lock:
+            self._drop(key)
+            while self.sizes and self.total + size > self.max_bytes:
+                self._drop(next(iter(self.sizes)))
+            self.sizes[key] = size
+            self.total += size
+            super().__setitem__(key, value)
+
+    def _drop(self, key: str) -> None:
+        self.total -= self.sizes.pop(key, 0)
+        super().pop(key, None)
 
 
 class JobHandler:
-    """What the worker runs: `handler(job)`, and `handler.abandon(job, error)` when it gives up."""
+    """What the worker runs: `handler(job)`, and `handler.abandon(job, error)` when it gives up.
+
+    The worker's threads share one handler: what it holds (the GitHub clients, the facts cache,
+    the store) is safe to use from several threads.
+    """
 
     def __init__(self, deps: Deps):
         self.deps = deps
 
     def __call__(self, job: Job) -> None:
         deps = self.deps
-        if len(deps.facts) > FACTS_CACHE_SIZE:
-            deps.facts.clear()
         payload = parse(job.kind, job.payload)
         if payload is None:
             log.warning("job %s has unknown kind %r; nothing to do", job.id, job.kind)
@@ -68,4 +100,4 @@ def make_handler(
         clock=clock,
         sleep=sleep,
     )
-    return JobHandler(Deps(settings, queue, metrics, app))
+    return JobHandler(Deps(settings, queue, metrics, app, facts=FactsMemo()))

@@ -15,6 +15,11 @@ can see the newer job and close what it started.
 Delivery ids (X-GitHub-Delivery) are unique: a redelivery of the same event is refused by
 `enqueue`, so GitHub's "Redeliver" button never runs a job twice.
 
+One repository at a time: `claim` never hands out a job of a repository (the part of its key
+before "#" or "@", case aside) while another job of that repository is running. Jobs of one
+repository run in order, and several workers go on with other repositories' jobs while one
+repository's is long.
+
 Crash recovery: a job left `running` by a process that died is put back to `queued` when the
 queue is opened, and is then claimed once like any other job. Its attempt count keeps the lost
 run, so a job that kills the process every time is eventually given up by the worker. Running
@@ -26,6 +31,7 @@ duplicated. The recovery assumes one serving process per database file.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 import time
@@ -83,7 +89,8 @@ class JobQueue(Protocol):
         ...
 
     def claim(self, now: float | None = None) -> Job | None:
-        """The oldest queued job due at `now`, marked running; None when there is none."""
+        """The oldest queued job due at `now` whose repository has no job running, marked
+        running; None when there is none."""
         ...
 
     def complete(self, job_id: int) -> None: ...
@@ -171,6 +178,7 @@ class SQLiteQueue:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")  # an accepted delivery survives power loss
         self._db.execute("PRAGMA busy_timeout=10000")
+        self._db.create_function("repository", 1, repository_of, deterministic=True)
         with self._tx() as db:
             # Statement by statement: executescript() would commit the open transaction.
             for statement in _SCHEMA.split(";"):
@@ -241,7 +249,10 @@ class SQLiteQueue:
         now = self._clock() if now is None else now
         with self._tx() as db:
             row = db.execute(
-                f"SELECT {_COLUMNS} FROM jobs WHERE state = 'queued' AND not_before <= ? ORDER BY id LIMIT 1",
+                f"SELECT {_COLUMNS} FROM jobs WHERE state = 'queued' AND not_before <= ? "
+                "AND (key IS NULL OR repository(key) NOT IN "
+                "(SELECT repository(key) FROM jobs WHERE state = 'running' AND key IS NOT NULL)) "
+                "ORDER BY id LIMIT 1",
                 (now,),
             ).fetchone()
             if row is None:
@@ -348,6 +359,14 @@ class SQLiteQueue:
                 "INSERT INTO blobs (sha, text, created_at) VALUES (?, ?, ?) ON CONFLICT (sha) DO NOTHING",
                 (sha, text, self._clock()),
             )
+
+
+def repository_of(key: str | None) -> str | None:
+    """ "owner/repo" of a job key ("owner/repo#12", "owner/repo@<sha>"), lower-cased as GitHub
+    compares names; None for a job about no repository."""
+    if key is None:
+        return None
+    return re.split(r"[#@]", key, maxsplit=1)[0].lower()
 
 
 def _job(row: tuple) -> Job:

@@ -297,7 +297,7 @@ def build_server(
     if handler_factory is None:
         # Imported late: the handler pulls in the GitHub client, which the intake never needs.
         from bot.app.handler import make_handler as handler_factory
-    worker = Worker(queue, handler_factory(settings, queue, metrics), metrics)
+    worker = Worker(queue, handler_factory(settings, queue, metrics), metrics, threads=settings.workers)
     app = build_app(settings, queue, metrics, worker=worker)
     config = uvicorn.Config(
         app,

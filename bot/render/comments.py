@@ -303,6 +303,24 @@ def left_behind(head_sha: str) -> CheckOutcome:
     )
 
 
+def over_budget(budget: str, used: str, limit: str, setting: str) -> CheckOutcome:
+    """A pull request past one of the App's budgets: a failure naming the budget and its value.
+
+    Never a success: what was not checked may be wrong. `used` says how far it went ("5,000
+    findings", "more than 120 s"), `limit` the budget ("500 findings"), `setting` the variable
+    the App's operator can raise it with.
+    """
+    return CheckOutcome(
+        "failure",
+        clip(f"Over the {budget} budget: {used} (limit {limit})", TITLE_LIMIT),
+        f"docs-sync stopped checking this pull request: its {budget} went past the budget of {limit} "
+        f"that keeps one pull request from holding up the others ({used}).\n\n"
+        "Nothing else was posted, and the docs were not checked: this run does not say they are "
+        "in sync. Split the pull request, or ask the App's operator to raise "
+        f"`{setting}`, then use **Re-run** above or comment `/docs-sync`.",
+    )
+
+
 FAILED_TITLE = "docs-sync could not run"
 
 

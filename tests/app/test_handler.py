@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from bot.app.handler import make_handler
+from bot.app.handler import FactsMemo, make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
 from bot.app.worker import Worker
@@ -68,3 +68,12 @@ def test_the_handler_sits_on_top_and_only_the_web_process_reaches_it_lazily():
     heavy = {"checkjob", "analysis", "commands", "review", "checkruns", "summary", "github", "snapshot"}
     for module in intake:
         assert not {name for name, top in graph[module] if top} & heavy, module
+
+
+def test_the_facts_cache_keeps_its_newest_entries_within_its_bytes():
+    memo = FactsMemo(max_bytes=3000)
+    for i in range(10):
+        memo[f"blob-{i}"] = "x" * 1000  # about 1 kB pickled
+    assert list(memo) == ["blob-8", "blob-9"] and memo.total <= 3000
+    memo["huge"] = "x" * 5000  # bigger than the whole cache: not kept, and nothing dropped for it
+    assert list(memo) == ["blob-8", "blob-9"]

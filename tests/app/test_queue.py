@@ -32,6 +32,13 @@ def open_queue(path: str, clock: Clock) -> SQLiteQueue:
 PAYLOAD = {"owner": "octo", "repo": "docs", "pr": 12, "head_sha": "a" * 40}
 
 
+def finish(q: SQLiteQueue):
+    """Claim the next job and complete it, as a worker does before its repository's next job."""
+    job = q.claim()
+    q.complete(job.id)
+    return job
+
+
 def test_enqueue_claim_complete(path, clock):
     with open_queue(path, clock) as q:
         assert q.enqueue("d-1", "check", PAYLOAD, key="octo/docs#12")
@@ -150,7 +157,7 @@ def test_newer_check_supersedes_queued_older_one(path, clock):
         q.enqueue("d-3", "command", {"command": "explain"}, key="octo/docs#12")
         q.enqueue("d-4", "check", {"head": "b"}, key="octo/docs#12", supersede=True)
         assert q.counts()["superseded"] == 1
-        claimed = [q.claim().payload for _ in range(3)]
+        claimed = [finish(q).payload for _ in range(3)]
         assert claimed == [{"head": "x"}, {"command": "explain"}, {"head": "b"}]
         assert q.get(1).state == "superseded" and "job 4" in q.get(1).last_error
 
@@ -175,7 +182,7 @@ def test_a_retrying_check_is_made_due_by_a_new_push_not_dropped(path, clock):
         q.retry(q.claim().id, 600, "502")
         q.enqueue("d-2", "check", {"head": "b"}, key="k", supersede=True)
         assert q.get(1).state == "queued" and q.get(1).not_before == clock.now
-        assert [q.claim().payload, q.claim().payload] == [{"head": "a"}, {"head": "b"}]
+        assert [finish(q).payload, finish(q).payload] == [{"head": "a"}, {"head": "b"}]
         assert q.counts()["superseded"] == 0
 
 
@@ -270,7 +277,24 @@ def test_has_newer_ignores_superseded_and_failed_jobs(path, clock):
         first = q.claim()
         q.enqueue("d-2", "check", {"head_sha": "b" * 40}, key="k")
         q.enqueue("d-3", "check", {"head_sha": "c" * 40}, key="k", supersede=True)  # d-2 superseded
+        q.complete(first.id)  # one job of a repository runs at a time
         third = q.claim()
         assert (third.delivery_id, q.has_newer("k", first.id)) == ("d-3", True)  # d-3 is running
         q.fail(third.id, "boom")
         assert not q.has_newer("k", first.id)
+
+
+def test_a_repository_with_a_running_job_waits_and_the_others_go_on(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("h-1", "check", {}, key="hostile/repo#1")
+        q.enqueue("h-2", "check", {}, key="Hostile/Repo#2")  # GitHub's names ignore case
+        q.enqueue("h-3", "command", {}, key="hostile/repo@" + "a" * 40)
+        q.enqueue("n-1", "check", {}, key="octo/docs#7")
+        q.enqueue("x-1", "check", {}, key=None)  # no repository: never held back
+        first = q.claim()
+        assert first.delivery_id == "h-1"
+        # While h-1 runs, nothing else of its repository is handed out, in whatever form.
+        assert [q.claim().delivery_id for _ in range(2)] == ["n-1", "x-1"]
+        assert q.claim() is None
+        q.complete(first.id)
+        assert q.claim().delivery_id == "h-2"

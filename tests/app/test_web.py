@@ -190,8 +190,11 @@ def test_one_delivery_for_two_pull_requests(stack):
     body = json.dumps(payload).encode()
     assert post(client, "check_suite", body, delivery="d-suite").json() == {"ok": True, "queued": 2}
     assert post(client, "check_suite", body, delivery="d-suite").status_code == 200
-    assert [queue.claim().delivery_id for _ in range(2)] == ["d-suite", "d-suite/1"]
-    assert queue.claim() is None
+    claimed = []
+    while (job := queue.claim()) is not None:  # one at a time: the same repository
+        claimed.append(job.delivery_id)
+        queue.complete(job.id)
+    assert claimed == ["d-suite", "d-suite/1"]
 
 
 @pytest.mark.parametrize(

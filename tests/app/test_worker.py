@@ -375,3 +375,33 @@ def test_the_worker_thread_settles_an_outcome_it_could_not_write(tmp_path, clock
     finally:
         worker.stop(timeout=5)
         q.close()
+
+
+def test_one_repositorys_long_job_does_not_hold_another_repositorys(queue):
+    release, finished = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def handler(job: Job) -> None:
+        if job.key.startswith("hostile/"):
+            assert release.wait(10)  # the hostile pull request's job takes its time
+        order.append(job.delivery_id)
+        if job.delivery_id == "n-1":
+            finished.set()
+
+    worker = make_worker(queue, handler, threads=2, poll_interval=0.05)
+    queue.enqueue("h-1", "check", {}, key="hostile/repo#1")
+    queue.enqueue("h-2", "check", {}, key="hostile/repo#2")
+    queue.enqueue("n-1", "check", {}, key="octo/docs#7")
+    worker.start()
+    try:
+        assert finished.wait(5), "the other repository's job waited behind the hostile one"
+        assert order == ["n-1"] and queue.counts()["running"] == 1  # h-2 waits for h-1, not beside it
+        release.set()
+        deadline = time.monotonic() + 5
+        while queue.counts()["done"] < 3:
+            assert time.monotonic() < deadline, queue.counts()
+            time.sleep(0.02)
+    finally:
+        release.set()
+        worker.stop(timeout=5)
+    assert order == ["n-1", "h-1", "h-2"]

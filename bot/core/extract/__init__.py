@@ -34,7 +34,8 @@ def extract(source: Source, path: str, text: str) -> Extraction:
         return Extraction(facts=(), errors=(ParseError(path, 1, str(e)),))
     except MemoryError as e:
         # CPython's parser has a stack of its own: `x = ` and 100,000 minus signs overflow it, and
-        # 3.11 says so with a bare MemoryError (later versions add "too complex to parse").
+        # 3.11 says so with a bare MemoryError (later versions add "too complex to parse"). A
+        # file too large for the memory there is says the same.
         return Extraction(facts=(), errors=(ParseError(path, 1, str(e) or TOO_COMPLEX),))
     try:
         found = extractor(source, path, tree)
@@ -46,7 +47,7 @@ def extract(source: Source, path: str, text: str) -> Extraction:
     return Extraction(facts=tuple(sorted(found, key=_order)))
 
 
-TOO_COMPLEX = "Python's parser ran out of stack: the code is nested too deeply"
+TOO_COMPLEX = "too complex for Python's parser, which ran out of memory: nested too deeply, or too large"
 
 
 def too_deep(depth: int) -> str:

@@ -1,0 +1,436 @@
+"""The check of one pull request in a process of its own, within the App's budgets.
+
+The analysis is pure (bot.core.check: rules and two trees in, a report out), but what a pull
+request hands it can be large or pathological: parsing Python costs about 75 MB of memory per
+MB of source, and a file can be made to parse slowly. Run in the worker's process, one such pull
+request could take the memory of the process that also answers GitHub's webhooks, or hold the
+worker for minutes. So the check runs in a child process (`python -m bot.app.sandbox`), which
+exits after each job and gives its memory back:
+
+    the worker (parent)                          the analysis (child)
+    rules, changes, limits  ------------------>  setrlimit(RLIMIT_AS, RLIMIT_CPU), check(...)
+    file texts, blob ids, listings  <--------->  reads through the trees, asked for one by one
+    extractions by blob id (the facts cache) <->  cache lookups and stores
+    the report  <-------------------------------  done
+
+The parent reads the trees (over the GitHub API) and keeps the facts cache; the child never
+makes a call. Frames are pickles with a length in front, on the child's stdin and stdout.
+
+Budgets (config.Budget, set by the DOCS_SYNC_MAX_* settings); one exceeded ends the job's check
+run as a failure naming it (`BudgetExceeded.outcome`), never a success:
+
+    rules      rules in the config: counted before anything starts
+    source     bytes of files the check reads, each blob counted once: counted as the parent
+               hands them over; the child is stopped at the first byte past the budget
+    seconds    wall time of the child; past it the child is killed
+    memory     the child's address space (RLIMIT_AS): allocation fails past it, and the child
+               says so (a file that ran Python's parser out of memory counts, too)
+    findings   findings in the report: past it, nothing is posted
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import pickle
+import resource
+import select
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Iterator, MutableMapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from bot.app.config import BUDGET_SETTINGS, Budget
+from bot.core.facts import ParseCache
+from bot.core.model import Change, Report, Tree
+from bot.core.rules import Rule
+from bot.render.comments import CheckOutcome, over_budget
+
+log = logging.getLogger(__name__)
+
+_HEADER = struct.Struct(">Q")
+CACHE_ENTRY_LIMIT = 1 << 20  # pickled bytes: a bigger extraction is not kept between jobs
+_MEMORY_HEADROOM = 32 << 20  # a peak this close to the limit means the limit was reached
+
+
+class BudgetExceeded(Exception):
+    """A pull request went past one of the budgets; `outcome` is how its check run ends."""
+
+    def __init__(self, budget: str, used: str, limit: str, setting: str):
+        super().__init__(f"over the {budget} budget: {used} (limit {limit})")
+        self.outcome: CheckOutcome = over_budget(budget, used, limit, setting)
+
+
+class AnalysisFailed(RuntimeError):
+    """The analysis process broke (a bug, or it was killed from outside): the check run says so."""
+
+
+def over(name: str, used: str, limit: str) -> BudgetExceeded:
+    field = {"source": "source_mb", "memory": "memory_mb", "time": "seconds"}.get(name, name)
+    return BudgetExceeded(name, used, limit, BUDGET_SETTINGS[field])
+
+
+def check(
+    rules: Sequence[Rule],
+    base: Tree,
+    head: Tree,
+    changes: Sequence[Change],
+    cache: ParseCache | None,
+    budget: Budget,
+) -> Report:
+    """`bot.core.check.check(rules, base, head, changes, cache)`, run in a child process within
+    `budget`; BudgetExceeded when it goes past one, AnalysisFailed when the child breaks."""
+    if len(rules) > budget.rules:
+        raise over("rules", _count(len(rules), "rule"), _count(budget.rules, "rule"))
+    with _Child() as child:
+        report = _Session(child, base, head, cache, budget).run(rules, changes)
+    if len(report.findings) > budget.findings:
+        raise over("findings", _count(len(report.findings), "finding"), _count(budget.findings, "finding"))
+    return report
+
+
+# -- the parent's side ---------------------------------------------------------------------------
+
+
+def _spawn() -> subprocess.Popen[bytes]:
+    root = str(Path(__file__).resolve().parents[2])  # where `bot` is, installed or not
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot.app.sandbox"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            stream.close()
+
+
+class _Spares:
+    """One analysis process started ahead for each thread that runs checks.
+
+    Starting Python and importing the check takes a few tenths of a second; a job takes the
+    process started for it during the previous job (it waits, idle, for its first frame) and
+    starts the next one's, so no job waits for it. Each process still serves one job only.
+    """
+
+    def __init__(self) -> None:
+        self._ready: dict[int, subprocess.Popen[bytes]] = {}
+        self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    def take(self) -> subprocess.Popen[bytes]:
+        me = threading.get_ident()
+        with self._lock:
+            proc = self._ready.pop(me, None)
+        if proc is None or proc.poll() is not None:
+            if proc is not None:
+                _reap(proc)
+            proc = _spawn()
+        spare = _spawn()
+        with self._lock:
+            self._ready[me] = spare
+        return proc
+
+    def close(self) -> None:
+        with self._lock:
+            ready, self._ready = list(self._ready.values()), {}
+        for proc in ready:
+            _reap(proc)
+
+
+_SPARES = _Spares()
+
+
+class _Child:
+    """The analysis process of one job, killed on the way out whatever happened."""
+
+    def __enter__(self) -> subprocess.Popen[bytes]:
+        self.proc = _SPARES.take()
+        return self.proc
+
+    def __exit__(self, *exc: object) -> None:
+        _reap(self.proc)
+
+
+class _Session:
+    """The parent's half of one analysis: answers the child's questions, counts and times it."""
+
+    def __init__(
+        self, proc: subprocess.Popen[bytes], base: Tree, head: Tree, cache: ParseCache | None, budget: Budget
+    ):
+        self.proc, self.budget, self.cache = proc, budget, cache
+        self.trees = {"base": base, "head": head}
+        self.counted: set[str] = set()  # blobs whose bytes are counted already
+        self.read_bytes = 0
+        self.buffer = b""
+
+    def run(self, rules: Sequence[Rule], changes: Sequence[Change]) -> Report:
+        budget = self.budget
+        self.deadline = time.monotonic() + budget.seconds
+        self._send(("check", list(rules), list(changes), budget.memory_mb << 20, budget.seconds))
+        while True:
+            message = self._receive()
+            kind = message[0]
+            if kind == "done":
+                report: Report = message[1]
+                log.info(
+                    "analysis: %s, %s read, %.2fs, peak memory %s",
+                    _count(len(rules), "rule"),
+                    _size(self.read_bytes),
+                    budget.seconds - (self.deadline - time.monotonic()),
+                    _size(message[2] * 1024) if message[2] else "unknown",
+                )
+                return report
+            if kind == "memory":
+                raise over(
+                    "memory",
+                    f"the analysis needed more than {budget.memory_mb:,} MB",
+                    f"{budget.memory_mb:,} MB",
+                )
+            if kind == "error":
+                raise AnalysisFailed(f"the analysis failed: {message[1]}")
+            started = time.monotonic()
+            answer = self._answer(message)
+            self.deadline += time.monotonic() - started  # the parent's reads are not the child's time
+            if kind != "cache_put":
+                self._send(answer)
+
+    def _answer(self, message: tuple[Any, ...]) -> Any:
+        kind = message[0]
+        if kind == "cache_get":
+            hit = self.cache.get(message[1]) if self.cache is not None else None
+            return hit
+        if kind == "cache_put":
+            if self.cache is not None and len(message[2]) <= CACHE_ENTRY_LIMIT:
+                self.cache[message[1]] = pickle.loads(message[2])
+            return None
+        tree = self.trees[message[1]]
+        if kind == "read":
+            text = tree.read(message[2])
+            if text is not None:
+                self._count(tree.blob_id(message[2]) or f"{message[1]}:{message[2]}", text)
+            return text
+        if kind == "blob_id":
+            return tree.blob_id(message[2])
+        if kind == "exists":
+            return tree.exists(message[2])
+        if kind == "paths":
+            return tree.paths()
+        raise AnalysisFailed(f"the analysis asked for {kind!r}, which it never asks")
+
+    def _count(self, blob: str, text: str) -> None:
+        if blob in self.counted:
+            return
+        self.counted.add(blob)
+        self.read_bytes += len(text.encode("utf-8", "surrogatepass"))
+        limit = self.budget.source_bytes
+        if self.read_bytes > limit:
+            raise over("source", f"more than {_size(self.read_bytes)} of files to read", _size(limit))
+
+    def _send(self, value: object) -> None:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(_HEADER.pack(len(data)) + data)
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self._died()
+
+    def _receive(self) -> tuple[Any, ...]:
+        size = _HEADER.unpack(self._take(_HEADER.size))[0]
+        message: tuple[Any, ...] = pickle.loads(self._take(size))
+        return message
+
+    def _take(self, n: int) -> bytes:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while len(self.buffer) < n:
+            left = self.deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise self._over_time()
+            chunk = os.read(fd, max(n - len(self.buffer), 1 << 16))
+            if not chunk:
+                self._died()
+            self.buffer += chunk
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def _died(self) -> None:
+        code = self.proc.wait()
+        if code == -signal.SIGXCPU:  # the CPU limit, a second line behind the wall clock
+            raise over(
+                "time", f"the analysis ran past {self.budget.seconds:g} s", f"{self.budget.seconds:g} s"
+            )
+        if code == _OUT_OF_MEMORY:
+            budget = self.budget.memory_mb
+            raise over("memory", f"the analysis needed more than {budget:,} MB", f"{budget:,} MB")
+        how = f"signal {-code}" if code < 0 else f"status {code}"
+        raise AnalysisFailed(f"the analysis process ended with {how} before it finished")
+
+    def _over_time(self) -> BudgetExceeded:
+        seconds = f"{self.budget.seconds:g} s"
+        return over("time", f"the analysis ran past {seconds}", seconds)
+
+    def _over_memory(self) -> BudgetExceeded:
+        memory = f"{self.budget.memory_mb:,} MB"
+        return over("memory", f"the analysis needed more than {memory}", memory)
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):,.1f} MB" if n >= 1 << 20 else f"{n / 1024:,.1f} kB"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}" if n == 1 else f"{n:,} {what}s"
+
+
+# -- the child's side ------------------------------------------------------------------------------
+
+_OUT_OF_MEMORY = 3  # the child's exit status when it could not even say so
+
+
+class _Channel:
+    def __init__(self, read: IO[bytes], write: IO[bytes]):
+        self.read, self.write = read, write
+
+    def send(self, value: object) -> None:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        self.write.write(_HEADER.pack(len(data)) + data)
+        self.write.flush()
+
+    def receive(self) -> Any:
+        head = self.read.read(_HEADER.size)
+        if len(head) < _HEADER.size:
+            raise EOFError("the worker went away")
+        return pickle.loads(self.read.read(_HEADER.unpack(head)[0]))
+
+    def ask(self, *question: object) -> Any:
+        self.send(question)
+        return self.receive()
+
+
+class _RemoteTree:
+    """A revision whose files the parent reads; each answer is kept (the check asks again)."""
+
+    def __init__(self, channel: _Channel, side: str):
+        self.channel, self.side = channel, side
+        self._answers: dict[tuple[str, str], Any] = {}
+
+    def _ask(self, kind: str, path: str = "") -> Any:
+        key = (kind, path)
+        if key not in self._answers:
+            self._answers[key] = self.channel.ask(kind, self.side, path)
+        return self._answers[key]
+
+    def read(self, path: str) -> str | None:
+        text: str | None = self._ask("read", path)
+        return text
+
+    def blob_id(self, path: str) -> str | None:
+        blob: str | None = self._ask("blob_id", path)
+        return blob
+
+    def exists(self, path: str) -> bool:
+        return bool(self._ask("exists", path))
+
+    def paths(self) -> frozenset[str]:
+        paths: frozenset[str] = self._ask("paths")
+        return paths
+
+
+class _RemoteCache(MutableMapping[str, object]):
+    """The worker's facts cache, seen from the child: lookups and stores, nothing else."""
+
+    def __init__(self, channel: _Channel):
+        self.channel = channel
+
+    def __getitem__(self, key: str) -> object:
+        value = self.channel.ask("cache_get", key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key: str, value: object) -> None:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        if len(data) <= CACHE_ENTRY_LIMIT:  # the worker would not keep a bigger one
+            self.channel.send(("cache_put", key, data))
+
+    def __delitem__(self, key: str) -> None:
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def _limit(memory_bytes: int, seconds: float) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    cpu = int(seconds) + 5
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+
+
+def _status_kb(field: str) -> int | None:
+    """A size from /proc/self/status, in kB: VmPeak (the most address space held), VmHWM (the
+    most memory resident); None where Linux does not say."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def child_main() -> int:
+    """The analysis process: one check, asked for on stdin, answered on stdout."""
+    from bot.core.check import check
+    from bot.core.extract import TOO_COMPLEX
+
+    channel = _Channel(sys.stdin.buffer, sys.stdout.buffer)
+    sys.stdout = sys.stderr  # a stray print must not land in the frames
+    _, rules, changes, memory_bytes, seconds = channel.receive()
+    spare = bytearray(4 << 20)  # given back to say "out of memory" when memory runs out
+    _limit(memory_bytes, seconds)
+    try:
+        report = check(
+            rules, _RemoteTree(channel, "base"), _RemoteTree(channel, "head"), changes, _RemoteCache(channel)
+        )
+        peak = _status_kb("VmPeak")
+        # A file that ran the parser out of memory is reported by the check as one it could not
+        # parse; near the limit, that is the memory budget talking, not the file.
+        near_limit = peak is not None and peak * 1024 > memory_bytes - _MEMORY_HEADROOM
+        if near_limit and any(f.kind == "parse-error" and TOO_COMPLEX in f.message for f in report.findings):
+            raise MemoryError
+        channel.send(("done", report, _status_kb("VmHWM")))  # VmHWM: this process's own peak
+    except MemoryError:
+        del spare
+        try:
+            channel.send(("memory",))
+        except MemoryError:
+            return _OUT_OF_MEMORY
+    except (EOFError, BrokenPipeError):
+        return 1  # the worker stopped waiting (its budget ran out, or it is shutting down)
+    except Exception as exc:  # a bug: the traceback to the log, the error to the check run
+        traceback.print_exc()
+        channel.send(("error", f"{type(exc).__name__}: {exc}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(child_main())

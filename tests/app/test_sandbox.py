@@ -1,0 +1,112 @@
+"""The check of a pull request in a process of its own, within the App's budgets: past any of them
+the check run fails naming the budget and its value, nothing else is posted, and the worker and
+the intake go on."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from bot.app.config import Budget
+from bot.app.handler import make_handler
+from bot.app.metrics import Metrics
+from bot.app.queue import SQLiteQueue
+from bot.testing.standin import add_commit
+from tests.appkit import BotServer, CheckBot, build_repo, pull_request_payload, settings_for
+
+ARGS = "trainer/arguments.py"  # an `argparse` source of the demo's rule
+
+
+def big_argparse_module(megabytes: float) -> str:
+    lines = ["import argparse", "", "", "def add_args(parser: argparse.ArgumentParser) -> None:"]
+    size, i = 0, 0
+    while size < megabytes * 1024 * 1024:
+        line = f'    parser.add_argument("--opt-{i}", type=int, default={i}, help="Option {i} of many.")'
+        lines.append(line)
+        size, i = size + len(line) + 1, i + 1
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def repo_and_shas(tmp_path_factory):
+    repo, shas = build_repo(tmp_path_factory.mktemp("sandbox"))
+    shas["big"] = add_commit(repo, {ARGS: big_argparse_module(4)}, parent="main", branch="big")
+    return repo, shas
+
+
+def checked(standin, shas, tmp_path, number: int, head: str, budget: Budget) -> dict:
+    bot = CheckBot(standin, shas, tmp_path, budget=budget)
+    try:
+        bot.check(number, "main", head)
+        assert bot.queue.counts()["done"] == 1  # the job ended; nothing is retried
+    finally:
+        bot.queue.close()
+    (run,) = standin.check_runs
+    assert run["status"] == "completed" and run["conclusion"] == "failure"
+    assert standin.reviews == [] and standin.issue_comments == []  # nothing else was posted
+    return run
+
+
+@pytest.mark.parametrize(
+    ("head", "budget", "title"),
+    [
+        ("pr", Budget(findings=2), "Over the findings budget: 3 findings (limit 2 findings)"),
+        ("pr", Budget(rules=0), "Over the rules budget: 1 rule (limit 0 rules)"),
+        (
+            "pr",
+            Budget(source_mb=0.001),
+            r"Over the source budget: more than \d\.\d kB of files to read \(limit 1\.0 kB\)",
+        ),
+        (
+            "big",
+            Budget(seconds=0.5, memory_mb=4096),
+            "Over the time budget: the analysis ran past 0.5 s (limit 0.5 s)",
+        ),
+        (
+            "big",
+            Budget(memory_mb=200),
+            "Over the memory budget: the analysis needed more than 200 MB (limit 200 MB)",
+        ),
+    ],
+    ids=["findings", "rules", "source", "time", "memory"],
+)
+def test_a_pull_request_past_a_budget_fails_its_check_naming_it(
+    standin, repo_and_shas, tmp_path, head, budget, title
+):
+    run = checked(standin, repo_and_shas[1], tmp_path, 1, head, budget)
+    assert re.fullmatch(title, run["output"]["title"]) or run["output"]["title"] == title
+    setting = {"findings": "DOCS_SYNC_MAX_FINDINGS", "rules": "DOCS_SYNC_MAX_RULES"}
+    assert "does not say they are in sync" in run["output"]["summary"]
+    for word, name in setting.items():
+        if word in title:
+            assert name in run["output"]["summary"]
+
+
+def test_an_analysis_out_of_memory_ends_its_job_not_the_app(standin, repo_and_shas, tmp_path):
+    shas = repo_and_shas[1]
+    settings = settings_for(standin, tmp_path / "q.db", budget=Budget(memory_mb=200))
+    with (
+        SQLiteQueue(settings.db_path) as queue,
+        BotServer(settings, queue, make_handler(settings, queue, Metrics(), write_interval_s=0)) as bot,
+    ):
+        bot.worker.start()
+        try:
+            for number, head in ((1, "big"), (2, "one")):
+                standin.open_pull(number, "main", head)
+                payload = pull_request_payload(standin, "opened", number, shas[head], shas["main"], "main")
+                assert bot.deliver("pull_request", payload).status_code == 202
+            deadline = time.monotonic() + 60
+            while sum(1 for r in standin.check_runs if r["status"] == "completed") < 2:
+                assert bot._http.get("/healthz").status_code == 200  # the intake answers all along
+                assert time.monotonic() < deadline, standin.check_runs
+                time.sleep(0.05)
+        finally:
+            bot.worker.stop(timeout=30)
+        titles = {standin.pull(n)["head"]["sha"]: None for n in (1, 2)}
+        for run in standin.check_runs:
+            titles[run["head_sha"]] = run["output"]["title"]
+        assert titles[shas["big"]].startswith("Over the memory budget")
+        assert titles[shas["one"]] == "1 doc line out of date"  # the next job went on as usual
+        assert queue.counts()["done"] == 2
