@@ -38,17 +38,22 @@ class Facts:
     errors: list[ParseError] = field(default_factory=list)
     by_token: dict[str, list[Fact]] = field(default_factory=lambda: defaultdict(list))
     by_key: dict[tuple[str, str, str], list[Fact]] = field(default_factory=lambda: defaultdict(list))
+    # group -> token -> the last string fact of that group with that token; asked once per page
+    # and set, so kept rather than recomputed from every fact
+    by_group: dict[str, dict[str, Fact]] = field(default_factory=lambda: defaultdict(dict))
 
     def add(self, fact: Fact) -> None:
         self.facts.append(fact)
         self.by_token[fact.token].append(fact)
         self.by_key[(fact.source, fact.kind, fact.key)].append(fact)
+        if fact.kind == "string" and fact.group is not None:
+            self.by_group[fact.group][fact.token] = fact
 
     def flags(self) -> Iterable[Fact]:
         return (f for f in self.facts if f.kind == "flag")
 
     def group(self, group: str) -> dict[str, Fact]:
-        return {f.token: f for f in self.facts if f.kind == "string" and f.group == group}
+        return dict(self.by_group.get(group, {}))
 
     def knows(self, token: str, *, flag: bool) -> bool:
         return any((f.kind == "flag") == flag for f in self.by_token.get(token, ()))
@@ -111,6 +116,40 @@ def parse_doc_cached(path: str, text: str, blob: str | None, cache: ParseCache |
     if cache is not None and key is not None:
         cache[key] = page
     return page
+
+
+@dataclass(frozen=True)
+class PageIndex:
+    """What a page cites, kept by blob id: enough to know, without reading the page, that a change
+    cannot make it wrong (bot/core/check/reach.py)."""
+
+    tokens: frozenset[str]  # every reference's token and value, every claim's subject and value
+    paths: bool  # does it cite a repository path
+
+
+def page_index(doc: DocPage) -> PageIndex:
+    tokens = {r.token for r in doc.refs} | {r.value for r in doc.refs if r.value}
+    tokens |= {c.subject for c in doc.claims if c.subject} | {c.value for c in doc.claims}
+    return PageIndex(frozenset(tokens), any(r.kind == "path" for r in doc.refs))
+
+
+def page_index_cached(path: str, tree: Tree, cache: ParseCache | None) -> PageIndex | None:
+    """The index of the page at `path` (None: no such page); a cached one costs no read."""
+    blob = tree.blob_id(path)
+    if blob is None:
+        return None
+    key = f"{PAGE_FORMAT}:index:{blob}:{path}"
+    if cache is not None:
+        hit = cache.get(key)
+        if isinstance(hit, PageIndex):
+            return hit
+    text = tree.read(path)
+    if text is None:
+        return None
+    index = page_index(parse_doc_cached(path, text, blob, cache))
+    if cache is not None:
+        cache[key] = index
+    return index
 
 
 def _choice_facts(flag: Fact) -> Iterable[Fact]:

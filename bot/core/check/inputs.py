@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.core.check.reach import Reach
 from bot.core.doclines import in_scope
-from bot.core.facts import Facts, ParseCache, gather, parse_doc_cached
+from bot.core.facts import Facts, ParseCache, gather, page_index_cached, parse_doc_cached
 from bot.core.linediff import LineDiff, line_diff
 from bot.core.model import Change, CodeLocation, Fact, Tree
 from bot.core.page import DocPage, Ref
@@ -85,14 +86,18 @@ class RuleInputs:
 
 
 def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCache | None) -> RuleInputs:
+    base_facts = gather(rule, base, cache)
+    head_facts = gather(rule, head, cache, dict(touched.renames))
+    # Pages the change cannot reach are neither read nor judged (reach.py).
+    reach = Reach.of(base_facts, head_facts, bool(touched.renames or touched.removed), cites_paths(rule))
     return RuleInputs(
         rule=rule,
         head=head,
         touched=touched,
-        base_facts=gather(rule, base, cache),
-        head_facts=gather(rule, head, cache, dict(touched.renames)),
+        base_facts=base_facts,
+        head_facts=head_facts,
         code_diffs=_code_diffs(rule, base, head, touched),
-        pages=tuple(_pages(rule, base, head, touched, cache)),
+        pages=tuple(_pages(rule, base, head, touched, cache, reach)),
     )
 
 
@@ -106,10 +111,14 @@ def _code_diffs(rule: Rule, base: Tree, head: Tree, touched: Touched) -> dict[st
     return diffs
 
 
-def _pages(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCache | None) -> list[Page]:
+def _pages(
+    rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCache | None, reach: Reach
+) -> list[Page]:
     pages = []
     for target in rule.docs:
         head_path = touched.head_path(target.path)
+        if not _may_change(target.path, head_path, base, head, touched, reach, cache):
+            continue
         head_text = head.read(head_path)
         if head_text is None:
             continue
@@ -123,3 +132,23 @@ def _pages(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCac
             new_refs = tuple(r for r in refs if r.line in changed)
         pages.append(Page(doc, target.sections, refs, new_refs))
     return pages
+
+
+def _may_change(
+    path: str,
+    head_path: str,
+    base: Tree,
+    head: Tree,
+    touched: Touched,
+    reach: Reach,
+    cache: ParseCache | None,
+) -> bool:
+    """Can the change make this page wrong? One it edited (or a new one, or any page of an audit)
+    can; another only through what it cites, which its index says without a read."""
+    base_blob = base.blob_id(path)
+    if base_blob is None or path in touched.paths or head_path in touched.paths:
+        return True
+    if head.blob_id(head_path) != base_blob:
+        return True  # edited, though the change does not name it (a working tree)
+    index = page_index_cached(head_path, head, cache)
+    return index is not None and reach.touches(index)

@@ -1,0 +1,71 @@
+"""Which pages a change can make wrong, decided before any page is read.
+
+A page the change did not edit can only be made wrong through what it cites: a fact whose token,
+meaning or program changed (code -> doc), a set it lists that gained a member, a parser whose
+flags it covers that gained one (undocumented, new-flag), or a path the change moved or deleted.
+`Reach` holds those tokens; a page whose index (`bot.core.facts.PageIndex`, kept by blob id)
+shares none of them is neither read nor judged. So the cost of a check follows the change, not
+the size of the docs tree.
+
+The tokens are a superset, never a guess: a help text edited counts as a change to its flag.
+Pages the change edited, and every page of an audit, are always read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bot.core.facts import Facts, PageIndex
+from bot.core.model import Fact
+
+
+@dataclass(frozen=True)
+class Reach:
+    tokens: frozenset[str]  # cited tokens through which the change can reach a page
+    paths: bool  # the change moved or deleted files, and the rule checks the paths pages cite
+
+    def touches(self, index: PageIndex) -> bool:
+        return (self.paths and index.paths) or not self.tokens.isdisjoint(index.tokens)
+
+    @classmethod
+    def of(cls, base: Facts, head: Facts, moved_or_deleted: bool, cites_paths: bool) -> Reach:
+        return cls(frozenset(_tokens(base, head)), moved_or_deleted and cites_paths)
+
+
+def _meaning(fact: Fact) -> tuple[object, ...]:
+    # Everything but where the fact sits: a line moved by an edit above it changes no page.
+    return (fact.kind, fact.key, fact.source, fact.attrs, fact.group)
+
+
+def _tokens(base: Facts, head: Facts) -> set[str]:
+    changed = {
+        token
+        for token in base.by_token.keys() | head.by_token.keys()
+        if {_meaning(f) for f in base.by_token.get(token, ())}
+        != {_meaning(f) for f in head.by_token.get(token, ())}
+    }
+    out = set(changed)
+    grown: set[str] = set()  # sources with a flag that is new at head
+    for token in changed:
+        facts = [*base.by_token.get(token, ()), *head.by_token.get(token, ())]
+        out.update(_names(facts))
+        for fact in facts:
+            if fact.group is not None:
+                out.update(base.group(fact.group))  # a page listing the set's other members
+            if fact.kind == "flag" and token not in base.by_token:
+                grown.add(fact.source)
+    if grown:
+        out.update(f.token for f in base.flags() if f.source in grown)  # a page covering the parser
+    return out
+
+
+def _names(facts: Iterable[Fact]) -> set[str]:
+    """How a page may name these facts besides their tokens: a default claim names a flag by its
+    destination (`keep_fp32_master=True`) or by one of its choices (`fsdp` is the default)."""
+    out: set[str] = set()
+    for fact in facts:
+        out.add(fact.key)
+        if fact.kind == "flag":
+            out.update(c for c in (fact.attr("choices") or "").split(",") if c)
+    return out

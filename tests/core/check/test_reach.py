@@ -1,0 +1,142 @@
+"""Pages a change cannot reach are neither read nor judged, and the findings are exactly those of
+a check that reads every page."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.check import check
+from bot.core.check.reach import Reach
+from bot.core.facts import Facts, page_index
+from bot.core.model import Change, Fact
+from bot.core.packs import parse_rules_file
+from bot.core.page import parse_doc
+from bot.trees.memory import MemoryTree
+
+CONFIG = """\
+rules:
+  - id: all-docs
+    docs: [{path: "docs/**/*.md"}]
+    sources:
+      - {id: cli, kind: argparse, path: tool/cli.py}
+      - {id: mesh, kind: strings, path: tool/mesh.py, calls: [init_device_mesh], keyword: mesh_dim_names,
+         group: mesh dimensions, enumerated: true}
+      - {id: cited-paths, kind: paths}
+"""
+CLI = """\
+import argparse
+p = argparse.ArgumentParser()
+p.add_argument("--alpha", type=int, default=1)
+p.add_argument("--mode", choices=["fast", "slow"], default="fast")
+p.add_argument("--keep-cache", dest="keep_cache", action="store_true")
+"""
+MESH = 'init_device_mesh("cuda", (2, 2), mesh_dim_names=("dp", "tp"))\n'
+PAGES = {
+    "docs/alpha.md": "# Alpha\n\nSet `--alpha 2`.\n",
+    "docs/mode.md": "# Mode\n\n| Flag | Default |\n|---|---|\n| `--mode` | `fast` |\n",
+    "docs/by-name.md": "# Knobs\n\n| Name | Default |\n|---|---|\n| `alpha` | `1` |\n",
+    "docs/mesh.md": "# Mesh\n\nThe mesh has `dp` and `tp`.\n",
+    "docs/paths.md": "# Layout\n\nSee `tool/extra/helper.py`.\n",
+    "docs/unrelated.md": "# Intro\n\nNothing to see.\n",
+}
+BASE = {"tool/cli.py": CLI, "tool/mesh.py": MESH, "tool/extra/helper.py": "x = 1\n", **PAGES}
+
+
+class ReadLog(MemoryTree):
+    """A revision that remembers which files were read."""
+
+    def __init__(self, files: dict[str, str]):
+        super().__init__(files)
+        self.read_paths: list[str] = []
+
+    def read(self, path: str) -> str | None:
+        self.read_paths.append(path)
+        return super().read(path)
+
+
+def rules():
+    return [r for p in parse_rules_file(CONFIG, "cfg.yml") for r in p.rules]
+
+
+def run(edits: dict[str, str | None], cache=None, *, every_page: bool = False):
+    head_files = dict(BASE)
+    changes = []
+    for path, text in edits.items():
+        if text is None:
+            head_files.pop(path)
+            changes.append(Change("removed", path))
+        else:
+            head_files[path] = text
+            changes.append(Change("modified", path))
+    if every_page:  # the reference: every page counts as edited, so every page is read and judged
+        changes += [Change("modified", p) for p in PAGES if p not in edits]
+    base, head = ReadLog(BASE), ReadLog(head_files)
+    report = check(rules(), base, head, changes, cache)
+    return report, head.read_paths
+
+
+SCENARIOS = {
+    "a flag renamed": {"tool/cli.py": CLI.replace('"--alpha"', '"--alphas"')},
+    "a default changed": {"tool/cli.py": CLI.replace('default="fast"', 'default="slow"')},
+    "a default cited by its dest": {"tool/cli.py": CLI.replace("default=1)", "default=4)")},
+    "a mesh dimension added": {"tool/mesh.py": MESH.replace('("dp", "tp")', '("dp", "tp", "cp")')},
+    "a cited file deleted": {"tool/extra/helper.py": None},
+    "a new flag": {"tool/cli.py": CLI + 'p.add_argument("--beta", type=int, default=0)\n'},
+    "a help text edited": {"tool/cli.py": CLI.replace("default=1)", 'default=1, help="Alpha.")')},
+}
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_skipping_pages_changes_no_finding(name):
+    edits = SCENARIOS[name]
+    fast, _ = run(edits)
+    full, _ = run(edits, every_page=True)
+    assert sorted(map(_key, fast.findings)) == sorted(map(_key, full.findings))
+    if name not in ("a help text edited", "a new flag"):
+        assert fast.findings, "the scenario makes some page wrong"
+
+
+def _key(f):
+    return (f.kind, f.symbol, f.doc.path if f.doc else None, f.doc.line if f.doc else None, f.message)
+
+
+def test_a_warm_check_reads_only_the_pages_the_change_reaches():
+    cache: dict[str, object] = {}
+    _, read = run(SCENARIOS["a help text edited"], cache)  # the first check reads and indexes every page
+    assert {p for p in read if p.startswith("docs/")} == set(PAGES)
+    report, read = run(SCENARIOS["a flag renamed"], cache)
+    assert [(f.kind, f.symbol, f.doc.path) for f in report.findings] == [
+        ("renamed", "--alpha", "docs/alpha.md")
+    ]
+    # The renamed flag's page, the page naming it by its dest, and (`--alphas` being a new flag of
+    # the parser) the page citing the parser's other flags, which a new-flag notice may be about.
+    assert {p for p in read if p.startswith("docs/")} == {"docs/alpha.md", "docs/by-name.md", "docs/mode.md"}
+    _, read = run(SCENARIOS["a mesh dimension added"], cache)
+    assert {p for p in read if p.startswith("docs/")} == {"docs/mesh.md"}
+    _, read = run(SCENARIOS["a cited file deleted"], cache)  # moved or deleted files reach pages citing paths
+    assert {p for p in read if p.startswith("docs/")} == {"docs/paths.md"}
+
+
+def test_the_tokens_a_change_reaches_through():
+    def facts(*found: Fact) -> Facts:
+        out = Facts()
+        for f in found:
+            out.add(f)
+        return out
+
+    flag = Fact("flag", "--mode", "mode", "cli", "t.py", 3, (("choices", "fast,slow"), ("default", "fast")))
+    moved = Fact("flag", "--mode", "mode", "cli", "t.py", 9, flag.attrs)  # only its line moved
+    other = Fact("flag", "--alpha", "alpha", "cli", "t.py", 4)
+    assert Reach.of(facts(flag, other), facts(moved, other), False, True).tokens == frozenset()
+    changed = Fact(
+        "flag", "--mode", "mode", "cli", "t.py", 3, (("choices", "fast,slow"), ("default", "slow"))
+    )
+    reach = Reach.of(facts(flag, other), facts(changed, other), False, True)
+    assert reach.tokens == {"--mode", "mode", "fast", "slow"}
+    assert reach.touches(page_index(parse_doc("a.md", "# A\n\n`slow` is the default.\n")))
+    assert not reach.touches(page_index(parse_doc("b.md", "# B\n\n`--alpha 3`, see `x/y.py`.\n")))
+    # A file moved or deleted reaches every page citing a path, when the rule checks them.
+    assert Reach.of(facts(), facts(), True, True).touches(page_index(parse_doc("c.md", "See `x/y.py`.\n")))
+    assert not Reach.of(facts(), facts(), True, False).touches(
+        page_index(parse_doc("c.md", "See `x/y.py`.\n"))
+    )
