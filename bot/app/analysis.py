@@ -88,8 +88,8 @@ def _unlisted_files(
 ) -> list[dict[str, Any]] | None:
     """What GitHub's file list left out, from the trees of the merge base and the head; None when
     a tree is too large for GitHub to list whole."""
-    base_tree, base_cut = reader.repo.tree(reader.merge_base(base_sha, head_sha))
-    head_tree, head_cut = reader.repo.tree(head_sha)
+    base_tree, base_cut = reader.tree(reader.merge_base(base_sha, head_sha))
+    head_tree, head_cut = reader.tree(head_sha)
     if base_cut or head_cut:
         return None
     return unlisted(files, base_tree, head_tree)

@@ -247,6 +247,13 @@ class BlobReader:
     def __init__(self, repo: Repo, store: Store):
         self.repo, self.store = repo, store
         self.queries = 0  # GraphQL round trips made, for logs and tests
+        self._trees: dict[str, tuple[list[dict], bool]] = {}
+
+    def tree(self, sha: str) -> tuple[list[dict], bool]:
+        """Every entry of the commit's tree and whether GitHub truncated the list: one call per commit."""
+        if sha not in self._trees:
+            self._trees[sha] = self.repo.tree(sha)
+        return self._trees[sha]
 
     def merge_base(self, base_sha: str, head_sha: str) -> str:
         """The merge base of two commits: one compare call, then remembered (commits never change)."""
@@ -367,7 +374,7 @@ class ApiTree:
 
     def _list(self) -> frozenset[str]:
         if self._entries is None:
-            entries, self._truncated = self.reader.repo.tree(self.sha)
+            entries, self._truncated = self.reader.tree(self.sha)
             self._entries = frozenset(str(e.get("path")) for e in entries)
             self._blobs = frozenset(str(e.get("path")) for e in entries if e.get("type") == "blob")
         return self._entries
