@@ -12,7 +12,7 @@ from bot.core.page import DocPage, Ref
 
 def token_pattern(token: str) -> re.Pattern[str]:
     # A token inside a line, not as part of a longer flag or identifier.
-    return re.compile(r"(?<![\w-])" + re.escape(token) + r"(?![\w-])")
+    return re.compile(r"(?<![\w-])" + re.escape(token) + r"(?![\w-]|\.\w)")
 
 
 def replace_token(line: str, old: str, new: str) -> str:
@@ -43,6 +43,100 @@ def normalize_default(value: str | None) -> str | None:
     except ValueError:
         return v
     return repr(int(number)) if number.is_integer() and "e" not in lowered else repr(number)
+
+
+# A value a doc writes after a flag that stands for any value: `VALUE`, `VOICE_FORMAT`, `N`.
+_METAVAR_RE = re.compile(r"[A-Z][A-Z0-9_]*(?:-[A-Z0-9_]+)*")
+_SET_RE = re.compile(r"\{(.*)\}|\[(.*)\]|\((.*)\)")
+
+
+def cited_values(value: str | None, choices: Sequence[str] = ()) -> list[str]:
+    """The values a doc line gives a flag: one (`--x fp16`), a set (`--x {no,fp16,bf16}`) or
+    alternatives (`--x fp16|bf16`). A placeholder (`--timeout VALUE`, `--x <path>`), unless it
+    is one of the flag's `choices`, gives none: it says how to pass a value, not which."""
+    if value is None:
+        return []
+    text = value.strip().strip("`")
+    if text in choices:
+        return [text]
+    braces = _SET_RE.fullmatch(text)
+    if braces:
+        inner = next(g for g in braces.groups() if g is not None)
+        parts = re.split(r"[,|]", inner)
+    elif "|" in text:
+        parts = text.split("|")
+    else:
+        parts = [text]
+    out = []
+    for part in parts:
+        word = part.strip().strip("'\"")
+        if not word or word in ("...", "…"):
+            continue
+        if word not in choices and (_METAVAR_RE.fullmatch(word) or "<" in word or "{" in word):
+            return []  # `{a,B}` with a placeholder in it is no list of values
+        out.append(word)
+    return out
+
+
+# Sizes a doc writes with a unit; both powers are accepted, docs use them loosely.
+_SIZE_UNITS = {
+    "k": 1,
+    "kb": 1,
+    "kib": 1,
+    "m": 2,
+    "mb": 2,
+    "mib": 2,
+    "g": 3,
+    "gb": 3,
+    "gib": 3,
+    "t": 4,
+    "tb": 4,
+    "tib": 4,
+}
+_SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT]i?B?)", re.IGNORECASE)
+
+
+def _sizes(value: str) -> set[float] | None:
+    """The byte counts "1 GB" can mean (10**9 and 2**30); None when it is not a size."""
+    m = _SIZE_RE.fullmatch(value.strip().strip("`").strip())
+    if m is None:
+        return None
+    number, power = float(m.group(1)), _SIZE_UNITS[m.group(2).lower()]
+    return {number * 1000**power, number * 1024**power}
+
+
+def same_default(claimed: str, actual: str | None) -> bool:
+    """Does the doc's default (`1 GB`, `on`, `"fp16"`) say what the code's (`1073741824`) does?"""
+    if normalize_default(claimed) == normalize_default(actual):
+        return True
+    sizes = _sizes(claimed)
+    number = normalize_default(actual)
+    if sizes is None or number is None:
+        return False
+    try:
+        return float(number) in sizes
+    except ValueError:
+        return False
+
+
+def in_unit_of(claimed: str, actual: str) -> str:
+    """`actual` written in the unit of `claimed` (`1024 MB` for 2**30 when the doc says `512 MB`),
+    or `actual` as it is when the doc wrote no unit or the number does not divide evenly."""
+    m = _SIZE_RE.fullmatch(claimed.strip().strip("`").strip())
+    number = normalize_default(actual)
+    if m is None or number is None:
+        return actual
+    try:
+        value = float(number)
+    except ValueError:
+        return actual
+    power = _SIZE_UNITS[m.group(2).lower()]
+    for base in (1024, 1000):
+        scaled = value / base**power
+        if scaled.is_integer() and scaled > 0:
+            space = " " if " " in claimed.strip() else ""
+            return f"{int(scaled)}{space}{m.group(2)}"
+    return actual
 
 
 def flag_aliases(doc: DocPage) -> dict[str, str]:

@@ -35,13 +35,16 @@ class Ref:
     token: str  # what is cited, exactly as written: "--fsdp-cpu-backend", "miles/utils/arguments.py"
     kind: str  # "flag" | "path" | "name" | "value"
     line: int  # 1-based line where the token itself sits
-    where: str  # "inline" | "table" | "fence" | "link"
+    where: str  # "inline" | "table" | "fence" | "link" (relative to the page) | "url" (a GitHub URL)
     section: Section
     value: str | None = None  # value written with a flag (`--x gloo`, `--x=3`) or a name (`name=1`)
     column: str | None = None  # table cells: the header text of the column
     row: int | None = None  # table cells: 0-based index of the body row within its table
     col: int | None = None  # 0-based character offset of the token in its line, when known
-    program: str | None = None  # fenced flags: the script path the command runs (`python tools/x.py`)
+    # Flags and scripts passed in a shell command (a fence, or a code span starting with a
+    # command): the command's words before the token, `("torchrun", "--nproc-per-node", "8",
+    # "train.py")`. None for a token cited on its own.
+    command: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,9 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table").disable("text_join")
 
 
-_FLAG_RE = re.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_*-]|<[^<>\s]*>)*")
+# A dot inside a flag is part of it (`--train.seed`, a dotted config hierarchy); one at its end
+# ends the sentence.
+_FLAG_RE = re.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_*-]|\.(?=[A-Za-z0-9_])|<[^<>\s]*>)*")
 _SHORT_FLAG_RE = re.compile(r"-[A-Za-z](?:[ =](\S+))?")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _NAME_VALUE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)=(\S+)")
@@ -150,11 +155,11 @@ def split_span(content: str) -> list[tuple[str, str, str | None]]:
             rest = text[m.end() :]
             value = None
             if rest.startswith("="):
-                value = rest[1:].split(maxsplit=1)[0] if rest[1:].strip() else None
+                value = _first_value(rest[1:])
             elif rest[:1].isspace():
-                word = rest.split(maxsplit=1)[0].rstrip(",;")
-                if _good_value(word):
-                    value = word
+                word = _first_value(rest)
+                if word is not None and _good_value(word.rstrip(",;")):
+                    value = word.rstrip(",;")
             out.append((m.group(0), "flag", value))
         return out
     short = _SHORT_FLAG_RE.fullmatch(text)
@@ -169,17 +174,64 @@ def split_span(content: str) -> list[tuple[str, str, str | None]]:
     nv = _NAME_VALUE_RE.fullmatch(text)
     if nv:
         return [(nv.group(1), "name", nv.group(2))]
+    cited = _CITATION_RE.fullmatch(text)
+    if cited and "://" not in text:
+        return [(cited.group(1), "path", None)]  # `pkg/mod.py:379`, `pkg/mod.py#L10-L20`
     return [(text, classify(text), None)]
 
 
-def _link_path(href: str) -> str | None:
+# A line citation: the path, then `:379`, `:10-20`, `#L10` or `#L10-L20`.
+_CITATION_RE = re.compile(r"([^\s:#]+\.[A-Za-z0-9]+)(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?)")
+_OPENERS = {"{": "}", "[": "]", "(": ")"}
+
+
+def _first_value(rest: str) -> str | None:
+    """The word at the start of `rest`; a set written in braces (`{no, fp16, bf16}`) is one word."""
+    text = rest.lstrip()
+    if not text:
+        return None
+    close = _OPENERS.get(text[0])
+    if close is not None:
+        end = text.find(close)
+        if end > 0:
+            return text[: end + 1]
+    return text.split(maxsplit=1)[0]
+
+
+def command_words(text: str) -> list[str]:
+    """The words of one shell command as written, without the variable assignments and the
+    words (`env`, `nohup`, `time`, `sudo`) that only run it."""
+    words = _WORD_RE.findall(text)
+    while words and (_ASSIGN_RE.match(words[0]) or words[0] in _PREFIX_WORDS):
+        words.pop(0)
+    return words
+
+
+def _span_commands(content: str) -> list[tuple[str, ...] | None]:
+    """For each long flag of a code span (in `split_span`'s order), the command words before it
+    when the span is a command (`lm_eval --model hf`); None when the span starts with a flag
+    (a flag cited on its own)."""
+    text = content.strip()
+    flags = list(_FLAG_RE.finditer(text))
+    words = [(m.group(0), m.start()) for m in _WORD_RE.finditer(text)]
+    while words and (_ASSIGN_RE.match(words[0][0]) or words[0][0] in _PREFIX_WORDS):
+        words.pop(0)
+    if not words or words[0][0].startswith("-"):
+        return [None] * len(flags)
+    return [tuple(w for w, at in words if at + len(w) <= m.start()) for m in flags]
+
+
+def _link_path(href: str) -> tuple[str, str] | None:
+    """(path, where) for a link to a file: "url" for a GitHub URL (a path from the root of some
+    repository), "link" for a path relative to the page."""
     m = _GITHUB_RE.match(href)
     if m:
-        return m.group(1).rstrip("/") or None
+        path = m.group(1).rstrip("/")
+        return (path, "url") if path else None
     if "://" in href or href.startswith(("/", "#", "mailto:")):
         return None
     target = href.split("#", 1)[0].split("?", 1)[0]
-    return target if _EXT_RE.search(target) else None
+    return (target, "link") if _EXT_RE.search(target) else None
 
 
 @dataclass
@@ -194,7 +246,7 @@ class _Raw:
     value_pos: int | None = None
     column: str | None = None
     row: int | None = None
-    program: str | None = None
+    command: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -311,6 +363,7 @@ def _scan_inline(
                 cur = end
             span_refs = []
             at = start if start >= 0 else cur
+            commands = iter(_span_commands(tok.content))
             for token, kind, value in split_span(tok.content):
                 q = src.find(token, at, end) if start >= 0 else -1
                 pos = q if q >= 0 else max(start, lo)
@@ -320,7 +373,8 @@ def _scan_inline(
                     v = src.find(value, at, end)
                     if v >= 0:
                         vpos, at = v, v + len(value)
-                span_refs.append(_Raw(token, kind, pos, where, value, vpos, column, row))
+                command = next(commands, None) if kind == "flag" and token.startswith("--") else None
+                span_refs.append(_Raw(token, kind, pos, where, value, vpos, column, row, command))
             refs.extend(span_refs)
             add_prose(f"\x01{len(spans)}\x02", None)
             spans.append(_Span(tok.content, start, end, span_refs))
@@ -337,10 +391,11 @@ def _scan_inline(
                     cur = paren + 1 if paren >= 0 else cur
                 else:
                     search_from = cur
-            path = _link_path(str(href))
-            if path:
+            linked = _link_path(str(href))
+            if linked:
+                path, kind = linked
                 q = src.find(path, search_from, hi)
-                refs.append(_Raw(path, "path", q if q >= 0 else search_from, "link", column=column, row=row))
+                refs.append(_Raw(path, "path", q if q >= 0 else search_from, kind, column=column, row=row))
         elif t == "html_inline":
             anchors.update(_ANCHOR_TAG_RE.findall(tok.content))
             p = src.find(tok.content, cur, hi)
@@ -370,32 +425,25 @@ def _inline_title(children: list[Token]) -> str:
 # --- fences -----------------------------------------------------------------------------------
 
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "terminal"}
-_INTERPRETERS = {
-    "python", "python3", "bash", "sh", "zsh", "torchrun", "uv", "accelerate", "deepspeed", "source",
-}  # fmt: skip
-# Commands whose flags belong to another tool, not to the project the page documents.
-_EXTERNAL = {
-    "pip", "pip3", "git", "apt", "apt-get", "curl", "wget", "docker", "conda", "brew", "npm", "yum",
-    "touch", "cd", "ls", "rm", "mkdir", "cp", "mv", "export", "echo", "cat", "sleep", "until", "while",
-    "for", "if", "kill", "sudo", "chmod", "tar", "ssh", "scp", "rsync", "ray", "nvidia-smi", "read",
-}  # fmt: skip
-_PREFIX_WORDS = {"do", "then", "else", "time", "exec", "nohup", "env", "$"}
+# Words that run the command after them: not the command itself.
+_PREFIX_WORDS = {"do", "then", "else", "time", "exec", "nohup", "env", "sudo", "$"}
 _SEPARATORS = {"&&", "||", "|", ";", "--"}
 _WORD_RE = re.compile(r"[^\s\"'`()]+")
 _ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_SCRIPT_EXTS = (".py", ".sh")
 
 
 def _fence_refs(tok: Token, first_line0: int, source: _Source, lines: list[str]) -> list[_Raw]:
-    """Flags (with values) and script paths a shell block passes; other languages cite nothing."""
+    """Flags (with values) and script paths a shell block passes, each with the words of its
+    command before it; other languages cite nothing. Whose flags they are is the check's call."""
     lang = (tok.info or "").strip().split(maxsplit=1)[0].lower() if (tok.info or "").strip() else ""
     if lang not in _SHELL_LANGS:
         return []
     console = lang in ("console", "shell-session", "shellsession", "terminal")
     out: list[_Raw] = []
     # A command runs across `\` continuations; segments split at && | ; and a bare `--`.
-    command: str | None = None
-    expect_command = True
-    continued, program = False, None
+    command: list[str] = []
+    continued, script_seen = False, False
     for i, content_line in enumerate(tok.content.split("\n")):
         line0 = first_line0 + i
         if line0 >= len(lines):
@@ -414,41 +462,36 @@ def _fence_refs(tok: Token, first_line0: int, source: _Source, lines: list[str])
         cut = next((k for k, (w, _) in enumerate(words) if w.startswith("#")), len(words))
         words = words[:cut]
         if not continued:
-            command, expect_command, program = None, True, None
+            command, script_seen = [], False
         continued = bool(words) and words[-1][0] == "\\"
         for k, (word, col) in enumerate(words):
+            if word == "\\":
+                continue
             if word in _SEPARATORS or word.endswith(";"):
-                command, expect_command, program = None, True, None
+                command, script_seen = [], False
                 continue
-            if expect_command:
-                if _ASSIGN_RE.match(word) or word in _PREFIX_WORDS or word == "\\":
-                    continue
-                expect_command = False
-                command = word.rsplit("/", 1)[-1]
-                if command not in _INTERPRETERS and not word.startswith("-"):
-                    if word.endswith((".py", ".sh")):
-                        out.append(_Raw(word, "path", base + col, "fence"))
-                        program = word
-                    continue
-                if command in _INTERPRETERS:
-                    command = "interp:" + command
-                    continue
-            if command and command.startswith("interp:") and word.endswith((".py", ".sh")):
-                out.append(_Raw(word, "path", base + col, "fence"))
-                command, program = "script", word
-                continue
-            if command in _EXTERNAL:
+            if not command and (_ASSIGN_RE.match(word) or word in _PREFIX_WORDS):
                 continue
             m = _FLAG_RE.match(word)
-            if not m or not word.startswith("--"):
-                continue
-            flag, rest = m.group(0), word[m.end() :]
-            value, vpos = None, None
-            if rest.startswith("=") and len(rest) > 1:
-                value, vpos = rest[1:], base + col + m.end() + 1
-            elif not rest and k + 1 < len(words) and _good_value(words[k + 1][0]):
-                value, vpos = words[k + 1][0], base + words[k + 1][1]
-            out.append(_Raw(flag, "flag", base + col, "fence", value, vpos, program=program))
+            if m and word.startswith("--"):
+                flag, rest = m.group(0), word[m.end() :]
+                value, vpos = None, None
+                if rest.startswith("=") and len(rest) > 1:
+                    value, vpos = rest[1:], base + col + m.end() + 1
+                elif not rest and k + 1 < len(words) and _good_value(words[k + 1][0]):
+                    value, vpos = words[k + 1][0], base + words[k + 1][1]
+                out.append(
+                    _Raw(flag, "flag", base + col, "fence", value, vpos, command=tuple(command) or None)
+                )
+            elif (
+                not script_seen
+                and word.endswith(_SCRIPT_EXTS)
+                and not (command and command[-1].startswith("-"))  # not `--config x.py`
+            ):
+                # The script a command runs: `python3 tools/x.py`, `./run.sh`, `torchrun ... train.py`.
+                out.append(_Raw(word, "path", base + col, "fence", command=tuple(command) or None))
+                script_seen = True
+            command.append(word)
     return out
 
 
@@ -743,7 +786,7 @@ def parse_doc(path: str, text: str) -> DocPage:
         lines=tuple(lines),
         sections=tuple(sections),
         refs=tuple(
-            Ref(r.token, r.kind, line, r.where, section_at(line), r.value, r.column, r.row, col, r.program)
+            Ref(r.token, r.kind, line, r.where, section_at(line), r.value, r.column, r.row, col, r.command)
             for line, col, _, r in refs
         ),
         claims=tuple(

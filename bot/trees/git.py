@@ -8,6 +8,7 @@ Python sources as Python does (PEP 263), other files as UTF-8.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from pathlib import Path
 
@@ -80,9 +81,15 @@ class GitRepo:
                 stdout=subprocess.PIPE,
             )
         assert self._check.stdin and self._check.stdout
-        self._check.stdin.write(name.encode() + b"\n")
-        self._check.stdin.flush()
-        header = self._check.stdout.readline().split()
+        try:
+            self._check.stdin.write(name.encode() + b"\n")
+            self._check.stdin.flush()
+        except BrokenPipeError:
+            raise GitError(f"git cat-file --batch-check stopped before {name!r} could be read") from None
+        line = self._check.stdout.readline()
+        if not line:  # the process died: never read as "missing", which would pass silently
+            raise GitError(f"git cat-file --batch-check stopped before {name!r} could be read")
+        header = line.split()
         if len(header) < 3 or header[1] == b"missing":
             return None
         return header[1].decode(), header[0].decode()
@@ -112,7 +119,9 @@ class GitRepo:
         for proc in (self._batch, self._check):
             if proc is not None:
                 if proc.stdin:
-                    proc.stdin.close()
+                    # The process may already have ended; its exit is reported where it failed.
+                    with contextlib.suppress(BrokenPipeError):
+                        proc.stdin.close()
                 proc.wait()
                 if proc.stdout:
                     proc.stdout.close()
@@ -158,13 +167,15 @@ class GitTree:
         if self._entries is not None:
             return self._entries.get(path)
         if path not in self._ids:
-            info = self.repo.object_info(f"{self.sha}:{path}") if path and "\n" not in path else None
+            info = self.repo.object_info(f"{self.sha}:{path}") if _asks_in_tree(path) else None
             self._ids[path] = info[1] if info and info[0] == "blob" else None
         return self._ids[path]
 
     def exists(self, path: str) -> bool:
         path = path.rstrip("/")
-        if self._entries is None and path and "\n" not in path:
+        if not _asks_in_tree(path):
+            return False
+        if self._entries is None:
             return self.repo.object_info(f"{self.sha}:{path}") is not None
         if path in self._listing():
             return True
@@ -179,6 +190,17 @@ class GitTree:
 
     def paths(self) -> frozenset[str]:
         return frozenset(self._listing())
+
+
+def _asks_in_tree(path: str) -> bool:
+    """Can `rev:path` only name a path inside the tree? git reads `rev:./x` and `rev:../x` from
+    the working directory and exits on them in a bare repository."""
+    return (
+        bool(path)
+        and "\n" not in path
+        and not path.startswith("/")
+        and not ({".", ".."} & set(path.split("/")))
+    )
 
 
 def parse_name_status(out: str) -> list[Change]:

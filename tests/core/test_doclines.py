@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from bot.core.doclines import (
+    cited_values,
     enumerating_line,
     first_cell_token,
     flag_aliases,
+    in_unit_of,
     normalize_default,
     paragraph,
     replace_token,
+    same_default,
 )
 from bot.core.page import parse_doc
 
@@ -60,3 +63,24 @@ def test_paragraph_bounds_and_the_line_that_lists_a_set():
 
 def test_a_table_row_ties_a_name_to_its_flag():
     assert flag_aliases(parse_doc("d.md", PAGE)) == {"dp_replicate": "--dp-replicate-size"}
+
+
+def test_the_values_a_doc_gives_a_flag_one_a_set_alternatives_or_none_for_a_placeholder():
+    assert cited_values("fp16") == ["fp16"]
+    assert cited_values("{no,fp16,bf16}") == cited_values("{no, fp16, bf16}") == ["no", "fp16", "bf16"]
+    assert cited_values("fp16|bf16") == cited_values("[fp16|bf16]") == ["fp16", "bf16"]
+    # Metavars say how to pass a value, not which: `--timeout VALUE`, `--voice-format VOICE_FORMAT`.
+    assert cited_values("VALUE") == cited_values("VOICE_FORMAT") == cited_values("N") == []
+    assert cited_values("<path>") == cited_values("{a,<b>}") == cited_values(None) == []
+    # ...unless the flag's choices are written in capitals.
+    assert cited_values("INFO", ["DEBUG", "INFO"]) == ["INFO"]
+
+
+def test_a_size_with_a_unit_is_the_number_of_bytes_it_says():
+    assert same_default("1 GB", "1073741824") and same_default("1GB", "1000000000")
+    assert same_default("512MiB", str(512 * 1024**2)) and same_default("off", "False")
+    assert not same_default("512 MB", "1073741824") and not same_default("fast", "1073741824")
+    # A suggested default is written in the doc's unit when the number allows it.
+    assert in_unit_of("512 MB", "1073741824") == "1024 MB"
+    assert in_unit_of("2G", "1073741824") == "1G"
+    assert in_unit_of("512 MB", "1000") == "1000" and in_unit_of("fast", "3") == "3"

@@ -188,6 +188,9 @@ def test_table_refs_have_column_row_and_line():
     assert [r.token for r in p.refs_on(5)] == ["megatron", "MegatronActor", "torch_dist"]
 
 
+RUN = ("--actor-num-nodes", "1", "--actor-num-gpus-per-node", "8", "--colocate")
+
+
 def test_fenced_shell_blocks():
     p = page("""
         ```bash
@@ -216,20 +219,23 @@ def test_fenced_shell_blocks():
         path: miles/x.py
         ```
         """)
-    got = [(r.token, r.kind, r.line, r.value, r.where) for r in p.refs]
+    got = [(r.token, r.kind, r.line, r.value, r.where, r.command) for r in p.refs]
+    # Every command's flags are read with the command's words before them: whose flags they are
+    # (pip's, the project's) is the check's call. A fragment of flags has no command.
     assert got == [
-        ("--actor-num-nodes", "flag", 3, "1", "fence"),
-        ("--actor-num-gpus-per-node", "flag", 3, "8", "fence"),
-        ("--colocate", "flag", 4, None, "fence"),
-        ("--save", "flag", 5, None, "fence"),
-        ("--load", "flag", 5, "/ckpt", "fence"),
-        ("tools/convert.py", "path", 6, None, "fence"),
-        ("--hf-checkpoint", "flag", 6, "/root/<model>", "fence"),
-        ("scripts/run_small.py", "path", 7, None, "fence"),
-        ("--train-backend", "flag", 7, "fsdp", "fence"),
-        ("--unlabelled", "flag", 11, "2", "fence"),
-        ("./launch.sh", "path", 15, None, "fence"),
-        ("--seed", "flag", 15, "7", "fence"),
+        ("--actor-num-nodes", "flag", 3, "1", "fence", None),
+        ("--actor-num-gpus-per-node", "flag", 3, "8", "fence", ("--actor-num-nodes", "1")),
+        ("--colocate", "flag", 4, None, "fence", RUN[:4]),
+        ("--save", "flag", 5, None, "fence", RUN[:5]),
+        ("--load", "flag", 5, "/ckpt", "fence", (*RUN[:5], "--save", "$CKPT")),
+        ("tools/convert.py", "path", 6, None, "fence", ("python3",)),
+        ("--hf-checkpoint", "flag", 6, "/root/<model>", "fence", ("python3", "tools/convert.py")),
+        ("--no-deps", "flag", 7, None, "fence", ("pip", "install", "-e", ".")),
+        ("scripts/run_small.py", "path", 7, None, "fence", ("python3",)),
+        ("--train-backend", "flag", 7, "fsdp", "fence", ("python3", "scripts/run_small.py")),
+        ("--unlabelled", "flag", 11, "2", "fence", None),
+        ("./launch.sh", "path", 15, None, "fence", None),
+        ("--seed", "flag", 15, "7", "fence", ("./launch.sh",)),
     ]
 
 
@@ -256,8 +262,8 @@ def test_links_yield_path_refs():
     got = [(r.token, r.kind, r.line, r.where) for r in p.refs]
     assert got == [
         ("pkg/sglang/arguments.py", "path", 2, "inline"),
-        ("pkg/sglang/arguments.py", "path", 2, "link"),
-        ("pkg/backends", "path", 3, "link"),
+        ("pkg/sglang/arguments.py", "path", 2, "url"),
+        ("pkg/backends", "path", 3, "url"),
         ("../guide/setup.md", "path", 4, "link"),
     ]
 
@@ -499,17 +505,63 @@ def test_parse_stays_linear_on_a_long_page():
     )
 
 
-def test_fenced_flags_remember_the_script_they_are_passed_to():
+def test_fenced_flags_remember_the_command_they_are_passed_to():
     p = page("""
         ```bash
         PYTHONPATH=/x python3 tools/convert.py --input-dir /a \\
             --output-dir /b
-        python3 train.py --lr 1e-5
+        torchrun --nproc-per-node 8 train.py --lr 1e-5
         ```
         """)
-    flags = {(r.token, r.program) for r in p.refs if r.kind == "flag"}
+    flags = {(r.token, r.command) for r in p.refs if r.kind == "flag"}
     assert flags == {
-        ("--input-dir", "tools/convert.py"),
-        ("--output-dir", "tools/convert.py"),
-        ("--lr", "train.py"),
+        ("--input-dir", ("python3", "tools/convert.py")),
+        ("--output-dir", ("python3", "tools/convert.py", "--input-dir", "/a")),
+        ("--nproc-per-node", ("torchrun",)),
+        ("--lr", ("torchrun", "--nproc-per-node", "8", "train.py")),
     }
+
+
+def test_set_and_alternative_notation_after_a_flag_is_one_value():
+    assert split_span("--mixed_precision {no,fp16,bf16}") == [("--mixed_precision", "flag", "{no,fp16,bf16}")]
+    assert split_span("--mixed_precision {no, fp16, bf16}") == [
+        ("--mixed_precision", "flag", "{no, fp16, bf16}")
+    ]
+    assert split_span("--dtype fp16|bf16") == [("--dtype", "flag", "fp16|bf16")]
+    assert split_span("--voice-format VOICE_FORMAT") == [("--voice-format", "flag", "VOICE_FORMAT")]
+    p = page("Use `--mixed_precision {no, fp16, bf16}`.\n")
+    ref = only(p, "--mixed_precision")
+    assert p.lines[0][ref.col : ref.col + len("--mixed_precision {no, fp16, bf16}")].endswith("bf16}")
+
+
+def test_a_line_citation_cites_its_file():
+    assert split_span("miles/ray/rollout.py:379") == [("miles/ray/rollout.py", "path", None)]
+    assert split_span("pkg/mod.py:10-20") == [("pkg/mod.py", "path", None)]
+    assert split_span("pkg/mod.py#L10-L20") == [("pkg/mod.py", "path", None)]
+    # An image tag or a host and port is no line citation.
+    assert split_span("radixark/miles:dev") == [("radixark/miles:dev", "path", None)]
+    assert split_span("localhost:8000") == [("localhost:8000", "value", None)]
+    line = "Fixed in [rollout](../miles/ray/rollout.py#L379) and `miles/ray/rollout.py:379`."
+    p = page(line + "\n")
+    assert [(r.token, r.where, r.col) for r in p.refs] == [
+        ("../miles/ray/rollout.py", "link", line.index("../")),
+        ("miles/ray/rollout.py", "inline", line.index("`miles") + 1),
+    ]
+
+
+def test_a_code_span_that_is_a_command_gives_its_flags_the_command_words():
+    p = page("Run `CUDA_VISIBLE_DEVICES=0 lm_eval run --model hf --tasks x` or pass `--seed 3`.\n")
+    got = [(r.token, r.command) for r in p.refs if r.kind == "flag"]
+    assert got == [
+        ("--model", ("lm_eval", "run")),
+        ("--tasks", ("lm_eval", "run", "--model", "hf")),
+        ("--seed", None),
+    ]
+
+
+def test_a_dotted_flag_is_one_flag():
+    assert split_span("--train.async_enable") == [("--train.async_enable", "flag", None)]
+    assert split_span("--ds.lora.rank 8") == [("--ds.lora.rank", "flag", "8")]
+    assert [r.token for r in page("Pass `--seed`. Or `--lr`.\n").refs] == ["--seed", "--lr"]
+    fenced = page("```bash\ntrain --train.seed 1 --x.\n```\n")
+    assert [r.token for r in fenced.refs] == ["--train.seed", "--x"]

@@ -3,19 +3,23 @@ meaning, and default claims that were true at base and are false at head."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from bot.core.check import wording
 from bot.core.check.deltas import Delta, Deltas
 from bot.core.check.findings import Findings
 from bot.core.check.inputs import Page, RuleInputs
+from bot.core.check.ownership import Scope
 from bot.core.doclines import (
+    cited_values,
     first_cell_token,
     flag_aliases,
     in_scope,
+    in_unit_of,
     is_mark,
     normalize_default,
     paragraph,
+    same_default,
 )
 from bot.core.facts import Facts
 from bot.core.model import Fact
@@ -25,7 +29,15 @@ from bot.core.page import DefaultClaim, DocPage, Ref
 def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> None:
     doc = page.doc
     for ref in page.refs:
-        for delta in found.get(ref.token, ()):
+        deltas = found.get(ref.token, ())
+        if not deltas:
+            continue
+        if ref.kind == "flag":
+            scope = inputs.own.scope(doc, ref, page.program)
+            if scope is None:
+                continue  # another program's flag
+            deltas = for_scope(deltas, scope, inputs.base_facts)
+        for delta in deltas:
             if (ref.kind == "flag") != (delta.old.kind == "flag"):
                 continue
             if delta.kind == "changed":
@@ -37,6 +49,22 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
                 continue
             _gone(inputs, doc, ref, delta, out)
     _claims(inputs, page, found, out)
+
+
+def for_scope(deltas: Sequence[Delta], scope: Scope, base: Facts) -> list[Delta]:
+    """The deltas of a flag's token that concern the program `scope` is about. With no program
+    named, a change in meaning counts only when every command line that had the flag agreed on
+    what changed: otherwise the doc line may be about any of them."""
+    if scope.program is not None:
+        return [d for d in deltas if scope.takes(d.old) or (d.new is not None and scope.takes(d.new))]
+    out = []
+    for d in deltas:
+        if d.kind == "changed" and d.attr is not None:
+            olds = [f for f in base.by_token.get(d.old.token, ()) if f.kind == "flag"]
+            if len({normalize_default(f.attr(d.attr)) for f in olds}) > 1:
+                continue
+        out.append(d)
+    return out
 
 
 def _is_choice(fact: Fact) -> bool:
@@ -92,16 +120,20 @@ def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Find
     code = inputs.code_line(old, new)
     was, now = normalize_default(delta.old_value), normalize_default(delta.new_value)
     if delta.attr == "default" and old.attr("sets") is not None and {was, now} == {"True", "False"}:
-        # A switch whose default flipped: it now does nothing, or its opposite does.
+        # A switch whose default flipped: the page telling readers to pass it now tells them to
+        # do nothing. Said once a section, and not where the line names both of the pair
+        # (`[--x | --no-x]`: right whatever the default). A switch that starts to matter makes
+        # no line wrong.
         noop = now == ("True" if old.attr("sets") == "true" else "False")
-        out.emit(
-            "changed",
-            ref.token,
-            wording.switch_flipped(old.key, was, now, noop),
-            doc=doc,
-            line=ref.line,
-            code=code,
-        )
+        if noop and _first_in_section(doc, ref) and not _names_opposite(doc, ref, old, inputs.base_facts):
+            out.emit(
+                "changed",
+                ref.token,
+                wording.switch_flipped(old.key, was, now, noop),
+                doc=doc,
+                line=ref.line,
+                code=code,
+            )
     elif delta.attr == "sets":
         out.emit(
             "changed",
@@ -112,26 +144,44 @@ def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Find
             code=code,
             why=wording.why_polarity_changed(old, new),
         )
-    elif delta.attr == "choices" and ref.value is not None:
+    elif delta.attr == "choices":
         allowed = (new.attr("choices") or "").split(",")
-        if ref.value not in allowed:
-            out.emit(
-                "changed",
-                f"{ref.token} {ref.value}",
-                wording.choice_dropped(ref.value, ref.token, allowed),
-                doc=doc,
-                line=ref.line,
-                code=code,
-            )
-    elif delta.attr == "type" and ref.value is not None and not _fits_type(ref.value, new.attr("type")):
-        out.emit(
-            "changed",
-            f"{ref.token} {ref.value}",
-            wording.type_changed(ref.token, ref.value, old, new),
-            doc=doc,
-            line=ref.line,
-            code=code,
-        )
+        before = (old.attr("choices") or "").split(",")
+        for value in cited_values(ref.value, before + allowed):
+            if value in before and value not in allowed:
+                out.emit(
+                    "changed",
+                    f"{ref.token} {value}",
+                    wording.choice_dropped(value, ref.token, allowed),
+                    doc=doc,
+                    line=ref.line,
+                    code=code,
+                )
+    elif delta.attr == "type":
+        for value in cited_values(ref.value):
+            if not _fits_type(value, new.attr("type")) and _fits_type(value, old.attr("type")):
+                out.emit(
+                    "changed",
+                    f"{ref.token} {value}",
+                    wording.type_changed(ref.token, value, old, new),
+                    doc=doc,
+                    line=ref.line,
+                    code=code,
+                )
+
+
+def _first_in_section(doc: DocPage, ref: Ref) -> bool:
+    return next(r for r in doc.refs if r.token == ref.token and r.section == ref.section) == ref
+
+
+def _names_opposite(doc: DocPage, ref: Ref, flag: Fact, base: Facts) -> bool:
+    """Does the line also cite the switch that sets `flag`'s destination the other way?"""
+    opposite = {
+        f.token
+        for f in base.flags()
+        if f.key == flag.key and f.path == flag.path and f.attr("sets") not in (None, flag.attr("sets"))
+    }
+    return any(r.token in opposite for r in doc.refs_on(ref.line))
 
 
 def _fits_type(value: str, type_name: str | None) -> bool:
@@ -154,10 +204,13 @@ def _claims(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> Non
             continue
         if claim.subject is None and len(inputs.base_facts.choice_owners(claim.value)) != 1:
             continue  # a bare value is only a claim about a flag when one flag offers it
-        for delta in _claim_deltas(claim, found, aliases):
+        scope = inputs.own.line_scope(doc, claim.line, claim.subject, page.program)
+        if scope is None:
+            continue  # a claim about another program's flag
+        for delta in for_scope(list(_claim_deltas(claim, found, aliases)), scope, inputs.base_facts):
             old, new = delta.old, delta.new
             assert new is not None
-            if normalize_default(claim.value) != normalize_default(delta.old_value):
+            if not same_default(claim.value, delta.old_value) or same_default(claim.value, delta.new_value):
                 continue
             new_default = delta.new_value
             edit = None
@@ -166,7 +219,7 @@ def _claims(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> Non
             line = doc.lines[claim.line - 1]
             row_claim = first_cell_token(line) is not None and old.token in line.split("|")[1]
             if not is_mark(claim.text) and new_default is not None and not row_claim:
-                edit = wording.claim_edit(claim, new_default)
+                edit = wording.claim_edit(claim, in_unit_of(claim.value, new_default))
             out.emit(
                 "changed",
                 new.token,

@@ -48,14 +48,35 @@ def deltas(base: Facts, head: Facts) -> Deltas:
         news = [f for f in head.by_token.get(token, ()) if f.kind == old.kind]
         if news:
             if old.kind == "flag":
-                for delta in _changes(old, news[0]):
-                    out[token].append(delta)
+                # The same flag in two command lines is two facts: each is compared with its own.
+                changes = [d for one in _one_per_file(olds) for d in _changes(one, _same_program(one, news))]
+                if changes:
+                    out[token] = changes
             continue
         if any(e.path == old.path for e in head.errors):
             continue  # the file does not parse at head; that is the finding
         new = successor(old, base, head, new_tokens)
         out[token].append(Delta("renamed" if new else "removed", old, new))
     return out
+
+
+def _one_per_file(facts: Sequence[Fact]) -> list[Fact]:
+    firsts: dict[str, Fact] = {}
+    for f in facts:
+        if f.kind == "flag":
+            firsts.setdefault(f.path, f)
+    return list(firsts.values())
+
+
+def _same_program(old: Fact, news: Sequence[Fact]) -> Fact:
+    """The head fact of `old`'s token that stands for it: in the same file, else in a program
+    that takes `old`, else the first."""
+    same_file = [f for f in news if f.path == old.path]
+    if same_file:
+        return same_file[0]
+    keys = set((old.attr("programs") or "").split())
+    shared = [f for f in news if keys & set((f.attr("programs") or "").split())]
+    return (shared or list(news))[0]
 
 
 def _changes(old: Fact, new: Fact) -> Iterable[Delta]:

@@ -7,25 +7,31 @@ from bot.core.check import paths, wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs, cites_paths
 from bot.core.check.near import closest
-from bot.core.doclines import flag_aliases, in_scope, is_mark, normalize_default
-from bot.core.facts import Facts
+from bot.core.check.ownership import Scope
+from bot.core.doclines import (
+    cited_values,
+    flag_aliases,
+    in_scope,
+    in_unit_of,
+    is_mark,
+    normalize_default,
+    same_default,
+)
 from bot.core.model import CodeLocation, Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
-
-# What a script that parses its own command line contains.
-_CLI_MARKERS = ("argparse", "add_argument(", "import click", "import typer", "getopt", "sys.argv")
 
 
 def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
     doc, refs, head = page.doc, page.new_refs, inputs.head_facts
     check_paths = cites_paths(inputs.rule)
     names = {f.token for f in head.facts if f.kind != "flag"}
-    flag_tokens = {f.token for f in head.flags()}
     for ref in refs:
         if is_external(ref.token, inputs.rule.external):
             continue
         if ref.kind == "flag":
-            _resolve_flag(inputs, doc, ref, flag_tokens, out)
+            scope = inputs.own.scope(doc, ref, page.program)
+            if scope is not None:
+                _resolve_flag(inputs, doc, ref, scope, out)
         elif ref.kind == "path" and check_paths:
             paths.unresolved(inputs, doc, ref, out)
         elif ref.kind == "name" and ref.token not in names and len(ref.token) >= 6:
@@ -45,15 +51,21 @@ def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
     changed_lines = {r.line for r in refs}
     for claim in doc.claims:
         if claim.line in changed_lines and in_scope(claim.section.path, page.sections):
-            _check_claim(doc, claim, head, flag_aliases(doc), out)
+            scope = inputs.own.line_scope(doc, claim.line, claim.subject, page.program)
+            if scope is not None:
+                _check_claim(doc, claim, scope.flags(head.facts), flag_aliases(doc), out)
 
 
-def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, flag_tokens: set[str], out: Findings) -> None:
-    facts = [f for f in inputs.head_facts.by_token.get(ref.token, ()) if f.kind == "flag"]
-    if not facts and _own_cli(inputs, ref.program):
-        return  # `python tools/convert.py --input x`: that script's flags, not the rule's
+# argparse gives every parser these unless told not to.
+_BUILTIN_FLAGS = frozenset({"-h", "--help"})
+
+
+def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out: Findings) -> None:
+    facts = scope.flags(inputs.head_facts.by_token.get(ref.token, ()))
     if not facts:
-        near = closest(ref.token, flag_tokens, 0.6)
+        if ref.token in _BUILTIN_FLAGS:
+            return
+        near = closest(ref.token, {f.token for f in scope.flags(inputs.head_facts.facts)}, 0.6)
         out.emit(
             "unresolved",
             ref.token,
@@ -64,52 +76,47 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, flag_tokens: set[s
         )
         return
     choices = facts[0].attr("choices")
-    if ref.value is not None and choices:
-        allowed = choices.split(",")
-        if ref.value not in allowed and not is_external(ref.value, inputs.rule.external):
-            near = closest(ref.value, allowed, 0.6)
+    if not choices:
+        return
+    allowed = choices.split(",")
+    for value in cited_values(ref.value, allowed):
+        if value not in allowed and not is_external(value, inputs.rule.external):
+            near = closest(value, allowed, 0.6)
             out.emit(
                 "unresolved",
-                f"{ref.token} {ref.value}",
-                wording.not_a_choice(ref.value, ref.token, allowed),
+                f"{ref.token} {value}",
+                wording.not_a_choice(value, ref.token, allowed),
                 doc=doc,
                 line=ref.line,
                 code=CodeLocation(facts[0].path, facts[0].line),
-                edit=(ref.value, near) if near else None,
+                edit=(value, near) if near else None,
             )
 
 
-def _own_cli(inputs: RuleInputs, program: str | None) -> bool:
-    """Is `program` a script in the repository that parses its own command line?"""
-    if program is None:
-        return False
-    path = program.removeprefix("./")
-    if any(path in s.paths for s in inputs.rule.sources):
-        return False
-    text = inputs.head.read(path)
-    return text is not None and any(m in text for m in _CLI_MARKERS)
-
-
 def _check_claim(
-    doc: DocPage, claim: DefaultClaim, head: Facts, aliases: dict[str, str], out: Findings
+    doc: DocPage, claim: DefaultClaim, flags_in_scope: list[Fact], aliases: dict[str, str], out: Findings
 ) -> None:
     flags: list[Fact] = []
     if claim.subject is None:
-        flags = head.choice_owners(claim.value)
+        owners: dict[str, Fact] = {}
+        for f in flags_in_scope:
+            if claim.value in (f.attr("choices") or "").split(",") and not f.token.startswith("--no-"):
+                owners.setdefault(f.key, f)
+        flags = list(owners.values())
         if len(flags) != 1:
             return
     else:
         flags = [
             f
-            for f in head.flags()
+            for f in flags_in_scope
             if (claim.subject in (f.token, f.key) or aliases.get(claim.subject) == f.token)
             and not f.token.startswith("--no-")
         ]
-    if not flags:
-        return
+    if not flags or len({normalize_default(f.attr("default")) for f in flags}) > 1:
+        return  # no flag, or two command lines whose defaults differ: which one is meant?
     flag = flags[0]
     actual = flag.attr("default")
-    if actual is None or normalize_default(actual) in ("None", normalize_default(claim.value)):
+    if actual is None or normalize_default(actual) == "None" or same_default(claim.value, actual):
         return  # None means "decided at run time": the doc's default cannot be checked against it
     mark = claim.subject is None and is_mark(claim.text)
     out.emit(
@@ -119,5 +126,5 @@ def _check_claim(
         doc=doc,
         line=claim.line,
         code=CodeLocation(flag.path, flag.line),
-        edit=None if mark else wording.claim_edit(claim, actual),
+        edit=None if mark else wording.claim_edit(claim, in_unit_of(claim.value, actual)),
     )

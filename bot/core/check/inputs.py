@@ -7,13 +7,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.core.check.ownership import Ownership
 from bot.core.check.reach import Reach
 from bot.core.doclines import in_scope
-from bot.core.facts import Facts, ParseCache, gather, page_index_cached, parse_doc_cached
+from bot.core.facts import Facts, ParseCache, gather, named_programs, page_index_cached, parse_doc_cached
 from bot.core.linediff import LineDiff, line_diff
 from bot.core.model import Change, CodeLocation, Fact, Tree
 from bot.core.page import DocPage, Ref
+from bot.core.programs import programs
 from bot.core.rules import Rule
+
+# Source kinds whose facts are flags: only their rules need to know the repository's programs.
+FLAG_KINDS = ("argparse", "dataclass-flags")
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,7 @@ class Page:
     sections: tuple[str, ...]  # the rule's sections of it; () for the whole page
     refs: tuple[Ref, ...]  # the references in those sections
     new_refs: tuple[Ref, ...]  # those on lines the change wrote: all of them on a new page
+    program: str | None = None  # the program the rule says the page documents (`lm-eval run`)
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,7 @@ class RuleInputs:
     head_facts: Facts
     code_diffs: Mapping[str, LineDiff]  # head path of each changed source -> its line diff
     pages: tuple[Page, ...]
+    own: Ownership  # which cited tokens are the repository's
 
     def code_line(self, old: Fact, new: Fact | None) -> CodeLocation:
         """The head line that made the doc wrong: where the change touched the fact."""
@@ -86,8 +93,12 @@ class RuleInputs:
 
 
 def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCache | None) -> RuleInputs:
-    base_facts = gather(rule, base, cache)
-    head_facts = gather(rule, head, cache, dict(touched.renames))
+    base_programs = head_programs = None
+    if any(s.kind in FLAG_KINDS for s in rule.sources):
+        named = named_programs(rule)
+        base_programs, head_programs = programs(base, cache, named), programs(head, cache, named)
+    base_facts = gather(rule, base, cache, found=base_programs)
+    head_facts = gather(rule, head, cache, dict(touched.renames), found=head_programs)
     # Pages the change cannot reach are neither read nor judged (reach.py).
     reach = Reach.of(base_facts, head_facts, bool(touched.renames or touched.removed), cites_paths(rule))
     return RuleInputs(
@@ -98,6 +109,7 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
         head_facts=head_facts,
         code_diffs=_code_diffs(rule, base, head, touched),
         pages=tuple(_pages(rule, base, head, touched, cache, reach)),
+        own=Ownership(base, head, head_programs, [*base_facts.flags(), *head_facts.flags()]),
     )
 
 
@@ -130,7 +142,7 @@ def _pages(
         else:
             changed = line_diff(base_text, head_text).changed_head_lines
             new_refs = tuple(r for r in refs if r.line in changed)
-        pages.append(Page(doc, target.sections, refs, new_refs))
+        pages.append(Page(doc, target.sections, refs, new_refs, target.program))
     return pages
 
 

@@ -4,6 +4,8 @@ at head (doc -> code)."""
 
 from __future__ import annotations
 
+import posixpath
+
 from bot.core.check import wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs, Touched, cites_paths
@@ -19,27 +21,30 @@ def moved_or_deleted(inputs: RuleInputs, page: Page, out: Findings) -> None:
     for ref in page.refs:
         if ref.kind != "path" or is_external(ref.token, inputs.rule.external):
             continue
-        token = ref.token.rstrip("/")
-        new = touched.renames.get(token) or moved_folder(token, touched, inputs.head)
+        cited = inputs.own.path(ref, page.doc.path)
+        if cited is None:
+            continue
+        path, written = cited.path, ref.token.rstrip("/")
+        new = touched.renames.get(path) or moved_folder(path, touched, inputs.head)
         if new is not None:
             out.emit(
                 "renamed",
                 ref.token,
-                wording.path_moved(ref.token, new),
+                wording.path_moved(ref.token, cited.written(new, written)),
                 doc=page.doc,
                 line=ref.line,
                 code=CodeLocation(new, 1),
-                edit=(token, new),
+                edit=(written, cited.written(new, written)),
             )
-        elif not inputs.head.exists(token) and (
-            token in touched.removed or any(p.startswith(token + "/") for p in touched.removed)
+        elif (path in touched.removed or any(p.startswith(path + "/") for p in touched.removed)) and not (
+            inputs.head.exists(path)
         ):
             out.emit("removed", ref.token, wording.path_deleted(ref.token), doc=page.doc, line=ref.line)
 
 
 def moved_folder(folder: str, touched: Touched, head: Tree) -> str | None:
     """Where a cited folder went, when the change moved every file in it to one new folder."""
-    if head.exists(folder):
+    if not any(old.startswith(folder + "/") for old in touched.renames) or head.exists(folder):
         return None
     targets = set()
     for old, new in touched.renames.items():
@@ -53,27 +58,58 @@ def moved_folder(folder: str, touched: Touched, head: Tree) -> str | None:
 
 def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> None:
     """A cited path that names no file or folder at head, with the nearest real one."""
-    token = ref.token
-    if token.startswith(("/", "~", "$", "http:", "https:", ".")) or "<" in token or "*" in token:
+    cited = inputs.own.path(ref, doc.path)
+    if cited is None:
         return
-    if "/" not in token:
-        return  # a bare file name (`config.json`) names a kind of file, not a place in this repo
-    bare = token.rstrip("/")
-    if inputs.head.exists(bare):
-        return
+    path, written = cited.path, ref.token.rstrip("/")
+    if inputs.head.exists(path) or inputs.own.ignored(path):
+        return  # there, or made at run time (the repository ignores it)
     paths = inputs.head.paths()
-    # A partial path (`fsdp_utils/kernels/`) resolves when some real path ends with it.
-    suffix = "/" + bare
-    if any(p.endswith(suffix) or ("/" + bare + "/") in ("/" + p) for p in paths):
-        return
-    base_name = bare.rsplit("/", 1)[-1]
-    same_name = [p for p in paths if p.rsplit("/", 1)[-1] == base_name]
-    near = closest(bare, same_name, 0.0) if same_name else closest(bare, paths, 0.75)
+    if not cited.relative:
+        # A partial path (`fsdp_utils/kernels/`) resolves when some real path ends with it.
+        suffix = "/" + path
+        if any(p.endswith(suffix) or (suffix + "/") in ("/" + p) for p in paths):
+            return
+    near = _nearest(inputs, path, ref.token.endswith("/"), paths)
+    suggested = cited.written(near, written) if near else None
     out.emit(
         "unresolved",
-        token,
-        wording.path_missing(token, near),
+        ref.token,
+        wording.path_missing(ref.token, suggested),
         doc=doc,
         line=ref.line,
-        edit=(bare, near) if near else None,
+        edit=(written, suggested) if suggested else None,
     )
+
+
+def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str]) -> str | None:
+    """The real path the page most likely meant: the first missing folder replaced by its closest
+    sibling (`lm_eval/cache/.cache` -> `lm_eval/caching/.cache`), or a file of the same name
+    elsewhere, or a close path of the same kind (a folder for a folder, the same extension)."""
+    parts = path.split("/")
+    for i in range(len(parts) - 1):
+        prefix = "/".join(parts[:i])
+        if i and not inputs.head.exists(prefix):
+            break
+        if inputs.head.exists("/".join(parts[: i + 1])):
+            continue
+        under = prefix + "/" if prefix else ""
+        siblings = {
+            p[len(under) :].split("/", 1)[0] for p in paths if p.startswith(under) and "/" in p[len(under) :]
+        }
+        sibling = closest(parts[i], siblings, 0.6)  # kept only if the whole path then resolves
+        if sibling is not None:
+            candidate = "/".join([*parts[:i], sibling, *parts[i + 1 :]])
+            if inputs.head.exists(candidate) or inputs.own.ignored(candidate):
+                return candidate
+        break
+    name = parts[-1]
+    same_name = [p for p in paths if p.rsplit("/", 1)[-1] == name]
+    if same_name:
+        return closest(path, same_name, 0.0)
+    if folder:
+        kind = {p.rsplit("/", 1)[0] for p in paths if "/" in p}
+    else:
+        ext = posixpath.splitext(name)[1]
+        kind = {p for p in paths if ext and p.endswith(ext)}
+    return closest(path, kind, 0.75)

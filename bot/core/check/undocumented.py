@@ -14,8 +14,9 @@ from bot.core.check.inputs import Page, RuleInputs
 from bot.core.doclines import enumerating_line
 from bot.core.model import FindingKind
 
-# Share of a source's flags a page must cite before a new flag there is worth a notice.
-DOCUMENTED_SHARE = 0.2
+# Share of a parser's flags a page must cite to be a reference for it: only a reference is told
+# about new flags. A README or a task guide citing a few flags is not.
+REFERENCE_SHARE = 0.5
 
 
 def undocumented(inputs: RuleInputs, page: Page, renamed_to: set[str], out: Findings) -> None:
@@ -60,24 +61,25 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
     base_keys = {(f.source, f.key) for f in base.flags()}
     base_tokens = set(base.by_token)
     sources = {s.id: s for s in inputs.rule.sources}
-    # A page that cites three of a module's 300 flags is not documenting that module: only
-    # sources whose flags the page covers in good part get told about new ones.
+    # A page that cites three of a parser's 300 flags is not its reference: only parsers whose
+    # flags the page documents for the most part get told about new ones (by file: two command
+    # lines in one rule are two references).
     keys: dict[str, set[str]] = defaultdict(set)
     cited_keys: dict[str, set[str]] = defaultdict(set)
     for f in head.flags():
-        keys[f.source].add(f.key)
+        keys[f.path].add(f.key)
         if f.token in cited:
-            cited_keys[f.source].add(f.key)
-    coverage = {src: len(cited_keys[src]) / len(k) for src, k in keys.items()}
+            cited_keys[f.path].add(f.key)
+    coverage = {path: len(cited_keys[path]) / len(k) for path, k in keys.items()}
     for flag in head.flags():
         if flag.token.startswith("--no-") and flag.attr("sets") == "false" and flag.attr("action"):
             continue  # the negative half of a BooleanOptionalAction pair
         if flag.token in base_tokens or flag.token in cited or (flag.source, flag.key) in base_keys:
             continue
-        if coverage.get(flag.source, 0.0) < DOCUMENTED_SHARE:
-            continue
         # A source the rule declares enumerated is one the page lists in full.
         source = sources.get(flag.source)
+        if coverage.get(flag.path, 0.0) < REFERENCE_SHARE and not (source and source.enumerated):
+            continue
         kind: FindingKind = "undocumented" if source and source.enumerated else "new-flag"
         out.emit(
             kind,

@@ -318,7 +318,10 @@ def test_flags_of_a_repository_script_with_its_own_cli_are_not_the_rules_busines
     assert report.findings == ()
     # The same flags given to the trainer's own launcher are checked.
     head[DOC] = demo.DOC_BASE + "\n```bash\npython train.py --input-dir /x\n```\n"
-    head["train.py"] = "from trainer.arguments import add_cluster_arguments\n"
+    head["train.py"] = (
+        "import argparse\n\nfrom trainer.arguments import add_cluster_arguments\n\n"
+        "parser = argparse.ArgumentParser()\nadd_cluster_arguments(parser)\nparser.parse_args()\n"
+    )
     report = check(rules(), MemoryTree(base), MemoryTree(head), [Change("modified", DOC)])
     assert [(f.kind, f.symbol) for f in report.findings] == [("unresolved", "--input-dir")]
 

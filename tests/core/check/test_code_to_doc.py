@@ -108,3 +108,40 @@ def test_a_dropped_choice_counts_only_where_it_is_cited_as_that_flags_choice():
     table = "| Backend | Notes |\n|---|---|\n| `fsdp` | sharded |\n| `megatron` | parallel |\n"
     [row] = code_change(table, base_cli, head_cli)
     assert (row.kind, row.symbol, row.suggestion.replacement) == ("removed", "fsdp", "")
+
+
+def test_a_choice_dropped_from_a_set_the_doc_writes_is_named():
+    page = "Pass `--mixed_precision {no,fp16,bf16}`.\n"
+    base_cli = cli("'--mixed_precision', choices=['no', 'fp16', 'bf16']")
+    head_cli = cli("'--mixed_precision', choices=['no', 'fp16']")
+    assert kinds(code_change(page, base_cli, head_cli)) == [("changed", "--mixed_precision bf16")]
+    # The line as the pull request fixed it says nothing wrong.
+    assert code_change("Pass `--mixed_precision {no,fp16}`.\n", base_cli, head_cli) == []
+
+
+def test_a_metavar_after_a_flag_is_no_value_claim():
+    page = "### `--timeout VALUE`\n\n### `--voice-format VOICE_FORMAT`\n"
+    base_cli = cli("'--timeout', type=int", "'--voice-format', choices=['wav', 'mp3']")
+    head_cli = cli("'--timeout', type=float", "'--voice-format', choices=['wav', 'webm']")
+    assert code_change(page, base_cli, head_cli) == []
+
+
+def test_a_flipped_switch_is_said_once_a_section_and_not_where_the_line_names_both_halves():
+    page = (
+        "    [--offload | --no-offload]\n\n"
+        "## `--offload`\n\nOffload the weights.\n\n- `--offload`\n- `--no-offload`\n"
+    )
+    base_cli = cli("'--offload', action=argparse.BooleanOptionalAction, default=False")
+    head_cli = cli("'--offload', action=argparse.BooleanOptionalAction, default=True")
+    [f] = code_change(page, base_cli, head_cli)
+    assert (f.kind, f.symbol, f.doc.line) == ("changed", "--offload", 3)
+    # `--no-offload` starts to matter: that makes no line wrong.
+    assert code_change("Pass `--no-offload`.\n", base_cli, head_cli) == []
+
+
+def test_a_default_claim_with_a_unit_is_compared_in_bytes_and_rewritten_in_its_unit():
+    page = "`--cache-size` defaults to `512 MB`.\n"
+    base_cli = cli(f"'--cache-size', type=int, default={512 * 1024**2}")
+    head_cli = cli(f"'--cache-size', type=int, default={1024**3}")
+    [f] = code_change(page, base_cli, head_cli)
+    assert f.suggestion.replacement == "`--cache-size` defaults to `1024 MB`."

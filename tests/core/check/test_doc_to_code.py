@@ -56,8 +56,11 @@ def test_flags_of_another_script_with_its_own_command_line_are_its_business():
     page = "```bash\npython tools/convert.py --input-dir /x\n```\n"
     own_cli = {tool: cli("'--input-dir'")}
     assert judge(page, files=own_cli) == []
-    # A script without a parser of its own passes the flags on to ours.
-    assert kinds(judge(page, files={tool: "import tool.cli\n"})) == [("unresolved", "--input-dir")]
+    # A script that parses its command line with our parser takes our flags.
+    ours = {tool: "from tool.cli import p\n\np.parse_args()\n"}
+    assert kinds(judge(page, files=ours)) == [("unresolved", "--input-dir")]
+    # One whose parser cannot be seen (sys.argv, click) is left alone: we cannot say.
+    assert judge(page, files={tool: "import sys\n\nprint(sys.argv)\n"}) == []
     # A script the rule reads is checked against the rule's flags.
     both = rule(Source(id="cli", kind="argparse", paths=(CLI, tool)))
     assert kinds(judge(page, files=own_cli, rule_=both)) == []
@@ -93,3 +96,28 @@ def test_a_claimed_default_the_code_does_not_have_is_a_wrong_default_with_the_re
 
 def test_a_default_decided_at_run_time_cannot_be_contradicted():
     assert judge("`--lr` defaults to `0.1`.\n", files={CLI: cli("'--lr', type=float")}) == []
+
+
+def test_set_notation_is_checked_value_by_value_and_metavars_not_at_all():
+    code = {
+        CLI: cli("'--mixed_precision', choices=['no', 'fp16', 'bf16']", "'--log', choices=['INFO', 'DEBUG']")
+    }
+    assert (
+        judge("Pass `--mixed_precision {no,fp16,bf16}` or `--mixed_precision fp16|bf16`.\n", files=code) == []
+    )
+    [f] = judge("Pass `--mixed_precision {no,fp8}`.\n", files=code)
+    assert f.message == "`fp8` is not a choice of `--mixed_precision` (choices: no, fp16, bf16)"
+    assert judge("`--mixed_precision PRECISION` and `--log INFO`.\n", files=code) == []
+    assert kinds(judge("`--log TRACE`.\n", files=code)) == []  # capitals outside the choices: a metavar
+    assert kinds(judge("`--log info`.\n", files=code)) == [("unresolved", "--log info")]
+
+
+def test_argparses_own_help_flags_exist():
+    assert judge("Use `-h` or `--help` to see the options.\n") == []
+
+
+def test_a_default_with_a_unit_that_says_the_codes_number_is_right():
+    code = {CLI: cli(f"'--cache-size', type=int, default={1024**3}")}
+    assert judge("`--cache-size` defaults to `1 GB`.\n", files=code) == []
+    [f] = judge("`--cache-size` defaults to `512 MB`.\n", files=code)
+    assert (f.kind, f.suggestion.replacement) == ("wrong-default", "`--cache-size` defaults to `1024 MB`.")

@@ -89,7 +89,7 @@ def test_a_missing_path_suggests_the_file_of_the_same_name_or_a_close_path():
     assert same_name.suggestion.replacement == "See `tool/args/cli.py`."
     [close] = unresolved("See `docs/setpu.md`.\n", files)
     assert close.suggestion.replacement == "See `docs/setup.md`."
-    [far] = unresolved("See `elsewhere/thing.txt`.\n", files)
+    [far] = unresolved("See `tool/thing.txt`.\n", files)
     assert far.suggestion is None
 
 

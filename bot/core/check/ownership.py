@@ -1,0 +1,228 @@
+"""Which cited tokens belong to the repository, before anything is judged.
+
+A page cites far more than its repository: images (`org/name:tag`), model ids (`Qwen/Qwen3-4B`),
+metric names (`rollout/raw_reward`), platforms (`linux/amd64`), placeholders (`weight_vNNNNNN/`),
+other programs' flags (`docker run --gpus`). A token is checked only where the repository owns
+it; anything else is left alone, with no list of foreign names to keep.
+
+- A path is the repository's when its first segment exists at base or at head, or when it
+  names a file next to the page. A link (`[x](../pkg/mod.py)`, `./x.md`) is read from the
+  page's folder, as GitHub reads it, and never to a path outside the repository.
+- A flag passed in a command (a fence, or a code span that starts with one) is the repository's
+  when the command runs one of its programs (bot/core/programs.py) and the rule reads that
+  program's parser; it is judged against that program's flags alone, so the same flag in two
+  command lines does not collide. `docker run --gpus`, `torchrun --nproc-per-node` (before the
+  script), `pytest --ignore` are nobody's here.
+- A flag cited on its own (prose, a table, a fragment of flags) is about the program its section
+  runs: the nearest command before it in the section that runs a program the rule reads, else
+  the program the rule names for the page, else any of the rule's flags. A flag none of the
+  rule's parsers has, that the section passes to another program's command, is that program's.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from bot.core.model import Fact, Tree
+from bot.core.page import DocPage, Ref
+from bot.core.programs import Programs, for_subcommand
+
+# Characters no file name of a repository holds but placeholders and shell syntax do.
+_NOT_A_PATH = re.compile(r"[<>{}*$%\[\]~`|\"'\s]|://|\.\.\.")
+# `weight_vNNNNNN`, `run_XXXX`, `YYYY-MM-DD`: a run of one capital letter stands for digits.
+_PLACEHOLDER_RUN = re.compile(r"([A-Z])\1{2,}")
+
+
+def normalize(path: str) -> str | None:
+    """`path` without `.` and `..` segments; None when it leaves the repository."""
+    if not path or path.startswith("/"):
+        return None
+    joined = posixpath.normpath(path)
+    if joined == "." or joined == ".." or joined.startswith("../"):
+        return None
+    return joined
+
+
+def relative_to(folder: str, path: str) -> str | None:
+    """`path` as written in a page of `folder`, read from the repository's root."""
+    return normalize(posixpath.join(folder, path) if folder else path)
+
+
+@dataclass(frozen=True)
+class CitedPath:
+    """A repository path a page cites."""
+
+    path: str  # from the root of the repository, no trailing `/`
+    relative: bool  # the page wrote it relative to its own folder
+    folder: str  # the page's folder
+
+    def written(self, new_path: str, as_written: str) -> str:
+        """`new_path` as the page would write it in place of `as_written`."""
+        if not self.relative:
+            return new_path
+        text = posixpath.relpath(new_path, self.folder or ".")
+        if as_written.startswith("./") and not text.startswith("."):
+            text = "./" + text
+        return text
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The flags a reference is judged against: those of one program (narrowed to the subcommand
+    its command names), or, when nothing says which program, every flag of the rule."""
+
+    program: str | None  # the program's key (its entry module's path); None: any program
+    args: tuple[str, ...] = ()  # the command's words after the program
+    programs: Programs | None = field(default=None, compare=False, repr=False)
+
+    def takes(self, fact: Fact) -> bool:
+        """Is `fact` (a flag at base or at head) one of this program's?"""
+        if self.program is None:
+            return True
+        if self.programs is not None:
+            return self.programs.takes(self.program, fact)
+        return self.program in (fact.attr("programs") or "").split()
+
+    def flags(self, facts: Iterable[Fact]) -> list[Fact]:
+        """The flags among `facts` that this program's command line takes."""
+        mine = [f for f in facts if f.kind == "flag" and self.takes(f)]
+        return mine if self.program is None else for_subcommand(mine, self.args)
+
+
+ANY = Scope(None)
+
+
+@dataclass
+class Ownership:
+    """What one rule's check may judge, asked of the revisions before and after the change.
+
+    `programs` finds which program a command runs; `flags` are the rule's flags at base and at
+    head, which say whether the rule reads that program's parser.
+    """
+
+    base: Tree
+    head: Tree
+    programs: Programs | None = None
+    flags: Sequence[Fact] = ()
+    _read: dict[str, bool] = field(default_factory=dict)
+    _flag_tokens: frozenset[str] | None = None
+    _exists: dict[str, bool] = field(default_factory=dict)
+    _ignored: list[str] | None = None
+    _sections: dict[tuple[str, int], list[tuple[int, Scope | None, Ref]]] = field(default_factory=dict)
+
+    def exists(self, path: str) -> bool:
+        """Is `path` a file or folder at base or at head?"""
+        if path not in self._exists:
+            self._exists[path] = self.head.exists(path) or self.base.exists(path)
+        return self._exists[path]
+
+    def path(self, ref: Ref, doc_path: str) -> CitedPath | None:
+        """The repository path a path reference names, or None when it names none of the
+        repository's (another repository's file, an image, a model id, a placeholder)."""
+        token = ref.token.rstrip("/")
+        if not token or _NOT_A_PATH.search(token) or _PLACEHOLDER_RUN.search(token):
+            return None
+        folder = posixpath.dirname(doc_path)
+        if ref.where == "url":
+            # A GitHub URL may name any repository's file: it is ours when the file is.
+            path = normalize(token)
+            return CitedPath(path, False, folder) if path and self.exists(path) else None
+        if ref.where == "link":
+            path = relative_to(folder, token)
+            return CitedPath(path, True, folder) if path else None
+        # Code (`./run.sh`, `pkg/mod.py`) is mostly run or read from the repository's root; a
+        # path that is not there may still sit next to the page.
+        root = normalize(token.removeprefix("./")) if not token.startswith("../") else None
+        if root is not None and self.exists(root.split("/", 1)[0]):
+            return CitedPath(root, False, folder)
+        beside = relative_to(folder, token) if folder or token.startswith("./") else None
+        if beside is not None and self.exists(beside):
+            return CitedPath(beside, True, folder)
+        return None
+
+    def ignored(self, path: str) -> bool:
+        """Does the repository's .gitignore (at head) say `path` is made at run time?"""
+        if self._ignored is None:
+            text = self.head.read(".gitignore") or ""
+            self._ignored = [
+                line.strip() for line in text.splitlines() if line.strip() and not line.startswith(("#", "!"))
+            ]
+        parts = path.split("/")
+        for pattern in self._ignored:
+            anchored = "/" in pattern.rstrip("/")
+            pat = pattern.strip("/")
+            if anchored:
+                # `lm_eval/caching/.cache`: the path itself or anything under it
+                if any(fnmatch.fnmatchcase("/".join(parts[:i]), pat) for i in range(1, len(parts) + 1)):
+                    return True
+            elif any(fnmatch.fnmatchcase(part, pat) for part in parts):
+                return True
+        return False
+
+    # --- flags ----------------------------------------------------------------------------------
+
+    def command_scope(self, command: Sequence[str], doc_path: str) -> Scope | None:
+        """The program a command runs, when it is one whose flags the rule reads; else None."""
+        if self.programs is None:
+            return None
+        found = self.programs.command(list(command), posixpath.dirname(doc_path))
+        if found is None:
+            return None
+        if found.program not in self._read:
+            self._read[found.program] = any(self.programs.takes(found.program, f) for f in self.flags)
+        if not self._read[found.program]:
+            return None  # a program of the repository whose parser the rule does not read
+        return Scope(found.program, found.args, self.programs)
+
+    def scope(self, doc: DocPage, ref: Ref, program: str | None = None) -> Scope | None:
+        """The flags `ref` (a flag) is judged against; None when it is another program's.
+
+        `program` is the program the rule names for the page (a command line, `lm-eval run`).
+        """
+        if ref.command is not None:
+            return self.command_scope(ref.command, doc.path)
+        return self.line_scope(doc, ref.line, ref.token, program)
+
+    def line_scope(
+        self, doc: DocPage, line: int, token: str | None = None, program: str | None = None
+    ) -> Scope | None:
+        """What a flag cited on its own on `line` is about (see the module's docstring). A `token`
+        none of the rule's flags has, when the section passes it to another program's command,
+        is that program's."""
+        commands = self._commands(doc, line)
+        foreign = {r.token for _, s, r in commands if s is None}
+        if token is not None and token in foreign and token not in self._tokens():
+            return None
+        before = [s for at, s, _ in commands if at < line and s is not None]
+        if before:
+            return before[-1]
+        if program:
+            named = self.command_scope(program.split(), doc.path)
+            if named is not None:
+                return named
+        return ANY
+
+    def _tokens(self) -> frozenset[str]:
+        if self._flag_tokens is None:
+            self._flag_tokens = frozenset(f.token for f in self.flags)
+        return self._flag_tokens
+
+    def _commands(self, doc: DocPage, line: int) -> list[tuple[int, Scope | None, Ref]]:
+        """The command flags of the section holding `line`: (line, scope or None, ref)."""
+        section = doc.section_at(line)
+        key = (doc.path, section.line)
+        if key not in self._sections:
+            found = []
+            for ref in doc.refs:
+                if (
+                    ref.command is not None
+                    and ref.kind == "flag"
+                    and section.line <= ref.line <= section.end_line
+                ):
+                    found.append((ref.line, self.command_scope(ref.command, doc.path), ref))
+            self._sections[key] = found
+        return self._sections[key]

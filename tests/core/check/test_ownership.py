@@ -1,0 +1,210 @@
+"""Ownership: which paths and flags a page cites are the repository's, and which program's flags
+judge a flag. Each kind of foreign token a real page cites has its fixture here."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from bot.core.check import audit, check
+from bot.core.check.ownership import ANY, normalize
+from bot.core.model import Change, Finding
+from bot.core.rules import DocTarget, Source
+from bot.trees.git import GitRepo
+from bot.trees.memory import MemoryTree
+from tests.core.check.checkkit import CLI, DOC, cli, flags_source, kinds, paths_source, prepare, rule
+
+RULE = rule(flags_source(), paths_source())
+# `python train.py` parses its command line with tool/cli.py's parser.
+TRAIN = {"train.py": "from tool.cli import p\n\np.parse_args()\n"}
+
+
+def audited(page: str, files: dict[str, str], rule_=RULE, doc: str = DOC) -> list[Finding]:
+    return list(audit([rule_], MemoryTree(dict(files, **{doc: page}))).findings)
+
+
+# --- paths ------------------------------------------------------------------------------------
+
+
+def test_a_relative_link_resolves_against_the_page_folder_and_its_move_is_written_relative():
+    page = "See [the evaluator](../../pkg/evaluator.py) and [setup](./setup.md).\n"
+    doc = "docs/guide/run.md"
+    base = {"pkg/evaluator.py": "", "docs/guide/setup.md": "", doc: page}
+    head = {"pkg/eval/evaluator.py": "", "docs/guide/setup.md": "", doc: page}
+    changes = [Change("renamed", "pkg/eval/evaluator.py", "pkg/evaluator.py")]
+    r = rule(paths_source(), docs=(DocTarget(doc),))
+    [f] = check([r], MemoryTree(base), MemoryTree(head), changes).findings
+    assert (f.kind, f.symbol) == ("renamed", "../../pkg/evaluator.py")
+    assert (
+        f.suggestion.replacement
+        == "See [the evaluator](../../pkg/eval/evaluator.py) and [setup](./setup.md)."
+    )
+    # An audit at head finds the stale link and suggests the file of the same name, relative too.
+    [stale] = audited(page, {"pkg/eval/evaluator.py": "", "docs/guide/setup.md": ""}, r, doc)
+    assert (
+        stale.message
+        == "`../../pkg/evaluator.py` does not exist at head; did you mean `../../pkg/eval/evaluator.py`?"
+    )
+
+
+def test_a_link_that_leaves_the_repository_is_never_looked_up():
+    assert normalize("../x.py") is None and normalize("/etc/hosts") is None
+    assert normalize("a/./b/../c.py") == "a/c.py"
+    page = "[outside](../../../../elsewhere.py) and [broken](./gone.md).\n"
+    found = audited(page, {CLI: cli()})
+    assert kinds(found) == [("unresolved", "./gone.md")]  # a broken relative link is real
+
+
+def test_slash_tokens_that_are_not_repository_paths_are_left_alone():
+    page = (
+        "Pull `radixark/miles:dev` for `linux/amd64`, load `Qwen/Qwen3-4B` from `org/repo`,\n"
+        "watch `rollout/raw_reward`, and find checkpoints in `weight_vNNNNNN/` or `dir/file.jsonl`.\n"
+        "The flags are in `tool/cli.py`; `tool/missing.py` is gone.\n"
+    )
+    assert kinds(audited(page, {CLI: cli()})) == [("unresolved", "tool/missing.py")]
+
+
+def test_a_path_next_to_the_page_is_the_repositorys():
+    page = "Run `helper.py` from this folder; `notes.txt` is not here.\n"
+    files = {CLI: cli(), "docs/helper.py": ""}
+    inputs = prepare(RULE, {}, dict(files, **{DOC: page}))
+    [p] = inputs.pages
+    cited = {r.token: inputs.own.path(r, DOC) for r in p.refs}
+    assert cited["helper.py"] is not None and cited["helper.py"].path == "docs/helper.py"
+    assert cited["notes.txt"] is None
+
+
+def test_a_path_the_repository_ignores_is_made_at_run_time_and_a_misspelt_folder_is_named():
+    files = {CLI: cli(), "tool/caching/cache.py": "", ".gitignore": "# runtime\ntool/caching/.cache\nlogs/\n"}
+    assert audited("Requests are cached in `tool/caching/.cache`, logs in `tool/logs/`.\n", files) == []
+    [f] = audited("Requests are cached in `tool/cache/.cache`.\n", files)
+    assert f.message == "`tool/cache/.cache` does not exist at head; did you mean `tool/caching/.cache`?"
+    assert f.suggestion.replacement == "Requests are cached in `tool/caching/.cache`."
+
+
+def test_a_cited_line_of_a_deleted_file_is_reported():
+    page = "The loop is at `tool/loop.py:379` and [here](../tool/loop.py#L10-L20).\n"
+    base = {CLI: cli(), "tool/loop.py": "x = 1\n", DOC: page}
+    head = {CLI: cli(), DOC: page}
+    found = check([RULE], MemoryTree(base), MemoryTree(head), [Change("removed", "tool/loop.py")]).findings
+    assert kinds(list(found)) == [("removed", "../tool/loop.py"), ("removed", "tool/loop.py")]
+
+
+def test_relative_paths_in_a_bare_repository_do_not_stop_the_reader(tmp_path: Path):
+    # git reads `rev:./x` from a working directory; a bare clone has none and git exits.
+    work, bare = tmp_path / "work", tmp_path / "bare.git"
+    page = "See [x](./x.md), [up](../tool/cli.py), `./run.sh` and [out](../../../y.py).\n"
+    for path, text in {DOC: page, "docs/x.md": "x\n", CLI: cli("'--seed'"), "run.sh": ""}.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_text(text)
+
+    def git(*args: str, cwd: Path = work) -> str:
+        env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+        env |= {"GIT_COMMITTER_EMAIL": "t@t", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+        return subprocess.run(
+            ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+        ).stdout
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "base")
+    (work / "docs/x.md").unlink()
+    (work / CLI).write_text(cli("'--seed'", "'--lr'"))
+    git("commit", "-qam", "head")
+    git("clone", "-q", "--bare", str(work), str(bare), cwd=tmp_path)
+    with GitRepo(bare) as repo:
+        base, head = repo.tree("HEAD~1"), repo.tree("HEAD")
+        report = check([RULE], base, head, repo.changes("HEAD~1", "HEAD"))
+        assert kinds(list(report.findings)) == [("removed", "./x.md")]
+        assert head.exists("./x.md") is False and head.blob_id("../tool/cli.py") is None
+
+
+# --- flags ------------------------------------------------------------------------------------
+
+
+def test_flags_of_other_programs_are_left_alone_and_the_repositorys_are_checked():
+    page = """
+```bash
+docker run --gpus all --shm-size 16g img
+git log --oneline --graph
+gh pr view 1 --json title --jq .title
+pip install --no-deps -e .
+pytest --ignore tests/slow
+ray start --head --port 6379
+hf download Qwen/Qwen3-4B --local-dir /models
+torchrun --nproc-per-node 8 --master-addr host train.py --lr 1e-4 --sed 3
+python -m torch.distributed.run --nnodes 2 train.py --seed 1
+```
+"""
+    files = dict(TRAIN, **{CLI: cli("'--lr', type=float", "'--seed', type=int")})
+    [f] = audited(page, files)
+    assert (f.kind, f.symbol) == ("unresolved", "--sed")
+    assert f.message == "`--sed` is not a flag at head; did you mean `--seed`?"
+
+
+def test_a_flag_cited_on_its_own_after_another_programs_command_is_that_programs():
+    page = """
+## Cluster
+
+```bash
+ray start --head
+```
+
+`--head` starts the head node. Our trainer takes `--seed`; `--sede` is a typo.
+"""
+    found = audited(page, dict(TRAIN, **{CLI: cli("'--seed'")}))
+    assert kinds(found) == [("unresolved", "--sede")]
+
+
+def test_the_same_flag_in_two_command_lines_is_judged_by_the_one_each_section_runs():
+    a = cli("'--model', default='small'")
+    b = cli("'--model', default='large'")
+    page = """
+## Generate
+
+```bash
+python tool/generate.py --model m
+```
+
+`--model` defaults to `small`.
+
+## Serve
+
+```bash
+python tool/serve.py --model m
+```
+
+`--model` defaults to `large`.
+"""
+    both = rule(Source(id="cli", kind="argparse", paths=("tool/generate.py", "tool/serve.py")))
+    files = {"tool/generate.py": a, "tool/serve.py": b}
+    assert audited(page, files, both) == []
+    # serve's default changes: only its section's claim is wrong.
+    base = dict(files, **{DOC: page})
+    head = dict(base, **{"tool/serve.py": cli("'--model', default='huge'")})
+    found = check([both], MemoryTree(base), MemoryTree(head), [Change("modified", "tool/serve.py")]).findings
+    [f] = found
+    assert (f.kind, f.doc.section) == ("changed", "Serve")
+    assert f.suggestion.replacement == "`--model` defaults to `huge`."
+
+
+def test_a_page_the_rule_says_documents_one_program_is_judged_by_it():
+    page = "`--model` defaults to `large`.\n"
+    both = Source(id="cli", kind="argparse", paths=("tool/generate.py", "tool/serve.py"))
+    files = {
+        "tool/generate.py": cli("'--model', default='small'"),
+        "tool/serve.py": cli("'--model', default='large'"),
+    }
+    serve = rule(both, docs=(DocTarget(DOC, program="python tool/serve.py"),))
+    assert audited(page, files, serve) == []
+    generate = rule(both, docs=(DocTarget(DOC, program="python tool/generate.py"),))
+    assert kinds(audited(page, files, generate)) == [("wrong-default", "--model")]
+    # Nothing says which: two command lines disagree, so the claim is nobody's to judge.
+    assert audited(page, files, rule(both)) == []
+
+
+def test_prose_with_no_command_in_its_section_is_judged_by_any_of_the_rules_flags():
+    inputs = prepare(RULE, {}, {CLI: cli("'--seed'"), DOC: "Pass `--seed`.\n"})
+    [p] = inputs.pages
+    [ref] = p.refs
+    assert inputs.own.scope(p.doc, ref) == ANY
