@@ -14,10 +14,12 @@ from bot.app.worker import RetryableError, Worker
 from tests.appkit import check_run_payload, pull_request_payload, settings_for, writes_and_reads
 
 
-def test_a_typical_pull_request_costs_six_calls_and_a_clean_one_four(bot, standin):
+def test_a_typical_pull_request_costs_eight_calls_and_a_clean_one_six(bot, standin):
     bot.check(1, "main", "one")  # the first pull request on main also reads the config once
     first = writes_and_reads(standin)
-    assert [r[0] for r in first].count("POST") >= 3 and len(first) == 7 + 3
+    # Each check lists the trees of base and head once: which programs a repository has (whose
+    # flags a command line takes, bot/core/programs.py) is read from its file list.
+    assert [r[0] for r in first].count("POST") >= 3 and len(first) == 7 + 3 + 2
 
     standin.reset()
     bot.check(2, "main", "pr")
@@ -31,6 +33,8 @@ def test_a_typical_pull_request_costs_six_calls_and_a_clean_one_four(bot, standi
         ("POST", ["docs-repo", "check-runs"]),
         ("GET", ["2", "files"]),
         ("POST", "/graphql"),
+        ("GET", ["trees", standin.pull(2)["base"]["sha"]]),
+        ("GET", ["trees", standin.pull(2)["head"]["sha"]]),
         ("POST", ["2", "reviews"]),
         ("POST", ["2", "comments"]),
         ("PATCH", ["check-runs", str(standin.check_runs[0]["id"])]),
@@ -48,7 +52,7 @@ def test_a_typical_pull_request_costs_six_calls_and_a_clean_one_four(bot, standi
     standin.reset()
     bot.check(3, "main", "clean")
     calls = writes_and_reads(standin)
-    assert len(calls) == 4 + 3 and standin.check_runs[0]["conclusion"] == "success"
+    assert len(calls) == 4 + 3 + 2 and standin.check_runs[0]["conclusion"] == "success"
     assert standin.issue_comments == [] and standin.reviews == []
     assert bot.metrics.value("docs_sync_github_calls_total", status="201") >= 4
 

@@ -89,7 +89,7 @@ def test_a_base_branch_that_moved_on_is_not_the_pull_requests_doing(bot, standin
     assert "--warmup-steps" not in standin.issue_comments[0]["body"]
     assert standin.calls("GET", r"/compare/") == []  # GitHub's patches were enough
     # the typical 6, plus the first read of this branch's config and the first run's 3 look-ups
-    assert len(writes_and_reads(standin)) == 7 + 3
+    assert len(writes_and_reads(standin)) == 7 + 3 + 2  # + the trees of base and head, listed once
     # Read at the base branch's tip instead, the stale line the base branch dropped after the
     # branch point would count as a line this pull request added.
     base, head = tree_at(repo_dir, shas["drift-main"]), tree_at(repo_dir, shas["drift-pr"])
@@ -117,7 +117,7 @@ def test_without_a_patch_the_base_side_is_read_at_the_merge_base(bot, standin, r
     assert remembered == shas["drift"]
     # One compare call more than with patches: 7, plus the first read of this branch's config
     # and the first run's 3 look-ups.
-    assert len(writes_and_reads(standin)) == 8 + 3
+    assert len(writes_and_reads(standin)) == 8 + 3 + 2
 
 
 def git_patch(tmp_path, old: str, new: str | None) -> str:
