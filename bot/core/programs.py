@@ -24,9 +24,11 @@ import re
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 
+from bot.core.extract import extract
 from bot.core.extract.imports import MAIN, PROJECT_FILES, TOP, Modules
 from bot.core.extract.scripts import EntryPoint, from_pyproject, from_setup_cfg, from_setup_py
 from bot.core.model import Fact, Tree
+from bot.core.rules import Source
 
 # Words before the command that do not change which program runs.
 _PREFIXES = frozenset({"$", ">", "sudo", "env", "time", "nohup", "exec", "command", "!"})
@@ -54,6 +56,8 @@ _LAUNCHER_MODULES = frozenset(
         "deepspeed.launcher.runner",
     }
 )
+_ANY_PARSER = Source(id="programs", kind="argparse")
+_OPTIONS_FORMAT = "options-1"  # cache key prefix of a module's option strings
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,7 @@ class Programs:
         self._parsers: dict[str, frozenset[str]] = {}
         self._programs_of: dict[str, tuple[str, ...]] | None = None
         self._extends_memo: dict[str, bool] = {}
+        self._options: dict[str, frozenset[str]] = {}
 
     # --- command lines ---------------------------------------------------------------------------
 
@@ -225,6 +230,31 @@ class Programs:
         return found
 
     # --- modules ---------------------------------------------------------------------------------
+
+    def declares(self, fact: Fact) -> bool:
+        """Does a parser of a program `fact` (a flag of another revision) belonged to declare its
+        option string in this revision? A flag moved to a module the rule does not read (aider's
+        `--opus`, from args.py to deprecated.py) is still there."""
+        keys = (fact.attr("programs") or fact.path).split()
+        return any(fact.token in self.option_strings(p) for key in keys for p in self.parsers(key))
+
+    def option_strings(self, path: str) -> frozenset[str]:
+        """Every option string the add_argument calls of module `path` declare."""
+        if path not in self._options:
+            blob = self.modules.tree.blob_id(path)
+            key = f"{_OPTIONS_FORMAT}:{blob}" if blob else None
+            cache = self.modules.cache
+            hit = cache.get(key) if cache is not None and key is not None else None
+            if isinstance(hit, frozenset):
+                found: frozenset[str] = hit
+            else:
+                text = self.modules.tree.read(path)
+                extracted = extract(_ANY_PARSER, path, text) if text is not None else None
+                found = frozenset(f.token for f in extracted.facts) if extracted else frozenset()
+                if cache is not None and key is not None:
+                    cache[key] = found
+            self._options[path] = found
+        return self._options[path]
 
     def parsers(self, program: str) -> frozenset[str]:
         """The modules whose add_argument calls make the command line of `program` (a key)."""

@@ -503,3 +503,48 @@ def test_modules_too_deep_or_broken_to_read_are_skipped_not_raised():
     assert found.parsers("tool/main.py") == {"tool/args.py"}
     assert found.owner_of(["python", "tool/minus.py"]) == "tool/minus.py"
     assert found.parsers("tool/minus.py") == frozenset()
+
+
+def test_a_flag_moved_to_a_module_the_rule_does_not_read_is_still_declared():
+    main = "from tool.args import get_parser\n\n\ndef main():\n    get_parser().parse_args()\n"
+    base = {
+        "pyproject.toml": '[project.scripts]\ntool = "tool.main:main"\n',
+        "tool/__init__.py": "",
+        "tool/main.py": main,
+        "tool/args.py": dedent(
+            """
+            import argparse
+
+
+            def get_parser():
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--model")
+                parser.add_argument("--opus", action="store_true")
+                parser.add_argument("--gone", action="store_true")
+                return parser
+            """
+        ),
+    }
+    head = dict(base)
+    head["tool/args.py"] = dedent(
+        """
+        import argparse
+
+        from tool.deprecated import add_deprecated_args
+
+
+        def get_parser():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--model")
+            add_deprecated_args(parser, parser.add_argument_group("Deprecated"))
+            return parser
+        """
+    )
+    head["tool/deprecated.py"] = "def add_deprecated_args(parser, group):\n    group.add_argument('--opus')\n"
+    old = {f.token: f for f in gather(flag_rule("tool/args.py"), MemoryTree(base)).flags()}
+    found = programs(MemoryTree(head))
+
+    assert found.declares(old["--opus"])
+    assert found.declares(old["--model"])
+    assert not found.declares(old["--gone"])
+    assert found.option_strings("tool/deprecated.py") == {"--opus"}
