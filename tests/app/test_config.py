@@ -10,7 +10,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bot.app.config import ConfigError, Settings
+from bot.app.config import Budget, ConfigError, Settings
 
 
 @pytest.fixture(scope="module")
@@ -224,6 +224,8 @@ def _bad_settings(pem: str, tmp_path: Path) -> list[tuple[str, dict[str, str | N
         ("LOG_LEVEL", {"LOG_LEVEL": escaped}),
         ("DOCS_SYNC_RULES", {"DOCS_SYNC_RULES": "no-such-pack"}),
         ("DOCS_SYNC_DB", {"DOCS_SYNC_DB": str(tmp_path / "no" / "such" / "dir" / "q.db")}),
+        ("DOCS_SYNC_WORKERS", {"DOCS_SYNC_WORKERS": "many"}),
+        ("DOCS_SYNC_MAX_MEMORY_MB", {"DOCS_SYNC_MAX_MEMORY_MB": escaped}),
     ]
 
 
@@ -283,3 +285,36 @@ def test_serve_starts_with_a_key_pasted_with_escaped_newlines(pem, tmp_path):
         proc.terminate()
         proc.wait(30)
         proc.stderr.close()
+
+
+def test_budgets_and_workers(env):
+    s = Settings.from_env(env)
+    assert (s.workers, s.budget) == (4, Budget())
+    env |= {
+        "DOCS_SYNC_WORKERS": "2",
+        "DOCS_SYNC_MAX_SOURCE_MB": "0.5",
+        "DOCS_SYNC_MAX_FINDINGS": "50",
+        "DOCS_SYNC_MAX_RULES": "10",
+        "DOCS_SYNC_MAX_SECONDS": "30",
+        "DOCS_SYNC_MAX_MEMORY_MB": "512",
+    }
+    s = Settings.from_env(env)
+    assert s.workers == 2
+    assert s.budget == Budget(source_mb=0.5, findings=50, rules=10, seconds=30, memory_mb=512)
+    assert s.budget.source_bytes == 512 * 1024
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("DOCS_SYNC_WORKERS", "0", "DOCS_SYNC_WORKERS must be between 1 and 64, got '0'"),
+        ("DOCS_SYNC_WORKERS", "two", "DOCS_SYNC_WORKERS must be a whole number, got 'two'"),
+        ("DOCS_SYNC_MAX_FINDINGS", "1.5", "DOCS_SYNC_MAX_FINDINGS must be a whole number, got '1.5'"),
+        ("DOCS_SYNC_MAX_SOURCE_MB", "lots", "DOCS_SYNC_MAX_SOURCE_MB must be a number, got 'lots'"),
+        ("DOCS_SYNC_MAX_MEMORY_MB", "100", "DOCS_SYNC_MAX_MEMORY_MB must be between 200 and"),
+        ("DOCS_SYNC_MAX_SECONDS", "0", "DOCS_SYNC_MAX_SECONDS must be between 1 and 3600"),
+    ],
+)
+def test_bad_budgets_name_the_variable(env, name, value, message):
+    env[name] = value
+    assert error_for(env).startswith(message)
