@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hashlib
 import hmac
 import json
@@ -105,11 +106,13 @@ def build_app(
             return _reject(413, "size", "payload too large: GitHub never delivers more than 25 MB")
         slot = slots()
         try:
-            await asyncio.wait_for(slot.acquire(), read_wait_s)
+            # A free slot is taken at once; only a wait needs the timeout (and its task).
+            await (asyncio.wait_for(slot.acquire(), read_wait_s) if slot.locked() else slot.acquire())
         except asyncio.TimeoutError:
             return _reject(503, "busy", f"busy: {max_body_reads} deliveries are being read; try again")
         try:
-            body = await asyncio.wait_for(_read_body(request), body_timeout_s)
+            async with _deadline(body_timeout_s):
+                body = await _read_body(request)
         except asyncio.TimeoutError:
             return _reject(408, "timeout", f"the body did not arrive within {body_timeout_s:g} s")
         finally:
@@ -170,6 +173,9 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # What start-up made (modules, settings, clients) lives as long as the process: out of
+        # the collector's sight, a full collection does not pause every answer to walk it.
+        gc.freeze()
         if worker is not None:
             worker.start()
         try:
@@ -207,6 +213,33 @@ async def _read_body(request: Request) -> bytearray | None:
         size += len(chunk)
     del body[size:]
     return body
+
+
+@contextlib.asynccontextmanager
+async def _deadline(seconds: float) -> AsyncIterator[None]:
+    """Cancel the block after `seconds`, raising TimeoutError (asyncio.timeout, before 3.11)."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            yield
+        return
+    task = asyncio.current_task()
+    assert task is not None
+    fired = False
+
+    def cancel() -> None:
+        nonlocal fired
+        fired = True
+        task.cancel()
+
+    handle = asyncio.get_running_loop().call_later(seconds, cancel)
+    try:
+        yield
+    except asyncio.CancelledError:
+        if fired:
+            raise asyncio.TimeoutError from None
+        raise
+    finally:
+        handle.cancel()
 
 
 class PerLoop(Generic[T]):
