@@ -336,10 +336,9 @@ class Reader:
             problem = "must be a docs.json, mint.json or mkdocs.yml file"
             raise self.error(f["config"], f"{key}.config", problem)
         root = self.string(f["root"], f"{key}.root", empty=True) if "root" in f else None
-        if root:
-            problem = _check_path(root)
-            if problem:
-                raise self.error(f["root"], f"{key}.root", f"path {root!r} {problem}")
+        wrong = _check_path(root) if root else None
+        if wrong:
+            raise self.error(f["root"], f"{key}.root", f"path {root!r} {wrong}")
         return SiteTarget(config=config, root=root.strip("/") if root is not None else None)
 
     def doc(self, node: yaml.Node, key: str) -> DocTarget:

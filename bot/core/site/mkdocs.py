@@ -112,6 +112,8 @@ def _walk_nav(node: yaml.Node, out: list[NavEntry], seen: list[int]) -> None:
             _walk_nav(value, out, seen)
     else:
         target = _scalar(node)
+        if target is None and isinstance(node, yaml.ScalarNode):
+            raise SiteError(_line(node), "a navigation entry is empty")  # as `mkdocs build` says too
         if target and "://" not in target and not target.startswith(("mailto:", "#")):
             out.append(NavEntry(target.strip(), _line(node)))
 

@@ -547,3 +547,19 @@ def test_suggested_config_edits_keep_every_file_valid() -> None:
     assert json.loads(applied(head, findings)["redirect:/guide/fees"])["redirects"] == [
         {"source": "/guide/fees", "destination": "/"}
     ]
+
+
+def test_a_nav_entry_is_only_suggested_away_when_the_file_stays_valid() -> None:
+    base = edit(mkdocs(), MK, "  - Home: index.md\n", "  - Home: index.md\n  - Extra:\n      - extra.md\n")
+    base["docs/extra.md"] = "# Extra\n"
+    head = without(base, "docs/extra.md")
+    (nav, _) = run_check(base, head)  # and a missing redirect
+    assert (nav.kind, nav.symbol) == ("nav", "extra.md")
+    assert nav.suggestion is None  # deleting the line would leave `Extra:` empty, which MkDocs refuses
+    head = without(mkdocs(), "docs/guide/usage.md")
+    head = edit(head, "docs/index.md", ", then [use it](guide/usage.md#running-a-job)", "")
+    head = edit(head, "docs/guide/install.md", "Read [Usage](usage.md) and", "Read")
+    findings = run_check(mkdocs(), head)
+    assert kinds(findings) == [("nav", "error", "guide/usage.md"), ("redirect", "warning", "guide/usage.md")]
+    fixed = read_mkdocs(applied(head, findings)["nav:guide/usage.md"], MK)
+    assert [e.target for e in fixed.nav or ()] == ["index.md", "guide/install.md", "guide/backends.md"]

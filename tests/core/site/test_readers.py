@@ -97,7 +97,13 @@ def test_mkdocs_options() -> None:
 
 @pytest.mark.parametrize(
     ("text", "line"),
-    [("nav: [\n", 2), ("- a\n- b\n", 1), ("", 0), ("a: 1\n---\nb: 2\n", 2)],
+    [
+        ("nav: [\n", 2),
+        ("- a\n- b\n", 1),
+        ("", 0),
+        ("a: 1\n---\nb: 2\n", 2),
+        ("nav:\n  - A: a.md\n  - B:\n", 3),
+    ],
 )
 def test_a_mkdocs_yml_that_does_not_read(text: str, line: int) -> None:
     with pytest.raises(SiteError) as e:
