@@ -150,7 +150,7 @@ def test_field_list_reads_annotations_and_defaults():
     assert (fields["comm_backend"].base, fields["comm_backend"].default) == ("str", "gloo")
     assert fields["offload_states"].default == "False"
     assert fields["offload_states"].line == line_of(text, "offload_states: bool")
-    assert fields["names"].default == "list"
+    assert fields["names"].default == "[]"  # what the factory makes, not its name
     assert (fields["seed"].base, fields["seed"].default) == ("int", "7")
     assert fields["required"].default is None
 
@@ -410,3 +410,50 @@ def test_real_miles_fsdp_args_both_shapes():
     assert before["--disable-fp32-master"][2]["default"] == "True"
     assert "--no-keep-fp32-master" not in before
     assert before["--fsdp-state-dict-cpu-offload"][2]["default"] == "False"  # store_true shadowed True
+
+
+def test_field_defaults_are_their_values_or_unknown_never_their_source_text():
+    text = textwrap.dedent(
+        """\
+        import os
+        from dataclasses import dataclass, field
+        from pkg.defaults import IMPORTED
+
+        DEFAULT_LR = 1e-4
+        BUFFER = 512 * 1024**2
+
+
+        @dataclass
+        class Args:
+            lr: float = DEFAULT_LR
+            buffer: int = BUFFER
+            tags: list[str] = field(default_factory=lambda: ["a", "b"])
+            made: list[str] = field(default_factory=make_tags)
+            home: str = os.environ.get("HOME", "/root")
+            imported: int = IMPORTED
+            plain: int = 3
+
+
+        def build(parser):
+            for f in fields(Args):
+                parser.add_argument(f"--{f.name.replace('_', '-')}", type=f.type, default=f.default)
+        """
+    )
+    by_name = {f.name: f for f in dataclass_fields(ast.parse(text), "Args")}
+
+    assert by_name["lr"].default == "0.0001"
+    assert by_name["buffer"].default == "536870912"
+    assert by_name["tags"].default == "['a', 'b']"
+    for name in ("made", "home", "imported"):
+        assert by_name[name].default is None and by_name[name].default_unknown, name
+    assert by_name["plain"].default == "3" and not by_name["plain"].default_unknown
+
+    found = flags(text, source=Source(id="fsdp", kind="dataclass-flags", paths=("a.py",), dataclass="Args"))
+    assert found["--lr"][2]["default"] == "0.0001"
+    assert "default" not in found["--home"][2] and found["--home"][2]["unknown"] == "default"
+    # The convention (no builder loop) says the same.
+    conventional = flags(
+        text.split("def build")[0],
+        source=Source(id="fsdp", kind="dataclass-flags", paths=("a.py",), dataclass="Args"),
+    )
+    assert conventional["--imported"][2] == {"type": "int", "unknown": "default"}

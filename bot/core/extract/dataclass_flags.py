@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from bot.core.extract import argparse_flags
 from bot.core.extract.argparse_flags import Flag, Scope
+from bot.core.extract.constants import UNKNOWN, Module, as_text, value
 from bot.core.model import Fact
 from bot.core.rules import Convention, Source
 
@@ -36,8 +37,9 @@ class DataclassField:
     line: int
     annotation: str  # as written
     base: str  # the annotation without `| None` / Optional[...]
-    default: str | None  # as text; None when the field has no default
+    default: str | None  # as text; None when the field has no default or the file does not say it
     default_node: ast.expr | None = None
+    default_unknown: bool = False  # it has one, made by code the file does not spell out
 
 
 def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
@@ -85,39 +87,42 @@ def dataclass_fields(tree: ast.Module, name: str) -> list[DataclassField] | None
     if name not in classes:
         return None
     fields: dict[str, DataclassField] = {}
-    _collect_fields(classes, classes[name], fields, depth=0)
+    _collect_fields(classes, classes[name], fields, depth=0, module=(Scope(tree, None), Module(tree)))
     return list(fields.values())
 
 
 def _collect_fields(
-    classes: dict[str, ast.ClassDef], node: ast.ClassDef, fields: dict[str, DataclassField], depth: int
+    classes: dict[str, ast.ClassDef],
+    node: ast.ClassDef,
+    fields: dict[str, DataclassField],
+    depth: int,
+    module: tuple[Scope, Module],
 ) -> None:
     if depth > 20:  # a cycle cannot exist at runtime, but the file may be mid-edit
         return
     for base in reversed(node.bases):
         if isinstance(base, ast.Name) and base.id in classes and base.id != node.name:
-            _collect_fields(classes, classes[base.id], fields, depth + 1)
+            _collect_fields(classes, classes[base.id], fields, depth + 1, module)
     for stmt in node.body:
         if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
             continue
         annotation = _annotation(stmt.annotation)
         if any(ast.unparse(annotation).split("[")[0].split(".")[-1] == n for n in _NOT_FIELDS):
             continue
-        default_node = _field_default(stmt.value)
-        if default_node is None:
-            default = None
-        elif isinstance(default_node, str):
-            default, default_node = default_node, None
-        else:
-            default = argparse_flags.text(default_node, _nothing)
+        default_node, factory = _field_default(stmt.value)
+        found = UNKNOWN
+        if default_node is not None:
+            scope, module_info = module
+            found = _made_by(default_node) if factory else value(default_node, scope.lookup, module_info)
         # Redefining a field keeps its position, as dataclasses does.
         fields[stmt.target.id] = DataclassField(
             name=stmt.target.id,
             line=stmt.lineno,
             annotation=ast.unparse(annotation),
             base=ast.unparse(_without_none(annotation)),
-            default=default,
-            default_node=default_node,
+            default=None if found is UNKNOWN else as_text(found),
+            default_node=None if factory else default_node,
+            default_unknown=default_node is not None and found is UNKNOWN,
         )
 
 
@@ -154,18 +159,30 @@ def _union_members(node: ast.expr) -> list[ast.expr]:
     return [node]
 
 
-def _field_default(value: ast.expr | None) -> ast.expr | str | None:
-    """The default expression; for `field(default_factory=f)` the factory's source text."""
+def _field_default(value: ast.expr | None) -> tuple[ast.expr | None, bool]:
+    """The default expression, and whether it is a `field(default_factory=...)` factory."""
     if value is None:
-        return None
+        return None, False
     if isinstance(value, ast.Call) and _name(value.func) in ("field", "dataclasses.field"):
         for k in value.keywords:
             if k.arg == "default":
-                return k.value
+                return k.value, False
             if k.arg == "default_factory":
-                return ast.unparse(k.value)
-        return None
-    return value
+                return k.value, True
+        return None, False
+    return value, False
+
+
+_EMPTY: dict[str, object] = {"list": [], "dict": {}, "set": set(), "tuple": ()}
+
+
+def _made_by(factory: ast.expr) -> object:
+    """What a default factory makes, when the file says: `list`, `lambda: ["a", "b"]`."""
+    if isinstance(factory, ast.Name) and factory.id in _EMPTY:
+        return _EMPTY[factory.id]
+    if isinstance(factory, ast.Lambda) and not factory.args.args:
+        return value(factory.body, _nothing)
+    return UNKNOWN
 
 
 # --- the builder ---------------------------------------------------------------------------------
@@ -214,7 +231,8 @@ class _FieldRun:
         for call, special, env in self.calls:
             self.env = env
             keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
-            if self._is_attr(keywords.get("default"), "default") and self.field.default is None:
+            no_default = self.field.default is None and not self.field.default_unknown
+            if self._is_attr(keywords.get("default"), "default") and no_default:
                 del keywords["default"]  # f.default is MISSING: nothing a doc could quote
             options = argparse_flags.option_strings(call, self.lookup)
             for flag in argparse_flags.flags(options, keywords, self.lookup, self.lookup):
@@ -424,6 +442,8 @@ def convention_flags(field: DataclassField, convention: Convention) -> list[Flag
     attrs = {"type": field.base}
     if field.default is not None:
         attrs["default"] = field.default
+    elif field.default_unknown:
+        attrs["unknown"] = "default"
     if field.base != "bool":
         return [Flag(token, field.name, field.line, tuple(sorted(attrs.items())))]
     if convention.bool == "store-true":
