@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from bot.app.context import Context
 from bot.app.github import MAX_FILE_PAGES, PER_PAGE
-from bot.app.repoconfig import config_at, known_rules, seen_again, watched
+from bot.app.repoconfig import config_at, edited_config, known_rules, seen_again, unmatched_problem, watched
 from bot.app.sandbox import BudgetExceeded, check
 from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids, unlisted
 from bot.app.store import Waiver
@@ -41,6 +41,7 @@ class Analysis:
     links: Links | None = None
     notes: tuple[str, ...] = ()  # for the summaries: what was not checked
     moved: bool = False  # the pull request's head is no longer the commit this job checks
+    config: bool = False  # a note on the config the pull request edits: worth a summary comment
 
 
 def analyze(ctx: Context) -> Analysis:
@@ -74,13 +75,19 @@ def analyze(ctx: Context) -> Analysis:
     if again is not rules:
         revisions.prefetch(watched(again.rules, changes))
 
+    problem = unmatched_problem(ctx, again, revisions, changes)
+    if problem is not None:  # the config names what the repository lacks: said on its line
+        return Analysis(problem=problem)
+    config = edited_config(ctx, revisions, changes)  # the new config, when the pull request edits it
+
     try:  # in a process of its own, within the App's budgets (sandbox.py)
         report = check(again.rules, revisions.base, revisions.head, changes, ctx.facts, ctx.settings.budget)
     except BudgetExceeded as exc:
         return Analysis(problem=exc.outcome)
     report = apply_waivers(report, ctx.store.waivers(ctx.pr))
     links = Links(repo_html_url(files, ctx.repo.full_name, ctx.settings.github_api_url), pull.head_sha)
-    return Analysis(report, None, revisions, tuple(files), links)
+    notes = (config,) if config is not None else ()
+    return Analysis(report, None, revisions, tuple(files), links, notes, config=config is not None)
 
 
 def _unlisted_files(

@@ -197,7 +197,7 @@ def publish(ctx: Context, result: Analysis) -> list[str]:
     if over:
         notes.append(over_cap_note(over, MAX_INLINE))
     body = summary_comment(report, links, notes, revisions.head.read)  # shows the lines replaced too
-    upsert_summary(ctx, state, body, wanted=bool(report.findings or report.ignored))
+    upsert_summary(ctx, state, body, wanted=bool(report.findings or report.ignored or result.config))
     return notes
 
 

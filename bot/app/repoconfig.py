@@ -6,6 +6,11 @@ change what it is judged by. Its blob id is remembered per base branch (`Store.c
 text in the blob store, so a known config costs no call: the analysis fetches the config again
 with the pull request's files, in the same query, and only a config changed since is parsed
 again (`seen_again`).
+
+A config that names a page, source, glob or section the pull request's revisions lack fails
+the check on its line (`unmatched_problem`). A pull request that edits the config is still
+checked with the base branch's, and gets the new one validated against its head in a note
+(`edited_config`).
 """
 
 from __future__ import annotations
@@ -14,11 +19,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.app.context import Context, Pull
-from bot.app.snapshot import Blob, BlobReader, Where
+from bot.app.snapshot import Blob, BlobReader, PullRevisions, Where
+from bot.core.check.inputs import Touched, touches
+from bot.core.globs import rule_has_patterns
 from bot.core.model import Change
 from bot.core.packs import parse_repo_config
 from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError
+from bot.core.validate import unmatched
 from bot.render.comments import CheckOutcome, invalid_config, not_configured
+from bot.render.confignote import config_invalid, config_removed, config_valid
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,50 @@ def seen_again(ctx: Context, rules: Rules, blob: Blob | None) -> Rules:
         return rules
     ctx.store.save_config(ctx.repo.full_name, _ref(ctx.pull), oid)
     return rules_of(ctx, oid)
+
+
+def unmatched_problem(
+    ctx: Context, rules: Rules, revisions: PullRevisions, changes: Sequence[Change]
+) -> CheckOutcome | None:
+    """The check run to finish with when the repository's config names a page, source, glob or
+    section that matches nothing at base or head: a rule that reads nothing would pass silently.
+
+    Asked of the rules with a glob (the check lists the trees for them anyway) and of the rules
+    the change touches (their files are fetched already), so a clean config costs no call. The
+    App's own default rules (DOCS_SYNC_RULES) are for many repositories and are not held to it.
+    """
+    if rules.oid is None or not rules.rules:
+        return None
+    touched = Touched.of(changes)
+    wanted = [r for r in rules.rules if rule_has_patterns(r) or touches(r, touched)]
+    problems = unmatched(wanted, revisions.base, revisions.head, touched.renames, ctx.facts)
+    if not problems:
+        return None
+    return invalid_config(problems[0], ctx.pull.base_ref, ctx.pull.base_sha)
+
+
+def edited_config(ctx: Context, revisions: PullRevisions, changes: Sequence[Change]) -> str | None:
+    """The note on the config a pull request edits (None when it does not): the new file's
+    schema, and whether everything it names matches the pull request's head. Its examples are
+    left to `docs-sync validate`: they are checks of their own, and the App runs checks only in
+    its sandbox."""
+    edit = next((c for c in changes if REPO_CONFIG in (c.path, c.old_path)), None)
+    if edit is None:
+        return None
+    if edit.path != REPO_CONFIG or edit.status == "removed":
+        return config_removed(fallback=bool(ctx.settings.rule_packs))
+    text = revisions.head.read(REPO_CONFIG)
+    if text is None:
+        return config_invalid([RulesError(REPO_CONFIG, None, "file", "not UTF-8 text")])
+    try:
+        packs = parse_repo_config(text, REPO_CONFIG)
+    except RulesError as exc:
+        return config_invalid([exc])
+    rules = [rule for pack in packs for rule in pack.rules]
+    problems = unmatched(rules, revisions.head, revisions.head, {}, ctx.facts)
+    if problems:
+        return config_invalid(problems)
+    return config_valid(len(rules), sum(len(r.examples) for r in rules))
 
 
 def watched(rules: Iterable[Rule], changes: Sequence[Change]) -> set[str]:

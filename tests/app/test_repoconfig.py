@@ -4,7 +4,8 @@ that says how to add one; a config that cannot be used fails with its file, line
 from __future__ import annotations
 
 from bot.core.packs import parse_repo_config
-from tests.appkit import CheckBot
+from bot.demo.repo import ARGS_HEAD, CONFIG, DOC_HEAD
+from tests.appkit import ARGS, DOC, CheckBot
 
 
 def test_the_apps_rules_apply_when_the_repository_has_no_config(standin, repo_and_shas, tmp_path):
@@ -37,3 +38,100 @@ def test_a_bad_config_fails_with_file_line_and_key(bot, standin):
         5,
         "failure",
     )
+
+
+# -- a config that names what the repository lacks; a pull request that edits the config ---------
+
+CONFIG_FILE = ".github/docs-sync.yml"
+
+
+def _branch(repo_and_shas, name: str, files: dict, parent: str = "main") -> None:
+    from bot.testing.standin import add_commit
+
+    repo, shas = repo_and_shas
+    if name not in shas:
+        shas[name] = add_commit(repo, files, parent=parent, branch=name)
+
+
+def test_a_config_naming_a_missing_source_fails_on_its_line(bot, standin, repo_and_shas):
+    config = CONFIG.replace("path: trainer/arguments.py", "path: trainer/argumnets.py")
+    line = next(i for i, text in enumerate(config.splitlines(), 1) if "argumnets" in text)
+    _branch(repo_and_shas, "typo", {CONFIG_FILE: config})
+    _branch(repo_and_shas, "typo-pr", {ARGS: ARGS_HEAD}, parent="typo")
+    bot.check(21, "typo", "typo-pr")
+    (run,) = standin.check_runs
+    assert (run["conclusion"], run["output"]["title"]) == ("failure", "Invalid .github/docs-sync.yml")
+    assert "'trainer/argumnets.py' is not in the repository at base or head" in run["output"]["summary"]
+    (note,) = run["output"]["annotations"]
+    assert (note["path"], note["start_line"]) == (CONFIG_FILE, line)
+    assert note["title"] == "rules[0].sources[1].path: invalid"
+
+
+def test_a_glob_that_matches_nothing_fails_too(bot, standin, repo_and_shas):
+    config = CONFIG.replace("path: docs/training-backend.md", 'path: "docs/**/*.rst"')
+    _branch(repo_and_shas, "glob", {CONFIG_FILE: config})
+    _branch(repo_and_shas, "glob-pr", {DOC: DOC_HEAD}, parent="glob")
+    bot.check(22, "glob", "glob-pr")
+    (run,) = standin.check_runs
+    assert run["conclusion"] == "failure"
+    assert "pattern 'docs/**/*.rst' matches no file at base or head" in run["output"]["summary"]
+    assert run["output"]["annotations"][0]["start_line"] == 5
+
+
+def test_a_glob_config_checks_like_the_list_it_stands_for(bot, standin, repo_and_shas):
+    config = CONFIG.replace("path: docs/training-backend.md", 'path: "docs/*.md"')
+    _branch(repo_and_shas, "globbed", {CONFIG_FILE: config})
+    _branch(repo_and_shas, "globbed-pr", {ARGS: ARGS_HEAD, DOC: DOC_HEAD}, parent="globbed")
+    bot.check(23, "globbed", "globbed-pr")
+    (run,) = standin.check_runs
+    assert run["conclusion"] == "failure" and run["output"]["title"] == "3 doc lines out of date"
+
+
+def test_an_edited_config_is_validated_and_the_check_uses_the_bases(bot, standin, repo_and_shas):
+    # The pull request switches its own rule off (a page nobody has) and breaks the code: the
+    # base's config still judges it, and the note says the new config will not work.
+    broken = CONFIG.replace("path: docs/training-backend.md", "path: docs/training-backends.md")
+    _branch(repo_and_shas, "edit-bad", {CONFIG_FILE: broken, ARGS: ARGS_HEAD})
+    bot.check(24, "main", "edit-bad")
+    (run,) = standin.check_runs
+    assert run["conclusion"] == "failure" and run["output"]["title"] == "2 doc lines out of date"
+    summary = run["output"]["summary"]
+    assert (
+        "This pull request edits `.github/docs-sync.yml`; it was checked with the base branch's config."
+        in summary
+    )
+    assert (
+        "The new one cannot be used once merged: `.github/docs-sync.yml:5: rules[0].docs[0].path: "
+        "doc page 'docs/training-backends.md' is not in the repository at base or head`." in summary
+    )
+    (comment,) = standin.issue_comments
+    assert "cannot be used once merged" in comment["body"]
+
+
+def test_a_valid_edited_config_is_said_to_be_valid_even_with_nothing_to_report(bot, standin, repo_and_shas):
+    valid = CONFIG.replace("# docs-sync configuration", "# docs-sync configuration, reworded")
+    _branch(repo_and_shas, "edit-ok", {CONFIG_FILE: valid})
+    bot.check(25, "main", "edit-ok")
+    (run,) = standin.check_runs
+    assert run["conclusion"] == "success"
+    assert "The new one is valid: 1 rule, every page, source, glob and section" in run["output"]["summary"]
+    (comment,) = standin.issue_comments  # posted although there is no finding
+    assert "The new one is valid" in comment["body"]
+
+
+def test_a_broken_edited_config_is_quoted_inert(bot, standin, repo_and_shas):
+    page = "docs/@everyone <img src=x>.md"
+    hostile = CONFIG.replace("path: docs/training-backend.md", f'path: "{page}"')
+    _branch(repo_and_shas, "edit-hostile", {CONFIG_FILE: hostile})
+    bot.check(26, "main", "edit-hostile")
+    summary = standin.check_runs[0]["output"]["summary"]
+    # The path is shown only inside a code span: no mention, no image.
+    span = f"`.github/docs-sync.yml:5: rules[0].docs[0].path: doc page '{page}' is not in the repository"
+    assert span in summary and summary.count("@everyone") == 1
+
+
+def test_a_deleted_config_is_noted(bot, standin, repo_and_shas):
+    bot.check(27, "main", "noconf")
+    summary = standin.check_runs[0]["output"]["summary"]
+    assert "This pull request deletes `.github/docs-sync.yml`" in summary
+    assert "Once it is merged, docs-sync checks nothing here." in summary
