@@ -150,16 +150,18 @@ def site_check(
     except SiteError:
         before = None
     past = Past(before, moves) if before is not None else None
+    reread = _pages_to_check(before, now, moves) if before is not None else None
     seen: set[tuple[str, str, str, str]] = set()
     carried: set[tuple[str, str, str, str]] = set()  # in pages the change deleted
     if before is not None:
-        for p in [*problems(before, None, suggest=False), *orphans(before)]:
+        was = None if reread is None or past is None else {past.page_before(now, p) for p in reread}
+        for p in [*problems(before, None, suggest=False, pages=was), *orphans(before)]:
             seen.add(p.identity(moves.renames.get(p.path, p.path)))
             if p.path in moves.removed:
                 carried.add(p.identity(""))
     found = [
         p
-        for p in _with_orphans(problems(now, past, suggest=True), now)
+        for p in _with_orphans(problems(now, past, suggest=True, pages=reread), now)
         if p.identity() not in seen
         # a deleted page's text moved into a new one without git seeing a rename: its old
         # problems are not the change's
@@ -188,15 +190,37 @@ def site_audit(rule: Rule, tree: Tree, cache: ParseCache | None = None) -> list[
 # --- problems at one revision -----------------------------------------------------------------
 
 
-def problems(site: Site, past: Past | None, *, suggest: bool) -> list[Problem]:
-    """Navigation entries, redirects and links that do not reach what they name. With `suggest`,
-    each says what it should be when that can be told (from the change, or a near match)."""
+def problems(
+    site: Site, past: Past | None, *, suggest: bool, pages: Iterable[str | None] | None = None
+) -> list[Problem]:
+    """Navigation entries, redirects and links (of `pages`, default every page) that do not
+    reach what they name. With `suggest`, each says what it should be when that can be told
+    (from the change, or a near match)."""
     editor = Editor(site.config, site.tree.read(site.config.path) or "") if suggest else None
     out = nav_problems(site, past, editor)
     out += redirect_problems(site, past, editor)
-    for page in sorted(site.pages):
+    for page in sorted(site.pages if pages is None else {p for p in pages if p in site.pages}):
         out += link_problems(site, page, past, suggest)
     return out
+
+
+def _pages_to_check(before: Site, now: Site, moves: Moves) -> set[str] | None:
+    """The pages whose links a change can have broken: the ones it edited, unless it removed or
+    moved a file of the site, changed the config or what is published, or took a heading's
+    anchor away: then any page's (None). Every other page reads the same at base and head, and
+    so do its links' targets; reading it again would only find what was already there."""
+    under = [(p, _under(before.config, p)) for p in moves.paths]
+    if any(rel is not None for p, rel in under if p in moves.removed or p in moves.renames):
+        return None
+    if {before.config.path, now.config.path} & moves.paths or any(
+        rel is not None and rel.endswith(".mintignore") for _, rel in under
+    ):
+        return None
+    edited = {rel for p, rel in under if rel is not None and rel in now.pages}
+    for page in edited & before.pages:
+        if before.anchors(page).all - now.anchors(page).all:
+            return None
+    return edited
 
 
 def nav_problems(site: Site, past: Past | None, editor: Editor | None) -> list[Problem]:
@@ -235,7 +259,7 @@ def nav_problems(site: Site, past: Past | None, editor: Editor | None) -> list[P
                 message,
                 suggestion=suggestion,
                 meant=meant,
-            )  # fmt: skip
+            )
         )
     return out
 
@@ -265,7 +289,7 @@ def redirect_problems(site: Site, past: Past | None, editor: Editor | None) -> l
                         message,
                         "warning",
                         suggestion=suggestion,
-                    )  # fmt: skip
+                    )
                 )
         out += _destination(site, past, editor, r)
     return out
@@ -516,7 +540,7 @@ def missing_redirects(before: Site, now: Site, moves: Moves) -> list[Problem]:
                 "warning",
                 suggestion=suggestion,
                 why=why,
-            )  # fmt: skip
+            )
         )
     return out
 
@@ -618,7 +642,7 @@ def permanence(now: Site, before: Site | None) -> list[Problem]:
                 "notice",
                 suggestion=suggestion,
                 why=why,
-            )  # fmt: skip
+            )
         )
     return out
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 
+from bot.core.check import check
 from bot.core.rules import SiteTarget
 from bot.core.site.mintlify import read as read_mintlify
 from bot.core.site.mkdocs import read as read_mkdocs
+from bot.trees.memory import MemoryTree
 from tests.core.site.sitekit import (
     MINT_CONFIG,
     applied,
     apply,
+    changes_between,
     kinds,
     mintlify,
     mkdocs,
@@ -563,3 +566,33 @@ def test_a_nav_entry_is_only_suggested_away_when_the_file_stays_valid() -> None:
     assert kinds(findings) == [("nav", "error", "guide/usage.md"), ("redirect", "warning", "guide/usage.md")]
     fixed = read_mkdocs(applied(head, findings)["nav:guide/usage.md"], MK)
     assert [e.target for e in fixed.nav or ()] == ["index.md", "guide/install.md", "guide/backends.md"]
+
+
+class CountingTree(MemoryTree):
+    """A revision that remembers which files were read."""
+
+    def __init__(self, files: dict[str, str]):
+        super().__init__(files)
+        self.reads: set[str] = set()
+
+    def read(self, path: str) -> str | None:
+        self.reads.add(path)
+        return super().read(path)
+
+
+def test_a_change_to_one_pages_text_reads_only_that_page() -> None:
+    base = mintlify()
+    head = edit(base, "docs/guide/usage.md", "## Running a job", "## Running a job\n\n[new](/nowhere)")
+    trees = CountingTree(base), CountingTree(head)
+    report = check([site_rule()], *trees, changes_between(base, head))
+    assert kinds(list(report.findings)) == [("link", "error", "/nowhere")]
+    pages = {p for t in trees for p in t.reads if p.endswith((".md", ".mdx"))}
+    assert pages == {"docs/guide/usage.md", "docs/guide/backends.md", "docs/guide/fees.md"}  # + its targets
+    # A heading taken away can break a link anywhere: every page is read.
+    head = edit(base, "docs/guide/backends.md", "### FSDP", "### Sharded")
+    trees = CountingTree(base), CountingTree(head)
+    report = check([site_rule()], *trees, changes_between(base, head))
+    assert [f.symbol for f in report.findings] == ["/guide/backends#fsdp", "/guide/backends#fsdp"]
+    assert {p for p in trees[1].reads if p.endswith((".md", ".mdx"))} == {
+        p for p in head if p.endswith((".md", ".mdx")) and p != "docs/README.md"
+    }
