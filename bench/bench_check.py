@@ -13,6 +13,9 @@ and times, in one run:
   5. the parts: fact extraction of the argparse module against `ast.parse` (and libcst, when
      installed), the doc parse, the line diff of the big module, rule loading, a cache read.
 
+With `--miles`, PR 2384 of radixark/miles is replayed too: `check` with the one-page pack and with
+bench/rules/miles-docs.yml (every page under docs/), and `audit` with each (see bench/README.md).
+
 Prints figures; asserts nothing about time. See bench/README.md.
 
     python bench/bench_check.py [--reps N] [--quick] [--profile] [--miles PATH] [--keep DIR]
@@ -874,6 +877,7 @@ class Row:
     target: float | None = None
     rss_kb: int | None = None
     note: str = ""
+    ratio_target: float | None = None  # a target on the ratio to the baseline row, not on seconds
 
     @property
     def median(self) -> float:
@@ -1136,6 +1140,9 @@ def print_table(rows: Sequence[Row]) -> None:
         ratio = f"{r.median / base.median:.1f}x {_short_name(base.name)}" if base and base.median else ""
         target = f"< {r.target:g} s" if r.target else ""
         verdict = "" if r.target is None else ("ok" if r.median < r.target else "MISS")
+        if r.ratio_target is not None and base is not None and base.median:
+            target = f"<= {r.ratio_target:g}x"
+            verdict = "ok" if r.median <= r.ratio_target * base.median else "MISS"
         rss = f"{r.rss_kb / 1024:.0f} MB" if r.rss_kb else ""
         print(
             f"{r.name:<52} {_fmt(r.median):>9} {_fmt(r.p90):>9} {ratio:>18} {target:>8} {verdict:4} {rss:>9}"
@@ -1243,29 +1250,91 @@ def measure_parts(gen: Generated, rules, cache_dir: Path, reps: int) -> list[Row
     return rows
 
 
-def miles_args(miles: Path) -> tuple[list[str], list[str]]:
-    check = [
-        "check",
-        "--repo",
-        str(miles),
-        "--base",
-        f"{MILES_HEAD}^",
-        "--head",
-        MILES_HEAD,
-        "--rules",
-        "miles",
-    ]
-    return check, ["audit", "--repo", str(miles), "--rules", "miles"]
+# PR 2384 merged before miles had its Training Backends page; like bench/replay.py, the page is
+# laid over both sides of the pull request as it read before (the flag the PR renamed put back).
+MILES_PAGE = "docs/user-guide/training-backend.md"
+MILES_PAGE_EDIT = ("--no-keep-fp32-master", "--disable-fp32-master")
+MILES_ALL_DOCS = ROOT / "bench" / "rules" / "miles-docs.yml"  # every page under docs/, with globs
+TARGET_ALL_DOCS_RATIO = 1.5  # warm check with the all-docs rules file / with the one-page pack
+TARGET_ALL_DOCS_AUDIT = 0.5  # warm audit of every page, whole process
+
+
+def miles_replay(miles: Path, scratch: Path) -> tuple[Path, str, str]:
+    """A repository sharing the mirror's objects, holding PR 2384 replayed on commits that carry the
+    Training Backends page: base' = the PR's base + the page, head' = the PR's head + the page.
+    Nothing is checked out; returns (repository, base', head')."""
+    repo = scratch / "miles-replay.git"
+    if not repo.exists():
+        subprocess.run(["git", "clone", "-q", "--bare", "--shared", str(miles), str(repo)], check=True)
+    page = subprocess.run(
+        ["git", "-C", str(miles), "show", f"HEAD:{MILES_PAGE}"], capture_output=True, text=True, check=True
+    ).stdout.replace(*MILES_PAGE_EDIT)
+    blob = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-w", "--stdin"],
+        input=page,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    commits: list[str] = []
+    for rev in (f"{MILES_HEAD}^", MILES_HEAD):
+        index = scratch / "miles-replay.index"
+        env = {"GIT_INDEX_FILE": str(index)}
+        _git_env(repo, env, "read-tree", rev)
+        _git_env(repo, env, "update-index", "--add", "--cacheinfo", f"100644,{blob},{MILES_PAGE}")
+        tree = _git_env(repo, env, "write-tree")
+        parent = commits[-1] if commits else _git(repo, "rev-parse", rev)
+        message = f"{rev} with {MILES_PAGE} as it read before PR 2384"
+        commits.append(_git(repo, "commit-tree", tree, "-p", parent, "-m", message))
+        index.unlink()
+    return repo, commits[0], commits[1]
+
+
+def _git_env(repo: Path, env: dict[str, str], *args: str) -> str:
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, env={**os.environ, **env}, check=True
+    )
+    return proc.stdout.strip()
+
+
+def miles_args(repo: Path, base: str, head: str) -> dict[str, list[str]]:
+    check = ["check", "--repo", str(repo), "--base", base, "--head", head]
+    return {
+        "check": [*check, "--rules", "miles"],
+        "check-all-docs": [*check, "--rules", str(MILES_ALL_DOCS)],
+        "audit": ["audit", "--repo", str(repo), "--rev", head, "--rules", "miles"],
+        "audit-all-docs": ["audit", "--repo", str(repo), "--rev", head, "--rules", str(MILES_ALL_DOCS)],
+    }
 
 
 def measure_miles(miles: Path, cli: Cli, reps: int) -> tuple[list[Row], list[str]]:
-    base, head = _git(miles, "rev-parse", f"{MILES_HEAD}^"), _git(miles, "rev-parse", MILES_HEAD)
-    baseline = git_diff_row(f"git diff --name-status, miles {MILES_HEAD}", miles, base, head, reps)
-    check, audit = miles_args(miles)
-    c_cold, c_warm, c_out = cli.cold_and_warm("miles: docs-sync check", check, reps, baseline.name)
-    a_cold, a_warm, a_out = cli.cold_and_warm("miles: docs-sync audit", audit, reps, baseline.name)
-    said = [f"miles check: {_first_line(c_out)}", f"miles audit: {_first_line(a_out)}"]
-    return [baseline, c_cold, c_warm, a_cold, a_warm], said
+    repo, base, head = miles_replay(miles, cli.scratch)
+    baseline = git_diff_row(f"git diff --name-status, miles {MILES_HEAD}", repo, base, head, reps)
+    args = miles_args(repo, base, head)
+    c_cold, c_warm, c_out = cli.cold_and_warm(
+        "miles: check, one-page pack", args["check"], reps, baseline.name
+    )
+    d_cold, d_warm, d_out = cli.cold_and_warm(
+        "miles: check, all-docs rules", args["check-all-docs"], reps, baseline.name
+    )
+    d_warm.baseline, d_warm.target, d_warm.ratio_target = c_warm.name, None, TARGET_ALL_DOCS_RATIO
+    a_cold, a_warm, a_out = cli.cold_and_warm(
+        "miles: audit, one-page pack", args["audit"], reps, baseline.name
+    )
+    p_cold, p_warm, p_out = cli.cold_and_warm(
+        "miles: audit, all-docs rules", args["audit-all-docs"], reps, baseline.name
+    )
+    p_warm.target = TARGET_ALL_DOCS_AUDIT
+    pages = len(
+        [p for p in _git(repo, "ls-tree", "-r", "--name-only", head, "docs").split() if p.endswith(".md")]
+    )
+    said = [
+        f"miles check, one-page pack: {_first_line(c_out)}",
+        f"miles check, all-docs rules ({pages} pages): {_first_line(d_out)}",
+        f"miles audit, one-page pack: {_first_line(a_out)}",
+        f"miles audit, all-docs rules ({pages} pages): {_first_line(p_out)}",
+    ]
+    return [baseline, c_cold, c_warm, d_cold, d_warm, a_cold, a_warm, p_cold, p_warm], said
 
 
 def print_profiles(gen: Generated, cli: Cli, miles: Path | None) -> None:
@@ -1276,8 +1345,12 @@ def print_profiles(gen: Generated, cli: Cli, miles: Path | None) -> None:
         print(f"  {pkg:<32} {seconds * 1000:7.1f}ms")
     runs = [("the generated PR's check", gen.check_args())]
     if miles is not None:
-        check, audit = miles_args(miles)
-        runs += [("the miles check", check), ("the miles audit", audit)]
+        args = miles_args(*miles_replay(miles, cli.scratch))
+        runs += [
+            ("the miles check, one-page pack", args["check"]),
+            ("the miles check, all-docs rules", args["check-all-docs"]),
+            ("the miles audit, all-docs rules", args["audit-all-docs"]),
+        ]
     print("\n(cProfile of bot.cli.main in this process: imports are done, and profiling inflates")
     print("Python-heavy stages two to four times; read the shares, not the absolute times.)")
     for title, args in runs:

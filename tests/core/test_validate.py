@@ -116,3 +116,20 @@ def test_a_built_in_pack_is_named_by_its_place_in_the_repository():
     rules = list(load_builtin("miles").rules)
     found = unmatched(rules, MemoryTree({}), MemoryTree({"README.md": "x"}))
     assert found and all(p.file == "rules/miles.yml" and p.line for p in found)
+
+
+def test_the_all_docs_rules_file_matches_miles_where_the_bench_uses_it():
+    from pathlib import Path
+
+    from bot.core.packs import load_rules_file
+    from bot.trees.git import GitRepo
+    from tests.miles import MIRROR, miles_file
+
+    miles_file("README.md")  # skips without the mirror
+    rules = [
+        r for p in load_rules_file(Path(__file__).parents[2] / "bench/rules/miles-docs.yml") for r in p.rules
+    ]
+    with GitRepo(MIRROR) as repo:
+        for rev in ("0daa9ff92", "748935dc7^"):  # PR 2384 (bench_check.py), the audit before #2651
+            tree = repo.tree(rev)
+            assert unmatched(rules, MemoryTree({}), tree) == [], rev
