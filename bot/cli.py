@@ -21,6 +21,7 @@ from bot.render.common import DocText, Options, RenderError
 
 if TYPE_CHECKING:
     from bot.trees.factcache import FactsCache
+    from bot.trees.git import GitTree
 
 REPO_CONFIG = ".github/docs-sync.yml"
 RULES_FORMAT = 2
@@ -151,6 +152,14 @@ def _load_rules(
     return packs
 
 
+def _repo_config(tree: GitTree) -> str | None:
+    """The config at a revision, read as the App reads it: UTF-8, else a RulesError naming the line."""
+    from bot.core.packs import config_text
+
+    blob = tree.blob_id(REPO_CONFIG)
+    return None if blob is None else config_text(tree.repo.read_blob(blob), REPO_CONFIG)
+
+
 def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | None:
     import hashlib
 
@@ -256,7 +265,7 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
             changes = repo.changes(base_sha, head_sha)
         cache = _cache(args.no_cache)
         # Rules come from the base revision: a change cannot switch off its own check.
-        packs = _load_rules(args.rules, base.read(REPO_CONFIG), cache)
+        packs = _load_rules(args.rules, None if args.rules else _repo_config(base), cache)
         rules = _rules_of(packs)
         renames = {c.old_path: c.path for c in changes if c.status == "renamed" and c.old_path}
         _require_matches(rules, base, head, renames, cache)
@@ -276,7 +285,7 @@ def run_audit(args: argparse.Namespace) -> int:
     with GitRepo(args.repo) as repo:
         tree = repo.tree(args.rev)
         cache = _cache(args.no_cache)
-        packs = _load_rules(args.rules, tree.read(REPO_CONFIG), cache)
+        packs = _load_rules(args.rules, None if args.rules else _repo_config(tree), cache)
         rules = _rules_of(packs)
         _require_matches(rules, MemoryTree({}), tree, {}, cache)
         report = audit(rules, tree, cache=cache)
@@ -334,7 +343,7 @@ def run_validate(args: argparse.Namespace) -> int:
         with GitRepo(repo_dir) as repo:
             tree = repo.tree(args.rev)
             if packs is None:
-                text = tree.read(REPO_CONFIG)
+                text = _repo_config(tree)
                 if text is None:
                     raise UsageError(f"no {REPO_CONFIG} at {args.rev} in {repo_dir}; pass --rules FILE")
                 packs = _load_rules(None, text, None)

@@ -23,7 +23,7 @@ from bot.app.snapshot import Blob, BlobReader, PullRevisions, Where
 from bot.core.check.inputs import Touched, touches
 from bot.core.globs import rule_has_patterns
 from bot.core.model import Change
-from bot.core.packs import parse_repo_config
+from bot.core.packs import config_text, parse_repo_config
 from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError
 from bot.core.validate import unmatched
 from bot.render.comments import CheckOutcome, invalid_config, not_configured
@@ -63,10 +63,10 @@ def rules_of(ctx: Context, oid: str | None) -> Rules:
         if not packs:
             return Rules(None, None)
     else:
-        text = ctx.store.blob_text(oid)
-        if text is None:
-            return Rules(oid, None, RulesError(REPO_CONFIG, None, "file", "not UTF-8 text"))
+        text = ctx.store.blob_text(oid)  # kept only when the blob is UTF-8
         try:
+            if text is None:  # its bytes say where it is not, as the command line does
+                text = config_text(ctx.repo.blob_bytes(oid), REPO_CONFIG)
             packs = parse_repo_config(text, REPO_CONFIG)
         except RulesError as exc:
             return Rules(oid, None, exc)

@@ -133,6 +133,16 @@ def _pack(r: Reader, root: yaml.Node) -> RulePack:
     return RulePack(pack=name, file=file, rules=r.rules(fields["rules"], "rules"), description=description)
 
 
+def config_text(data: bytes, file: str = REPO_CONFIG) -> str:
+    """The config's text: UTF-8 (a byte order mark allowed), else a RulesError naming the line
+    of the first byte that is not. The command line and the App read it alike."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise RulesError(file, line, "file", f"not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
+
+
 def parse_repo_config(text: str, file: str = REPO_CONFIG) -> tuple[RulePack, ...]:
     """The per-repository config: built-in packs by name, inline rules, and a `fail_on` that
     overrides every rule's own."""
