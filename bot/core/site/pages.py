@@ -34,7 +34,7 @@ def locate(target: SiteTarget, tree: Tree) -> str | None:
     """The site config a rule names, or the first of the usual places that holds one."""
     if target.config:
         return target.config if tree.exists(target.config) else None
-    return next((c for c in CANDIDATES if tree.read(c) is not None), None)
+    return next((c for c in CANDIDATES if tree.exists(c)), None)
 
 
 def read_config(path: str, text: str, root: str | None) -> SiteConfig:
