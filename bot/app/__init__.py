@@ -1,13 +1,15 @@
 """The GitHub App: webhook intake, a durable job queue and the worker that drains it.
 
 Data flows one way: a signed delivery (web.py) is routed to typed job payloads (events.py,
-payloads.py), stored in the queue (queue.py) and answered at once; the worker (worker.py) claims
-jobs and hands each to the handler (handler.py), which opens the job's context (context.py:
-the delivery id, the repository's client, the store, settings, metrics) and runs it:
+payloads.py), stored in the queue (queue.py) and answered at once; the worker's threads
+(worker.py) claim jobs, one per repository at a time, and hand each to the handler (handler.py),
+which opens the job's context (context.py: the delivery id, the repository's client, the store,
+settings, metrics) and runs it:
 
     a check job     checkjob.py: the pull request -> analysis.py (rules from repoconfig.py, the
-                    revisions from snapshot.py, the check, waivers) -> review.py (inline
-                    comments), summary.py (the summary comment) -> checkruns.py (the outcome)
+                    revisions from snapshot.py, the check in a process of its own within the
+                    budgets: sandbox.py, waivers) -> review.py (inline comments), summary.py
+                    (the summary comment) -> checkruns.py (the outcome)
     a command job   commands.py: `/docs-sync <verb>`, a registry of small functions
 
 What the App remembers between jobs lives in store.py (typed values over the queue database);

@@ -1,11 +1,11 @@
 """The check of one pull request in a process of its own, within the App's budgets.
 
 The analysis is pure (bot.core.check: rules and two trees in, a report out), but what a pull
-request hands it can be large or pathological: parsing Python costs about 75 MB of memory per
-MB of source, and a file can be made to parse slowly. Run in the worker's process, one such pull
-request could take the memory of the process that also answers GitHub's webhooks, or hold the
-worker for minutes. So the check runs in a child process (`python -m bot.app.sandbox`), which
-exits after each job and gives its memory back:
+request hands it can be large or pathological: Python's parser holds about 55 MB of tree per MB
+of source, twice that while it runs, and a file can be made to parse slowly. Run in the worker's
+process, one such pull request could take the memory of the process that also answers GitHub's
+webhooks, or hold the worker for minutes. So the check runs in a child process (`python -m
+bot.app.sandbox`), which exits after each job and gives its memory back:
 
     the worker (parent)                          the analysis (child)
     rules, changes, limits  ------------------>  setrlimit(RLIMIT_AS, RLIMIT_CPU), check(...)
@@ -15,6 +15,9 @@ exits after each job and gives its memory back:
 
 The parent reads the trees (over the GitHub API) and keeps the facts cache; the child never
 makes a call. Frames are pickles with a length in front, on the child's stdin and stdout.
+Starting Python and importing the check takes a few tenths of a second, so each thread that runs
+checks keeps one process started ahead, idle until its job's first frame; a process still serves
+one job only.
 
 Budgets (config.Budget, set by the DOCS_SYNC_MAX_* settings); one exceeded ends the job's check
 run as a failure naming it (`BudgetExceeded.outcome`), never a success:
@@ -143,6 +146,10 @@ class _Spares:
         spare = _spawn()
         with self._lock:
             self._ready[me] = spare
+            alive = {t.ident for t in threading.enumerate()}
+            gone = [self._ready.pop(t) for t in list(self._ready) if t not in alive]
+        for old in gone:  # started for a thread that has ended since
+            _reap(old)
         return proc
 
     def close(self) -> None:
