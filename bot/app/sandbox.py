@@ -411,7 +411,10 @@ def child_main() -> int:
 
     channel = _Channel(sys.stdin.buffer, sys.stdout.buffer)
     sys.stdout = sys.stderr  # a stray print must not land in the frames
-    _, rules, changes, memory_bytes, seconds = channel.receive()
+    try:
+        _, rules, changes, memory_bytes, seconds = channel.receive()
+    except EOFError:
+        return 0  # started ahead for a job that never came: the worker stopped
     spare = bytearray(4 << 20)  # given back to say "out of memory" when memory runs out
     _limit(memory_bytes, seconds)
     try:
