@@ -147,7 +147,7 @@ class Listing:
     def matches(self, pattern: str) -> list[str]:
         """The files `pattern` names, in path order; a plain path names itself when it exists."""
         if not is_pattern(pattern):
-            return [pattern] if self.base.exists(pattern) or self.head.exists(pattern) else []
+            return [pattern] if self.head.exists(pattern) or self.base.exists(pattern) else []
         compiled = compile_pattern(pattern)
         found = [p for p in self.paths if compiled.regex.fullmatch(p)]
         moved_here = {self.renames[p] for p in found if p in self.renames}
