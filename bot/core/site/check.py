@@ -118,11 +118,11 @@ def touches(target: SiteTarget, base: Tree, head: Tree, changes: Sequence[Change
         if path in paths:
             return True
         try:
-            root = read_config(path, tree.read(path) or "", target.root).root
+            config = read_config(path, tree.read(path) or "", target.root, tree.read)
         except SiteError:
             return True  # a config that does not read is reported by the check
-        prefix = f"{root}/" if root else ""
-        if any(p.startswith(prefix) for p in paths):
+        prefix = f"{config.root}/" if config.root else ""
+        if set(config.files) & paths or any(p.startswith(prefix) for p in paths):
             return True
     return False
 
@@ -196,7 +196,7 @@ def problems(
     """Navigation entries, redirects and links (of `pages`, default every page) that do not
     reach what they name. With `suggest`, each says what it should be when that can be told
     (from the change, or a near match)."""
-    editor = Editor(site.config, site.tree.read(site.config.path) or "") if suggest else None
+    editor = Editor(site.config, site.tree.read) if suggest else None
     out = nav_problems(site, past, editor)
     out += redirect_problems(site, past, editor)
     for page in sorted(site.pages if pages is None else {p for p in pages if p in site.pages}):
@@ -212,7 +212,7 @@ def _pages_to_check(before: Site, now: Site, moves: Moves) -> set[str] | None:
     under = [(p, _under(before.config, p)) for p in moves.paths]
     if any(rel is not None for p, rel in under if p in moves.removed or p in moves.renames):
         return None
-    if {before.config.path, now.config.path} & moves.paths or any(
+    if {*before.config.files, *now.config.files} & moves.paths or any(
         rel is not None and rel.endswith(".mintignore") for _, rel in under
     ):
         return None
@@ -239,20 +239,24 @@ def nav_problems(site: Site, past: Past | None, editor: Editor | None) -> list[P
                 meant = fate[1]
                 new = _nav_form(config, fate[1], entry.target)
                 message += f": the change moved the page to {site.repo_path(fate[1])}"
-                suggestion = editor.replace_value(entry.line, entry.target, new, lambda c: _navs(c) == n)
+                suggestion = editor.replace_value(
+                    entry.file, entry.line, entry.target, new, lambda c: _navs(c) == n
+                )
             elif fate:
                 message += ": the change deleted the page"
-                suggestion = _remove_nav(editor, entry.line, entry.target, n)
+                suggestion = _remove_nav(editor, entry.file, entry.line, entry.target, n)
             else:
                 forms = {_nav_form(config, p, entry.target): p for p in site.pages}
                 near = _closest(entry.target, list(forms))
                 if near:
                     meant = forms[near]
-                    suggestion = editor.replace_value(entry.line, entry.target, near, lambda c: _navs(c) == n)
+                    suggestion = editor.replace_value(
+                        entry.file, entry.line, entry.target, near, lambda c: _navs(c) == n
+                    )
         out.append(
             Problem(
                 "nav",
-                config.path,
+                entry.file,
                 entry.line,
                 entry.target,
                 "missing",
@@ -274,7 +278,9 @@ def redirect_problems(site: Site, past: Past | None, editor: Editor | None) -> l
             if live is not None:
                 suggestion = None
                 if editor is not None:
-                    suggestion = editor.remove(r.line, r.end_line, lambda c: len(c.redirects) == count - 1)
+                    suggestion = editor.remove(
+                        r.file, r.line, r.end_line, lambda c: len(c.redirects) == count - 1
+                    )
                 message = (
                     f"redirect from `{r.source}` is stale: {site.repo_path(live)} is a live page at that "
                     "URL, and one of the two hides the other"
@@ -282,7 +288,7 @@ def redirect_problems(site: Site, past: Past | None, editor: Editor | None) -> l
                 out.append(
                     Problem(
                         "redirect",
-                        config.path,
+                        r.file,
                         r.source_line,
                         r.source,
                         "live",
@@ -296,7 +302,6 @@ def redirect_problems(site: Site, past: Past | None, editor: Editor | None) -> l
 
 
 def _destination(site: Site, past: Past | None, editor: Editor | None, r: Redirect) -> list[Problem]:
-    config = site.config
     dest = r.destination
     if is_external(dest) or "*" in dest or ":" in dest.split("#", 1)[0]:
         return []
@@ -306,7 +311,7 @@ def _destination(site: Site, past: Past | None, editor: Editor | None, r: Redire
         if editor is None:
             return None
         return editor.replace_value(
-            r.destination_line, dest, new, lambda c: any(x.destination == new for x in c.redirects)
+            r.file, r.destination_line, dest, new, lambda c: any(x.destination == new for x in c.redirects)
         )
 
     if target.status == "page" and target.page is not None:
@@ -315,7 +320,7 @@ def _destination(site: Site, past: Past | None, editor: Editor | None, r: Redire
         new_anchor, why = _anchor_fix(site, past, target.page, target.anchor, editor is not None)
         message = f"`#{target.anchor}` is no heading of {site.repo_path(target.page)}{why}"
         fixed = replace(dest.rsplit("#", 1)[0] + "#" + new_anchor) if new_anchor else None
-        return [Problem("anchor", config.path, r.destination_line, dest, "anchor", message, suggestion=fixed)]
+        return [Problem("anchor", r.file, r.destination_line, dest, "anchor", message, suggestion=fixed)]
     if target.status == "redirected":
         hops = [r]
         current: Redirect | None = target.redirect
@@ -324,9 +329,7 @@ def _destination(site: Site, past: Past | None, editor: Editor | None, r: Redire
             if any(route_key(h.source) == route_key(current.source) for h in hops):
                 loop = " -> ".join([*(h.source for h in hops), current.source])
                 return [
-                    Problem(
-                        "redirect", config.path, r.source_line, r.source, "loop", f"redirect loop: {loop}"
-                    )
+                    Problem("redirect", r.file, r.source_line, r.source, "loop", f"redirect loop: {loop}")
                 ]
             hops.append(current)
             final = (
@@ -345,7 +348,7 @@ def _destination(site: Site, past: Past | None, editor: Editor | None, r: Redire
             return [
                 Problem(
                     "redirect",
-                    config.path,
+                    r.file,
                     line,
                     r.source,
                     "chain",
@@ -372,9 +375,7 @@ def _destination(site: Site, past: Past | None, editor: Editor | None, r: Redire
             if near is not None and site.by_route[near]:
                 suggestion = replace(site.url(site.by_route[near]) + anchor)
     return [
-        Problem(
-            "redirect", config.path, r.destination_line, r.source, "missing", message, suggestion=suggestion
-        )
+        Problem("redirect", r.file, r.destination_line, r.source, "missing", message, suggestion=suggestion)
     ]
 
 
@@ -522,9 +523,12 @@ def missing_redirects(before: Site, now: Site, moves: Moves) -> list[Problem]:
         return []
     values = {r.permanent for r in now.config.redirects}
     permanent = values.pop() if now.config.kind == "mintlify" and len(values) == 1 else None
-    text = now.tree.read(now.config.path) or ""
-    suggestion = Editor(now.config, text).add_redirects([(s, d) for s, d, _, _ in entries], permanent)
-    line = suggestion.start_line if suggestion else now.config.redirects_line or 1
+    suggestion = Editor(now.config, now.tree.read).add_redirects(
+        [(s, d) for s, d, _, _ in entries], permanent
+    )
+    file, line = now.config.redirects_at or (now.config.path, 1)
+    if suggestion is not None:
+        file, line = suggestion.path, suggestion.start_line
     out = []
     for source, _, _, what in entries:
         message = f"the change {what}"
@@ -532,7 +536,7 @@ def missing_redirects(before: Site, now: Site, moves: Moves) -> list[Problem]:
         out.append(
             Problem(
                 "redirect",
-                now.config.path,
+                file,
                 line,
                 source,
                 "unredirected",
@@ -619,7 +623,7 @@ def permanence(now: Site, before: Site | None) -> list[Problem]:
         value = values.pop()
         odd = [r for r in config.redirects if r.source not in old and r.permanent is not value]
         others = "the file's other redirects"
-    editor = Editor(config, now.tree.read(config.path) or "")
+    editor = Editor(config, now.tree.read)
     out = []
     for r in odd:
         suggestion = editor.set_permanent(r, value)
@@ -634,7 +638,7 @@ def permanence(now: Site, before: Site | None) -> list[Problem]:
         out.append(
             Problem(
                 "redirect",
-                config.path,
+                r.file,
                 line,
                 r.source,
                 "permanent",
@@ -705,7 +709,7 @@ def _line_edit(site: Site, path: str, line: int, edits: list[tuple[int, str, str
 
 
 def _location(site: Site, p: Problem) -> DocLocation:
-    if p.path == site.config.path:
+    if p.path in site.config.files:
         return DocLocation(p.path, p.line, "navigation" if p.kind == "nav" else "redirects", "")
     page = _under(site.config, p.path)
     if page is None or page not in site.pages:
@@ -745,7 +749,7 @@ def _unreadable(rule: Rule, path: str, e: SiteError) -> Finding:
         symbol=path,
         message=f"the docs site config does not read: {e.message}",
         rule=rule.id,
-        doc=DocLocation(path, max(e.line, 1), "", ""),
+        doc=DocLocation(e.file or path, max(e.line, 1), "", ""),
         blocking=_blocking(rule, severity),
     )
 
@@ -782,15 +786,15 @@ def _navs(config: SiteConfig) -> int:
     return len(config.nav or ())
 
 
-def _remove_nav(editor: Editor, line: int, target: str, n: int) -> Suggestion | None:
+def _remove_nav(editor: Editor, file: str, line: int, target: str, n: int) -> Suggestion | None:
     """The entry's line deleted, when the line holds only that entry."""
-    text = editor.lines[line - 1].strip() if 0 < line <= len(editor.lines) else ""
-    alone = (
-        text.rstrip(",") == json.dumps(target)
-        if editor.json
-        else text.startswith("- ") and text.endswith(target)
-    )
-    return editor.remove(line, line, lambda c: _navs(c) == n - 1) if alone else None
+    lines = editor.lines(file)
+    text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    if file.endswith(".json"):
+        alone = text.rstrip(",") == json.dumps(target)
+    else:
+        alone = text.startswith("- ") and text.endswith(target)
+    return editor.remove(file, line, line, lambda c: _navs(c) == n - 1) if alone else None
 
 
 def _closest(word: str, candidates: Sequence[str], cutoff: float = 0.8) -> str | None:

@@ -1,8 +1,8 @@
 """Suggested edits to a site config, written in the file's own style.
 
-Each edit replaces whole lines (a suggestion), and is kept only when the file it leaves still
-reads as a site config saying what the edit meant to say: a suggestion accepted on GitHub must
-never leave `docs.json` or `mkdocs.yml` broken.
+Each edit replaces whole lines of one file (the config, or a file its `$ref`s name), and is
+kept only when the config it leaves still reads and says what the edit meant to say: a
+suggestion accepted on GitHub must never leave `docs.json` or `mkdocs.yml` broken.
 """
 
 from __future__ import annotations
@@ -17,44 +17,52 @@ from bot.core.site.pages import read_config
 
 
 class Editor:
-    """Edits of one config file (`lines` as it reads at the revision checked)."""
+    """Edits of a site's config files, as they read at the revision checked (`load`)."""
 
-    def __init__(self, config: SiteConfig, text: str):
+    def __init__(self, config: SiteConfig, load: Callable[[str], str | None]):
         self.config = config
-        self.lines = text.replace("\r\n", "\n").split("\n")
-        self.json = config.kind == "mintlify"
+        self.load = load
+        self._lines: dict[str, list[str]] = {}
+
+    def lines(self, file: str) -> list[str]:
+        if file not in self._lines:
+            self._lines[file] = (self.load(file) or "").replace("\r\n", "\n").split("\n")
+        return self._lines[file]
+
+    def _line(self, file: str, n: int) -> str:
+        lines = self.lines(file)
+        return lines[n - 1] if 0 < n <= len(lines) else ""
 
     # -- checking --
 
     def checked(self, s: Suggestion, expect: Callable[[SiteConfig], bool]) -> Suggestion | None:
-        """`s` when the file it leaves reads and satisfies `expect`, else None."""
-        new = self.lines[: s.start_line - 1] + s.replacement.split("\n") + self.lines[s.end_line :]
-        if not s.replacement:
-            new = self.lines[: s.start_line - 1] + self.lines[s.end_line :]
+        """`s` when the config it leaves reads and satisfies `expect`, else None."""
+        lines = self.lines(s.path)
+        new = (
+            lines[: s.start_line - 1]
+            + (s.replacement.split("\n") if s.replacement else [])
+            + lines[s.end_line :]
+        )
+        edited = "\n".join(new)
+
+        def text_of(path: str) -> str | None:
+            return edited if path == s.path else self.load(path)
+
         try:
-            config = read_config(self.config.path, "\n".join(new), self.config.root)
+            config = read_config(self.config.path, text_of(self.config.path) or "", self.config.root, text_of)
         except SiteError:
             return None
         return s if expect(config) else None
 
-    def _line(self, n: int) -> str:
-        return self.lines[n - 1] if 0 < n <= len(self.lines) else ""
-
-    def _suggest(self, start: int, end: int, replacement: str) -> Suggestion:
-        return Suggestion(self.config.path, start, end, replacement)
-
     # -- values --
 
-    def _quoted(self, value: str) -> str:
-        return json.dumps(value, ensure_ascii=False)
-
     def replace_value(
-        self, line: int, old: str, new: str, expect: Callable[[SiteConfig], bool]
+        self, file: str, line: int, old: str, new: str, expect: Callable[[SiteConfig], bool]
     ) -> Suggestion | None:
-        """`old`, a value written on `line`, becomes `new`."""
-        text = self._line(line)
-        if self.json:
-            written, wanted = self._quoted(old), self._quoted(new)
+        """`old`, a value written on `line` of `file`, becomes `new`."""
+        text = self._line(file, line)
+        if _is_json(file):
+            written, wanted = _quoted(old), _quoted(new)
         else:
             written, wanted = old, _yaml_scalar(new, _quote_of(text, old))
             for q in ("'", '"'):
@@ -64,18 +72,20 @@ class Editor:
         if at < 0:
             return None
         replaced = text[:at] + wanted + text[at + len(written) :]
-        return self.checked(self._suggest(line, line, replaced), expect)
+        return self.checked(Suggestion(file, line, line, replaced), expect)
 
-    def remove(self, start: int, end: int, expect: Callable[[SiteConfig], bool]) -> Suggestion | None:
+    def remove(
+        self, file: str, start: int, end: int, expect: Callable[[SiteConfig], bool]
+    ) -> Suggestion | None:
         """Lines `start..end` (one list item) go; in JSON, the comma before them when it is last."""
-        if self.json and not self._line(end).rstrip().endswith(","):
+        if _is_json(file) and not self._line(file, end).rstrip().endswith(","):
             prev = start - 1
-            while prev > 0 and not self._line(prev).strip():
+            while prev > 0 and not self._line(file, prev).strip():
                 prev -= 1
-            before = self._line(prev).rstrip()
+            before = self._line(file, prev).rstrip()
             if before.endswith(","):
-                return self.checked(self._suggest(prev, end, before[:-1]), expect)
-        return self.checked(self._suggest(start, end, ""), expect)
+                return self.checked(Suggestion(file, prev, end, before[:-1]), expect)
+        return self.checked(Suggestion(file, start, end, ""), expect)
 
     # -- redirects --
 
@@ -85,29 +95,29 @@ class Editor:
         def expect(c: SiteConfig) -> bool:
             return any(r.source == redirect.source and r.permanent is value for r in c.redirects)
 
+        file = redirect.file
         span = range(redirect.line, redirect.end_line + 1)
-        written = next((n for n in span if '"permanent"' in self._line(n)), None)
+        written = next((n for n in span if '"permanent"' in self._line(file, n)), None)
         if written is not None:
             if value is None:
-                return self.remove(written, written, expect)
-            text = self._line(written)
+                return self.remove(file, written, written, expect)
+            text = self._line(file, written)
             flipped = re.sub(r"\b(true|false)\b", "true" if value else "false", text, count=1)
-            return self.checked(self._suggest(written, written, flipped), expect)
+            return self.checked(Suggestion(file, written, written, flipped), expect)
         if value is None:
             return None
         member = f'"permanent": {"true" if value else "false"}'
         if redirect.line == redirect.end_line:  # the whole entry on one line
-            text = self._line(redirect.line)
+            text = self._line(file, redirect.line)
             at = text.rfind("}")
             spaced = " " if at > 0 and text[at - 1] == " " else ""
             fixed = text[:at].rstrip() + f", {member}{spaced}" + text[at:]
-            return self.checked(self._suggest(redirect.line, redirect.line, fixed), expect)
+            return self.checked(Suggestion(file, redirect.line, redirect.line, fixed), expect)
         last = redirect.end_line - 1
-        while last > redirect.line and not self._line(last).strip():
+        while last > redirect.line and not self._line(file, last).strip():
             last -= 1
-        text = self._line(last).rstrip()
-        indent = _indent(text)
-        return self.checked(self._suggest(last, last, f"{text},\n{indent}{member}"), expect)
+        text = self._line(file, last).rstrip()
+        return self.checked(Suggestion(file, last, last, f"{text},\n{_indent(text)}{member}"), expect)
 
     def add_redirects(self, entries: Sequence[tuple[str, str]], permanent: bool | None) -> Suggestion | None:
         """New redirects (source, destination), in the style of the file's existing ones."""
@@ -118,31 +128,34 @@ class Editor:
             have = {(r.source, r.destination) for r in c.redirects}
             return all(e in have for e in entries)
 
-        suggestion = self._add_json(entries, permanent) if self.json else self._add_yaml(entries)
+        if self.config.kind == "mintlify":
+            suggestion = self._add_json(entries, permanent)
+        else:
+            suggestion = self._add_yaml(entries)
         return self.checked(suggestion, expect) if suggestion is not None else None
 
-    def _unit(self) -> str:
+    def _unit(self, file: str) -> str:
         """The file's indentation step."""
-        for line in self.lines[1:]:
+        for line in self.lines(file)[1:]:
             if line.strip():
                 return _indent(line) or "  "
         return "  "
 
     def _add_json(self, entries: Sequence[tuple[str, str]], permanent: bool | None) -> Suggestion | None:
-        q = self._quoted
         existing = self.config.redirects
+        at = self.config.redirects_at
         if existing:
             sample = existing[0]
-            outer = _indent(self._line(sample.line))
-            inner = _indent(self._line(sample.source_line))
+            outer = _indent(self._line(sample.file, sample.line))
+            inner = _indent(self._line(sample.file, sample.source_line))
             one_line = sample.line == sample.end_line
         else:
-            opening = self._line(self.config.redirects_line or 1)
-            base = _indent(opening) if self.config.redirects_line else ""
-            outer, inner, one_line = base + self._unit(), base + self._unit() * 2, False
+            base = _indent(self._line(*at)) if at else ""
+            unit = self._unit(at[0] if at else self.config.path)
+            outer, inner, one_line = base + unit, base + unit * 2, False
         blocks = []
         for source, destination in entries:
-            members = [f'"source": {q(source)}', f'"destination": {q(destination)}']
+            members = [f'"source": {_quoted(source)}', f'"destination": {_quoted(destination)}']
             if permanent is not None:
                 members.append(f'"permanent": {"true" if permanent else "false"}')
             if one_line:
@@ -150,51 +163,58 @@ class Editor:
             else:
                 body = ",\n".join(inner + m for m in members)
                 blocks.append(f"{outer}{{\n{body}\n{outer}}}")
-        if existing and self.config.redirects_line is not None:
-            opening_line = self.config.redirects_line
-            opening = self._line(opening_line).rstrip()
-            if not opening.endswith("["):
+        if at is not None:
+            file, n = at
+            text = self._line(file, n)
+            if existing:  # after the line opening the list
+                if not text.rstrip().endswith("["):
+                    return None
+                return Suggestion(file, n, n, text.rstrip() + "\n" + ",\n".join(blocks) + ",")
+            empty = text.find("[]")  # "redirects": []
+            if empty < 0:
                 return None
-            return self._suggest(opening_line, opening_line, opening + "\n" + ",\n".join(blocks) + ",")
-        if self.config.redirects_line is not None:  # "redirects": []
-            n = self.config.redirects_line
-            text = self._line(n)
-            at = text.find("[]")
-            if at < 0:
-                return None
-            base = _indent(text)
-            filled = text[:at] + "[\n" + ",\n".join(blocks) + f"\n{base}]" + text[at + 2 :]
-            return self._suggest(n, n, filled)
+            filled = text[:empty] + "[\n" + ",\n".join(blocks) + f"\n{_indent(text)}]" + text[empty + 2 :]
+            return Suggestion(file, n, n, filled)
         # No redirects yet: a new last member of the top-level object.
-        close = len(self.lines)
-        while close > 1 and not self._line(close).strip():
+        file = self.config.path
+        close = len(self.lines(file))
+        while close > 1 and not self._line(file, close).strip():
             close -= 1
-        if self._line(close).strip() != "}":
+        if self._line(file, close).strip() != "}":
             return None
         last = close - 1
-        while last > 1 and not self._line(last).strip():
+        while last > 1 and not self._line(file, last).strip():
             last -= 1
-        unit = self._unit()
+        unit = self._unit(file)
         block = f'{unit}"redirects": [\n' + ",\n".join(blocks) + f"\n{unit}]"
-        return self._suggest(last, close, f"{self._line(last).rstrip()},\n{block}\n{self._line(close)}")
+        return Suggestion(
+            file, last, close, f"{self._line(file, last).rstrip()},\n{block}\n{self._line(file, close)}"
+        )
 
     def _add_yaml(self, entries: Sequence[tuple[str, str]]) -> Suggestion | None:
         existing = self.config.redirects
         if existing:
-            sample = self._line(existing[0].source_line)
-            indent = _indent(sample)
+            first = existing[0]
+            sample = self._line(first.file, first.source_line)
             quote = sample.strip()[:1] if sample.strip()[:1] in ("'", '"') else ""
-            new = [f"{indent}{_yaml_scalar(s, quote)}: {_yaml_scalar(d, quote)}" for s, d in entries]
+            new = [f"{_indent(sample)}{_yaml_scalar(s, quote)}: {_yaml_scalar(d, quote)}" for s, d in entries]
             last = max(r.end_line for r in existing)
-            return self._suggest(last, last, "\n".join([self._line(last), *new]))
-        n = self.config.redirects_line
-        if n is None:
+            return Suggestion(first.file, last, last, "\n".join([self._line(first.file, last), *new]))
+        if self.config.redirects_at is None:
             return None
-        text = self._line(n)
+        file, n = self.config.redirects_at
+        text = self._line(file, n)
         indent = _indent(text) + "  "
-        head = text.split(":", 1)[0]
         new = [f"{indent}{_yaml_scalar(s, '')}: {_yaml_scalar(d, '')}" for s, d in entries]
-        return self._suggest(n, n, "\n".join([f"{head}:", *new]))
+        return Suggestion(file, n, n, "\n".join([f"{text.split(':', 1)[0]}:", *new]))
+
+
+def _is_json(file: str) -> bool:
+    return file.endswith(".json")
+
+
+def _quoted(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _indent(text: str) -> str:

@@ -7,11 +7,12 @@ import functools
 import re
 from collections.abc import Sequence
 
-# Files Mintlify leaves out of every site without being told to.
+# Files Mintlify leaves out of every site without being told to; its list names .git, .github,
+# .claude, .agents, .idea, .vscode and .cache, and a hidden folder (its own .mintlify/) is taken
+# to be one of those.
 MINTLIFY_DEFAULTS = (
-    ".git/", ".github/", ".claude/", ".agents/", ".idea/", ".vscode/", "node_modules/", "build/",
-    "dist/", "coverage/", ".cache/", "tmp/", "temp/", "README.md", "LICENSE.md", "CHANGELOG.md",
-    "CONTRIBUTING.md",
+    ".*/", "node_modules/", "build/", "dist/", "coverage/", "tmp/", "temp/", "README.md", "LICENSE.md",
+    "CHANGELOG.md", "CONTRIBUTING.md",
 )  # fmt: skip
 # MkDocs leaves out dot files and folders and its `templates/` folder.
 MKDOCS_DEFAULTS = (".*", "/templates/")

@@ -75,47 +75,48 @@ def read(text: str, path: str, root: str | None = None) -> SiteConfig:
     nav: tuple[NavEntry, ...] | None = None
     if nav_node is not None and isinstance(nav_node[1], yaml.SequenceNode):
         entries: list[NavEntry] = []
-        _walk_nav(nav_node[1], entries, [0])
+        _walk_nav(nav_node[1], entries, [0], path)
         nav = tuple(entries)
     plugin = _plugin(top, "redirects")
     redirects: tuple[Redirect, ...] = ()
-    redirects_line = None
+    redirects_at = None
     if plugin is not None:
         maps = _get(plugin, "redirect_maps")
         if maps is not None:
-            redirects_line = _line(maps[0])
-            redirects = _redirects(maps[1])
+            redirects_at = (path, _line(maps[0]))
+            redirects = _redirects(maps[1], path)
     return SiteConfig(
         kind="mkdocs",
         path=path,
         root=root,
         nav=nav,
         redirects=redirects,
-        redirects_line=redirects_line,
+        redirects_at=redirects_at,
         can_redirect=plugin is not None,
         generated_pages=False,
         slug_styles=_slug_styles(top),
         not_in_nav=_patterns(top, "not_in_nav"),
         exclude=_patterns(top, "exclude_docs"),
+        files=(path,),
     )
 
 
-def _walk_nav(node: yaml.Node, out: list[NavEntry], seen: list[int]) -> None:
+def _walk_nav(node: yaml.Node, out: list[NavEntry], seen: list[int], file: str) -> None:
     seen[0] += 1
     if seen[0] > MAX_NODES:
         raise SiteError(_line(node), f"the navigation has more than {MAX_NODES} entries")
     if isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            _walk_nav(item, out, seen)
+            _walk_nav(item, out, seen, file)
     elif isinstance(node, yaml.MappingNode):
         for _, value in node.value:  # `- Title: page.md` or `- Section: [...]`
-            _walk_nav(value, out, seen)
+            _walk_nav(value, out, seen, file)
     else:
         target = _scalar(node)
         if target is None and isinstance(node, yaml.ScalarNode):
             raise SiteError(_line(node), "a navigation entry is empty")  # as `mkdocs build` says too
         if target and "://" not in target and not target.startswith(("mailto:", "#")):
-            out.append(NavEntry(target.strip(), _line(node)))
+            out.append(NavEntry(target.strip(), _line(node), file))
 
 
 def _plugin(top: yaml.Node, name: str) -> yaml.Node | None:
@@ -142,7 +143,7 @@ def _plugin(top: yaml.Node, name: str) -> yaml.Node | None:
     return None
 
 
-def _redirects(node: yaml.Node) -> tuple[Redirect, ...]:
+def _redirects(node: yaml.Node, file: str) -> tuple[Redirect, ...]:
     out = []
     for k, v in _members(node):
         source, destination = _scalar(k), _scalar(v)
@@ -157,6 +158,7 @@ def _redirects(node: yaml.Node) -> tuple[Redirect, ...]:
                 end_line=max(_end_line(v), _line(k)),
                 source_line=_line(k),
                 destination_line=_line(v),
+                file=file,
             )
         )
     return tuple(out)

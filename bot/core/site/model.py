@@ -1,6 +1,7 @@
 """A docs site's configuration as the check reads it: its navigation, its redirects, where its
 pages live. Read from Mintlify's `docs.json` (or the older `mint.json`) or MkDocs' `mkdocs.yml`;
-every entry keeps the line it is written on, because findings and suggested edits go there."""
+every entry keeps the file and line it is written on, because findings and suggested edits go
+there."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ PAGE_SUFFIXES = (".md", ".mdx")
 
 
 class SiteError(ValueError):
-    """A site config that cannot be read: the message says why, `line` where (0: unknown)."""
+    """A site config that cannot be read: the message says why, `line` where (0: unknown) and
+    `file` in which file, when not the config itself."""
 
-    def __init__(self, line: int, message: str):
-        self.line, self.message = line, message
+    def __init__(self, line: int, message: str, file: str = ""):
+        self.line, self.message, self.file = line, message, file
         super().__init__(f"line {line}: {message}" if line else message)
 
 
@@ -28,6 +30,7 @@ class NavEntry:
 
     target: str
     line: int
+    file: str  # the file it is written in: the config, or one its `$ref`s name
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,7 @@ class Redirect:
     end_line: int  # last line of the entry
     source_line: int
     destination_line: int
+    file: str  # the file it is written in: the config, or one its `$ref`s name
 
     @property
     def wildcard(self) -> bool:
@@ -53,12 +57,13 @@ class SiteConfig:
     root: str  # the folder of the pages, from the repository root ("" for the root itself)
     nav: tuple[NavEntry, ...] | None  # None: no navigation written, every page is listed (MkDocs)
     redirects: tuple[Redirect, ...]
-    redirects_line: int | None  # the line opening the redirect list, when the file has one
+    redirects_at: tuple[str, int] | None  # (file, line) opening the redirect list, when there is one
     can_redirect: bool  # Mintlify always; MkDocs with the redirects plugin
     generated_pages: bool  # the config makes pages no file holds (an OpenAPI spec)
     slug_styles: tuple[str, ...]
     not_in_nav: tuple[str, ...] = ()  # gitignore-style patterns of pages meant to be off the nav
     exclude: tuple[str, ...] = ()  # gitignore-style patterns of files that are not published
+    files: tuple[str, ...] = ()  # the config and the files its `$ref`s name (Mintlify)
 
     def page_file(self, rel: str) -> str:
         """The repository path of a file under the docs root."""

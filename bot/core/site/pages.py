@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import unquote
 
@@ -24,6 +25,8 @@ from bot.core.site import ignore, links, mintlify, mkdocs
 from bot.core.site.model import PAGE_SUFFIXES, Redirect, SiteConfig, SiteError
 from bot.core.site.slugs import Anchors, anchors
 
+# `import Setup from '/snippets/setup.mdx'` in an MDX page, shown as `<Setup />`.
+_IMPORT = re.compile(r"""^\s*import\s+(\w+)\s+from\s+["']([^"']+\.mdx?)["']""", re.MULTILINE)
 CANDIDATES = (
     "docs.json", "mint.json", "mkdocs.yml", "mkdocs.yaml",
     "docs/docs.json", "docs/mint.json", "docs/mkdocs.yml", "docs/mkdocs.yaml",
@@ -37,11 +40,14 @@ def locate(target: SiteTarget, tree: Tree) -> str | None:
     return next((c for c in CANDIDATES if tree.exists(c)), None)
 
 
-def read_config(path: str, text: str, root: str | None) -> SiteConfig:
-    """Raises SiteError for a config that cannot be read."""
+def read_config(
+    path: str, text: str, root: str | None, load: Callable[[str], str | None] | None = None
+) -> SiteConfig:
+    """Raises SiteError for a config that cannot be read; `load` reads the files a Mintlify
+    config's `$ref`s name."""
     if path.endswith((".yml", ".yaml")):
         return mkdocs.read(text, path, root)
-    return mintlify.read(text, path, root)
+    return mintlify.read(text, path, root, load)
 
 
 def route_key(target: str) -> str:
@@ -115,8 +121,23 @@ class Site:
         return parse_doc_cached(path, self.text(page), self.tree.blob_id(path), self.cache)
 
     def anchors(self, page: str) -> Anchors:
+        """The page's anchors, and under Mintlify those of the snippets it imports and shows."""
         if page not in self._anchors:
-            self._anchors[page] = anchors(self.doc(page), self.config.slug_styles)
+            self._anchors[page] = anchors(self.doc(page), self.config.slug_styles)  # before: cycles
+            text = self.text(page)
+            if self.config.kind == "mintlify" and "import" in text:
+                shown: set[str] = set()
+                for name, target in _IMPORT.findall(text):
+                    rel = posixpath.normpath(
+                        target.lstrip("/")
+                        if target.startswith("/")
+                        else posixpath.join(posixpath.dirname(page), target)
+                    )
+                    if f"<{name}" in text and rel in self.files and rel != page:
+                        shown |= self.anchors(rel).all
+                if shown:
+                    own = self._anchors[page]
+                    self._anchors[page] = replace(own, ids=own.ids | shown)
         return self._anchors[page]
 
     def links(self, page: str) -> list[links.Link]:
@@ -203,7 +224,7 @@ def load(target: SiteTarget, tree: Tree, cache: ParseCache | None = None) -> Sit
     text = tree.read(path)
     if text is None:
         return None
-    return Site(read_config(path, text, target.root), tree, cache)
+    return Site(read_config(path, text, target.root, tree.read), tree, cache)
 
 
 def _lines(text: str) -> list[str]:

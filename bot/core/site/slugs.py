@@ -1,10 +1,17 @@
 """The anchors a docs site gives a page's headings.
 
 A link's `#fragment` has to match what the site renders, and each generator slugs differently:
-GitHub (`page.github_anchor`, repeats get -1, -2), Mintlify (keeps `/`, `&` and a curly
-apostrophe, turns `.` into `-`, repeats get -2, -3) and Python-Markdown's `toc`, which MkDocs
-uses (squeezes runs of hyphens and spaces, repeats get _1, _2). A heading may also name its
-own id (`## Title {#id}`), and HTML in the page can carry ids (`<a id="x">`, `<h2 id="x">`).
+GitHub (`page.github_anchor`, repeats get -1, -2), Mintlify (turns `.` into `-` and `'` into a
+curly apostrophe, drops parentheses, keeps `/`, `&`, and, as its own docs link them, `:` and
+`$`; repeats get -2, -3) and Python-Markdown's `toc`, which MkDocs uses (squeezes runs of
+hyphens and spaces, repeats get _1, _2). What Mintlify does with other punctuation is not
+documented, so a variant that drops it all is accepted too: a checker had better accept an
+anchor the site may render than report one it does.
+
+A heading may also name its own id (`## Title {#id}`), HTML in the page can carry ids
+(`<a id="x">`, `<h2 id="x">`), and Mintlify's components make anchors of their own: an
+`<Accordion>`, `<Tab>`, `<Step>` or `<Update>` from its title or label, a `<ParamField>` or
+`<ResponseField>` as `param-<name>`.
 """
 
 from __future__ import annotations
@@ -20,15 +27,28 @@ from bot.core.page import DocPage, github_anchor
 # `## Title {#custom-id}` (Mintlify, attr_list) and `## Title {: #custom-id .class }` (attr_list).
 _CUSTOM_ID = re.compile(r"\s*\{:?\s*#([^\s}]+)[^}]*\}\s*$")
 _ID_ATTR = re.compile(r"""\bid\s*=\s*(?:\{\s*)?["']([^"'\s]+)["']""")
+_TITLED = re.compile(r"""<(?:Accordion|Tab|Step|Update)\b[^>]*?\b(?:title|label)\s*=\s*["']([^"']+)["']""")
+_PARAM = re.compile(
+    r"""<(?:ParamField|ResponseField)\b[^>]*?\b(?:name|path|query|body|header)\s*=\s*["']([^"']+)["']"""
+)
 
-GITHUB, MINTLIFY, TOC, TOC_UNICODE = "github", "mintlify", "toc", "toc-unicode"
+_DROPPED = re.compile(r"""[()\[\]{}<>?!,;"`*|]""")
+_NOT_PLAIN = re.compile(r"[^\w\s\-\u2019/&]")
+
+GITHUB, MINTLIFY, MINTLIFY_PLAIN, TOC, TOC_UNICODE = (
+    "github",
+    "mintlify",
+    "mintlify-plain",
+    "toc",
+    "toc-unicode",
+)
 
 
-def mintlify_slug(title: str) -> str:
+def mintlify_slug(title: str, plain: bool = False) -> str:
     """Mintlify's generated id: lowercase, whitespace to `-`, `.` to `-`, `'` to `’`,
-    parentheses dropped, `/` and `&` kept, other punctuation dropped."""
+    parentheses dropped, `/`, `&`, `:` and `$` kept; `plain` drops all other punctuation."""
     text = title.strip().lower().replace("'", "\u2019").replace(".", "-")
-    text = re.sub(r"[^\w\s\-\u2019/&]", "", text)
+    text = (_NOT_PLAIN if plain else _DROPPED).sub("", text)
     return re.sub(r"\s", "-", text)
 
 
@@ -57,6 +77,7 @@ def _toc_repeat(slug: str, n: int) -> str:
 _STYLES: dict[str, tuple[Callable[[str], str], Callable[[str, int], str]]] = {
     GITHUB: (github_anchor, _github_repeat),
     MINTLIFY: (mintlify_slug, _mintlify_repeat),
+    MINTLIFY_PLAIN: (lambda t: mintlify_slug(t, plain=True), _mintlify_repeat),
     TOC: (toc_slug, _toc_repeat),
     TOC_UNICODE: (lambda t: toc_slug(t, unicode=True), _toc_repeat),
 }
@@ -123,4 +144,10 @@ def anchors(doc: DocPage, styles: tuple[str, ...]) -> Anchors:
     for line in doc.lines:
         if "id" in line:
             ids.update(_ID_ATTR.findall(line))
+        if MINTLIFY in styles and "<" in line:
+            for title in _TITLED.findall(line):
+                ids.update(
+                    (title, github_anchor(title), mintlify_slug(title), mintlify_slug(title, plain=True))
+                )
+            ids.update("param-" + mintlify_slug(name, plain=True) for name in _PARAM.findall(line))
     return Anchors(tuple(headings), frozenset(ids))

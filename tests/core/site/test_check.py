@@ -596,3 +596,41 @@ def test_a_change_to_one_pages_text_reads_only_that_page() -> None:
     assert {p for p in trees[1].reads if p.endswith((".md", ".mdx"))} == {
         p for p in head if p.endswith((".md", ".mdx")) and p != "docs/README.md"
     }
+
+
+def test_config_split_with_ref_files_is_checked_and_edited_where_each_entry_is_written() -> None:
+    base = mintlify()
+    config = json.loads(MINT_CONFIG)
+    base["docs/nav.json"] = json.dumps(config["navigation"], indent=2) + "\n"
+    base["docs/redirects.json"] = json.dumps(config["redirects"], indent=2) + "\n"
+    config["navigation"] = {"$ref": "nav.json"}
+    config["redirects"] = {"$ref": "./redirects.json"}
+    base[MINT] = json.dumps(config, indent=2) + "\n"
+    assert run_audit(base) == []
+    head = moved(base, "docs/guide/fees.md", "docs/guide/billing.md")
+    head = edit(head, "docs/guide/usage.md", "/guide/fees#", "/guide/billing#")
+    head = edit(head, "docs/guide/billing.md", "/guide/fees#", "/guide/billing#")
+    findings = run_check(base, head, {"docs/guide/fees.md": "docs/guide/billing.md"})
+    assert kinds(findings) == [("nav", "error", "guide/fees"), ("redirect", "warning", "/guide/fees")]
+    nav, redirect = findings
+    assert nav.doc is not None and nav.doc.path == "docs/nav.json"
+    assert redirect.suggestion is not None and redirect.suggestion.path == "docs/redirects.json"
+    assert redirect.suggestion.start_line == 1
+    fixed = json.loads(apply(head["docs/redirects.json"], redirect.suggestion))
+    assert fixed[0] == {"source": "/guide/fees", "destination": "/guide/billing", "permanent": True}
+    assert json.loads(apply(head["docs/nav.json"], nav.suggestion))  # type: ignore[arg-type]
+    # A change to a `$ref` file is a change to the config.
+    head = edit(base, "docs/nav.json", '"guide/usage",', '"guide/usag",')
+    assert kinds(run_check(base, head)) == [("nav", "error", "guide/usag")]
+
+
+def test_a_mintlify_page_has_the_anchors_of_the_snippets_it_shows() -> None:
+    files = {
+        **mintlify(),
+        "docs/snippets/setup.mdx": "## GitLab setup\n\nConnect the account.\n",
+        "docs/guide/backends.md": "import Setup from '/snippets/setup.mdx';\n\n# Backends\n\n<Setup />\n\n"
+        "## Choosing a backend\n\n### FSDP\n\n[setup](#gitlab-setup)\n",
+    }
+    assert run_audit(files) == []
+    shown_nowhere = edit(files, "docs/guide/backends.md", "<Setup />", "")
+    assert kinds(run_audit(shown_nowhere)) == [("anchor", "warning", "#gitlab-setup")]

@@ -29,7 +29,8 @@ def test_docs_json_navigation_and_redirects_with_their_lines() -> None:
     assert first.line == line_of(MINT_CONFIG, '"source": "/old/setup"') - 1
     assert first.end_line == first.line + 4
     assert second.destination_line == line_of(MINT_CONFIG, '"/guide/backends#fsdp"')
-    assert config.redirects_line == line_of(MINT_CONFIG, '"redirects": [')
+    assert config.redirects_at == ("docs/docs.json", line_of(MINT_CONFIG, '"redirects": ['))
+    assert config.files == ("docs/docs.json",) and {e.file for e in config.nav or ()} == {"docs/docs.json"}
 
 
 def test_mint_json_and_openapi_pages() -> None:
@@ -42,6 +43,50 @@ def test_mint_json_and_openapi_pages() -> None:
     config = mintlify.read(text, "mint.json")
     assert [(e.target, e.line) for e in config.nav or ()] == [("intro", 3), ("api/a", 4)]
     assert config.root == "" and config.generated_pages and config.redirects == ()
+
+
+def test_ref_files_stand_for_their_content_and_keep_their_lines() -> None:
+    files = {
+        "docs/docs.json": '{\n  "name": "x",\n  "navigation": {"$ref": "./config/nav.json"},\n'
+        '  "redirects": {"$ref": "redirects.json"}\n}\n',
+        "docs/config/nav.json": '{\n  "pages": [\n    "intro",\n    {"$ref": "more/api.json"}\n  ]\n}\n',
+        "docs/config/more/api.json": '{"group": "API", "pages": ["api/a"]}',
+        "docs/redirects.json": '[\n  {\n    "source": "/old",\n    "destination": "/intro"\n  }\n]\n',
+    }
+    config = mintlify.read(files["docs/docs.json"], "docs/docs.json", load=files.get)
+    assert [(e.target, e.file, e.line) for e in config.nav or ()] == [
+        ("intro", "docs/config/nav.json", 3),
+        ("api/a", "docs/config/more/api.json", 1),
+    ]
+    (r,) = config.redirects
+    assert (r.file, r.line, r.source_line, r.destination_line) == ("docs/redirects.json", 2, 3, 4)
+    assert config.redirects_at == ("docs/redirects.json", 1)
+    assert set(config.files) == set(files)
+    # Sibling keys of a `$ref` override the referenced object's.
+    merged = mintlify.read(
+        '{"navigation": {"$ref": "n.json", "pages": ["b"]}}',
+        "docs.json",
+        load={"n.json": '{"pages": ["a"]}'}.get,
+    )
+    assert [e.target for e in merged.nav or ()] == ["b"]
+
+
+@pytest.mark.parametrize(
+    ("files", "line", "words"),
+    [
+        ({}, 1, "$ref ./nav.json names no file (nav.json)"),
+        (
+            {"nav.json": '{"$ref": "docs.json"}', "docs.json": '{"navigation": {"$ref": "./nav.json"}}'},
+            1,
+            "more than",
+        ),
+        ({"nav.json": "{oops"}, 1, "$ref ./nav.json: line 1: Expecting property name"),
+    ],
+)
+def test_a_ref_that_does_not_read(files: dict[str, str], line: int, words: str) -> None:
+    with pytest.raises(SiteError) as e:
+        mintlify.read('{"navigation": {"$ref": "./nav.json"}}', "docs.json", load=files.get)
+    assert e.value.line == line and words in e.value.message
 
 
 @pytest.mark.parametrize(
@@ -74,7 +119,7 @@ def test_mkdocs_yml_with_python_tags_nav_and_redirect_maps() -> None:
         ("old/setup.md", "guide/install.md", line_of(text, "'old/setup.md'")),
         ("old/backend.md", "guide/backends.md#fsdp", line_of(text, "'old/backend.md'")),
     ]
-    assert config.redirects_line == line_of(text, "redirect_maps:")
+    assert config.redirects_at == ("mkdocs.yml", line_of(text, "redirect_maps:"))
     assert config.slug_styles == ("toc",)
 
 

@@ -65,3 +65,21 @@ def test_anchor_lookup_knows_the_heading_and_style() -> None:
     assert found.heading_of("fees-&-billing") == (1, MINTLIFY)
     assert found.has("FEES--BILLING")
     assert found.heading_of("fees") is None
+
+
+def test_mintlify_keeps_colons_and_dollars_as_its_own_docs_link_them() -> None:
+    assert mintlify_slug("Example: Connect to the server") == "example:-connect-to-the-server"
+    assert mintlify_slug("Split configuration with $ref") == "split-configuration-with-$ref"
+    assert mintlify_slug("Split configuration with $ref", plain=True) == "split-configuration-with-ref"
+
+
+def test_mintlify_components_make_anchors() -> None:
+    text = (
+        "# Settings\n\n"
+        '<ResponseField name="thumbnails.background" type="string">\n\nx\n</ResponseField>\n\n'
+        '<AccordionGroup>\n  <Accordion title="Deployment branch">\n    y\n  </Accordion>\n'
+        "</AccordionGroup>\n"
+    )
+    found = anchors(parse_doc("p.mdx", text), (GITHUB, MINTLIFY))
+    assert found.has("param-thumbnails-background") and found.has("deployment-branch")
+    assert not anchors(parse_doc("p.md", text), (TOC,)).has("deployment-branch")  # MkDocs has no such thing
