@@ -167,7 +167,7 @@ def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | N
 
     # RULES_FORMAT changes whenever the rule dataclasses gain a field, so a cached pack never
     # comes back without it.
-    digest = hashlib.sha1(repr((RULES_FORMAT, values, repo_config)).encode())
+    digest = hashlib.sha1(repr((RULES_FORMAT, _code_digest(), values, repo_config)).encode())
     try:
         for name in builtin_pack_names():
             digest.update(name.encode() + b"\0" + builtin_pack_path(name).read_bytes())
@@ -178,6 +178,37 @@ def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | N
     except OSError:
         return None
     return f"rules:{digest.hexdigest()}"
+
+
+def _audit_key(rules: Sequence[Rule], tree: Tree) -> str:
+    """An audit's findings depend on the rules, the revision's files and the analysis code, and on
+    nothing else: a revision audited before with the same rules and code is not checked again."""
+    import hashlib
+
+    digest = hashlib.sha1(_code_digest().encode())
+    digest.update(repr(tuple(rules)).encode())
+    for path in sorted(tree.paths()):
+        digest.update(f"{path}\0{tree.blob_id(path)}\n".encode())
+    return f"audit:{digest.hexdigest()}"
+
+
+_CODE: list[str] = []
+
+
+def _code_digest() -> str:
+    """The analysis code itself (bot/core): a cached result made by other code is never used."""
+    if not _CODE:
+        import hashlib
+        from pathlib import Path
+
+        import bot.core
+
+        root = Path(bot.core.__file__).parent
+        digest = hashlib.sha1()
+        for path in sorted(root.rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+        _CODE.append(digest.hexdigest())
+    return _CODE[0]
 
 
 def _require_matches(
@@ -288,7 +319,14 @@ def run_audit(args: argparse.Namespace) -> int:
         packs = _load_rules(args.rules, None if args.rules else _repo_config(tree), cache)
         rules = _rules_of(packs)
         _require_matches(rules, MemoryTree({}), tree, {}, cache)
-        report = audit(rules, tree, cache=cache)
+        key = _audit_key(rules, tree) if cache is not None else None
+        hit = cache.get(key) if cache is not None and key is not None else None
+        if isinstance(hit, Report):
+            report = hit
+        else:
+            report = audit(rules, tree, cache=cache)
+            if cache is not None and key is not None:
+                cache[key] = report
         if args.baseline is not None:
             report = _against_baseline(report, args.baseline, tree.read)
         return _emit(report, args, tree.read)

@@ -451,3 +451,25 @@ def test_init_prints_or_writes_a_config_that_works_on_the_first_run(small: Path)
     _commit(small, "config")
     assert docs_sync("validate", "--repo", str(small)).returncode == 0
     assert docs_sync("audit", "--repo", str(small), "--no-cache").returncode == 0
+
+
+def test_a_warm_audit_of_an_unchanged_revision_is_not_checked_again(small: Path, tmp_path: Path):
+    import os
+
+    from bot.trees.factcache import FactsCache
+
+    env = dict(os.environ, DOCS_SYNC_CACHE=str(tmp_path / "cache"))
+    (small / "docs" / "index.md").write_text("# Tool\n\nRun `--alpah 2`.\n")
+    _commit(small, "a stale flag")
+    args = ("audit", "--repo", str(small), "--format", "json")
+    first = docs_sync(*args, env=env)
+    again = docs_sync(*args, env=env)
+    assert first.returncode == again.returncode == 1 and first.stdout == again.stdout
+    cache = FactsCache(tmp_path / "cache" / "facts.sqlite")
+    assert sum(1 for key in cache if key.startswith("audit:")) == 1  # one revision audited, kept once
+    cache.close()
+    # Any file of the revision changing is a new audit: a fixed page is never reported from the cache.
+    (small / "docs" / "index.md").write_text("# Tool\n\nRun `--alpha 2`.\n")
+    _commit(small, "fixed")
+    fixed = docs_sync(*args, env=env)
+    assert fixed.returncode == 0 and json.loads(fixed.stdout)["findings"] == []
