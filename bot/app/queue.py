@@ -26,6 +26,18 @@ run, so a job that kills the process every time is eventually given up by the wo
 it again is safe because the job handler is idempotent: what it writes to GitHub (check runs,
 review comments, the summary comment) is found again by fingerprints and updated, not
 duplicated. The recovery assumes one serving process per database file.
+
+Two backends, one set of semantics (tests/app/test_queue.py runs every test on both):
+`open_queue` takes a SQLite path (SQLiteQueue, here: one process, nothing to install) or a
+postgresql:// URL (bot.app.queue_pg.PostgresQueue: any number of web and worker processes).
+The PostgreSQL queue is this module's own, on `FOR UPDATE SKIP LOCKED` and advisory locks,
+rather than procrastinate: procrastinate's queueing locks and per-key serial locks are close,
+but not this queue's rules (a newer push supersedes only never-run checks and makes a retrying
+one due; a repository, in any of its key forms, runs one job at a time; a redelivered id is
+refused forever), its jobs would live in its own tables away from the kv and blob state the
+store keeps in the same transactions' database, and it is async-first where the worker and
+the store are synchronous. A queue of ~200 lines with the same API keeps every caller and test
+unchanged.
 """
 
 from __future__ import annotations
@@ -70,6 +82,16 @@ class NewJob:
 
 
 class JobQueue(Protocol):
+    recovered: int  # interrupted jobs put back in the queue when it was opened
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> JobQueue: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def get(self, job_id: int) -> Job | None: ...
+
     def enqueue_many(self, jobs: Sequence[NewJob]) -> list[bool]:
         """`enqueue` each job, in order, in one transaction (one disk flush for all of them).
 
@@ -113,6 +135,10 @@ class JobQueue(Protocol):
         With `head_sha`, only jobs whose payload names another head commit count: a second
         announcement of the same push is not newer work. Sees jobs enqueued while `job_id` runs.
         """
+        ...
+
+    def release(self, job_id: int) -> None:
+        """Put a running job back, due now, its run not counted: the worker is shutting down."""
         ...
 
     def counts(self) -> dict[str, int]: ...
@@ -278,6 +304,14 @@ class SQLiteQueue:
                 (self._clock() + max(0.0, delay_s), error, job_id),
             )
 
+    def release(self, job_id: int) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE jobs SET state = 'queued', attempts = MAX(attempts - 1, 0), not_before = ? "
+                "WHERE id = ? AND state = 'running'",
+                (self._clock(), job_id),
+            )
+
     def _finish(self, job_id: int, state: str, error: str | None) -> None:
         with self._tx() as db:
             db.execute(
@@ -359,6 +393,15 @@ class SQLiteQueue:
                 "INSERT INTO blobs (sha, text, created_at) VALUES (?, ?, ?) ON CONFLICT (sha) DO NOTHING",
                 (sha, text, self._clock()),
             )
+
+
+def open_queue(location: str, *, clock: Callable[[], float] = time.time, connections: int = 20) -> JobQueue:
+    """The queue at `location`: a postgresql:// URL (bot.app.queue_pg), else a SQLite file path."""
+    if location.startswith(("postgresql://", "postgres://")):
+        from bot.app.queue_pg import PostgresQueue  # psycopg is needed only for this backend
+
+        return PostgresQueue(location, clock=clock, max_connections=connections)
+    return SQLiteQueue(location, clock=clock)
 
 
 def repository_of(key: str | None) -> str | None:

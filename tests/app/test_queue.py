@@ -4,7 +4,9 @@ import threading
 
 import pytest
 
-from bot.app.queue import SQLiteQueue
+from bot.app.queue import JobQueue, SQLiteQueue
+from bot.app.queue import open_queue as open_location
+from tests.app import pgserver
 
 
 class Clock:
@@ -15,9 +17,21 @@ class Clock:
         return self.now
 
 
-@pytest.fixture
-def path(tmp_path):
-    return str(tmp_path / "queue.db")
+@pytest.fixture(scope="session")
+def postgres():
+    """One throwaway PostgreSQL cluster for the session; each test gets a database of its own."""
+    pgserver.skip_unless_available()
+    cluster = pgserver.Cluster()
+    yield cluster
+    cluster.stop()
+
+
+# Every test of the queue's semantics runs against both backends: the same calls, the same answers.
+@pytest.fixture(params=["sqlite", "postgres"])
+def path(request, tmp_path):
+    if request.param == "sqlite":
+        return str(tmp_path / "queue.db")
+    return request.getfixturevalue("postgres").new_database()
 
 
 @pytest.fixture
@@ -25,14 +39,14 @@ def clock():
     return Clock()
 
 
-def open_queue(path: str, clock: Clock) -> SQLiteQueue:
-    return SQLiteQueue(path, clock=clock)
+def open_queue(path: str, clock: Clock) -> JobQueue:
+    return open_location(path, clock=clock)
 
 
 PAYLOAD = {"owner": "octo", "repo": "docs", "pr": 12, "head_sha": "a" * 40}
 
 
-def finish(q: SQLiteQueue):
+def finish(q: JobQueue):
     """Claim the next job and complete it, as a worker does before its repository's next job."""
     job = q.claim()
     q.complete(job.id)
@@ -191,8 +205,9 @@ def test_counts_lists_every_state(path, clock):
         assert q.counts() == {"queued": 0, "running": 0, "done": 0, "failed": 0, "superseded": 0}
 
 
-def test_payload_is_stored_as_json(path, clock):
-    with open_queue(path, clock) as q:
+def test_payload_is_stored_as_json(tmp_path, clock):
+    path = str(tmp_path / "queue.db")
+    with SQLiteQueue(path, clock=clock) as q:
         q.enqueue("d-1", "command", {"args": ["--flag", "reason text"], "pr": None}, key="k")
     db = sqlite3.connect(path)
     try:
@@ -298,3 +313,81 @@ def test_a_repository_with_a_running_job_waits_and_the_others_go_on(path, clock)
         assert q.claim() is None
         q.complete(first.id)
         assert q.claim().delivery_id == "h-2"
+
+
+def test_release_puts_a_running_job_back_without_counting_the_run(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", PAYLOAD, key="octo/docs#12")
+        job = q.claim()
+        q.release(job.id)
+        again = q.get(job.id)
+        assert (again.state, again.attempts, again.not_before) == ("queued", 0, clock.now)
+        assert q.claim().attempts == 1
+
+
+# -- several processes on one PostgreSQL database -------------------------------------------------
+
+
+def test_a_second_process_leaves_the_running_jobs_of_a_live_one_alone(postgres, clock):
+    url = postgres.new_database()
+    with open_location(url, clock=clock) as first:
+        first.enqueue("d-1", "check", PAYLOAD, key="octo/docs#1")
+        job = first.claim()
+        with open_location(url, clock=clock) as second:
+            assert second.recovered == 0
+            assert second.claim() is None and second.get(job.id).state == "running"
+        first.complete(job.id)
+        assert first.get(job.id).state == "done"
+
+
+def test_the_job_of_a_dead_process_is_claimed_again_by_a_live_one(postgres, clock):
+    url = postgres.new_database()
+    with open_location(url, clock=clock) as survivor:
+        dead = open_location(url, clock=clock)
+        dead.enqueue("d-1", "check", PAYLOAD, key="octo/docs#1")
+        lost = dead.claim()
+        dead.close()  # its connections end as a killed process's do, and their locks with them
+        survivor._next_recovery = 0.0  # due now instead of within RECOVER_EVERY_S
+        again = survivor.claim()
+        assert (again.id, again.attempts) == (lost.id, 2) and "interrupted" in again.last_error
+
+
+def test_processes_claiming_at_once_never_run_two_jobs_of_one_repository(postgres, clock):
+    url = postgres.new_database()
+    queues = [open_location(url, clock=clock) for _ in range(3)]
+    try:
+        for i in range(60):
+            queues[0].enqueue(f"d-{i}", "check", {"n": i}, key=f"octo/repo{i % 5}#{i}")
+        running: dict[str, int] = {}
+        seen: list[int] = []
+        errors: list[str] = []
+        lock = threading.Lock()
+
+        def drain(q):
+            while True:
+                job = q.claim()
+                if job is None:
+                    with lock:
+                        if not running:
+                            return
+                    continue
+                repo = job.key.split("#")[0]
+                with lock:
+                    if repo in running:
+                        errors.append(f"{repo}: jobs {running[repo]} and {job.id} at once")
+                    running[repo] = job.id
+                    seen.append(job.id)
+                with lock:
+                    del running[repo]
+                q.complete(job.id)
+
+        threads = [threading.Thread(target=drain, args=(q,)) for q in queues for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert errors == []
+        assert sorted(seen) == list(range(1, 61))
+    finally:
+        for q in queues:
+            q.close()
