@@ -210,7 +210,9 @@ def _concrete(rule: Rule, values: Mapping[str, str], listing: Listing) -> Rule:
     docs: dict[str, DocTarget] = {}
     for d in rule.docs:
         for path in _paths(d.path, values, listing):
-            docs[path] = _merged(docs[path], d) if path in docs else replace(d, path=path)
+            if any(compile_pattern(x).regex.fullmatch(path) for x in d.exclude):
+                continue
+            docs[path] = _merged(docs[path], d) if path in docs else replace(d, path=path, exclude=())
     sources = tuple(_source(s, values, listing) for s in rule.sources)
     return replace(rule, docs=tuple(docs.values()), sources=sources)
 

@@ -28,6 +28,8 @@ _TEST_DIRS = frozenset(
     {"test", "tests", "testing", "benchmarks", "node_modules", "site-packages", "third_party"}
 )
 _NOT_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CODE_OF_CONDUCT", "SECURITY", "CONTRIBUTING")
+# Folders of dated writing: what a release or a post said then is not wrong now.
+_HISTORY_DIRS = frozenset({"_posts", "blog", "news", "changelog", "changelogs", "releases", "release-notes"})
 MAX_TEXT = 2_000_000  # a file larger than this is data, not a parser or a page
 
 
@@ -93,6 +95,11 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
     for pattern, count in _grouped(found.pages, "md", deep=True):
         note = f"  # {count} pages cite flags" if count > 1 else ""
         lines.append(f"      - path: {_quote(pattern)}{note}")
+        excluded = _history(tree, pattern) if "*" in pattern else []
+        if excluded:
+            lines.append(
+                f"        exclude: [{', '.join(_quote(x) for x in excluded)}]  # release notes, posts"
+            )
     lines.append("    sources:")
     # A dataclass-built parser is read as such; its builder's own add_argument calls are in it.
     built = {p.path for p in found.parsers if p.kind == "dataclass-flags"}
@@ -134,9 +141,27 @@ def _is_page(path: str) -> bool:
     if not path.endswith((".md", ".mdx")):
         return False
     parts = path.split("/")
-    if any(p in _TEST_DIRS or p.startswith(".") for p in parts[:-1]):
+    if any(p in _TEST_DIRS or p in _HISTORY_DIRS or p.startswith(".") for p in parts[:-1]):
         return False
     return not parts[-1].upper().startswith(_NOT_PAGES)
+
+
+def _history(tree: Tree, pattern: str) -> list[str]:
+    """The pages a page glob takes in that are release notes, changelogs or dated posts, as
+    patterns for its `exclude`: a folder of them as one."""
+    from bot.core.globs import compile_pattern
+
+    compiled = compile_pattern(pattern)
+    out: list[str] = []
+    for path in sorted(tree.paths()):
+        if not compiled.regex.fullmatch(path) or _is_page(path):
+            continue
+        parts = path.split("/")
+        dated = next((i for i, part in enumerate(parts[:-1]) if part in _HISTORY_DIRS), None)
+        entry = "/".join(parts[: dated + 1]) + "/**" if dated is not None else path
+        if entry not in out and not any(entry.startswith(x[:-2]) for x in out if x.endswith("/**")):
+            out.append(entry)
+    return out
 
 
 def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:

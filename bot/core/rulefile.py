@@ -344,12 +344,17 @@ class Reader:
     def doc(self, node: yaml.Node, key: str) -> DocTarget:
         f = self.fields(node, key, DOC_KEYS, required=("path",))
         sections = self.seq(f.get("sections"), f"{key}.sections")
+        excluded = self.seq(f.get("exclude"), f"{key}.exclude")
+        if excluded and not is_pattern(self.string(f["path"], f"{key}.path")):
+            raise self.error(f["exclude"], f"{key}.exclude", "only means something with a glob in 'path'")
         return DocTarget(
             path=self.path(f["path"], f"{key}.path", pattern=True),
             sections=tuple(self.string(n, f"{key}.sections[{i}]") for i, n in enumerate(sections)),
             program=self.optional_string(f.get("program"), f"{key}.program"),
             origin=self.origin(f["path"], f"{key}.path"),
             section_origins=tuple(self.origin(n, f"{key}.sections[{i}]") for i, n in enumerate(sections)),
+            exclude=tuple(self.path(n, f"{key}.exclude[{i}]", pattern=True) for i, n in enumerate(excluded)),
+            exclude_origins=tuple(self.origin(n, f"{key}.exclude[{i}]") for i, n in enumerate(excluded)),
         )
 
     def source(self, node: yaml.Node, key: str) -> Source:

@@ -10,6 +10,7 @@ A pack file looks like this (see rules/miles.yml for a real one):
           - path: docs/user-guide/training-backend.md   # or a glob: docs/**/*.md
             sections: ["FSDP"]       # optional: heading-path prefixes; default: the whole page
             program: miles-train     # optional: the program whose flags its prose and tables cite
+            exclude: ["docs/blog/**"]   # optional, with a glob: pages it matches that are not checked
         sources:
           - id: fsdp-args            # unique in the rule
             kind: dataclass-flags    # argparse | dataclass-flags | symbols | strings | paths
@@ -162,6 +163,8 @@ class DocTarget:
     program: str | None = None  # the program whose flags the page's prose and tables cite
     origin: Origin | None = field(default=None, compare=False, repr=False)
     section_origins: tuple[Origin, ...] = field(default=(), compare=False, repr=False)
+    exclude: tuple[str, ...] = ()  # globs of pages `path` matches that are not checked (release notes)
+    exclude_origins: tuple[Origin, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -233,7 +236,7 @@ PACK_KEYS = ("pack", "description", "rules")
 CONFIG_KEYS = ("packs", "rules", "fail_on")
 RULE_KEYS = ("id", "docs", "sources", "external", "severity", "fail_on", "examples", "site")
 SITE_KEYS = ("config", "root")
-DOC_KEYS = ("path", "sections", "program")
+DOC_KEYS = ("path", "sections", "program", "exclude")
 SOURCE_KEYS = (
     "id",
     "kind",

@@ -36,8 +36,14 @@ def _rule(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[RulesE
     problems = []
     names = pairing_names(rule)
     for d in rule.docs:
-        if not listing.matches(d.path if not _pairs(d.path) else _any(d.path)):
+        pages = listing.matches(d.path if not _pairs(d.path) else _any(d.path))
+        if not pages:
             problems.append(_error(d.origin, rule, "docs", _nothing(d.path, "doc page")))
+        excluded: list[Origin | None] = list(d.exclude_origins) or [None] * len(d.exclude)
+        for pattern, origin in zip(d.exclude, excluded, strict=True):
+            if pages and not any(compile_pattern(pattern).regex.fullmatch(p) for p in pages):
+                problem = f"exclude {pattern!r} matches none of the pages {d.path!r} matches"
+                problems.append(_error(origin, rule, "docs", problem))
     for s in rule.sources:
         origins: list[Origin | None] = list(s.origins) or [None] * len(s.paths)
         for path, origin in zip(s.paths, origins, strict=True):
@@ -78,7 +84,11 @@ def _sections(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[Ru
     for d in rule.docs:
         if not d.sections:
             continue
-        pages = listing.matches(_any(d.path) if _pairs(d.path) else d.path)
+        pages = [
+            p
+            for p in listing.matches(_any(d.path) if _pairs(d.path) else d.path)
+            if not any(compile_pattern(x).regex.fullmatch(p) for x in d.exclude)
+        ]
         for page in pages:
             if page not in headings:
                 headings[page] = _headings(page, listing, cache)

@@ -257,3 +257,28 @@ def test_audit_expands_globs_against_the_revision():
     assert [(f.kind, f.symbol, f.doc.path) for f in report.findings] == [
         ("unresolved", "--alhpa", "docs/a.md")
     ]
+
+
+def test_exclude_takes_pages_out_of_a_glob():
+    config = """\
+rules:
+  - id: r
+    docs:
+      - path: "docs/**/*.md"
+        exclude: [docs/HISTORY.md, "docs/blog/**"]
+    sources: [{id: cli, kind: argparse, path: tool/cli.py}]
+"""
+    (rule,) = load(config)
+    tree = MemoryTree(
+        {
+            "docs/a.md": "a",
+            "docs/HISTORY.md": "h",
+            "docs/blog/x.md": "x",
+            "docs/b/c.md": "c",
+            "tool/cli.py": CLI_A,
+        }
+    )
+    (concrete,) = expand(rule, tree, tree, {})
+    assert [d.path for d in concrete.docs] == ["docs/a.md", "docs/b/c.md"]
+    with pytest.raises(RulesError, match="only means something with a glob in 'path'"):
+        load(config.replace('"docs/**/*.md"', "docs/a.md"))

@@ -77,6 +77,13 @@ def test_a_section_of_a_glob_needs_a_heading_in_one_of_its_pages():
     )
 
 
+def test_an_exclude_that_takes_nothing_out():
+    text = config('      - path: "docs/**/*.md"\n        exclude: ["docs/tool.md", "docs/blog/**"]\n')
+    (found,) = problems(text)
+    assert found[1:3] == (5, "rules[0].docs[0].exclude[1]")
+    assert found[3] == "exclude 'docs/blog/**' matches none of the pages 'docs/**/*.md' matches"
+
+
 def test_a_file_only_at_base_still_matches():
     # The change deletes the page: the rule still names something (the deletion is a finding).
     head = {p: t for p, t in FILES.items() if p != "docs/tool.md"}
