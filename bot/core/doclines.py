@@ -38,6 +38,10 @@ def normalize_default(value: str | None) -> str | None:
         return "None"
     if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
         v = v[1:-1]
+    if len(v) >= 2 and v[0] + v[-1] in ("[]", "()"):
+        # A list as code writes it (`['a', 'b']`) and as a doc does (`[a, b]`).
+        items = [i.strip().strip("'\"") for i in v[1:-1].split(",") if i.strip()]
+        return "[" + ", ".join(normalize_default(i) or "" for i in items) + "]"
     try:
         number = float(v)
     except ValueError:
@@ -109,6 +113,13 @@ def same_default(claimed: str, actual: str | None) -> bool:
     """Does the doc's default (`1 GB`, `on`, `"fp16"`) say what the code's (`1073741824`) does?"""
     if normalize_default(claimed) == normalize_default(actual):
         return True
+    if (
+        actual
+        and "." in actual
+        and "." not in claimed.strip("`")
+        and actual.rsplit(".", 1)[1] == claimed.strip("`")
+    ):
+        return True  # `drop_retries` for `pkg.hub.drop_retries`: an import path by its last name
     sizes = _sizes(claimed)
     number = normalize_default(actual)
     if sizes is None or number is None:
@@ -120,8 +131,9 @@ def same_default(claimed: str, actual: str | None) -> bool:
 
 
 def in_unit_of(claimed: str, actual: str) -> str:
-    """`actual` written in the unit of `claimed` (`1024 MB` for 2**30 when the doc says `512 MB`),
-    or `actual` as it is when the doc wrote no unit or the number does not divide evenly."""
+    """`actual` written the way the doc writes sizes (`512 MB` for 2**29 when the doc says
+    `1 GB`): the doc's unit, or a smaller one of the same style, whichever gives a whole
+    number; `actual` as it is when the doc wrote no unit."""
     m = _SIZE_RE.fullmatch(claimed.strip().strip("`").strip())
     number = normalize_default(actual)
     if m is None or number is None:
@@ -130,32 +142,36 @@ def in_unit_of(claimed: str, actual: str) -> str:
         value = float(number)
     except ValueError:
         return actual
-    power = _SIZE_UNITS[m.group(2).lower()]
-    for base in (1024, 1000):
-        scaled = value / base**power
-        if scaled.is_integer() and scaled > 0:
-            space = " " if " " in claimed.strip() else ""
-            return f"{int(scaled)}{space}{m.group(2)}"
+    unit, space = m.group(2), (" " if " " in claimed.strip() else "")
+    for power in range(_SIZE_UNITS[unit.lower()], 0, -1):
+        for base in (1024, 1000):
+            scaled = value / base**power
+            if scaled.is_integer() and scaled > 0:
+                letter = "KMGT"[power - 1]
+                return f"{int(scaled)}{space}{letter if unit[0].isupper() else letter.lower()}{unit[1:]}"
     return actual
 
 
 def flag_aliases(doc: DocPage) -> dict[str, str]:
-    """Names the page itself ties to a flag: a table row holding one name and one flag.
+    """Names the page itself ties to a flag: a table row whose cells hold one name and one flag,
+    each alone in its cell.
 
     The mesh table's row "| `dp_replicate` | `--dp-replicate-size` |" makes a later claim about
-    `dp_replicate=1` a claim about `--dp-replicate-size`.
+    `dp_replicate=1` a claim about `--dp-replicate-size`; "| `SKIP_VALIDATION` | `0` | Set to `1`
+    to skip `--check` |" ties nothing (the flag is in a sentence about the variable).
     """
     rows: dict[int, list[Ref]] = defaultdict(list)
     for ref in doc.refs:
         if ref.where == "table":
             rows[ref.line].append(ref)
     out: dict[str, str] = {}
-    for refs in rows.values():
+    for line, refs in rows.items():
+        alone = {c.strip().strip("`").strip() for c in doc.lines[line - 1].strip().strip("|").split("|")}
         flags = {r.token for r in refs if r.kind == "flag"}
-        if len(flags) == 1:
+        if len(flags) == 1 and next(iter(flags)) in alone:
             flag = flags.pop()
             for r in refs:
-                if r.kind == "name":
+                if r.kind == "name" and r.token in alone:
                     out.setdefault(r.token, flag)
     return out
 

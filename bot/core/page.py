@@ -175,13 +175,14 @@ def split_span(content: str) -> list[tuple[str, str, str | None]]:
     if nv:
         return [(nv.group(1), "name", nv.group(2))]
     cited = _CITATION_RE.fullmatch(text)
-    if cited and "://" not in text:
-        return [(cited.group(1), "path", None)]  # `pkg/mod.py:379`, `pkg/mod.py#L10-L20`
+    if cited and "://" not in text and (cited.group(2) is None or _EXT_RE.search(cited.group(1))):
+        return [(cited.group(1), "path", None)]  # `pkg/mod.py:379`, `pkg/mod.py#L10`, `pkg/mod.py:main`
     return [(text, classify(text), None)]
 
 
-# A line citation: the path, then `:379`, `:10-20`, `#L10` or `#L10-L20`.
-_CITATION_RE = re.compile(r"([^\s:#]+\.[A-Za-z0-9]+)(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?)")
+# A line citation: the path, then `:379`, `:10-20`, `#L10` or `#L10-L20`; or a file's symbol
+# (`pkg/mod.py:generate`, group 2), for the files a page cites.
+_CITATION_RE = re.compile(r"([^\s:#]+\.[A-Za-z0-9]+)(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?|:([A-Za-z_][\w.]*))")
 _OPENERS = {"{": "}", "[": "]", "(": ")"}
 
 
@@ -546,6 +547,29 @@ def _span_claim(
     return _RawClaim(subject, value, pos if pos is not None else max(span.start, scan.lo), text)
 
 
+# A default written as plain text right after a flag: "(`--buffer-size`, default 1 GB)". Only
+# numbers, with a size unit or not: plain words after "default" are prose more often than values.
+_PLAIN_DEFAULT = re.compile(
+    _C + r"\s*[,(:]?\s*(?:the\s+)?defaults?\s*(?:is\s+|to\s+|of\s+|:\s*|=\s*)?"
+    r"(?P<value>\d+(?:\.\d+)?(?:\s*[KMGT]i?B\b)?)(?![\w%/]|\.\w)",
+    re.IGNORECASE,
+)
+
+
+def _plain_claims(src: str, scan: _Inline) -> list[_RawClaim]:
+    """Defaults written as plain numbers after the flag they belong to (paragraphs and cells)."""
+    if "default" not in scan.prose.lower():
+        return []
+    out = []
+    for m in _PLAIN_DEFAULT.finditer(scan.prose):
+        flags = [r.token for r in scan.spans[int(m.group(1))].refs if r.kind == "flag"]
+        pos = scan.src_pos(m.start("value"))
+        if len(flags) == 1 and pos is not None:
+            value = m.group("value")
+            out.append(_RawClaim(flags[0], value, pos, value))
+    return out
+
+
 def _paragraph_claims(src: str, scan: _Inline) -> list[_RawClaim]:
     if "default" not in scan.prose.lower():
         return []
@@ -594,6 +618,8 @@ def _row_claims(src: str, cells: list[_Inline], default_col: int | None, hi: int
     first = cells[0]
     first_ref = first.refs[0] if first.refs else None
     out: list[_RawClaim] = []
+    if sum(r.kind == "flag" for r in first.refs) > 1:
+        return out  # `--adam-beta1`, `--adam-beta2` | `0.9, 0.98`: values in pairs, no one default
     if default_col is not None and default_col < len(cells):
         cell = cells[default_col]
         plain = cell.plain().replace("\ufe0f", "").strip()
@@ -688,6 +714,7 @@ class _Walker:
                         row = body_row
                     start = cells[-1].end if cells else lo
                     scan = _scan_inline(self.src, children, start, hi, "table", self.anchors, column, row)
+                    self.claims.extend(_plain_claims(self.src, scan))
                     cells.append(scan)
                     row_hi = hi
                 else:
@@ -696,6 +723,7 @@ class _Walker:
                         self.headings.append((tok.map[0] + off + 1, _inline_title(children), level))
                     elif block == "paragraph":
                         self.claims.extend(_paragraph_claims(self.src, scan))
+                        self.claims.extend(_plain_claims(self.src, scan))
                 self.refs.extend(scan.refs)
                 block = None
             elif t == "thead_open":

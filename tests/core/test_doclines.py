@@ -30,6 +30,8 @@ def test_default_values_compare_as_the_code_means_them():
     assert normalize_default("1.0") == normalize_default("1") == "1"
     assert normalize_default("2e-5") == "2e-05"
     assert normalize_default(None) is None
+    assert normalize_default("[train_overall]") == normalize_default("['train_overall']")
+    assert normalize_default("(0.9, 0.95)") == normalize_default("[0.9,0.95]")
 
 
 def test_first_cell_holding_one_token_only():
@@ -63,6 +65,9 @@ def test_paragraph_bounds_and_the_line_that_lists_a_set():
 
 def test_a_table_row_ties_a_name_to_its_flag():
     assert flag_aliases(parse_doc("d.md", PAGE)) == {"dp_replicate": "--dp-replicate-size"}
+    # A flag named in a sentence of a row about something else is no alias of it.
+    env = "| Variable | Default | What |\n|---|---|---|\n| `SKIP` | `0` | Set to `1` to skip `--check` |\n"
+    assert flag_aliases(parse_doc("d.md", env)) == {}
 
 
 def test_the_values_a_doc_gives_a_flag_one_a_set_alternatives_or_none_for_a_placeholder():
@@ -83,4 +88,4 @@ def test_a_size_with_a_unit_is_the_number_of_bytes_it_says():
     # A suggested default is written in the doc's unit when the number allows it.
     assert in_unit_of("512 MB", "1073741824") == "1024 MB"
     assert in_unit_of("2G", "1073741824") == "1G"
-    assert in_unit_of("512 MB", "1000") == "1000" and in_unit_of("fast", "3") == "3"
+    assert in_unit_of("512 MB", "1000") == "1 KB" and in_unit_of("fast", "3") == "3"

@@ -565,3 +565,18 @@ def test_a_dotted_flag_is_one_flag():
     assert [r.token for r in page("Pass `--seed`. Or `--lr`.\n").refs] == ["--seed", "--lr"]
     fenced = page("```bash\ntrain --train.seed 1 --x.\n```\n")
     assert [r.token for r in fenced.refs] == ["--train.seed", "--x"]
+
+
+def test_a_files_symbol_cites_the_file_and_a_module_path_is_no_file():
+    assert split_span("pkg/rollout.py:generate_rollout") == [("pkg/rollout.py", "path", None)]
+    assert split_span("pkg.mod:func")[0][1] != "path"
+
+
+def test_a_row_of_two_flags_claims_no_default_for_either():
+    p = page("""
+        | Flag | Default |
+        |---|---|
+        | `--adam-beta1`, `--adam-beta2` | `0.9, 0.98` |
+        | `--lr` | `1e-6` |
+        """)
+    assert claims(p) == [("--lr", "1e-6", 4, "`1e-6`")]

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from bot.core.check import wording
 from bot.core.check.deltas import Delta, Deltas
-from bot.core.check.findings import Findings
+from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.ownership import Scope
 from bot.core.doclines import (
@@ -45,7 +45,12 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
                 continue
             if inputs.head_facts.knows(ref.token, flag=ref.kind == "flag"):
                 continue  # another source still defines it
-            if _is_choice(delta.old) and not _cites_choice(doc, ref, delta.old, inputs.base_facts):
+            if delta.old.kind == "flag" and inputs.own.declared_elsewhere(delta.old.token, inputs.rule):
+                continue  # moved to a module the rule does not read: not gone, only out of sight
+            if _is_choice(delta.old) and (
+                _choices_unknown(delta.old, inputs.head_facts)
+                or not _cites_choice(doc, ref, delta.old, inputs.base_facts)
+            ):
                 continue
             _gone(inputs, doc, ref, delta, out)
     _claims(inputs, page, found, out)
@@ -69,6 +74,13 @@ def for_scope(deltas: Sequence[Delta], scope: Scope, base: Facts) -> list[Delta]
 
 def _is_choice(fact: Fact) -> bool:
     return fact.kind == "string" and (fact.group or "").startswith("choices of ")
+
+
+def _choices_unknown(choice: Fact, head: Facts) -> bool:
+    """Does the flag `choice` belonged to still exist with choices nobody can list (checked by
+    a `type=` function, or held in an expression)? Its values are then unknown, not removed."""
+    flag = (choice.group or "").removeprefix("choices of ")
+    return any(f.kind == "flag" and not f.attr("choices") for f in head.by_token.get(flag, ()))
 
 
 def _cites_choice(doc: DocPage, ref: Ref, choice: Fact, base: Facts) -> bool:
@@ -204,6 +216,8 @@ def _claims(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> Non
             continue
         if claim.subject is None and len(inputs.base_facts.choice_owners(claim.value)) != 1:
             continue  # a bare value is only a claim about a flag when one flag offers it
+        if claim.subject is not None and is_external(claim.subject, inputs.rule.external):
+            continue
         scope = inputs.own.line_scope(doc, claim.line, claim.subject, page.program)
         if scope is None:
             continue  # a claim about another program's flag

@@ -10,6 +10,7 @@ from bot.core.check.near import closest
 from bot.core.check.ownership import Scope
 from bot.core.doclines import (
     cited_values,
+    first_cell_token,
     flag_aliases,
     in_scope,
     in_unit_of,
@@ -24,7 +25,9 @@ from bot.core.page import DefaultClaim, DocPage, Ref
 def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
     doc, refs, head = page.doc, page.new_refs, inputs.head_facts
     check_paths = cites_paths(inputs.rule)
-    names = {f.token for f in head.facts if f.kind != "flag"}
+    # Names a page may misspell: symbols and the sets the rule reads, not a flag's choices
+    # (prose cites values of other things that sit close to those: `qwen35`, `qwen3`).
+    names = {f.token for f in head.facts if f.kind == "symbol" or (f.kind == "string" and not _is_choice(f))}
     for ref in refs:
         if is_external(ref.token, inputs.rule.external):
             continue
@@ -48,12 +51,63 @@ def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
                     line=ref.line,
                     edit=(ref.token, near),
                 )
+    _row_choices(inputs, page, out)
     changed_lines = {r.line for r in refs}
     for claim in doc.claims:
+        if claim.subject is not None and is_external(claim.subject, inputs.rule.external):
+            continue
         if claim.line in changed_lines and in_scope(claim.section.path, page.sections):
             scope = inputs.own.line_scope(doc, claim.line, claim.subject, page.program)
             if scope is not None:
                 _check_claim(doc, claim, scope.flags(head.facts), flag_aliases(doc), out)
+
+
+def _row_choices(inputs: RuleInputs, page: Page, out: Findings) -> None:
+    """A table row about one flag that lists its choices in a cell (`grpo`, `gspo`, `ppo`): every
+    value of that list must still be one. Two of them at least must be, or the cell is not
+    the flag's list of choices."""
+    doc = page.doc
+    rows: dict[int, list[Ref]] = {}
+    for ref in page.new_refs:
+        if ref.where == "table":
+            rows.setdefault(ref.line, []).append(ref)
+    for line, cells in rows.items():
+        flag = cells[0]
+        if flag.kind != "flag" or first_cell_token(doc.lines[line - 1]) != flag.token:
+            continue
+        if is_external(flag.token, inputs.rule.external):
+            continue
+        scope = inputs.own.scope(doc, flag, page.program)
+        facts = scope.flags(inputs.head_facts.by_token.get(flag.token, ())) if scope else []
+        choices = (facts[0].attr("choices") or "").split(",") if facts else []
+        if not choices or not choices[0]:
+            continue
+        columns: dict[str | None, list[Ref]] = {}
+        for ref in cells[1:]:
+            if ref.kind in ("name", "value"):
+                columns.setdefault(ref.column, []).append(ref)
+        for values in columns.values():
+            if sum(v.token in choices for v in values) < 2:
+                continue
+            for v in values:
+                if v.token not in choices and not is_external(v.token, inputs.rule.external):
+                    out.emit(
+                        "unresolved",
+                        f"{flag.token} {v.token}",
+                        wording.not_a_choice(v.token, flag.token, choices),
+                        doc=doc,
+                        line=line,
+                        code=CodeLocation(facts[0].path, facts[0].line),
+                    )
+
+
+def _is_choice(fact: Fact) -> bool:
+    return (fact.group or "").startswith("choices of ")
+
+
+def _names_one_flag(token: str) -> bool:
+    """`--debug-*-only`, `--fp8-` and `--<name>` name families of flags, not a flag."""
+    return not any(c in token for c in "*<>") and not token.endswith("-")
 
 
 # argparse gives every parser these unless told not to.
@@ -63,7 +117,13 @@ _BUILTIN_FLAGS = frozenset({"-h", "--help"})
 def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out: Findings) -> None:
     facts = scope.flags(inputs.head_facts.by_token.get(ref.token, ()))
     if not facts:
-        if ref.token in _BUILTIN_FLAGS:
+        if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token):
+            return
+        if (scope.program is None and not ref.token.startswith("--")) or inputs.own.passed_by_scripts(
+            ref.token
+        ):
+            # With no program named, a short flag (`-f`) may be anyone's; a flag the
+            # repository's own scripts pass is one of a command line it runs.
             return
         near = closest(ref.token, {f.token for f in scope.flags(inputs.head_facts.facts)}, 0.6)
         out.emit(

@@ -22,8 +22,14 @@ from bot.core.rules import Rule
 
 
 def is_external(token: str, patterns: Sequence[str]) -> bool:
-    """Is `token` one the rule says belongs to other code (its `external` patterns)?"""
-    return bool(patterns) and _external_regex(tuple(patterns)).match(token) is not None
+    """Is `token` one the rule says belongs to other code (its `external` patterns)? The `--no-`
+    form of an external switch is external too."""
+    if not patterns:
+        return False
+    regex = _external_regex(tuple(patterns))
+    return regex.match(token) is not None or (
+        token.startswith("--no-") and regex.match("--" + token[5:]) is not None
+    )
 
 
 @functools.cache

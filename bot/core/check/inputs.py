@@ -109,7 +109,13 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
         head_facts=head_facts,
         code_diffs=_code_diffs(rule, base, head, touched),
         pages=tuple(_pages(rule, base, head, touched, cache, reach)),
-        own=Ownership(base, head, head_programs, [*base_facts.flags(), *head_facts.flags()]),
+        own=Ownership(
+            base,
+            head,
+            programs=head_programs,
+            flags=[*base_facts.flags(), *head_facts.flags()],
+            changed=touched.paths - touched.removed,
+        ),
     )
 
 

@@ -13,10 +13,13 @@ it; anything else is left alone, with no list of foreign names to keep.
   program's parser; it is judged against that program's flags alone, so the same flag in two
   command lines does not collide. `docker run --gpus`, `torchrun --nproc-per-node` (before the
   script), `pytest --ignore` are nobody's here.
-- A flag cited on its own (prose, a table, a fragment of flags) is about the program its section
-  runs: the nearest command before it in the section that runs a program the rule reads, else
-  the program the rule names for the page, else any of the rule's flags. A flag none of the
-  rule's parsers has, that the section passes to another program's command, is that program's.
+- A flag cited on its own (prose, a table, a fragment of flags) is about the program of the
+  repository its section runs: the nearest command before it (else the first after it) in the
+  section, else the one program the whole page runs (one the rule reads), else the program the
+  rule names for the page, else any of the rule's flags (but a flag none of them has, on a page
+  that runs only programs whose parsers the rule does not read, is those programs'). When
+  that program's parser is not one the rule reads, the flag is left alone; so is a flag none of
+  the rule's parsers has that the page passes to another program's command.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from bot.core.model import Fact, Tree
 from bot.core.page import DocPage, Ref
 from bot.core.programs import Programs, for_subcommand
+from bot.core.rules import Rule
 
 # Characters no file name of a repository holds but placeholders and shell syntax do.
 _NOT_A_PATH = re.compile(r"[<>{}*$%\[\]~`|\"'\s]|://|\.\.\.")
@@ -108,11 +113,15 @@ class Ownership:
     head: Tree
     programs: Programs | None = None
     flags: Sequence[Fact] = ()
+    changed: frozenset[str] = frozenset()  # the paths the change wrote (at head)
     _read: dict[str, bool] = field(default_factory=dict)
     _flag_tokens: frozenset[str] | None = None
+    _written: list[str] | None = None
+    _script_flags: frozenset[str] | None = None
     _exists: dict[str, bool] = field(default_factory=dict)
     _ignored: list[str] | None = None
-    _sections: dict[tuple[str, int], list[tuple[int, Scope | None, Ref]]] = field(default_factory=dict)
+    _page_runs: dict[str, list[Run]] = field(default_factory=dict)
+    _foreign_flags: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def exists(self, path: str) -> bool:
         """Is `path` a file or folder at base or at head?"""
@@ -165,18 +174,55 @@ class Ownership:
 
     # --- flags ----------------------------------------------------------------------------------
 
+    def declared_elsewhere(self, token: str, rule: Rule) -> bool:
+        """Does a Python module the change wrote, one the rule does not read, declare the flag
+        `token` (as a string literal)? Flags moved out of a parser the rule reads are not gone."""
+        if self._written is None:
+            read = {p for s in rule.sources for p in s.paths}
+            texts = (self.head.read(p) for p in sorted(self.changed) if p.endswith(".py") and p not in read)
+            self._written = [t for t in texts if t]
+        quoted = re.compile(r"""(["'])""" + re.escape(token) + r"\1")
+        return any(quoted.search(text) for text in self._written)
+
+    def passed_by_scripts(self, token: str) -> bool:
+        """Do the repository's own scripts (shell scripts, Python files outside its packages)
+        pass the flag `token`? Then it is a flag of a command line the repository runs, one
+        built on a parser it does not hold (Megatron's), not a typo, though no parser the rule
+        reads has it."""
+        if self._script_flags is None:
+            paths = self.head.paths()
+            packages = {p.rpartition("/")[0] for p in paths if p.endswith("__init__.py")}
+            scripts = sorted(
+                p
+                for p in paths
+                if p.endswith(".sh") or (p.endswith(".py") and p.rpartition("/")[0] not in packages)
+            )
+            found: set[str] = set()
+            for path in scripts[:_MAX_SCRIPTS]:
+                text = self.head.read(path) or ""
+                # A flag a script declares for its own parser is not one it passes on.
+                declared = set(_DECLARED_FLAG.findall(text)) if path.endswith(".py") else set()
+                found.update(set(_SCRIPT_FLAG.findall(text)) - declared)
+            self._script_flags = frozenset(found)
+        return token in self._script_flags
+
     def command_scope(self, command: Sequence[str], doc_path: str) -> Scope | None:
         """The program a command runs, when it is one whose flags the rule reads; else None."""
+        return self._run(command, doc_path).scope
+
+    def _run(self, command: Sequence[str], doc_path: str) -> Run:
+        """What a command runs: a program whose flags the rule reads (with its scope), another
+        program of the repository, or nothing of the repository's."""
         if self.programs is None:
-            return None
+            return Run(_FOREIGN)
         found = self.programs.command(list(command), posixpath.dirname(doc_path))
         if found is None:
-            return None
+            return Run(_FOREIGN)
         if found.program not in self._read:
             self._read[found.program] = any(self.programs.takes(found.program, f) for f in self.flags)
         if not self._read[found.program]:
-            return None  # a program of the repository whose parser the rule does not read
-        return Scope(found.program, found.args, self.programs)
+            return Run(_UNREAD, program=found.program)  # its parser is not one the rule reads
+        return Run(_READ, Scope(found.program, found.args, self.programs), found.program)
 
     def scope(self, doc: DocPage, ref: Ref, program: str | None = None) -> Scope | None:
         """The flags `ref` (a flag) is judged against; None when it is another program's.
@@ -190,16 +236,21 @@ class Ownership:
     def line_scope(
         self, doc: DocPage, line: int, token: str | None = None, program: str | None = None
     ) -> Scope | None:
-        """What a flag cited on its own on `line` is about (see the module's docstring). A `token`
-        none of the rule's flags has, when the section passes it to another program's command,
-        is that program's."""
-        commands = self._commands(doc, line)
-        foreign = {r.token for _, s, r in commands if s is None}
-        if token is not None and token in foreign and token not in self._tokens():
-            return None
-        before = [s for at, s, _ in commands if at < line and s is not None]
-        if before:
-            return before[-1]
+        """What a flag cited on its own on `line` is about (see the module's docstring)."""
+        if token is not None and token not in self._tokens() and token in self._foreign(doc):
+            return None  # the page passes it to another program and none of ours has it
+        runs = self._runs(doc)
+        section = doc.section_at(line)
+        near = [r for r in runs if section.line <= r.line <= section.end_line]
+        if not near and runs:
+            if len({r.program for r in runs}) == 1 and runs[0].kind == _READ:
+                near = runs  # a page that runs one program of the rule's is about it throughout
+            elif all(r.kind == _UNREAD for r in runs) and token not in self._tokens():
+                return None  # a page that runs only other programs of ours: a flag unknown to us is theirs
+        if near:
+            before = [r for r in near if r.line <= line]
+            nearest = before[-1] if before else near[0]
+            return nearest.scope  # None for a program whose parser the rule does not read
         if program:
             named = self.command_scope(program.split(), doc.path)
             if named is not None:
@@ -211,18 +262,64 @@ class Ownership:
             self._flag_tokens = frozenset(f.token for f in self.flags)
         return self._flag_tokens
 
-    def _commands(self, doc: DocPage, line: int) -> list[tuple[int, Scope | None, Ref]]:
-        """The command flags of the section holding `line`: (line, scope or None, ref)."""
-        section = doc.section_at(line)
-        key = (doc.path, section.line)
-        if key not in self._sections:
-            found = []
+    def _runs(self, doc: DocPage) -> list[Run]:
+        """The repository's programs the page runs, in page order. A command runs one where it
+        is written; so does a prose citation of a script with a parser of its own that the rule
+        does not read (`docker/build.py` builds the images: select one with `--variant`)."""
+        if doc.path not in self._page_runs:
+            found: list[Run] = []
             for ref in doc.refs:
-                if (
-                    ref.command is not None
-                    and ref.kind == "flag"
-                    and section.line <= ref.line <= section.end_line
+                if ref.command is not None:
+                    words = ref.command if ref.kind == "flag" else (*ref.command, ref.token)
+                    run = self._run(words, doc.path)
+                elif (
+                    ref.kind == "path" and ref.token.endswith(".py") and self._has_own_parser(ref.token, doc)
                 ):
-                    found.append((ref.line, self.command_scope(ref.command, doc.path), ref))
-            self._sections[key] = found
-        return self._sections[key]
+                    run = self._run(("python", ref.token), doc.path)
+                    if run.kind != _UNREAD:
+                        continue
+                else:
+                    continue
+                if run.kind != _FOREIGN:
+                    found.append(run._replace(line=ref.line))
+            self._page_runs[doc.path] = found
+        return self._page_runs[doc.path]
+
+    def _has_own_parser(self, script: str, doc: DocPage) -> bool:
+        if self.programs is None:
+            return False
+        found = self.programs.command(["python", script], posixpath.dirname(doc.path))
+        return found is not None and bool(self.programs.parsers(found.program))
+
+    def _foreign(self, doc: DocPage) -> frozenset[str]:
+        """The flags the page passes to commands that are nothing of the repository's."""
+        if doc.path not in self._foreign_flags:
+            self._foreign_flags[doc.path] = frozenset(
+                r.token
+                for r in doc.refs
+                if r.kind == "flag"
+                and r.command is not None
+                and self._run(r.command, doc.path).kind == _FOREIGN
+            )
+        return self._foreign_flags[doc.path]
+
+
+# What a command runs (Ownership._run).
+_READ, _UNREAD, _FOREIGN = "read", "unread", "foreign"
+
+
+class Run(NamedTuple):
+    """A command of a page: what it runs and where."""
+
+    kind: str  # _READ, _UNREAD or _FOREIGN
+    scope: Scope | None = None  # for _READ: the flags it takes
+    program: str | None = None  # the program's key, for _READ and _UNREAD
+    line: int = 0
+
+
+# Scripts read for the flags they pass: launchers, not every file of a large repository.
+_MAX_SCRIPTS = 400
+_SCRIPT_FLAG = re.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?")
+_DECLARED_FLAG = re.compile(
+    r"""add_argument\(\s*(?:["'][^"']*["']\s*,\s*)*["'](--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""
+)

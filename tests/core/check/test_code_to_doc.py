@@ -145,3 +145,25 @@ def test_a_default_claim_with_a_unit_is_compared_in_bytes_and_rewritten_in_its_u
     head_cli = cli(f"'--cache-size', type=int, default={1024**3}")
     [f] = code_change(page, base_cli, head_cli)
     assert f.suggestion.replacement == "`--cache-size` defaults to `1024 MB`."
+
+
+def test_flags_moved_to_a_module_the_rule_does_not_read_are_not_removed():
+    page = "### `--opus`\n\n### `--seed`\n"
+    moved = "def add_deprecated(parser):\n    parser.add_argument('--opus', action='store_true')\n"
+    base = {DOC: page, CLI: cli("'--opus', action='store_true'", "'--seed'")}
+    head = {DOC: page, CLI: cli("'--seed'"), "tool/deprecated.py": moved}
+    assert judge(rule(), base, head) == []
+    # Gone for good, it is reported.
+    assert kinds(judge(rule(), base, dict(head, **{"tool/deprecated.py": "x = 1\n"}))) == [
+        ("removed", "--opus")
+    ]
+
+
+def test_choices_moved_into_a_type_function_are_unknown_not_removed():
+    page = "| `--cache` | `true`, `refresh` or `delete` |\n"
+    base_cli = cli("'--cache', choices=['true', 'refresh', 'delete']")
+    head_cli = "def mode(v):\n    return v\n\n" + cli("'--cache', type=mode")
+    assert code_change(page, base_cli, head_cli) == []
+    # A choice dropped from a list that is still a list is removed.
+    fewer = cli("'--cache', choices=['true', 'refresh']")
+    assert kinds(code_change(page, base_cli, fewer)) == [("removed", "delete")]

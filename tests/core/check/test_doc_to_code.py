@@ -121,3 +121,42 @@ def test_a_default_with_a_unit_that_says_the_codes_number_is_right():
     assert judge("`--cache-size` defaults to `1 GB`.\n", files=code) == []
     [f] = judge("`--cache-size` defaults to `512 MB`.\n", files=code)
     assert (f.kind, f.suggestion.replacement) == ("wrong-default", "`--cache-size` defaults to `1024 MB`.")
+
+
+def test_a_value_close_to_a_flags_choice_is_no_misspelt_name():
+    assert judge("Label it `fsdp2` or `megatrom`.\n") == []
+
+
+def test_an_import_path_default_written_by_its_last_name_is_right():
+    code = {CLI: cli("'--picker-path', default='pkg.hub.drop_retries'")}
+    assert judge("`--picker-path` defaults to `drop_retries`.\n", files=code) == []
+    assert kinds(judge("`--picker-path` defaults to `keep_all`.\n", files=code)) == [
+        ("wrong-default", "--picker-path")
+    ]
+
+
+def test_a_choice_listed_in_a_flags_row_that_is_no_longer_one_is_unresolved():
+    code = {CLI: cli("'--estimator', choices=['grpo', 'gspo', 'ppo'], default='grpo'")}
+    table = "| Flag | Default | Choices |\n|---|---|---|\n| `--estimator` | `grpo` | `grpo`, `gspo`, `{}` |\n"
+    [f] = judge(table.format("opd"), files=code)
+    assert (f.kind, f.symbol, f.message) == (
+        "unresolved",
+        "--estimator opd",
+        "`opd` is not a choice of `--estimator` (choices: grpo, gspo, ppo)",
+    )
+    assert judge(table.format("ppo"), files=code) == []
+    # One value alone is not a list of choices: `x` may say anything.
+    assert judge("| Flag | Note |\n|---|---|\n| `--estimator` | `grpo` or `x` |\n", files=code) == []
+
+
+def test_a_default_written_as_a_plain_number_after_its_flag_is_a_claim():
+    code = {CLI: cli(f"'--buffer-size', type=int, default={512 * 1024**2}")}
+    assert judge("Buckets fill a buffer (`--buffer-size`, default 512 MB).\n", files=code) == []
+    [f] = judge(
+        "| Step | What |\n|---|---|\n| Bucketed | A buffer (`--buffer-size`, default 1 GB). |\n", files=code
+    )
+    assert (f.kind, f.message) == (
+        "wrong-default",
+        "the default of `--buffer-size` is `536870912`; the doc says `1 GB`",
+    )
+    assert f.suggestion.replacement == "| Bucketed | A buffer (`--buffer-size`, default 512 MB). |"

@@ -208,3 +208,79 @@ def test_prose_with_no_command_in_its_section_is_judged_by_any_of_the_rules_flag
     [p] = inputs.pages
     [ref] = p.refs
     assert inputs.own.scope(p.doc, ref) == ANY
+
+
+def test_a_section_that_runs_another_program_of_ours_owns_its_prose_flags():
+    convert = {"tools/convert.py": cli("'--input-dir'")}
+    page = """
+## Convert
+
+```bash
+python tools/convert.py --input-dir /x
+```
+
+`--input-dir` and `--output-dri` are the converter's.
+
+## Train
+
+```bash
+python train.py --seed 1
+```
+
+Pass `--sed`.
+"""
+    found = audited(page, dict(TRAIN, **convert, **{CLI: cli("'--seed'")}))
+    assert kinds(found) == [("unresolved", "--sed")]
+
+
+def test_a_script_the_prose_cites_with_a_parser_of_its_own_owns_its_flags():
+    build = {"docker/build.py": cli("'--variant'", "'--image-tag'")}
+    page = "`docker/build.py` builds the images: pick one with `--variant` and `--image-tag`.\n"
+    assert audited(page, dict(build, **{CLI: cli("'--seed'")})) == []
+
+
+def test_a_page_that_runs_only_other_programs_of_ours_leaves_unknown_flags_to_them():
+    launcher = {"scripts/run_big.py": "import typer\n\ntyper.run(lambda model_dir='/m': None)\n"}
+    page = """
+# Big model
+
+```bash
+python scripts/run_big.py --model-dir /m
+```
+
+## Options
+
+`--model-dir` holds the weights; `--sed` is not ours either, but `--seed` is ours.
+"""
+    files = dict(launcher, **{CLI: cli("'--seed'")})
+    assert audited(page, files) == []
+    # A flag of ours on that page is still judged.
+    base = dict(files, **{DOC: page})
+    head = dict(files, **{DOC: page, CLI: cli("'--lr'")})
+    found = check([RULE], MemoryTree(base), MemoryTree(head), [Change("modified", CLI)]).findings
+    assert kinds(list(found)) == [("removed", "--seed")]
+
+
+def test_a_flag_the_repositorys_own_scripts_pass_is_no_typo():
+    scripts = {
+        "scripts/models/small.sh": "MODEL_ARGS=(--num-layers 28 --hidden-size 1024)\n",
+        "scripts/run.py": "import argparse\n\np = argparse.ArgumentParser()\np.add_argument('--only-mine')\n",
+    }
+    page = "Pass `--num-layers 28` with `--seed`; `--only-mine` is the runner's own, `--nmu-layers` a typo.\n"
+    found = audited(page, dict(scripts, **{CLI: cli("'--seed'")}))
+    assert kinds(found) == [("unresolved", "--nmu-layers"), ("unresolved", "--only-mine")]
+
+
+def test_families_of_flags_short_flags_and_placeholders_are_not_flags_to_resolve():
+    page = "The `--debug-*-only` flags, the `--fp8-` pair, `--<name>`, `-f key=value` and `-h`.\n"
+    assert audited(page, {CLI: cli("'--seed'")}) == []
+
+
+def test_external_switches_take_their_no_form_and_their_defaults_are_not_ours():
+    external = rule(flags_source(), external=("--eval-sglang-*", "--weight-decay"))
+    page = "Pass `--no-eval-sglang-enable-dp-attention`. `--weight-decay` defaults to `0.1`.\n"
+    assert audited(page, {CLI: cli("'--weight-decay', type=float, default=0.0")}, external) == []
+    assert kinds(audited(page, {CLI: cli("'--weight-decay', type=float, default=0.0")})) == [
+        ("unresolved", "--no-eval-sglang-enable-dp-attention"),
+        ("wrong-default", "--weight-decay"),
+    ]
