@@ -125,6 +125,12 @@ def _parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the GitHub App (webhook receiver and worker)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=None, help="default: $PORT or 3000")
+    serve.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="take deliveries only; `docs-sync worker` processes run the jobs (needs DATABASE_URL)",
+    )
+    sub.add_parser("worker", help="run jobs from the shared PostgreSQL queue (DATABASE_URL) until SIGTERM")
     return parser
 
 
@@ -494,7 +500,13 @@ def _run(argv: Sequence[str] | None) -> int:
         if args.command == "serve":
             from bot.app.web import serve
 
-            serve(args.host, args.port)  # None: the PORT setting, checked with the others
+            # port None: the PORT setting, checked with the others
+            serve(args.host, args.port, with_worker=not args.no_worker)
+            return 0
+        if args.command == "worker":
+            from bot.app.web import work
+
+            work()
             return 0
     except ConfigErrors as exc:
         for problem in exc.problems:

@@ -10,6 +10,9 @@ Variables (Probot's names where Probot has one):
     WEBHOOK_PATH      where deliveries are POSTed (default /webhook)
     GITHUB_API_URL    REST root (default https://api.github.com; GitHub Enterprise or a stand-in)
     DOCS_SYNC_DB      the SQLite file holding the job queue and App state (default ./docs-sync.db)
+    DATABASE_URL      postgresql://user:password@host:port/db: the queue and App state on
+                      PostgreSQL instead, shared by any number of web and worker processes
+                      (`pip install 'docs-sync[postgres]'`); DOCS_SYNC_DB is then unused
     DOCS_SYNC_RULES   rule files or built-in pack names, separated by commas or spaces (optional)
     PORT              listening port (default 3000)
     LOG_LEVEL         DEBUG, INFO, WARNING, ERROR or CRITICAL (default INFO)
@@ -83,6 +86,7 @@ class Settings:
     webhook_path: str = "/webhook"
     github_api_url: str = "https://api.github.com"
     db_path: str = "./docs-sync.db"
+    database_url: str | None = field(default=None, repr=False)  # holds the database password
     rules: tuple[str, ...] = ()  # DOCS_SYNC_RULES as given, split
     rule_packs: tuple[RulePack, ...] = field(default=(), repr=False, compare=False)  # rules, loaded
     port: int = 3000
@@ -100,6 +104,7 @@ class Settings:
             webhook_path=_webhook_path(environ),
             github_api_url=_api_url(environ),
             db_path=_get(environ, "DOCS_SYNC_DB") or "./docs-sync.db",
+            database_url=_database_url(environ),
             rules=rules,
             rule_packs=_load_rules(rules),
             port=_port(environ),
@@ -107,6 +112,30 @@ class Settings:
             workers=int(_number(environ, "DOCS_SYNC_WORKERS", 4, 1, 64, whole=True)),
             budget=_budget(environ),
         )
+
+    @property
+    def queue_location(self) -> str:
+        """Where the queue lives: DATABASE_URL when set, else the SQLite file."""
+        return self.database_url or self.db_path
+
+
+def _database_url(environ: Mapping[str, str]) -> str | None:
+    url = _get(environ, "DATABASE_URL")
+    if url is None:
+        return None
+    scheme = url.partition("://")[0]
+    if scheme not in ("postgresql", "postgres"):
+        # The URL is never shown: it may carry the database password.
+        raise ConfigError(
+            f"DATABASE_URL must be a postgresql:// URL (got a {scheme!r} URL); "
+            "unset it to keep the queue in the SQLite file DOCS_SYNC_DB"
+        )
+    return url
+
+
+def redacted_url(url: str) -> str:
+    """`url` with its password replaced by ***, for messages and logs."""
+    return re.sub(r"(://[^:/@]*:)[^/]*@", r"\1***@", url)
 
 
 def _get(environ: Mapping[str, str], name: str) -> str | None:

@@ -92,6 +92,9 @@ class PostgresQueue:
     ) -> None:
         self.url = url
         self._clock = clock
+        # Once by hand first: a wrong URL fails now with the server's reason, not after the
+        # pool's 30 s of retries.
+        psycopg.connect(url, connect_timeout=10).close()
         self._pool = ConnectionPool(
             url,
             min_size=1,

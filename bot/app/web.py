@@ -34,8 +34,10 @@ import hmac
 import json
 import logging
 import os
+import signal
 import sqlite3
 import sys
+import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Generic, TypeVar
@@ -47,12 +49,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.app.config import ConfigError, Settings, shown
+from bot.app.config import ConfigError, Settings, redacted_url, shown
 from bot.app.events import JobSpec, route
 from bot.app.logs import configure_logging, delivery_context
 from bot.app.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from bot.app.metrics import Metrics
-from bot.app.queue import JobQueue, NewJob, SQLiteQueue
+from bot.app.queue import JobQueue, NewJob, SQLiteQueue, open_queue
 from bot.app.worker import Handler, Worker
 
 log = logging.getLogger(__name__)
@@ -182,7 +184,8 @@ def build_app(
             yield
         finally:
             if worker is not None:
-                await run_in_threadpool(worker.stop)
+                # A SIGTERM: finish the running jobs, or put them back for another process.
+                await run_in_threadpool(lambda: worker.stop(SHUTDOWN_GRACE_S, release=True))
 
     app = Starlette(
         routes=[
@@ -310,27 +313,67 @@ def _jobs(delivery: str, specs: list[JobSpec]) -> list[NewJob]:
     ]
 
 
+SHUTDOWN_GRACE_S = 25.0  # SIGTERM: running jobs get this long; platforms kill at 30 s
+
+
+def open_queue_for(settings: Settings) -> JobQueue:
+    """The queue the settings name (DATABASE_URL, else DOCS_SYNC_DB), schema applied; a queue that
+    cannot be opened is a ConfigError naming the variable (the URL's password never shown)."""
+    if settings.database_url:
+        try:
+            queue = open_queue(settings.database_url, connections=settings.workers + 8)
+        except ImportError:
+            raise ConfigError(
+                "DATABASE_URL: PostgreSQL needs psycopg: pip install 'docs-sync[postgres]'"
+            ) from None
+        except Exception as exc:  # psycopg's errors: no connection, bad credentials, no database
+            reason = str(exc).replace(settings.database_url, redacted_url(settings.database_url))
+            raise ConfigError(
+                f"DATABASE_URL: cannot open {redacted_url(settings.database_url)}: {reason}"
+            ) from None
+    else:
+        try:
+            queue = SQLiteQueue(settings.db_path)
+        except (sqlite3.Error, OSError) as exc:
+            raise ConfigError(
+                f"DOCS_SYNC_DB: cannot open {shown(settings.db_path)} as a database: {exc}"
+            ) from None
+    if queue.recovered:
+        log.warning("%d interrupted job(s) put back in the queue", queue.recovered)
+    return queue
+
+
+def _shared_database(settings: Settings, what: str) -> None:
+    if not settings.database_url:
+        raise ConfigError(
+            f"DATABASE_URL is required for {what}: processes share the queue through PostgreSQL "
+            "(the SQLite file serves one process: `docs-sync serve`)"
+        )
+
+
 def build_server(
-    settings: Settings, host: str, port: int | None = None, handler_factory: HandlerFactory | None = None
+    settings: Settings,
+    host: str,
+    port: int | None = None,
+    handler_factory: HandlerFactory | None = None,
+    *,
+    with_worker: bool = True,
 ) -> uvicorn.Server:
     """Queue, metrics, worker and app wired into a uvicorn server, not yet running.
 
-    `port` None means settings.port. The queue is `server.config.app.state.queue`; close it
-    after the server stops.
+    `port` None means settings.port. Without `with_worker` the server only takes deliveries (a
+    web process; worker processes drain the shared PostgreSQL queue). The queue is
+    `server.config.app.state.queue`; close it after the server stops.
     """
-    try:
-        queue = SQLiteQueue(settings.db_path)
-    except (sqlite3.Error, OSError) as exc:
-        raise ConfigError(
-            f"DOCS_SYNC_DB: cannot open {shown(settings.db_path)} as a database: {exc}"
-        ) from None
-    if queue.recovered:
-        log.warning("%d interrupted job(s) put back in the queue", queue.recovered)
+    if not with_worker:
+        _shared_database(settings, "a web process without a worker (serve --no-worker)")
+    queue = open_queue_for(settings)
     metrics = Metrics()
-    if handler_factory is None:
-        # Imported late: the handler pulls in the GitHub client, which the intake never needs.
-        from bot.app.handler import make_handler as handler_factory
-    worker = Worker(queue, handler_factory(settings, queue, metrics), metrics, threads=settings.workers)
+    worker = None
+    if with_worker:
+        worker = Worker(
+            queue, _handler(settings, queue, metrics, handler_factory), metrics, threads=settings.workers
+        )
     app = build_app(settings, queue, metrics, worker=worker)
     config = uvicorn.Config(
         app,
@@ -343,13 +386,25 @@ def build_server(
     return uvicorn.Server(config)
 
 
+def _handler(
+    settings: Settings, queue: JobQueue, metrics: Metrics, handler_factory: HandlerFactory | None
+) -> Handler:
+    if handler_factory is None:
+        # Imported late: the handler pulls in the GitHub client, which the intake never needs.
+        from bot.app.handler import make_handler as handler_factory
+    return handler_factory(settings, queue, metrics)
+
+
 def serve(
     host: str,
     port: int | None = None,
     environ: Mapping[str, str] = os.environ,
     handler_factory: HandlerFactory | None = None,
+    *,
+    with_worker: bool = True,
 ) -> None:
-    """Run the App in this process, webhook server and worker, until interrupted.
+    """Run the App in this process, webhook server and (unless `with_worker` is False) worker,
+    until interrupted.
 
     Settings are read from `environ` here, at start; `port` None means the PORT setting. A bad
     setting ends the process with one line naming the variable and exit status 2, as the
@@ -358,7 +413,7 @@ def serve(
     try:
         settings = Settings.from_env(environ)
         configure_logging(settings.log_level)
-        server = build_server(settings, host, port, handler_factory)
+        server = build_server(settings, host, port, handler_factory, with_worker=with_worker)
     except ConfigError as exc:
         print(f"docs-sync: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -366,3 +421,40 @@ def serve(
         server.run()
     finally:
         server.config.app.state.queue.close()
+
+
+def work(environ: Mapping[str, str] = os.environ, handler_factory: HandlerFactory | None = None) -> None:
+    """Run a worker process on the shared PostgreSQL queue until SIGTERM or SIGINT.
+
+    On the signal it claims nothing more, lets the running jobs finish for SHUTDOWN_GRACE_S,
+    puts back the ones still running (another worker takes them) and exits 0.
+    """
+    try:
+        settings = Settings.from_env(environ)
+        configure_logging(settings.log_level)
+        _shared_database(settings, "`docs-sync worker`")
+        queue = open_queue_for(settings)
+    except ConfigError as exc:
+        print(f"docs-sync: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        log.info("%s: finishing the running jobs", signal.Signals(signum).name)
+        stopping.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        metrics = Metrics()
+        worker = Worker(
+            queue, _handler(settings, queue, metrics, handler_factory), metrics, threads=settings.workers
+        )
+        worker.start()
+        log.info("worker started: %d thread(s)", settings.workers)
+        while not stopping.wait(1.0):
+            pass
+        worker.stop(SHUTDOWN_GRACE_S, release=True)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        queue.close()

@@ -82,6 +82,7 @@ class Worker:
         self._threads: list[threading.Thread] = []
         self._loops: dict[int, asyncio.AbstractEventLoop] = {}  # by thread id
         self._unsettled: list[tuple[int, Callable[[], None]]] = []  # outcomes not written yet
+        self._running: dict[int, Job] = {}  # by thread id: the job each thread is running
         self._lock = threading.Lock()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -97,11 +98,12 @@ class Worker:
         for thread in self._threads:
             thread.start()
 
-    def stop(self, timeout: float = 30.0) -> None:
+    def stop(self, timeout: float = 30.0, *, release: bool = False) -> None:
         """Let the current jobs finish (up to `timeout` in all), then end the threads and their loops.
 
         A job still running after the timeout stays `running` in the queue and is picked up
-        again when the queue is next opened.
+        again when the queue is next opened; with `release` (a SIGTERM: the process is about to
+        end) it is put back in the queue at once, its run not counted, for another worker.
         """
         self._stop.set()
         self.wake()
@@ -110,6 +112,18 @@ class Worker:
             thread.join(max(0.0, deadline - time.monotonic()))
         busy = [t for t in self._threads if t.is_alive()]
         if busy:
+            with self._lock:
+                unfinished = list(self._running.values())
+            if release:
+                for job in unfinished:
+                    try:
+                        self.queue.release(job.id)
+                        log.warning(
+                            "job %s released unfinished after %.0fs: another worker takes it", job.id, timeout
+                        )
+                    except Exception:
+                        log.exception("job %s could not be released; it is recovered as interrupted", job.id)
+                return
             log.warning("worker still busy after %.0fs; its jobs resume at the next start", timeout)
             return  # a thread owns its loop; closing it under a running job would break it
         self._threads = []
@@ -150,8 +164,15 @@ class Worker:
         job = self.queue.claim()
         if job is None:
             return None
-        with delivery_context(job.delivery_id):
-            self._run_job(job)
+        me = threading.get_ident()
+        with self._lock:
+            self._running[me] = job
+        try:
+            with delivery_context(job.delivery_id):
+                self._run_job(job)
+        finally:
+            with self._lock:
+                self._running.pop(me, None)
         return job
 
     def _run_job(self, job: Job) -> None:

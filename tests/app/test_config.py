@@ -318,3 +318,24 @@ def test_budgets_and_workers(env):
 def test_bad_budgets_name_the_variable(env, name, value, message):
     env[name] = value
     assert error_for(env).startswith(message)
+
+
+def test_database_url_selects_postgresql_and_stays_out_of_repr(env):
+    s = Settings.from_env({**env, "DATABASE_URL": "postgresql://app:s3cret-pw@db:5432/docs"})
+    assert s.queue_location == "postgresql://app:s3cret-pw@db:5432/docs"
+    assert "s3cret-pw" not in repr(s)
+    assert Settings.from_env(env).queue_location == "./docs-sync.db"  # unset: the SQLite file
+
+
+def test_database_url_of_another_kind_is_refused_without_showing_it(env):
+    with pytest.raises(ConfigError) as info:
+        Settings.from_env({**env, "DATABASE_URL": "mysql://app:s3cret-pw@db/docs"})
+    assert str(info.value).startswith("DATABASE_URL must be a postgresql:// URL")
+    assert "s3cret-pw" not in str(info.value)
+
+
+def test_redacted_url_hides_the_password_only():
+    from bot.app.config import redacted_url
+
+    assert redacted_url("postgresql://app:p@ss:w0rd@db:5432/docs") == "postgresql://app:***@db:5432/docs"
+    assert redacted_url("postgresql://db/docs") == "postgresql://db/docs"

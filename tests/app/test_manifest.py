@@ -73,7 +73,11 @@ def test_the_stand_in_grants_exactly_the_manifests_permissions(manifest):
 
 
 def test_the_procfile_serves_on_the_platforms_port():
-    assert (ROOT / "Procfile").read_text().strip() == "web: docs-sync serve --host 0.0.0.0 --port $PORT"
+    lines = [line for line in (ROOT / "Procfile").read_text().splitlines() if not line.startswith("#")]
+    assert lines == [
+        "web: docs-sync serve --no-worker --host 0.0.0.0 --port $PORT",
+        "worker: docs-sync worker",
+    ]
 
 
 # -- each permission is needed -----------------------------------------------------------------------

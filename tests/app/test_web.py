@@ -468,3 +468,52 @@ def test_a_body_that_does_not_arrive_in_time_is_refused_and_frees_its_slot(tmp_p
 
         stuck, after = _one_loop(app, scenario)
         assert stuck.status_code == 408 and after.status_code == 202
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda env: __import__("bot.app.web").app.web.serve("127.0.0.1", 0, env, with_worker=False),
+        lambda env: __import__("bot.app.web").app.web.work(env),
+    ],
+    ids=["serve --no-worker", "worker"],
+)
+def test_split_processes_need_the_shared_database(call, tmp_path, capsys):
+    env = {
+        "APP_ID": "1",
+        "PRIVATE_KEY": _pem(),
+        "WEBHOOK_SECRET": SECRET,
+        "DOCS_SYNC_DB": str(tmp_path / "q.db"),
+    }
+    with pytest.raises(SystemExit) as info:
+        call(env)
+    assert info.value.code == 2
+    assert "DATABASE_URL is required" in capsys.readouterr().err
+
+
+def test_an_unreachable_database_is_named_without_its_password(tmp_path, capsys):
+    pytest.importorskip("psycopg")
+    from bot.app.web import serve
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # nothing listens here once closed
+    url = f"postgresql://app:s3cret-pw@127.0.0.1:{port}/docs?connect_timeout=2"
+    env = {"APP_ID": "1", "PRIVATE_KEY": _pem(), "WEBHOOK_SECRET": SECRET, "DATABASE_URL": url}
+    with pytest.raises(SystemExit) as info:
+        serve("127.0.0.1", 0, env)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "docs-sync: DATABASE_URL: cannot open postgresql://app:***@" in err
+    assert "s3cret-pw" not in err
+
+
+def _pem() -> str:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.TraditionalOpenSSL,
+        serialization.NoEncryption(),
+    ).decode()

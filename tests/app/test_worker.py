@@ -405,3 +405,124 @@ def test_one_repositorys_long_job_does_not_hold_another_repositorys(queue):
         release.set()
         worker.stop(timeout=5)
     assert order == ["n-1", "h-1", "h-2"]
+
+
+def test_stop_with_release_puts_a_still_running_job_back(queue):
+    started, let_go = threading.Event(), threading.Event()
+
+    def slow(job: Job) -> None:
+        started.set()
+        let_go.wait(10)
+
+    queue.enqueue("d-1", "check", {}, key="octo/docs#1")
+    worker = make_worker(queue, slow)
+    worker.start()
+    assert started.wait(5)
+    worker.stop(0.2, release=True)
+    job = queue.get(1)
+    assert (job.state, job.attempts) == ("queued", 0)  # another worker takes it, as if never run
+    let_go.set()
+
+
+# -- `docs-sync worker` as a process on PostgreSQL --------------------------------------------------
+
+WORKER_PROCESS = """
+import sys, time
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from bot.app import web
+
+key = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+    serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
+).decode()
+
+web.SHUTDOWN_GRACE_S = float(sys.argv[1])
+
+def factory(settings, queue, metrics):
+    def handle(job):
+        print("start", job.delivery_id, flush=True)
+        time.sleep(job.payload["seconds"])
+    return handle
+
+web.work({"APP_ID": "1", "PRIVATE_KEY": key, "WEBHOOK_SECRET": "s", "DATABASE_URL": sys.argv[2],
+          "DOCS_SYNC_WORKERS": "2"}, factory)
+"""
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    from tests.app import pgserver
+
+    pgserver.skip_unless_available()
+    cluster = pgserver.Cluster()
+    yield cluster
+    cluster.stop()
+
+
+def _worker_process(url: str, grace: float):
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, "-c", WORKER_PROCESS, str(grace), url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_started(proc, n: int) -> list[str]:
+    lines = []
+    while len(lines) < n:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        lines.append(line.split()[1])
+    return lines
+
+
+def test_sigterm_lets_a_short_job_finish_and_releases_a_long_one(postgres):
+    import signal
+
+    from bot.app.queue import open_queue
+
+    url = postgres.new_database()
+    with open_queue(url) as q:
+        q.enqueue("short", "check", {"seconds": 0.5}, key="octo/a#1")
+        q.enqueue("long", "check", {"seconds": 60}, key="octo/b#1")
+        with _worker_process(url, grace=2.0) as proc:
+            try:
+                assert sorted(_wait_started(proc, 2)) == ["long", "short"]
+                proc.send_signal(signal.SIGTERM)
+                assert proc.wait(20) == 0
+            finally:
+                proc.kill()
+        short, long = q.get(1), q.get(2)
+        assert short.state == "done"
+        assert (long.state, long.attempts) == ("queued", 0)
+
+
+def test_sigkill_mid_job_hands_the_job_to_another_worker(postgres):
+    from bot.app import queue_pg
+    from bot.app.queue import open_queue
+
+    url = postgres.new_database()
+    with open_queue(url) as q:
+        q.enqueue("doomed", "check", {"seconds": 60}, key="octo/a#1")
+        with _worker_process(url, grace=1.0) as killed:
+            try:
+                assert _wait_started(killed, 1) == ["doomed"]
+            finally:
+                killed.kill()
+        assert q.get(1).state == "running"  # no process says otherwise until one looks
+        with q._tx() as db:  # the job now takes a second to redo, not a minute
+            db.execute("UPDATE jobs SET payload = '{\"seconds\": 0.2}' WHERE id = 1")
+        with _worker_process(url, grace=1.0) as heir:
+            try:
+                assert _wait_started(heir, 1) == ["doomed"]  # recovered when the heir opens the queue
+                deadline = time.monotonic() + 10 + queue_pg.RECOVER_EVERY_S
+                while q.get(1).state != "done" and time.monotonic() < deadline:
+                    time.sleep(0.1)
+            finally:
+                heir.kill()
+        job = q.get(1)
+        assert (job.state, job.attempts) == ("done", 2) and "interrupted" in job.last_error
