@@ -17,7 +17,7 @@ from collections.abc import Callable
 from bot.app import checkjob, commands
 from bot.app.config import Settings
 from bot.app.context import Deps, job_context
-from bot.app.github import GitHubApp
+from bot.app.lanes import github_app
 from bot.app.metrics import Metrics
 from bot.app.payloads import CheckJob, parse
 from bot.app.queue import Job, JobQueue
@@ -91,13 +91,6 @@ def make_handler(
     clock: Callable[[], float] = time.monotonic,
 ) -> JobHandler:
     """The worker's handler. `write_interval_s`, `sleep` and `clock` pace GitHub writes (tests: 0)."""
-    app = GitHubApp(
-        settings.app_id,
-        settings.private_key,
-        settings.github_api_url,
-        metrics,
-        write_interval_s=write_interval_s,
-        clock=clock,
-        sleep=sleep,
-    )
+    # With DATABASE_URL, write spacing and installation tokens hold across processes (lanes.py).
+    app = github_app(settings, queue, metrics, write_interval_s=write_interval_s, clock=clock, sleep=sleep)
     return JobHandler(Deps(settings, queue, metrics, app, facts=FactsMemo()))

@@ -143,6 +143,11 @@ class JobQueue(Protocol):
 
     def counts(self) -> dict[str, int]: ...
 
+    def reserve(self, lane: str, interval_s: float) -> float:
+        """When the caller may act on `lane` (a clock time, maybe now), keeping `interval_s`
+        after the previous reservation on it: every process gets its own turn, in order."""
+        ...
+
     def kv_get(self, ns: str, key: str) -> str | None: ...
 
     def kv_put(self, ns: str, key: str, value_json: str) -> None: ...
@@ -180,6 +185,10 @@ CREATE TABLE IF NOT EXISTS blobs (
     sha        TEXT PRIMARY KEY,
     text       TEXT NOT NULL,
     created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS lanes (
+    lane    TEXT PRIMARY KEY,
+    next_at REAL NOT NULL
 );
 """
 
@@ -361,6 +370,18 @@ class SQLiteQueue:
         result = dict.fromkeys(STATES, 0)
         result.update(dict(rows))
         return result
+
+    def reserve(self, lane: str, interval_s: float) -> float:
+        now = self._clock()
+        with self._tx() as db:
+            row = db.execute("SELECT next_at FROM lanes WHERE lane = ?", (lane,)).fetchone()
+            turn = now if row is None else max(now, row[0])
+            db.execute(
+                "INSERT INTO lanes (lane, next_at) VALUES (?, ?) "
+                "ON CONFLICT (lane) DO UPDATE SET next_at = excluded.next_at",
+                (lane, turn + interval_s),
+            )
+        return turn
 
     # -- App state --------------------------------------------------------------------------
 

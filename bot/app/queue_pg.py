@@ -70,6 +70,10 @@ CREATE TABLE IF NOT EXISTS blobs (
     sha        TEXT PRIMARY KEY,
     text       TEXT NOT NULL,
     created_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS lanes (
+    lane    TEXT PRIMARY KEY,
+    next_at DOUBLE PRECISION NOT NULL
 )
 """
 
@@ -277,6 +281,17 @@ class PostgresQueue:
         result = dict.fromkeys(STATES, 0)
         result.update({state: int(n) for state, n in rows})
         return result
+
+    def reserve(self, lane: str, interval_s: float) -> float:
+        # One statement: the row lock orders concurrent reservations, each sees the last one's.
+        now = self._clock()
+        with self._tx() as db:
+            row = db.execute(
+                "INSERT INTO lanes (lane, next_at) VALUES (%s, %s) ON CONFLICT (lane) DO UPDATE "
+                "SET next_at = GREATEST(lanes.next_at, %s) + %s RETURNING next_at",
+                (lane, now + interval_s, now, interval_s),
+            ).fetchone()
+        return float(row[0]) - interval_s
 
     # -- App state --------------------------------------------------------------------------
 

@@ -394,3 +394,37 @@ def test_processes_claiming_at_once_never_run_two_jobs_of_one_repository(postgre
     finally:
         for q in queues:
             q.close()
+
+
+def test_reservations_on_a_lane_are_spaced_and_lanes_are_independent(path, clock):
+    with open_queue(path, clock) as q:
+        assert q.reserve("installation:1", 1.0) == clock.now  # a free lane: now
+        assert q.reserve("installation:1", 1.0) == clock.now + 1.0  # next turn, a second on
+        assert q.reserve("installation:1", 1.0) == clock.now + 2.0
+        assert q.reserve("installation:2", 1.0) == clock.now
+        clock.now += 10  # a lane idle past its last turn starts again at now
+        assert q.reserve("installation:1", 1.0) == clock.now
+
+
+def test_reservations_from_several_processes_never_share_a_turn(postgres, clock):
+    url = postgres.new_database()
+    queues = [open_location(url, clock=clock) for _ in range(3)]
+    try:
+        turns: list[float] = []
+        lock = threading.Lock()
+
+        def reserve(q):
+            for _ in range(20):
+                turn = q.reserve("installation:7", 0.5)
+                with lock:
+                    turns.append(turn)
+
+        threads = [threading.Thread(target=reserve, args=(q,)) for q in queues]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(turns) == [clock.now + 0.5 * i for i in range(60)]
+    finally:
+        for q in queues:
+            q.close()
