@@ -7,6 +7,14 @@
     docs_sync_github_calls_total{status}    GitHub API calls, by HTTP status ("error" without one)
     docs_sync_job_seconds                   histogram of job run time
     docs_sync_queue_jobs{state}             jobs in the queue by state (a gauge, read at scrape)
+    docs_sync_queue_depth                   jobs waiting (queued), the number to scale workers on
+    docs_sync_queue_oldest_job_seconds      how long the oldest queued job has waited
+    docs_sync_installation_lag_seconds{installation}
+                                            by installation: how long its longest-waiting due
+                                            job has been due (absent when nothing is due)
+
+The queue's figures are read from the database at scrape, so every web process shows the whole
+queue, whichever process took the deliveries or runs the jobs.
 
 Each `Metrics` has its own CollectorRegistry, not prometheus_client's global one: two Apps in
 one process (tests, the demo) keep separate counts and never register a name twice.
@@ -18,6 +26,7 @@ so a hostile sender cannot grow the series without bound.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
@@ -41,6 +50,15 @@ KNOWN_EVENTS = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class QueueFigures:
+    """What a scrape reads from the queue."""
+
+    counts: Mapping[str, int]
+    oldest_s: float = 0.0
+    lag: Mapping[str, float] = field(default_factory=dict)  # by installation id
+
+
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
@@ -60,6 +78,16 @@ class Metrics:
             "docs_sync_job_seconds", "Job run time in seconds.", buckets=JOB_SECONDS_BUCKETS, registry=r
         )
         self._queue = Gauge("docs_sync_queue_jobs", "Jobs in the queue by state.", ["state"], registry=r)
+        self._depth = Gauge("docs_sync_queue_depth", "Jobs waiting to run.", registry=r)
+        self._oldest = Gauge(
+            "docs_sync_queue_oldest_job_seconds", "How long the oldest queued job has waited.", registry=r
+        )
+        self._lag = Gauge(
+            "docs_sync_installation_lag_seconds",
+            "How long each installation's longest-waiting due job has been due.",
+            ["installation"],
+            registry=r,
+        )
 
     def delivery(self, event: str) -> None:
         self._deliveries.labels(event=event if event in KNOWN_EVENTS else "other").inc()
@@ -83,8 +111,16 @@ class Metrics:
         """A sample's current value (0 when never incremented)."""
         return self.registry.get_sample_value(name, labels) or 0.0
 
-    def render(self, queue_counts: Mapping[str, int] | None = None) -> str:
-        """The Prometheus text format; `queue_counts` (jobs by state) are read by the caller at scrape."""
-        for state, n in (queue_counts or {}).items():
+    def render(self, queue: Mapping[str, int] | QueueFigures | None = None) -> str:
+        """The Prometheus text format; `queue` (jobs by state, or all the queue's figures) is
+        read by the caller at scrape."""
+        figures = queue if isinstance(queue, QueueFigures) else QueueFigures(queue or {})
+        for state, n in figures.counts.items():
             self._queue.labels(state=state).set(n)
+        if isinstance(queue, QueueFigures):
+            self._depth.set(figures.counts.get("queued", 0))
+            self._oldest.set(figures.oldest_s)
+            self._lag.clear()  # an installation that caught up drops out
+            for installation, seconds in figures.lag.items():
+                self._lag.labels(installation=installation or "none").set(seconds)
         return generate_latest(self.registry).decode("utf-8")

@@ -53,6 +53,21 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 STATES = ("queued", "running", "done", "failed", "superseded")
+FINISHED = ("done", "failed", "superseded")
+JOBS_KEPT_S = 7 * 86400.0  # GitHub lets a delivery be redelivered for 3 days
+CACHES_KEPT_S = 30 * 86400.0
+# What can be read again from GitHub: dropped once unused for CACHES_KEPT_S. The rest ("pr",
+# "waivers", "report") is what docs-sync wrote or was told, and stays.
+CACHE_NAMESPACES = (
+    "config",
+    "checked",
+    "merge-base",
+    "blob-at",
+    "check-run",
+    "check-run-pending",
+    "reply",
+    "credential",
+)
 
 
 @dataclass(frozen=True)
@@ -142,6 +157,24 @@ class JobQueue(Protocol):
         ...
 
     def counts(self) -> dict[str, int]: ...
+
+    def oldest_queued_s(self, now: float | None = None) -> float:
+        """How long the oldest queued job has been in the queue (0 when none is)."""
+        ...
+
+    def lag(self, now: float | None = None) -> dict[str, float]:
+        """By installation id ("" when the job names none): how long its longest-waiting due job
+        has been due. The installations with nothing due are absent."""
+        ...
+
+    def prune(self, now: float | None = None) -> int:
+        """Delete finished jobs older than JOBS_KEPT_S (their delivery ids with them: GitHub
+        redelivers only recent deliveries) and caches unused for CACHES_KEPT_S; how many rows."""
+        ...
+
+    def ping(self) -> None:
+        """Write and read back a row: raises when the database cannot do both (/healthz)."""
+        ...
 
     def reserve(self, lane: str, interval_s: float) -> float:
         """When the caller may act on `lane` (a clock time, maybe now), keeping `interval_s`
@@ -370,6 +403,42 @@ class SQLiteQueue:
         result = dict.fromkeys(STATES, 0)
         result.update(dict(rows))
         return result
+
+    def oldest_queued_s(self, now: float | None = None) -> float:
+        now = self._clock() if now is None else now
+        with self._lock:
+            (oldest,) = self._db.execute("SELECT MIN(created_at) FROM jobs WHERE state = 'queued'").fetchone()
+        return 0.0 if oldest is None else max(0.0, now - oldest)
+
+    def lag(self, now: float | None = None) -> dict[str, float]:
+        now = self._clock() if now is None else now
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT COALESCE(json_extract(payload, '$.installation_id'), ''), MIN(not_before) FROM jobs "
+                "WHERE state = 'queued' AND not_before <= ? GROUP BY 1",
+                (now,),
+            ).fetchall()
+        return {str(installation): max(0.0, now - due) for installation, due in rows}
+
+    def prune(self, now: float | None = None) -> int:
+        now = self._clock() if now is None else now
+        marks = ",".join("?" * len(CACHE_NAMESPACES))
+        with self._tx() as db:
+            jobs = db.execute(
+                "DELETE FROM jobs WHERE state IN ('done', 'failed', 'superseded') AND created_at < ?",
+                (now - JOBS_KEPT_S,),
+            ).rowcount
+            kv = db.execute(
+                f"DELETE FROM kv WHERE ns IN ({marks}) AND updated_at < ?",
+                (*CACHE_NAMESPACES, now - CACHES_KEPT_S),
+            ).rowcount
+            blobs = db.execute("DELETE FROM blobs WHERE created_at < ?", (now - CACHES_KEPT_S,)).rowcount
+        return jobs + kv + blobs
+
+    def ping(self) -> None:
+        self.kv_put("health", "ping", json.dumps(self._clock()))
+        if self.kv_get("health", "ping") is None:
+            raise RuntimeError("the database lost a row it had just written")
 
     def reserve(self, lane: str, interval_s: float) -> float:
         now = self._clock()

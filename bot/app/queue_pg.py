@@ -32,7 +32,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from bot.app.queue import STATES, Job, NewJob
+from bot.app.queue import CACHE_NAMESPACES, CACHES_KEPT_S, JOBS_KEPT_S, STATES, Job, NewJob
 
 CLAIM_LOCK = 0x0D0C5C1A  # advisory lock keys: one number each, unlikely to meet another app's
 MIGRATE_LOCK = 0x0D0C5DB0
@@ -281,6 +281,41 @@ class PostgresQueue:
         result = dict.fromkeys(STATES, 0)
         result.update({state: int(n) for state, n in rows})
         return result
+
+    def oldest_queued_s(self, now: float | None = None) -> float:
+        now = self._clock() if now is None else now
+        with self._pool.connection() as db:
+            row = db.execute("SELECT MIN(created_at) FROM jobs WHERE state = 'queued'").fetchone()
+        return 0.0 if row is None or row[0] is None else max(0.0, now - row[0])
+
+    def lag(self, now: float | None = None) -> dict[str, float]:
+        now = self._clock() if now is None else now
+        with self._pool.connection() as db:
+            rows = db.execute(
+                "SELECT COALESCE(payload::json->>'installation_id', ''), MIN(not_before) FROM jobs "
+                "WHERE state = 'queued' AND not_before <= %s GROUP BY 1",
+                (now,),
+            ).fetchall()
+        return {str(installation): max(0.0, now - due) for installation, due in rows}
+
+    def prune(self, now: float | None = None) -> int:
+        now = self._clock() if now is None else now
+        with self._tx() as db:
+            jobs = db.execute(
+                "DELETE FROM jobs WHERE state IN ('done', 'failed', 'superseded') AND created_at < %s",
+                (now - JOBS_KEPT_S,),
+            ).rowcount
+            kv = db.execute(
+                "DELETE FROM kv WHERE ns = ANY(%s) AND updated_at < %s",
+                (list(CACHE_NAMESPACES), now - CACHES_KEPT_S),
+            ).rowcount
+            blobs = db.execute("DELETE FROM blobs WHERE created_at < %s", (now - CACHES_KEPT_S,)).rowcount
+        return jobs + kv + blobs
+
+    def ping(self) -> None:
+        self.kv_put("health", "ping", json.dumps(self._clock()))
+        if self.kv_get("health", "ping") is None:
+            raise RuntimeError("the database lost a row it had just written")
 
     def reserve(self, lane: str, interval_s: float) -> float:
         # One statement: the row lock orders concurrent reservations, each sees the last one's.

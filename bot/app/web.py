@@ -53,7 +53,7 @@ from bot.app.config import ConfigError, Settings, redacted_url, shown
 from bot.app.events import JobSpec, route
 from bot.app.logs import configure_logging, delivery_context
 from bot.app.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from bot.app.metrics import Metrics
+from bot.app.metrics import Metrics, QueueFigures
 from bot.app.queue import JobQueue, NewJob, SQLiteQueue, open_queue
 from bot.app.worker import Handler, Worker
 
@@ -161,12 +161,22 @@ def build_app(
         return JSONResponse({"ok": True, "queued": queued}, status_code=202)
 
     async def healthz(request: Request) -> Response:
-        counts = await run_in_threadpool(queue.counts)
+        # Healthy means deliveries can be stored: the database answers a write and a read.
+        try:
+            await run_in_threadpool(queue.ping)
+            counts = await run_in_threadpool(queue.counts)
+        except Exception as exc:
+            log.error("health check: the database cannot be written and read: %s", type(exc).__name__)
+            return JSONResponse(
+                {"ok": False, "error": "the database cannot be written and read"}, status_code=503
+            )
         return JSONResponse({"ok": True, "queue": counts})
 
     async def metrics_endpoint(request: Request) -> Response:
-        counts = await run_in_threadpool(queue.counts)
-        return Response(metrics.render(counts), media_type=METRICS_CONTENT_TYPE)
+        def read() -> QueueFigures:
+            return QueueFigures(queue.counts(), queue.oldest_queued_s(), queue.lag())
+
+        return Response(metrics.render(await run_in_threadpool(read)), media_type=METRICS_CONTENT_TYPE)
 
     def _reject(status: int, reason: str, message: str) -> Response:
         metrics.rejected(reason)

@@ -64,6 +64,7 @@ class Worker:
         *,
         threads: int = 1,
         poll_interval: float = 1.0,
+        prune_every_s: float = 3600.0,
         max_attempts: int = 8,
         base_delay_s: float = 10.0,
         max_delay_s: float = 3600.0,
@@ -73,6 +74,8 @@ class Worker:
         self.metrics = metrics or Metrics()
         self.threads = max(1, threads)
         self.poll_interval = poll_interval
+        self.prune_every_s = prune_every_s
+        self._next_prune = time.monotonic() + 60.0  # not in the rush of a start
         self.max_attempts = max_attempts
         self.base_delay_s = base_delay_s
         self.max_delay_s = max_delay_s
@@ -138,8 +141,20 @@ class Worker:
             self._wakes += 1
             self._wake.notify_all()
 
+    def _prune_if_due(self) -> None:
+        """Drop old finished jobs and stale caches (JobQueue.prune) once per `prune_every_s`."""
+        with self._lock:
+            if time.monotonic() < self._next_prune:
+                return
+            self._next_prune = time.monotonic() + self.prune_every_s
+        try:
+            log.info("pruned %d old row(s) from the queue database", self.queue.prune())
+        except Exception:
+            log.exception("pruning the queue database failed; trying again in %.0fs", self.prune_every_s)
+
     def _run(self) -> None:
         while not self._stop.is_set():
+            self._prune_if_due()
             seen = self._wakes
             try:
                 job = self.run_once()

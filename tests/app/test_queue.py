@@ -428,3 +428,41 @@ def test_reservations_from_several_processes_never_share_a_turn(postgres, clock)
     finally:
         for q in queues:
             q.close()
+
+
+def test_job_age_and_lag_by_installation(path, clock):
+    with open_queue(path, clock) as q:
+        assert (q.oldest_queued_s(), q.lag()) == (0.0, {})
+        q.enqueue("d-1", "check", {"installation_id": 7}, key="octo/a#1")
+        clock.now += 30
+        q.enqueue("d-2", "check", {"installation_id": 8}, key="octo/b#1")
+        q.enqueue("d-3", "command", {"installation_id": None}, key="octo/c#1")
+        clock.now += 10
+        assert q.oldest_queued_s() == 40.0
+        assert q.lag() == {"7": 40.0, "8": 10.0, "": 10.0}
+        q.retry(q.claim().id, 600, "502")  # waiting for its retry: not late yet
+        assert q.lag() == {"8": 10.0, "": 10.0}
+
+
+def test_prune_drops_old_finished_jobs_and_unused_caches_only(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("old-done", "check", {}, key="octo/a#1")
+        q.complete(q.claim().id)
+        q.enqueue("old-queued", "check", {}, key="octo/a#2")
+        q.kv_put("merge-base", "octo/a@x...y", '{"sha": "z"}')
+        q.kv_put("waivers", "octo/a#1", "[]")
+        q.blob_put("b" * 40, "text")
+        clock.now += 40 * 86400
+        q.enqueue("new-done", "check", {}, key="octo/b#1")
+        assert q.prune() == 3  # the old finished job, the merge-base cache, the blob
+        assert [q.get(i) is None for i in (1, 2, 3)] == [True, False, False]
+        assert q.kv_get("merge-base", "octo/a@x...y") is None and q.kv_get("waivers", "octo/a#1") == "[]"
+        assert q.enqueue("old-done", "check", {}, key="octo/a#1")  # its id is forgotten with it
+
+
+def test_ping_writes_and_reads(path, clock):
+    with open_queue(path, clock) as q:
+        q.ping()
+        q.close()
+        with pytest.raises(Exception):
+            q.ping()

@@ -517,3 +517,35 @@ def _pem() -> str:
         serialization.PrivateFormat.TraditionalOpenSSL,
         serialization.NoEncryption(),
     ).decode()
+
+
+def test_healthz_fails_when_the_database_cannot_be_written(tmp_path):
+    settings = settings_for(tmp_path)
+    queue = SQLiteQueue(settings.db_path)
+    try:
+        client = Client(build_app(settings, queue, Metrics()))
+        assert client.get("/healthz").status_code == 200
+        # The disk the database is on went away under the process (a lost volume, a full disk).
+        queue._db.execute("PRAGMA query_only = ON")
+        r = client.get("/healthz")
+        assert r.status_code == 503 and r.json() == {
+            "ok": False,
+            "error": "the database cannot be written and read",
+        }
+    finally:
+        queue.close()
+
+
+def test_metrics_show_depth_age_and_lag_by_installation(stack):
+    client, queue, _ = stack
+    post(client, "pull_request", fixture_body("pull_request/opened.payload.json"))
+    time.sleep(0.05)
+    scrape = Scrape(client.get("/metrics").text)
+    assert scrape("docs_sync_queue_depth") == 1
+    assert scrape("docs_sync_queue_oldest_job_seconds") > 0
+    (installation,) = queue.lag()
+    assert scrape("docs_sync_installation_lag_seconds", installation=installation) > 0
+    queue.complete(queue.claim().id)
+    after = Scrape(client.get("/metrics").text)
+    assert after("docs_sync_queue_depth") == 0 and after("docs_sync_queue_oldest_job_seconds") == 0
+    assert "docs_sync_installation_lag_seconds{" not in client.get("/metrics").text

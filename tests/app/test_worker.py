@@ -526,3 +526,20 @@ def test_sigkill_mid_job_hands_the_job_to_another_worker(postgres):
                 heir.kill()
         job = q.get(1)
         assert (job.state, job.attempts) == ("done", 2) and "interrupted" in job.last_error
+
+
+def test_the_worker_prunes_old_rows_on_its_schedule(tmp_path):
+    clock = Clock()
+    with SQLiteQueue(str(tmp_path / "q.db"), clock=clock) as queue:
+        queue.enqueue("old", "check", {}, key="octo/a#1")
+        queue.complete(queue.claim().id)
+        clock.now += 8 * 86400  # past JOBS_KEPT_S
+        worker = make_worker(queue, Recorder(), prune_every_s=3600)
+        worker._next_prune = 0.0  # due now rather than a minute after start
+        worker.start()
+        deadline = time.monotonic() + 5
+        while queue.get(1) is not None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        worker.stop()
+        assert queue.get(1) is None
+        assert worker._next_prune > time.monotonic() + 3000  # next in an hour, not at every poll
