@@ -8,6 +8,9 @@ answered with that help and a note. Today's verbs:
     /docs-sync explain                  reply with each finding: rule, why, code line, doc line
     /docs-sync ignore <symbol> [reason] waive the findings about <symbol> on this pull request,
                                         then check again (write, maintain or admin only)
+    /docs-sync apply                    commit the last check's suggested doc changes to the
+                                        pull request's branch, as the App, in one commit
+                                        (write, maintain or admin; not for forks: apply.py)
     /docs-sync help                     reply with this list
 
 Every command is acknowledged with an "eyes" reaction on its comment and answered in a reply
@@ -26,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.app.analysis import analyze
+from bot.app.apply import apply_command
 from bot.app.checkjob import check_pull
 from bot.app.context import Context, Pull
 from bot.app.events import COMMAND_PREFIX
@@ -172,6 +176,17 @@ def ignore(ctx: Context, ask: Ask) -> str:
     ctx.store.add_waiver(PullRef(ctx.repo.full_name, ask.pr), Waiver(symbol, reason, ask.job.user))
     pull = Pull.from_api(ctx.repo.pull(ask.pr))
     return ignoring(symbol, reason, pull.head_sha, check_pull(ctx.with_pull(pull)))
+
+
+@COMMANDS.command(
+    "apply",
+    help="commit the suggested doc changes of the last check to this branch, in one commit "
+    "(needs write access; branches of this repository only)",
+    permission="write",
+    because="pushes a commit to this pull request's branch",
+)
+def apply(ctx: Context, ask: Ask) -> str:
+    return apply_command(ctx, ask.pr)
 
 
 @COMMANDS.command("help", help="this list")

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import quote
 
 import certifi
 import httpx
@@ -516,6 +517,22 @@ class Repo:
         fn = self._rest.git.get_tree
         data = _json(self._call("GET", f"/git/trees/{sha}", fn, self.owner, self.name, sha, recursive="1"))
         return list(data.get("tree") or []), bool(data.get("truncated"))
+
+    def commit_files(self, parent: str, branch: str, message: str, files: dict[str, str]) -> str:
+        """One commit on `parent` writing `files` (path -> text), moved onto `branch` only as a
+        fast-forward: GitHub refuses (422) when the branch is no longer at `parent`. Its SHA."""
+        git = self._rest.git
+        o, n = self.owner, self.name
+        base = _json(self._call("GET", f"/commits/{parent}", self._rest.repos.get_commit, o, n, parent))
+        entries = [{"path": p, "mode": "100644", "type": "blob", "content": t} for p, t in files.items()]
+        body = {"base_tree": base["commit"]["tree"]["sha"], "tree": entries}
+        tree = _json(self._call("POST", "/git/trees", git.create_tree, o, n, data=body))
+        body = {"message": message, "tree": tree["sha"], "parents": [parent]}
+        commit = _json(self._call("POST", "/git/commits", git.create_commit, o, n, data=body))
+        ref = "heads/" + quote(branch, safe="/")
+        body = {"sha": commit["sha"], "force": False}
+        self._call("PATCH", f"/git/refs/{ref}", git.update_ref, o, n, ref, data=body)
+        return str(commit["sha"])
 
     # -- checks ---------------------------------------------------------------------------------
 

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
-from bot.core.model import CodeLocation, DocLocation, Finding, Report
+from bot.core.model import CodeLocation, DocLocation, Finding, Report, Suggestion
 
 
 class Database(Protocol):
@@ -88,9 +88,9 @@ class SeenConfig:
 
 @dataclass(frozen=True)
 class StoredReport:
-    """The last report published on a pull request, for `/docs-sync explain`.
+    """The last report published on a pull request, for `/docs-sync explain` and `apply`.
 
-    Findings keep what explaining them needs (no suggestion: it was posted already).
+    Findings keep what explaining them needs, and their suggestion, which `apply` commits.
     """
 
     head_sha: str
@@ -344,6 +344,8 @@ def finding_json(f: Finding) -> dict[str, Any]:
         "why": f.why,
         "doc": {"path": f.doc.path, "line": f.doc.line, "section": f.doc.section} if f.doc else None,
         "code": {"path": f.code.path, "line": f.code.line} if f.code else None,
+        # what `/docs-sync apply` commits
+        "suggestion": asdict(f.suggestion) if f.suggestion else None,
     }
 
 
@@ -358,4 +360,5 @@ def _finding(data: dict[str, Any]) -> Finding:
         doc=DocLocation(doc["path"], int(doc["line"]), doc.get("section") or "", "") if doc else None,
         code=CodeLocation(code["path"], int(code["line"])) if code else None,
         why=str(data.get("why") or ""),
+        suggestion=Suggestion(**data["suggestion"]) if data.get("suggestion") else None,
     )

@@ -21,8 +21,9 @@ from urllib.parse import quote
 
 from bot.core.model import Finding, Report, Suggestion
 from bot.core.rules import REPO_CONFIG, RulesError
-from bot.render.common import DocText, RenderError, md_code, md_escape, suggestion_diff
+from bot.render.common import DocText, RenderError, md_code, md_escape
 from bot.render.markdown import to_markdown
+from bot.render.patch import to_patch
 
 TEXT_LIMIT = 65_535  # check run summary and text, in UTF-8 bytes
 NOTE_LIMIT = 65_535  # annotation message and raw_details ("64 KB"), in UTF-8 bytes
@@ -407,28 +408,37 @@ def doc_comment(f: Finding, suggestion: Suggestion | None) -> tuple[str, bool]:
 
 def code_comment(f: Finding, links: Links, head_text: Callable[[str], str | None]) -> str:
     """The body of a comment on the code line that made the doc wrong: the doc line it affects
-    (linked) and the proposed doc change as a diff, when the doc page can be read at head."""
+    (linked) and, when the doc page can be read at head, the fix as a patch `git apply` takes.
+
+    The doc line is not in the diff, so GitHub offers no one-click suggestion there: the patch
+    and `/docs-sync apply` stand in for it."""
     parts = [finding_line(f)]
     if f.doc:
         link = f"[{f.doc.path} line {f.doc.line}]({links.blob(f.doc.path, f.doc.line)})"
         section = f" ({md_escape(f.doc.section)})" if f.doc.section else ""
         parts.append(f"This change makes {link}{section} out of date.")
-        patch = _doc_patch(f, head_text)
+        patch = doc_patch(Report((f,)), head_text)
         if patch:
-            parts.append("Proposed doc change:\n\n" + _fence(patch, "diff"))
+            parts.append(APPLY_HINT + "\n\n" + _fence(patch.removesuffix("\n"), "diff"))
     return _comment_body(parts, f.fingerprint())[0]
 
 
-def _doc_patch(f: Finding, head_text: Callable[[str], str | None]) -> str | None:
-    if f.suggestion is None:
-        return None
-    text = head_text(f.suggestion.path)
-    if text is None:
+APPLY_HINT = (
+    "The doc line is not in this pull request's diff, so GitHub cannot offer it as a suggestion. "
+    "Comment `/docs-sync apply` to have docs-sync commit the fix (write access, branches of this "
+    "repository), or save the patch and run `git apply` on it:"
+)
+
+
+def doc_patch(report: Report, doc_text: DocText | None) -> str | None:
+    """Every suggestion of `report` as one patch of the doc pages (`git apply` takes it, from the
+    repository root), or None when there is none or a page cannot be read."""
+    if not any(f.suggestion for f in report.findings):
         return None
     try:
-        return suggestion_diff(f, text.split("\n"))
+        return to_patch(report, doc_text) or None
     except RenderError:
-        return None  # the page does not have the lines the suggestion replaces
+        return None  # a page that cannot be read, or lacks the lines a suggestion replaces
 
 
 def fixed_body(message: str, sha: str, fingerprint: str) -> str:
@@ -439,10 +449,32 @@ def fixed_body(message: str, sha: str, fingerprint: str) -> str:
 def summary_comment(
     report: Report, links: Links, notes: Sequence[str] = (), doc_text: DocText | None = None
 ) -> str:
-    """The pull request's one summary comment: the check run's summary, marked and signed."""
+    """The pull request's one summary comment: the check run's summary, marked and signed, and
+    every suggestion as one patch of the doc pages (what `/docs-sync apply` commits)."""
     footer = f"\n<sub>docs-sync checked {links.head_sha[:12]}.</sub>\n"
+    patch = _patch_section(report, doc_text)
     budget = COMMENT_LIMIT - len(SUMMARY_MARKER) - len(footer) - 2
-    return f"{SUMMARY_MARKER}\n{summary_text(report, links, notes, budget, doc_text)}{footer}"
+    if len(patch) > budget // 2:
+        patch = ""  # the findings matter more; the patch is one command away (PATCH_COMMAND)
+    budget -= len(patch)
+    return f"{SUMMARY_MARKER}\n{summary_text(report, links, notes, budget, doc_text)}{patch}{footer}"
+
+
+PATCH_COMMAND = "docs-sync check --base {base} --head {head} --format patch | git apply"
+
+
+def _patch_section(report: Report, doc_text: DocText | None) -> str:
+    patch = doc_patch(report, doc_text)
+    if patch is None:
+        return ""
+    return (
+        "\n<details><summary>All suggested doc changes as one patch</summary>\n\n"
+        "Suggestions on lines outside this pull request's diff cannot be accepted with one click. "
+        "Comment `/docs-sync apply` to have docs-sync commit this patch to the branch (write "
+        "access, branches of this repository), or save it and run `git apply` on it.\n\n"
+        + _fence(patch.removesuffix("\n"), "diff")
+        + "\n\n</details>\n"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -537,3 +569,56 @@ def _explain_one(i: int, f: Finding, base: str) -> str:
     if f.why:
         lines.append(f"- Why: {md_escape(f.why)}")
     return "\n".join(lines) + "\n"
+
+
+# `/docs-sync apply`
+
+
+def apply_message(report: Report) -> str:
+    """The commit message of `/docs-sync apply`: docs-sync, and each finding the commit fixes."""
+    fixed = [f for f in report.findings if f.suggestion]
+    lines = [f"docs-sync: apply {_plural(len(fixed), 'suggested doc change')}", ""]
+    for f in fixed:
+        where = f" ({f.doc.path}:{f.doc.line})" if f.doc else ""
+        lines.append(f"- {f.kind} {f.symbol}{where}")
+    return "\n".join(lines) + "\n"
+
+
+def applied(sha: str, pages: Sequence[str], report: Report) -> str:
+    """The answer once the commit landed."""
+    fixed = sum(1 for f in report.findings if f.suggestion)
+    names = ", ".join(md_code(p) for p in pages)
+    return (
+        f"committed {sha[:12]} to this branch: {_plural(fixed, 'suggested doc change')} in {names}. "
+        "The push starts a new docs-sync check of it."
+    )
+
+
+def apply_fork(base_sha: str, head_sha: str) -> str:
+    """A pull request from a fork: the App cannot push there; how to apply the patch by hand."""
+    command = PATCH_COMMAND.format(base=base_sha[:12], head=head_sha[:12])
+    return (
+        "this pull request comes from a fork, where docs-sync cannot push (its installation is on "
+        "this repository only). In a checkout of the pull request's branch, run:\n\n"
+        f"```sh\n{command}\n```\n\nthen commit and push; or copy the patch from the summary comment."
+    )
+
+
+def apply_moved(checked_sha: str | None, head_sha: str) -> str:
+    """The head is not the commit the findings were computed on: nothing is committed."""
+    if checked_sha is None:
+        said = f"docs-sync has not checked this pull request's head ({head_sha[:12]}) yet"
+    else:
+        said = (
+            f"the branch moved since docs-sync checked it (checked {checked_sha[:12]}, "
+            f"head is now {head_sha[:12]})"
+        )
+    return (
+        f"nothing was committed: {said}, so its suggestions may no longer fit the pages. Comment "
+        "`/docs-sync recheck`, then `/docs-sync apply` once the check is done."
+    )
+
+
+def nothing_to_apply(head_sha: str, why: str = "") -> str:
+    reason = why or "no finding of the last check has a suggested doc change"
+    return f"nothing to commit at {head_sha[:12]}: {reason}."

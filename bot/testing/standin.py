@@ -78,6 +78,8 @@ GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_ke
         reactions: list[dict]   id, content, user, subject ("issue_comment" or "review_comment"),
                                 comment_id
         requests: list[tuple[str, str, int]]  (method, path, status) of every call
+        deliveries: list[tuple[str, dict]]  (event, payload) of the webhooks GitHub would send
+                                the App for pushes through the API; a test routes them
         server_errors: list[str]  tracebacks of faults in the stand-in itself (answered with 500)
 
 Endpoints (JSON shaped as github.com shapes them, so githubkit's models parse them):
@@ -93,7 +95,9 @@ Endpoints (JSON shaped as github.com shapes them, so githubkit's models parse th
     first page only).
     Contents and git data: GET contents/{path}?ref= (base64 JSON, directories, raw media type,
     content "" with encoding "none" past 1 MB), GET git/blobs/{sha}, GET git/trees/{sha}
-    ?recursive=1, GET commits/{ref}; POST /graphql answers only
+    ?recursive=1, GET commits/{ref}; POST git/trees (base_tree, entries by sha or content, sha
+    null deletes), POST git/commits (authored by the App when no author is given), PATCH
+    git/refs/heads/{branch}; POST /graphql answers only
     `repository(owner:, name:) { alias: object(expression: "REV:path") { ... on Blob { text
     byteSize isBinary isTruncated oid abbreviatedOid } } ... }` queries (`isBinary`: a NUL in
     the first 8,000 bytes, git's test; `text` null for a binary file and for one not in UTF-8).
@@ -128,6 +132,14 @@ Rules enforced (each answers as github.com does, 422 unless said otherwise):
     `position` (lines below the file's first @@) is accepted too. Replies to replies are refused.
     Bodies of comments and reviews at most 65,536 characters; reaction content one of +1, -1,
     laugh, confused, heart, hooray, rocket, eyes (201 new, 200 when the user already reacted so).
+    Git data writes need contents: write (403 otherwise). A tree entry takes sha or content, not
+    both, with a mode its type allows; a commit's tree and parents must exist ("Tree SHA does not
+    exist", "Parent SHA does not exist or is not a commit object"); a ref update must name a
+    branch ("Reference does not exist") and a commit ("Object does not exist"), and without
+    `force: true` only moves forward ("Update is not a fast forward"). A branch moved that way
+    moves every open same-repository pull request whose head it is, and queues in `deliveries`
+    the pull_request.synchronize webhook GitHub sends for it (the App's own pushes included).
+    A fork's repository is not the installation's: every call on it is 404.
     Collaborator permission: admin|write|read|none (maintain reads as write, triage as read,
     role_name keeps the role); a user never given a permission is 404.
     Content creation: POST/PATCH/PUT/DELETE under /repos beyond `content_limit_per_minute`
@@ -147,6 +159,7 @@ exchange happen with a plain githubkit client, uses an app_id no other test uses
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -157,6 +170,7 @@ import re
 import secrets
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import traceback
@@ -206,6 +220,34 @@ def run_git(repo_dir: Path, *args: str, input: bytes | None = None, check: bool 
     if check and proc.returncode != 0:
         raise GitError(f"git {' '.join(args)}: {proc.stderr.decode(errors='replace').strip()}")
     return proc.stdout
+
+
+def _git_with(repo_dir: Path, env: dict[str, str], *args: str, input: bytes | None = None) -> bytes:
+    """`run_git` with more environment (a scratch index, a commit's author)."""
+    proc = subprocess.run(
+        ["git", "-C", str(repo_dir), "--literal-pathspecs", *args],
+        input=input,
+        capture_output=True,
+        env={**_GIT_ENV, **env},
+    )
+    if proc.returncode != 0:
+        raise GitError(f"git {' '.join(args)}: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+@contextlib.contextmanager
+def _scratch_index(repo: Any) -> Any:
+    """A git runner over an index of its own, so building a tree leaves the work tree's alone."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+
+        def git(*args: str, input: bytes | None = None) -> bytes:
+            try:
+                return _git_with(repo.path, env, *args, input=input)
+            except GitError as exc:
+                raise _refused(str(exc)) from None
+
+        yield git
 
 
 def _fast_import_commit(
@@ -648,6 +690,11 @@ def _unprocessable(*errors: str) -> _HTTPError:
     return _HTTPError(422, "Unprocessable Entity", list(errors))
 
 
+def _refused(message: str) -> _HTTPError:
+    """422 with GitHub's message alone, as the git data API gives it."""
+    return _HTTPError(422, message)
+
+
 def _too_long(supplied: int, allowed: int = 65535) -> _HTTPError:
     return _invalid(f"Only {allowed} characters are allowed; {supplied} were supplied.")
 
@@ -680,7 +727,7 @@ _PERMISSIONS = {"admin": "admin", "maintain": "write", "write": "write", "triage
 # The installation's permissions unless a test says otherwise: app.yml's (a test keeps them equal).
 APP_PERMISSIONS = {
     "checks": "write",
-    "contents": "read",
+    "contents": "write",
     "issues": "read",
     "metadata": "read",
     "pull_requests": "write",
@@ -699,6 +746,9 @@ _NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
     "_h_blob": (("contents", "read"),),
     "_h_tree": (("contents", "read"),),
     "_h_commit": (("contents", "read"),),
+    "_h_create_tree": (("contents", "write"),),
+    "_h_create_commit": (("contents", "write"),),
+    "_h_update_ref": (("contents", "write"),),
     "_h_create_check_run": (("checks", "write"),),
     "_h_update_check_run": (("checks", "write"),),
     "_h_get_check_run": (("checks", "read"),),
@@ -836,6 +886,7 @@ class GitHubStandIn:
         self.issue_comments: list[dict] = []
         self.reactions: list[dict] = []
         self.requests: list[tuple[str, str, int]] = []
+        self.deliveries: list[tuple[str, dict]] = []  # webhooks GitHub would send the App
         self.server_errors: list[str] = []  # tracebacks of the stand-in's own faults
 
         self._lock = threading.RLock()
@@ -979,6 +1030,7 @@ class GitHubStandIn:
                 self.issue_comments,
                 self.reactions,
                 self.requests,
+                self.deliveries,
                 self.server_errors,
             ):
                 recorded.clear()
@@ -1079,6 +1131,9 @@ class GitHubStandIn:
             ("GET", repo + r"/git/blobs/(?P<sha>[^/]+)", "token", self._h_blob),
             ("GET", repo + r"/git/trees/(?P<sha>.+)", "token", self._h_tree),
             ("GET", repo + r"/commits/(?P<ref>[^/]+)", "token", self._h_commit),
+            ("POST", repo + r"/git/trees", "token", self._h_create_tree),
+            ("POST", repo + r"/git/commits", "token", self._h_create_commit),
+            ("PATCH", repo + r"/git/refs/(?P<ref>.+)", "token", self._h_update_ref),
             ("POST", repo + r"/check-runs", "token", self._h_create_check_run),
             ("PATCH", repo + r"/check-runs/(?P<id>\d+)", "token", self._h_update_check_run),
             ("GET", repo + r"/check-runs/(?P<id>\d+)", "token", self._h_get_check_run),
@@ -1924,6 +1979,122 @@ class GitHubStandIn:
             "parents": [
                 {"sha": p, "url": f"{api}/commits/{p}", "html_url": f"{html}/{p}"} for p in info["parents"]
             ],
+        }
+
+    # -- writing commits (git data API) ---------------------------------------------------------
+
+    _MODES = {"100644": "blob", "100755": "blob", "120000": "blob", "040000": "tree", "160000": "commit"}
+
+    def _h_create_tree(self, req: _Req):
+        """POST git/trees: `tree` entries over `base_tree` (content becomes a blob, sha null deletes)."""
+        data = req.json()
+        entries = data.get("tree")
+        if not isinstance(entries, list) or not entries:
+            raise _refused("tree is not an array")
+        base = data.get("base_tree")
+        if base is not None and (not isinstance(base, str) or self.repo.resolve(base, "tree") is None):
+            raise _refused("base_tree is not a valid tree oid")
+        with _scratch_index(self.repo) as git:
+            if base is not None:
+                git("read-tree", base)
+            for e in entries:
+                if not isinstance(e, dict) or not isinstance(e.get("path"), str) or not e["path"]:
+                    raise _refused("tree.path is missing")
+                path, mode, kind = e["path"].strip("/"), e.get("mode"), e.get("type")
+                if self._MODES.get(str(mode)) != kind:
+                    raise _refused(f"tree.mode {mode!r} and tree.type {kind!r} do not go together")
+                if "content" in e and "sha" in e:
+                    raise _refused("Must supply either tree.sha or tree.content, not both")
+                if "content" in e:
+                    if kind != "blob" or not isinstance(e["content"], str):
+                        raise _refused("tree.content must be a string, for a blob")
+                    sha = git("hash-object", "-w", "--stdin", input=e["content"].encode()).decode().strip()
+                elif e.get("sha") is None:
+                    git("update-index", "--force-remove", "--", path)
+                    continue
+                else:
+                    sha = str(e["sha"])
+                    if self.repo.object_type(sha) != kind:
+                        raise _refused(f"tree.sha {sha} is not a valid {kind}")
+                git("update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}")
+            tree = git("write-tree").decode().strip()
+        api = f"{self.api}/repos/{self.owner}/{self.name}/git"
+        items = [
+            {
+                "path": x["path"],
+                "mode": x["mode"],
+                "type": x["type"],
+                "sha": x["sha"],
+                "url": f"{api}/{x['type']}s/{x['sha']}",
+            }
+            for x in self.repo.ls_tree(tree)
+        ]
+        return 201, {"sha": tree, "url": f"{api}/trees/{tree}", "tree": items, "truncated": False}
+
+    def _h_create_commit(self, req: _Req):
+        """POST git/commits: a commit of `tree` on `parents`, by the App when no author is given."""
+        data = req.json()
+        message, tree, parents = data.get("message"), data.get("tree"), data.get("parents", [])
+        if not isinstance(message, str):
+            raise _refused("message wasn't supplied.")
+        if not isinstance(tree, str) or self.repo.object_type(tree) != "tree":
+            raise _refused("Tree SHA does not exist")
+        if not isinstance(parents, list) or any(
+            not isinstance(p, str) or self.repo.object_type(p) != "commit" for p in parents
+        ):
+            raise _refused("Parent SHA does not exist or is not a commit object")
+        when = f"{int(self.now())} +0000"
+        bot = f"{self.bot_login}"
+        email = f"{self.app_id}+{self.bot_login}@users.noreply.github.com"
+        env = {"GIT_AUTHOR_NAME": bot, "GIT_AUTHOR_EMAIL": email, "GIT_AUTHOR_DATE": when}
+        env |= {"GIT_COMMITTER_NAME": "GitHub", "GIT_COMMITTER_EMAIL": "noreply@github.com"}
+        env["GIT_COMMITTER_DATE"] = when
+        args = ["commit-tree", tree, *(a for p in parents for a in ("-p", p)), "-F", "-"]
+        sha = _git_with(self.repo.path, env, *args, input=message.encode()).decode().strip()
+        c = self._commit_json(sha)
+        git = c["commit"]
+        git.update(sha=sha, html_url=c["html_url"], parents=c["parents"])
+        git["verification"] = {"verified": True, "reason": "valid", "signature": None, "payload": None}
+        return 201, git
+
+    def _h_update_ref(self, req: _Req):
+        """PATCH git/refs/{ref}: move a branch, only forward unless `force`; a push to a pull
+        request's head branch moves the pull request and queues its synchronize delivery."""
+        ref = req.params["ref"]
+        data = req.json()
+        sha, force = data.get("sha"), data.get("force", False)
+        branch = ref.removeprefix("heads/")
+        if not ref.startswith("heads/") or not self.repo.is_branch(branch):
+            raise _refused("Reference does not exist")
+        if not isinstance(sha, str) or self.repo.object_type(sha) != "commit":
+            raise _refused("Object does not exist")
+        old = self._commit_or_fail(branch)
+        if force is not True and not self.repo.is_ancestor(old, sha):
+            raise _refused("Update is not a fast forward")
+        self.repo.git("update-ref", f"refs/heads/{branch}", sha, old)
+        for pr in self._pulls.values():
+            if pr.state == "open" and not pr.fork and pr.head_ref == branch and pr.head_sha != sha:
+                before, pr.head_sha, pr.updated_at = pr.head_sha, sha, _iso()
+                self.deliveries.append(("pull_request", self._synchronize(pr, before, req.version)))
+        api = f"{self.api}/repos/{self.owner}/{self.name}/git"
+        return 200, {
+            "ref": f"refs/{ref}",
+            "node_id": f"REF_kwDO{sha[:12]}",
+            "url": f"{api}/refs/{ref}",
+            "object": {"type": "commit", "sha": sha, "url": f"{api}/commits/{sha}"},
+        }
+
+    def _synchronize(self, pr: _Pull, before: str, version: str) -> dict:
+        """The pull_request.synchronize delivery of a push by the App to `pr`'s head branch."""
+        return {
+            "action": "synchronize",
+            "number": pr.number,
+            "before": before,
+            "after": pr.head_sha,
+            "pull_request": self._pull_json(pr, version),
+            "repository": self._repo_json(self.owner, False, version),
+            "installation": {"id": self.installation_id, "node_id": f"MDIz{self.installation_id}"},
+            "sender": self._bot(),
         }
 
     # -- graphql --------------------------------------------------------------------------------

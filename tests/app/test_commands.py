@@ -204,12 +204,15 @@ def test_the_help_is_generated_from_the_registry_in_its_order():
         "- `/docs-sync explain`: why each finding was reported (rule, code line, doc line)\n"
         "- `/docs-sync ignore <symbol> [reason]`: accept the findings about `<symbol>` on this pull "
         'request (needs write access); they move to the summary\'s "Ignored" list\n'
+        "- `/docs-sync apply`: commit the suggested doc changes of the last check to this branch, in one "
+        "commit (needs write access; branches of this repository only)\n"
         "- `/docs-sync help`: this list"
     )
-    assert list(COMMANDS.commands) == ["recheck", "explain", "ignore", "help"]
+    assert list(COMMANDS.commands) == ["recheck", "explain", "ignore", "apply", "help"]
     assert (
         COMMANDS.commands["ignore"].permission == "write" and COMMANDS.commands["explain"].permission is None
     )
+    assert COMMANDS.commands["apply"].permission == "write"
 
 
 def test_verbs_resolve_through_the_registry():
@@ -217,6 +220,7 @@ def test_verbs_resolve_through_the_registry():
     assert (bare.command.name, bare.args, bare.note) == ("recheck", (), None)
     assert COMMANDS.resolve(ask("RECHECK")).command.name == "recheck"  # as written in the comment
     assert COMMANDS.resolve(ask("recheck", "please")).args == ()  # a command without arguments takes none
+    assert COMMANDS.resolve(ask("Apply")).command.name == "apply"
     ignore = COMMANDS.resolve(ask("ignore", "--old", "renamed on purpose"))
     assert (ignore.command.name, ignore.args) == ("ignore", ("--old", "renamed on purpose"))
 

@@ -118,8 +118,9 @@ def test_a_signed_delivery_becomes_a_check_run_a_review_and_a_summary(bot, stand
     by_line = {(c["path"], c["line"]): c["body"] for c in standin.review_comments}
     assert set(by_line) == {(DOC, 28), (ARGS, 10), (ARGS, 33)}
     assert "```suggestion\n| `--fsdp-cpu-offload` with `--offload-train` |" in by_line[(DOC, 28)]
+    assert f"```diff\ndiff --git a/{DOC} b/{DOC}\n" in by_line[(ARGS, 10)]  # a patch `git apply` takes
     assert (
-        "```diff\n-- `--attn-implementation` picks the attention backend: `flash_attention_2` by default.\n+"
+        "\n-- `--attn-implementation` picks the attention backend: `flash_attention_2` by default.\n+"
         in (by_line[(ARGS, 10)])
     )
     (summary,) = summaries(standin)

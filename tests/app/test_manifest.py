@@ -16,7 +16,7 @@ from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
 from bot.app.worker import Worker
-from bot.testing.standin import APP_PERMISSIONS, GitHubStandIn
+from bot.testing.standin import APP_PERMISSIONS, GitHubStandIn, run_git
 from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,3 +120,39 @@ def test_without_any_one_permission_the_app_cannot_work(server, repo_and_shas, t
         server.app_permissions = dict(APP_PERMISSIONS)
     assert [r for r in server.requests if r[2] == 403]
     assert not any(r.get("conclusion") == "failure" and r["output"]["annotations"] for r in server.check_runs)
+
+
+def test_contents_write_is_what_lets_apply_commit_the_fix(server, repo_and_shas, tmp_path):
+    """With contents: read the check and its comments work, but `/docs-sync apply` cannot push."""
+    repo, shas = repo_and_shas
+    for granted in ("read", "write"):
+        server.reset()
+        server.app_permissions = {**APP_PERMISSIONS, "contents": granted}
+        branch = f"manifest-apply-{granted}"
+        run_git(repo, "branch", branch, shas["one"])
+        settings = settings_for(server, tmp_path / f"{granted}.db")
+        queue = SQLiteQueue(settings.db_path, clock=Clock())
+        worker = Worker(queue, make_handler(settings, queue, Metrics(), write_interval_s=0), max_attempts=1)
+        try:
+            server.open_pull(3, "main", branch)
+            server.set_permission("writer", "write")
+            payload = pull_request_payload(server, "opened", 3, shas["one"], shas["main"], "main")
+            comment = server.add_issue_comment(3, "/docs-sync apply", user="writer")
+            for i, (event, body) in enumerate(
+                [("pull_request", payload), ("issue_comment", comment_payload(server, 3, comment))]
+            ):
+                (spec,) = route(event, body)
+                queue.enqueue(f"d-{i}", spec.kind, spec.payload, key=spec.key)
+                while worker.run_once() is not None:
+                    pass
+        finally:
+            server.app_permissions = dict(APP_PERMISSIONS)
+            queue.close()
+        pushed = server.pull(3)["head"]["sha"] != shas["one"]
+        refused = [r for r in server.requests if r[2] == 403]
+        assert server.check_runs[0]["conclusion"] == "failure"  # the check itself needs no write
+        if granted == "read":
+            assert not pushed and refused and all("/git/" in r[1] for r in refused)
+            assert "Resource not accessible by integration" in server.issue_comments[-1]["body"]
+        else:
+            assert pushed and not refused

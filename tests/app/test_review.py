@@ -77,7 +77,8 @@ def test_a_code_line_in_the_diff_gets_the_doc_link_and_patch():
     (c,), _ = plan_inline(Report((finding(),)), {"src/cli.py": frozenset({7})}, lambda p: PAGE, LINKS)
     assert (c.path, c.line) == ("src/cli.py", 7)
     assert f"[docs/page.md line 3]({LINKS.html_url}/blob/{'a' * 40}/docs/page.md#L3-L3)" in c.body
-    assert "```diff\n-line 3\n+new line\n```" in c.body
+    assert "```diff\ndiff --git a/docs/page.md b/docs/page.md\n" in c.body  # a patch `git apply` takes
+    assert "\n line 2\n-line 3\n+new line\n line 4\n" in c.body
 
 
 def test_findings_outside_the_diff_the_cap_and_what_was_posted():
@@ -130,7 +131,8 @@ def test_inline_comments_land_on_diff_lines_with_suggestions(bot, standin, repo_
     assert "```suggestion\n| `--fsdp-cpu-offload` with `--offload-train` |" in doc_comment["body"]
     code_comment = next(c for c in standin.review_comments if c["line"] == 33)
     assert f"/blob/{repo_and_shas[1]['pr']}/{DOC}#L32-L32" in code_comment["body"]
-    assert "```diff\n-- An fp32 master copy" in code_comment["body"]
+    assert f"```diff\ndiff --git a/{DOC} b/{DOC}\n" in code_comment["body"]  # a patch `git apply` takes
+    assert "\n-- An fp32 master copy" in code_comment["body"] and "`/docs-sync apply`" in code_comment["body"]
     assert all(marked_fingerprint(c["body"]) for c in standin.review_comments)
     run = standin.check_runs[0]
     assert [(a["path"], a["start_line"]) for a in run["output"]["annotations"]] == [

@@ -108,7 +108,8 @@ def test_the_last_report_keeps_what_explaining_needs(db):
         "argparse renamed it",
     )
     assert (f.doc.path, f.doc.line, f.doc.section) == ("docs/cli.md", 3, "Flags")
-    assert f.code == CodeLocation("cli.py", 7) and f.suggestion is None  # posted already; not kept
+    assert f.code == CodeLocation("cli.py", 7)
+    assert f.suggestion == Suggestion("docs/cli.md", 3, 3, "`--new`")  # what `/docs-sync apply` commits
     ((g, reason),) = stored.report.ignored
     assert (g.symbol, g.doc, reason) == ("--gone", None, "ok")
     data = raw(db, "report", "octo/docs#12")

@@ -764,3 +764,122 @@ def test_make_repo_builds_history_and_work_tree(tmp_path):
     on_main = add_commit(repo_dir, {"a.py": "a = 3\n"}, branch="main")
     assert (repo_dir / "a.py").read_text() == "a = 3\n"
     assert run_git(repo_dir, "rev-parse", "HEAD^").decode().strip() == shas[1] != on_main
+
+
+# -- writing commits: the git data API --------------------------------------------------------------
+
+
+@pytest.fixture
+def writable(tmp_path, http):
+    """A repository of its own (these tests move branches): main, and topic one commit ahead,
+    with pull request 1 from topic; the server and a token's headers."""
+    repo_dir, (base,) = make_repo(tmp_path, [{"docs/a.md": "old line\n", "src/x.py": "x = 1\n"}])
+    topic = add_commit(repo_dir, {"src/x.py": "x = 2\n"}, parent="main", branch="topic")
+    with GitHubStandIn(repo_dir) as server:
+        server.open_pull(1, "main", "topic")
+        yield server, {"Authorization": f"token {raw_token(http, server)}"}, base, topic
+
+
+def _commit_on(http, server, auth, parent: str, text: str) -> str:
+    api = f"{server.url}/repos/{OWNER}/{REPO}/git"
+    tree_sha = run_git(server.repo.path, "rev-parse", f"{parent}^{{tree}}").decode().strip()
+    entry = {"path": "docs/a.md", "mode": "100644", "type": "blob", "content": text}
+    tree = http.post(f"{api}/trees", json={"base_tree": tree_sha, "tree": [entry]}, headers=auth)
+    assert tree.status_code == 201, tree.text
+    body = {"message": "docs-sync: fix a.md", "tree": tree.json()["sha"], "parents": [parent]}
+    commit = http.post(f"{api}/commits", json=body, headers=auth)
+    assert commit.status_code == 201, commit.text
+    assert (
+        commit.json()["parents"][0]["sha"] == parent and commit.json()["author"]["name"] == "docs-sync[bot]"
+    )
+    return commit.json()["sha"]
+
+
+def test_a_tree_a_commit_and_a_fast_forward_move_the_pull_request(writable, http):
+    server, auth, _, topic = writable
+    sha = _commit_on(http, server, auth, topic, "new line\n")
+    repo = server.repo.path
+    assert run_git(repo, "show", f"{sha}:docs/a.md") == b"new line\n"
+    assert run_git(repo, "show", f"{sha}:src/x.py") == b"x = 2\n"  # the base tree's other files stay
+    url = f"{server.url}/repos/{OWNER}/{REPO}/git/refs/heads/topic"
+    moved = http.patch(url, json={"sha": sha, "force": False}, headers=auth)
+    assert moved.status_code == 200 and moved.json()["object"]["sha"] == sha
+    assert moved.json()["ref"] == "refs/heads/topic"
+    assert server.pull(1)["head"]["sha"] == sha
+    # GitHub sends pull_request.synchronize for the push, the App's own included.
+    ((event, payload),) = server.deliveries
+    assert (event, payload["action"], payload["before"], payload["after"]) == (
+        "pull_request",
+        "synchronize",
+        topic,
+        sha,
+    )
+    assert payload["pull_request"]["head"]["sha"] == sha and payload["installation"]["id"] == 42
+
+
+def test_a_ref_update_that_is_not_a_fast_forward_is_refused_unless_forced(writable, http):
+    server, auth, base, topic = writable
+    sibling = _commit_on(http, server, auth, base, "from main\n")  # not on top of topic
+    url = f"{server.url}/repos/{OWNER}/{REPO}/git/refs/heads/topic"
+    refused = http.patch(url, json={"sha": sibling, "force": False}, headers=auth)
+    assert refused.status_code == 422 and refused.json()["message"] == "Update is not a fast forward"
+    assert server.pull(1)["head"]["sha"] == topic and server.deliveries == []
+    assert http.patch(url, json={"sha": sibling}, headers=auth).status_code == 422  # force defaults to false
+    assert http.patch(url, json={"sha": sibling, "force": True}, headers=auth).status_code == 200
+    missing = http.patch(url.replace("topic", "no-such-branch"), json={"sha": sibling}, headers=auth)
+    assert missing.status_code == 422 and missing.json()["message"] == "Reference does not exist"
+    unknown = http.patch(url, json={"sha": "0" * 40}, headers=auth)
+    assert unknown.status_code == 422 and unknown.json()["message"] == "Object does not exist"
+
+
+def test_trees_and_commits_are_checked_as_github_checks_them(writable, http):
+    server, auth, base, _ = writable
+    api = f"{server.url}/repos/{OWNER}/{REPO}/git"
+    both = {"path": "a", "mode": "100644", "type": "blob", "content": "x", "sha": base}
+    assert http.post(f"{api}/trees", json={"tree": [both]}, headers=auth).status_code == 422
+    wrong_mode = {"path": "a", "mode": "040000", "type": "blob", "content": "x"}
+    assert http.post(f"{api}/trees", json={"tree": [wrong_mode]}, headers=auth).status_code == 422
+    bad_base = {
+        "base_tree": "f" * 40,
+        "tree": [{"path": "a", "mode": "100644", "type": "blob", "content": "x"}],
+    }
+    assert http.post(f"{api}/trees", json=bad_base, headers=auth).status_code == 422
+    tree = run_git(server.repo.path, "rev-parse", f"{base}^{{tree}}").decode().strip()
+    no_parent = http.post(
+        f"{api}/commits", json={"message": "m", "tree": tree, "parents": ["e" * 40]}, headers=auth
+    )
+    assert no_parent.status_code == 422
+    assert no_parent.json()["message"] == "Parent SHA does not exist or is not a commit object"
+    no_tree = http.post(
+        f"{api}/commits", json={"message": "m", "tree": "e" * 40, "parents": [base]}, headers=auth
+    )
+    assert no_tree.status_code == 422 and no_tree.json()["message"] == "Tree SHA does not exist"
+
+
+def test_writing_commits_needs_contents_write(writable, http):
+    server, auth, base, topic = writable
+    server.app_permissions = {**server.app_permissions, "contents": "read"}
+    api = f"{server.url}/repos/{OWNER}/{REPO}"
+    tree = run_git(server.repo.path, "rev-parse", f"{topic}^{{tree}}").decode().strip()
+    entry = {"path": "docs/a.md", "mode": "100644", "type": "blob", "content": "x\n"}
+    calls = [
+        http.post(f"{api}/git/trees", json={"base_tree": tree, "tree": [entry]}, headers=auth),
+        http.post(
+            f"{api}/git/commits", json={"message": "m", "tree": tree, "parents": [topic]}, headers=auth
+        ),
+        http.patch(f"{api}/git/refs/heads/topic", json={"sha": base, "force": True}, headers=auth),
+    ]
+    assert [c.status_code for c in calls] == [403, 403, 403]
+    assert {c.json()["message"] for c in calls} == {"Resource not accessible by integration"}
+    assert http.get(f"{api}/contents/docs/a.md", headers=auth).status_code == 200  # reading still works
+    assert server.pull(1)["head"]["sha"] == topic
+
+
+def test_a_forks_repository_is_out_of_the_installations_reach(writable, http):
+    server, auth, _, topic = writable
+    server.open_pull(2, "main", "topic", user="forker", head_repo_fork=True)
+    head_repo = server.pull(2)["head"]["repo"]["full_name"]
+    assert head_repo == f"forker/{REPO}"
+    url = f"{server.url}/repos/{head_repo}/git/refs/heads/topic"
+    assert http.patch(url, json={"sha": topic}, headers=auth).status_code == 404
+    assert http.get(f"{server.url}/repos/{head_repo}", headers=auth).status_code == 404

@@ -1,0 +1,140 @@
+"""`/docs-sync apply`: commit the last check's suggested doc changes to the pull request's branch.
+
+GitHub takes ```suggestion blocks only on lines of the diff; a doc line the pull request did not
+touch gets its fix as a patch instead (bot.render.comments: the review comment on the code line
+and the summary comment). This commits that patch, as the App, in one commit:
+
+    the pull request now -> a fork? the App cannot push there: the reply says how to apply the
+    patch locally -> the stored report (what the summary showed) was computed on this head?
+    else refused, asking for a recheck -> each page read at that head, the patch
+    (bot.render.patch, the one `--format patch` writes) applied to it -> one commit through the
+    git data API -> the reply; GitHub's pull_request.synchronize for the App's own push starts
+    the next check.
+
+The git data API, not the contents API: the contents API makes one commit per file, and each
+commit a check of its own; the data API writes every page in one tree, one commit whose parent
+is the analysed head, and moves the branch with `force: false`, so a push that lands between
+the head check here and the ref update is refused by GitHub (422, not a fast-forward) rather
+than overwritten. Needs `contents: write` (app.yml).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bot.app.context import Context, Pull
+from bot.app.github import GitHubError
+from bot.app.store import PullRef
+from bot.core.model import Report
+from bot.render.comments import applied, apply_fork, apply_message, apply_moved, nothing_to_apply
+from bot.render.patch import to_patch
+
+
+class PatchError(ValueError):
+    """A patch that does not fit the text it is applied to."""
+
+
+def apply_command(ctx: Context, number: int) -> str:
+    """Commit the stored report's suggestions to pull request `number`'s branch; the answer."""
+    data = ctx.repo.pull(number)
+    pull = Pull.from_api(data)
+    if is_fork(data, ctx.repo.full_name):
+        return apply_fork(pull.base_sha, pull.head_sha)
+    stored = ctx.store.last_report(PullRef(ctx.repo.full_name, number))
+    if stored is None or stored.head_sha != pull.head_sha:
+        return apply_moved(stored.head_sha if stored else None, pull.head_sha)
+    fixes = Report(tuple(f for f in stored.report.findings if f.suggestion))
+    if not fixes.findings:
+        return nothing_to_apply(pull.head_sha)
+    pages = sorted({f.suggestion.path for f in fixes.findings if f.suggestion})
+    texts = read_pages(ctx, pull.head_sha, pages)
+    missing = [p for p in pages if texts.get(p) is None]
+    if missing:
+        return nothing_to_apply(pull.head_sha, f"{', '.join(missing)} cannot be read as text at that commit")
+    new = apply_patch(texts, {p: to_patch(_on(fixes, p), texts.get) for p in pages})
+    changed = {p: t for p, t in new.items() if t != texts[p]}
+    if not changed:
+        return nothing_to_apply(pull.head_sha, "the pages already read as the suggestions say")
+    try:
+        sha = ctx.repo.commit_files(pull.head_sha, str(data["head"]["ref"]), apply_message(fixes), changed)
+    except GitHubError as exc:
+        if exc.status != 422:
+            raise
+        # The branch moved between the look-up above and the ref update: not a fast-forward.
+        return apply_moved(pull.head_sha, str(ctx.repo.pull(number)["head"]["sha"]))
+    return applied(sha, sorted(changed), fixes)
+
+
+def is_fork(pull: dict[str, Any], full_name: str) -> bool:
+    """Does the pull request's branch live outside this repository (a fork, or one deleted)?"""
+    repo = (pull.get("head") or {}).get("repo") or {}
+    return str(repo.get("full_name") or "").lower() != full_name.lower()
+
+
+def read_pages(ctx: Context, sha: str, paths: list[str]) -> dict[str, str | None]:
+    """The pages' text at commit `sha` (None for one missing, binary or not UTF-8)."""
+    out: dict[str, str | None] = {}
+    for path, blob in zip(paths, ctx.repo.blobs([f"{sha}:{p}" for p in paths]), strict=True):
+        if blob is None or blob.get("isBinary"):
+            out[path] = None
+        elif blob.get("isTruncated"):
+            try:
+                out[path] = ctx.repo.blob_bytes(str(blob["oid"])).decode("utf-8")
+            except UnicodeDecodeError:
+                out[path] = None
+        else:
+            out[path] = blob.get("text")
+    return out
+
+
+def _on(report: Report, path: str) -> Report:
+    return Report(tuple(f for f in report.findings if f.suggestion and f.suggestion.path == path))
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_NO_NEWLINE = "\\ No newline at end of file"
+
+
+def apply_patch(texts: dict[str, str], patches: dict[str, str]) -> dict[str, str]:
+    """Each page's text with its patch (one page's section of bot.render.patch) applied, exactly
+    as `git apply` would: every context and removed line must match, or PatchError."""
+    return {path: _apply_one(texts[path], patch) for path, patch in patches.items()}
+
+
+def _lines(text: str) -> list[str]:
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def _apply_one(text: str, patch: str) -> str:
+    old = _lines(text)
+    hunks: list[tuple[int, int, list[tuple[str, str]]]] = []
+    for line in _lines(patch):
+        m = _HUNK.match(line)
+        if m:
+            start, length = int(m.group(1)), int(m.group(2) or 1)
+            hunks.append((start if length else start + 1, length, []))
+        elif hunks and line.rstrip("\n") == _NO_NEWLINE:
+            mark, body = hunks[-1][2][-1]
+            hunks[-1][2][-1] = (mark, body.removesuffix("\n"))
+        elif hunks and line[:1] in (" ", "-", "+"):
+            hunks[-1][2].append((line[0], line[1:]))
+        # `diff --git`, `---`, `+++` and docs-sync's `#` notes carry nothing to apply here
+    out: list[str] = []
+    pos = 0
+    for start, _, body in hunks:
+        at = start - 1
+        if at < pos:
+            raise PatchError(f"hunk at line {start} overlaps the one before")
+        out += old[pos:at]
+        pos = at
+        for mark, line in body:
+            if mark == "+":
+                out.append(line)
+                continue
+            if pos >= len(old) or old[pos] != line:
+                raise PatchError(f"line {pos + 1} is not what the patch expects")
+            if mark == " ":
+                out.append(line)
+            pos += 1
+    return "".join(out + old[pos:])
