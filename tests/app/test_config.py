@@ -339,3 +339,27 @@ def test_redacted_url_hides_the_password_only():
 
     assert redacted_url("postgresql://app:p@ss:w0rd@db:5432/docs") == "postgresql://app:***@db:5432/docs"
     assert redacted_url("postgresql://db/docs") == "postgresql://db/docs"
+
+
+def test_the_multi_process_compose_file_runs_two_webs_three_workers_on_postgres():
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    compose = yaml.safe_load((root / "compose.postgres.yaml").read_text())
+    services = compose["services"]
+    web, worker = services["web"], services["worker"]
+    assert (web["deploy"]["replicas"], worker["deploy"]["replicas"]) == (2, 3)
+    assert web["command"][:3] == ["docs-sync", "serve", "--no-worker"] and worker["command"] == [
+        "docs-sync",
+        "worker",
+    ]
+    url = web["environment"]["DATABASE_URL"]
+    assert (
+        url.startswith("postgresql://")
+        and "@postgres:5432/" in url
+        and worker["environment"] == web["environment"]
+    )
+    assert services["postgres"]["image"].startswith("postgres:")
+    # The same settings as the one-process compose.yaml, with PostgreSQL instead of the SQLite file.
+    single = yaml.safe_load((root / "compose.yaml").read_text())["services"]["docs-sync"]["environment"]
+    assert set(web["environment"]) == set(single) - {"DOCS_SYNC_DB"}
