@@ -39,6 +39,8 @@ def apply_command(ctx: Context, number: int) -> str:
     """Commit the stored report's suggestions to pull request `number`'s branch; the answer."""
     data = ctx.repo.pull(number)
     pull = Pull.from_api(data)
+    if data.get("state", "open") != "open":
+        return nothing_to_apply(pull.head_sha, "this pull request is closed")
     if is_fork(data, ctx.repo.full_name):
         return apply_fork(pull.base_sha, pull.head_sha)
     stored = ctx.store.last_report(PullRef(ctx.repo.full_name, number))
@@ -48,8 +50,9 @@ def apply_command(ctx: Context, number: int) -> str:
     if not fixes.findings:
         return nothing_to_apply(pull.head_sha)
     pages = sorted({f.suggestion.path for f in fixes.findings if f.suggestion})
-    texts = read_pages(ctx, pull.head_sha, pages)
-    missing = [p for p in pages if texts.get(p) is None]
+    read = read_pages(ctx, pull.head_sha, pages)
+    texts = {p: t for p, t in read.items() if t is not None}
+    missing = [p for p in pages if p not in texts]
     if missing:
         return nothing_to_apply(pull.head_sha, f"{', '.join(missing)} cannot be read as text at that commit")
     new = apply_patch(texts, {p: to_patch(_on(fixes, p), texts.get) for p in pages})
@@ -62,7 +65,7 @@ def apply_command(ctx: Context, number: int) -> str:
         if exc.status != 422:
             raise
         # The branch moved between the look-up above and the ref update: not a fast-forward.
-        return apply_moved(pull.head_sha, str(ctx.repo.pull(number)["head"]["sha"]))
+        return apply_moved(pull.head_sha, None)
     return applied(sha, sorted(changed), fixes)
 
 
@@ -115,8 +118,8 @@ def _apply_one(text: str, patch: str) -> str:
             start, length = int(m.group(1)), int(m.group(2) or 1)
             hunks.append((start if length else start + 1, length, []))
         elif hunks and line.rstrip("\n") == _NO_NEWLINE:
-            mark, body = hunks[-1][2][-1]
-            hunks[-1][2][-1] = (mark, body.removesuffix("\n"))
+            mark, last = hunks[-1][2][-1]
+            hunks[-1][2][-1] = (mark, last.removesuffix("\n"))
         elif hunks and line[:1] in (" ", "-", "+"):
             hunks[-1][2].append((line[0], line[1:]))
         # `diff --git`, `---`, `+++` and docs-sync's `#` notes carry nothing to apply here

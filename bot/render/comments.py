@@ -604,9 +604,15 @@ def apply_fork(base_sha: str, head_sha: str) -> str:
     )
 
 
-def apply_moved(checked_sha: str | None, head_sha: str) -> str:
-    """The head is not the commit the findings were computed on: nothing is committed."""
-    if checked_sha is None:
+def apply_moved(checked_sha: str | None, head_sha: str | None) -> str:
+    """The head is not the commit the findings were computed on: nothing is committed. `head_sha`
+    None: GitHub refused the branch update (a push landed while the commit was being made)."""
+    if head_sha is None:
+        said = (
+            f"the branch moved while docs-sync was committing (GitHub refused to move it from "
+            f"{(checked_sha or '')[:12]}: not a fast-forward)"
+        )
+    elif checked_sha is None:
         said = f"docs-sync has not checked this pull request's head ({head_sha[:12]}) yet"
     else:
         said = (

@@ -203,3 +203,32 @@ def test_a_patch_that_does_not_fit_the_page_is_refused():
     patch = to_patch(Report((_finding("a.md", 2, 2, "TWO"),)), PAGES.get)
     with pytest.raises(PatchError):
         apply_patch({"a.md": PAGES["a.md"].replace("three", "THREE")}, {"a.md": patch})
+
+
+def test_a_push_racing_the_commit_is_not_overwritten(server, repo_and_shas, tmp_path):
+    """GitHub refuses the ref update (not a fast-forward) when a push lands mid-way: said, not retried."""
+    server.reset()
+    bot = Bot(server, tmp_path)
+    try:
+        number, branch, head = checked_pull(bot, repo_and_shas)
+        server.set_permission("writer", "write")
+        body = {
+            "message": "Update is not a fast forward",
+            "documentation_url": "https://docs.github.com/rest",
+        }
+        server.fail_next("PATCH", r"/git/refs/heads/", 422, body=body)
+        reply = bot.comment(number, "/docs-sync apply", "writer")
+    finally:
+        bot.queue.close()
+    assert "nothing was committed: the branch moved while docs-sync was committing" in reply
+    assert f"from {head[:12]}: not a fast-forward" in reply and "`/docs-sync recheck`" in reply
+    assert server.pull(number)["head"]["sha"] == head and server.deliveries == []
+
+
+def test_apply_on_a_closed_pull_request_commits_nothing(bot, standin, repo_and_shas):
+    number, _, head = checked_pull(bot, repo_and_shas)
+    standin.update_pull(number, state="closed")
+    standin.set_permission("writer", "write")
+    reply = bot.comment(number, "/docs-sync apply", "writer")
+    assert f"nothing to commit at {head[:12]}: this pull request is closed" in reply
+    assert git_writes(standin) == []
