@@ -10,7 +10,8 @@ settings, metrics) and runs it:
                     revisions from snapshot.py, the check in a process of its own within the
                     budgets: sandbox.py, waivers) -> review.py (inline comments), summary.py
                     (the summary comment) -> checkruns.py (the outcome)
-    a command job   commands.py: `/docs-sync <verb>`, a registry of small functions
+    a command job   commands.py: `/docs-sync <verb>`, a registry of small functions; apply.py
+                    commits the suggested doc changes to the pull request's branch
 
 What the App remembers between jobs lives in store.py (typed values over the queue database);
 every word it writes on GitHub comes from bot.render.comments; github.py is the githubkit
