@@ -190,8 +190,9 @@ def wait_connected(url: str, processes: int) -> None:
 
 def drain_only(cluster, deliveries: int, repos: int, workers: int) -> float:
     """Seconds `workers` worker processes take to run the same jobs, queued before they start."""
+    from bot.app.database import open_queue
     from bot.app.events import route
-    from bot.app.queue import NewJob, open_queue
+    from bot.app.queue import NewJob
 
     url = cluster.new_database()
     with open_queue(url) as q:
@@ -234,7 +235,7 @@ def busy_worker(url: str, pool: list[subprocess.Popen]) -> int:
 def run(cluster, deliveries: int, repos: int, workers: int, chaos: bool) -> dict:
     import psycopg
 
-    from bot.app.queue import open_queue
+    from bot.app.database import open_queue
 
     url = cluster.new_database()
     open_queue(url).close()  # the schema, before the processes race for it

@@ -28,7 +28,7 @@ review comments, the summary comment) is found again by fingerprints and updated
 duplicated. The recovery assumes one serving process per database file.
 
 Two backends, one set of semantics (tests/app/test_queue.py runs every test on both):
-`open_queue` takes a SQLite path (SQLiteQueue, here: one process, nothing to install) or a
+bot.app.database.open_queue takes a SQLite path (SQLiteQueue, here: one process, nothing to install) or a
 postgresql:// URL (bot.app.queue_pg.PostgresQueue: any number of web and worker processes).
 The PostgreSQL queue is this module's own, on `FOR UPDATE SKIP LOCKED` and advisory locks,
 rather than procrastinate: procrastinate's queueing locks and per-key serial locks are close,
@@ -483,15 +483,6 @@ class SQLiteQueue:
                 "INSERT INTO blobs (sha, text, created_at) VALUES (?, ?, ?) ON CONFLICT (sha) DO NOTHING",
                 (sha, text, self._clock()),
             )
-
-
-def open_queue(location: str, *, clock: Callable[[], float] = time.time, connections: int = 20) -> JobQueue:
-    """The queue at `location`: a postgresql:// URL (bot.app.queue_pg), else a SQLite file path."""
-    if location.startswith(("postgresql://", "postgres://")):
-        from bot.app.queue_pg import PostgresQueue  # psycopg is needed only for this backend
-
-        return PostgresQueue(location, clock=clock, max_connections=connections)
-    return SQLiteQueue(location, clock=clock)
 
 
 def repository_of(key: str | None) -> str | None:

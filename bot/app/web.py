@@ -50,11 +50,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.app.config import ConfigError, Settings, redacted_url, shown
+from bot.app.database import open_queue
 from bot.app.events import JobSpec, route
 from bot.app.logs import configure_logging, delivery_context
 from bot.app.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from bot.app.metrics import Metrics, QueueFigures
-from bot.app.queue import JobQueue, NewJob, SQLiteQueue, open_queue
+from bot.app.queue import JobQueue, NewJob, SQLiteQueue
 from bot.app.worker import Handler, Worker
 
 log = logging.getLogger(__name__)

@@ -6,9 +6,9 @@ import time
 
 import pytest
 
+from bot.app.database import open_queue
 from bot.app.lanes import SharedGitHubApp
 from bot.app.metrics import Metrics
-from bot.app.queue import open_queue
 from tests.app import pgserver
 
 

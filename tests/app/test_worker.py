@@ -483,7 +483,7 @@ def _wait_started(proc, n: int) -> list[str]:
 def test_sigterm_lets_a_short_job_finish_and_releases_a_long_one(postgres):
     import signal
 
-    from bot.app.queue import open_queue
+    from bot.app.database import open_queue
 
     url = postgres.new_database()
     with open_queue(url) as q:
@@ -503,7 +503,7 @@ def test_sigterm_lets_a_short_job_finish_and_releases_a_long_one(postgres):
 
 def test_sigkill_mid_job_hands_the_job_to_another_worker(postgres):
     from bot.app import queue_pg
-    from bot.app.queue import open_queue
+    from bot.app.database import open_queue
 
     url = postgres.new_database()
     with open_queue(url) as q:
