@@ -100,7 +100,7 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
     base_facts = gather(rule, base, cache, found=base_programs)
     head_facts = gather(rule, head, cache, dict(touched.renames), found=head_programs)
     # Pages the change cannot reach are neither read nor judged (reach.py).
-    reach = Reach.of(base_facts, head_facts, bool(touched.renames or touched.removed), cites_paths(rule))
+    reach = Reach.of(rule, base_facts, head_facts, bool(touched.renames or touched.removed))
     return RuleInputs(
         rule=rule,
         head=head,

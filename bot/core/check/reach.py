@@ -7,7 +7,9 @@ flags it covers that gained one (undocumented, new-flag), or a path the change m
 shares none of them is neither read nor judged. So the cost of a check follows the change, not
 the size of the docs tree.
 
-The tokens are a superset, never a guess: a help text edited counts as a change to its flag.
+The tokens are a superset, never a guess: a help text edited counts as a change to its flag. A
+new flag (a new destination, not `--no-x` beside `--x`) reaches the pages citing its parser's
+other flags, and every page when the rule says its pages list the parser in full.
 Pages the change edited, and every page of an audit, are always read.
 """
 
@@ -18,19 +20,26 @@ from dataclasses import dataclass
 
 from bot.core.facts import Facts, PageIndex
 from bot.core.model import Fact
+from bot.core.rules import Rule
 
 
 @dataclass(frozen=True)
 class Reach:
     tokens: frozenset[str]  # cited tokens through which the change can reach a page
     paths: bool  # the change moved or deleted files, and the rule checks the paths pages cite
+    every_page: bool = False  # a new flag of a parser the rule says its pages list in full
 
     def touches(self, index: PageIndex) -> bool:
-        return (self.paths and index.paths) or not self.tokens.isdisjoint(index.tokens)
+        if self.every_page or (self.paths and index.paths):
+            return True
+        return not self.tokens.isdisjoint(index.tokens)
 
     @classmethod
-    def of(cls, base: Facts, head: Facts, moved_or_deleted: bool, cites_paths: bool) -> Reach:
-        return cls(frozenset(_tokens(base, head)), moved_or_deleted and cites_paths)
+    def of(cls, rule: Rule, base: Facts, head: Facts, moved_or_deleted: bool) -> Reach:
+        tokens, grown = _tokens(base, head)
+        enumerated = {s.id for s in rule.sources if s.enumerated}
+        cites_paths = any(s.kind == "paths" for s in rule.sources)
+        return cls(frozenset(tokens), moved_or_deleted and cites_paths, bool(grown & enumerated))
 
 
 def _meaning(fact: Fact) -> tuple[object, ...]:
@@ -38,7 +47,8 @@ def _meaning(fact: Fact) -> tuple[object, ...]:
     return (fact.kind, fact.key, fact.source, fact.attrs, fact.group)
 
 
-def _tokens(base: Facts, head: Facts) -> set[str]:
+def _tokens(base: Facts, head: Facts) -> tuple[set[str], set[str]]:
+    """The tokens, and the sources that gained a flag (a new destination, not a new spelling)."""
     changed = {
         token
         for token in base.by_token.keys() | head.by_token.keys()
@@ -46,6 +56,7 @@ def _tokens(base: Facts, head: Facts) -> set[str]:
         != {_meaning(f) for f in head.by_token.get(token, ())}
     }
     out = set(changed)
+    base_keys = {(f.source, f.key) for f in base.flags()}
     grown: set[str] = set()  # sources with a flag that is new at head
     for token in changed:
         facts = [*base.by_token.get(token, ()), *head.by_token.get(token, ())]
@@ -53,11 +64,15 @@ def _tokens(base: Facts, head: Facts) -> set[str]:
         for fact in facts:
             if fact.group is not None:
                 out.update(base.group(fact.group))  # a page listing the set's other members
-            if fact.kind == "flag" and token not in base.by_token:
+            if (
+                fact.kind == "flag"
+                and token not in base.by_token
+                and (fact.source, fact.key) not in base_keys
+            ):
                 grown.add(fact.source)
     if grown:
         out.update(f.token for f in base.flags() if f.source in grown)  # a page covering the parser
-    return out
+    return out, grown
 
 
 def _names(facts: Iterable[Fact]) -> set[str]:

@@ -3,6 +3,8 @@ a check that reads every page."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bot.core.check import check
@@ -54,11 +56,11 @@ class ReadLog(MemoryTree):
         return super().read(path)
 
 
-def rules():
-    return [r for p in parse_rules_file(CONFIG, "cfg.yml") for r in p.rules]
+def rules(config: str = CONFIG):
+    return [r for p in parse_rules_file(config, "cfg.yml") for r in p.rules]
 
 
-def run(edits: dict[str, str | None], cache=None, *, every_page: bool = False):
+def run(edits: dict[str, str | None], cache=None, *, every_page: bool = False, config: str = CONFIG):
     head_files = dict(BASE)
     changes = []
     for path, text in edits.items():
@@ -71,7 +73,7 @@ def run(edits: dict[str, str | None], cache=None, *, every_page: bool = False):
     if every_page:  # the reference: every page counts as edited, so every page is read and judged
         changes += [Change("modified", p) for p in PAGES if p not in edits]
     base, head = ReadLog(BASE), ReadLog(head_files)
-    report = check(rules(), base, head, changes, cache)
+    report = check(rules(config), base, head, changes, cache)
     return report, head.read_paths
 
 
@@ -83,6 +85,9 @@ SCENARIOS = {
     "a cited file deleted": {"tool/extra/helper.py": None},
     "a new flag": {"tool/cli.py": CLI + 'p.add_argument("--beta", type=int, default=0)\n'},
     "a help text edited": {"tool/cli.py": CLI.replace("default=1)", 'default=1, help="Alpha.")')},
+    "a switch gets its --no- form": {
+        "tool/cli.py": CLI.replace('action="store_true"', "action=argparse.BooleanOptionalAction")
+    },
 }
 
 
@@ -92,12 +97,21 @@ def test_skipping_pages_changes_no_finding(name):
     fast, _ = run(edits)
     full, _ = run(edits, every_page=True)
     assert sorted(map(_key, fast.findings)) == sorted(map(_key, full.findings))
-    if name not in ("a help text edited", "a new flag"):
+    if name not in ("a help text edited", "a new flag", "a switch gets its --no- form"):
         assert fast.findings, "the scenario makes some page wrong"
 
 
 def _key(f):
     return (f.kind, f.symbol, f.doc.path if f.doc else None, f.doc.line if f.doc else None, f.message)
+
+
+def test_with_a_parser_listed_in_full_a_new_flag_reaches_every_page_as_before():
+    listed = CONFIG.replace("path: tool/cli.py}", "path: tool/cli.py, enumerated: true}")
+    edits = SCENARIOS["a new flag"]
+    fast, _ = run(edits, config=listed)
+    full, _ = run(edits, config=listed, every_page=True)
+    assert sorted(map(_key, fast.findings)) == sorted(map(_key, full.findings))
+    assert {f.kind for f in fast.findings} == {"undocumented"}
 
 
 def test_a_warm_check_reads_only_the_pages_the_change_reaches():
@@ -124,19 +138,33 @@ def test_the_tokens_a_change_reaches_through():
             out.add(f)
         return out
 
+    (rule,) = rules()
+    plain = replace(rule, sources=tuple(s for s in rule.sources if s.kind != "paths"))
     flag = Fact("flag", "--mode", "mode", "cli", "t.py", 3, (("choices", "fast,slow"), ("default", "fast")))
     moved = Fact("flag", "--mode", "mode", "cli", "t.py", 9, flag.attrs)  # only its line moved
     other = Fact("flag", "--alpha", "alpha", "cli", "t.py", 4)
-    assert Reach.of(facts(flag, other), facts(moved, other), False, True).tokens == frozenset()
+    assert Reach.of(rule, facts(flag, other), facts(moved, other), False).tokens == frozenset()
     changed = Fact(
         "flag", "--mode", "mode", "cli", "t.py", 3, (("choices", "fast,slow"), ("default", "slow"))
     )
-    reach = Reach.of(facts(flag, other), facts(changed, other), False, True)
+    reach = Reach.of(rule, facts(flag, other), facts(changed, other), False)
     assert reach.tokens == {"--mode", "mode", "fast", "slow"}
     assert reach.touches(page_index(parse_doc("a.md", "# A\n\n`slow` is the default.\n")))
     assert not reach.touches(page_index(parse_doc("b.md", "# B\n\n`--alpha 3`, see `x/y.py`.\n")))
+    # The negative half of a switch is a new spelling of a destination the parser had: no new flag.
+    negative = Fact("flag", "--no-alpha", "alpha", "cli", "t.py", 5, (("sets", "false"),))
+    assert Reach.of(rule, facts(other), facts(other, negative), False).tokens == {"--no-alpha", "alpha"}
     # A file moved or deleted reaches every page citing a path, when the rule checks them.
-    assert Reach.of(facts(), facts(), True, True).touches(page_index(parse_doc("c.md", "See `x/y.py`.\n")))
-    assert not Reach.of(facts(), facts(), True, False).touches(
-        page_index(parse_doc("c.md", "See `x/y.py`.\n"))
-    )
+    cites = page_index(parse_doc("c.md", "See `x/y.py`.\n"))
+    assert Reach.of(rule, facts(), facts(), True).touches(cites)
+    assert not Reach.of(plain, facts(), facts(), True).touches(cites)
+
+
+def test_a_new_flag_of_a_parser_the_pages_list_in_full_reaches_every_page():
+    (rule,) = rules()
+    cli = replace(rule.sources[0], enumerated=True)
+    listed = replace(rule, sources=(cli, *rule.sources[1:]))
+    base, head = Facts(), Facts()
+    head.add(Fact("flag", "--beta", "beta", "cli", "tool/cli.py", 6))
+    assert Reach.of(listed, base, head, False).touches(page_index(parse_doc("d.md", "# Nothing\n")))
+    assert not Reach.of(rule, base, head, False).touches(page_index(parse_doc("d.md", "# Nothing\n")))
