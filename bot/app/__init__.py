@@ -13,6 +13,11 @@ settings, metrics) and runs it:
     a command job   commands.py: `/docs-sync <verb>`, a registry of small functions; apply.py
                     commits the suggested doc changes to the pull request's branch
 
+The queue database (database.py picks it) is a SQLite file for one process (queue.py), or
+PostgreSQL (queue_pg.py, DATABASE_URL) shared by `serve --no-worker` web processes and
+`docs-sync worker` processes; lanes.py keeps GitHub's write spacing and installation tokens
+across those processes.
+
 What the App remembers between jobs lives in store.py (typed values over the queue database);
 every word it writes on GitHub comes from bot.render.comments; github.py is the githubkit
 adapter. Settings come from the environment when the app is built (config.py), never at import
