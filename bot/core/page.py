@@ -202,10 +202,39 @@ def _first_value(rest: str) -> str | None:
 def command_words(text: str) -> list[str]:
     """The words of one shell command as written, without the variable assignments and the
     words (`env`, `nohup`, `time`, `sudo`) that only run it."""
-    words = _WORD_RE.findall(text)
-    while words and (_ASSIGN_RE.match(words[0]) or words[0] in _PREFIX_WORDS):
-        words.pop(0)
-    return words
+    words = [(m.group(0), m.start()) for m in _WORD_RE.finditer(text)]
+    return [w for w, _ in words[_command_start(words, text) :]]
+
+
+def _command_start(words: list[tuple[str, int]], text: str) -> int:
+    """Where the command starts among (word, column) pairs: after the variable assignments
+    (`A=1`, `A="x y"`, whose quoted value is words of its own here) and the prefix words."""
+    i = 0
+    while i < len(words) and (_ASSIGN_RE.match(words[i][0]) or words[i][0] in _PREFIX_WORDS):
+        i += 1 + _quoted_value(words, i, text)
+    return i
+
+
+def _quoted_value(words: list[tuple[str, int]], i: int, text: str) -> int:
+    """How many words after the assignment words[i] are its quoted value: `A="x.py y"` is three
+    words here (the quotes are no part of any); `A=(--x 1)` is an array, its words are kept."""
+    word, col = words[i]
+    end = col + len(word)
+    if not word.endswith("=") or text[end : end + 1] not in ("'", '"') or i + 1 >= len(words):
+        return 0
+    if text[end + 1 : end + 3] == "$(":
+        return 0  # `A="$(python3 x.py)"`: a command runs in there
+    if words[i + 1][1] != end + 1:
+        return 0
+    return 1 + _quoted_rest(words, i + 1)
+
+
+def _quoted_rest(words: list[tuple[str, int]], i: int) -> int:
+    """How many more words after words[i] the same quoted value holds: `A="a b"` splits in two."""
+    n = 0
+    while i + n + 1 < len(words) and words[i + n + 1][1] == words[i + n][1] + len(words[i + n][0]) + 1:
+        n += 1
+    return n
 
 
 def _span_commands(content: str) -> list[tuple[str, ...] | None]:
@@ -215,8 +244,7 @@ def _span_commands(content: str) -> list[tuple[str, ...] | None]:
     text = content.strip()
     flags = list(_FLAG_RE.finditer(text))
     words = [(m.group(0), m.start()) for m in _WORD_RE.finditer(text)]
-    while words and (_ASSIGN_RE.match(words[0][0]) or words[0][0] in _PREFIX_WORDS):
-        words.pop(0)
+    words = words[_command_start(words, text) :]
     if not words or words[0][0].startswith("-"):
         return [None] * len(flags)
     return [tuple(w for w, at in words if at + len(w) <= m.start()) for m in flags]
@@ -434,6 +462,24 @@ _ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SCRIPT_EXTS = (".py", ".sh")
 
 
+def _quoted_spans(text: str) -> Callable[[int], bool]:
+    """Whether a column of a shell line sits inside a quoted string."""
+    inside: list[bool] = []
+    quote: str | None = None
+    escaped = False
+    for c in text:
+        inside.append(quote is not None)
+        if escaped:
+            escaped = False
+        elif c == "\\" and quote != "'":
+            escaped = True
+        elif quote is None and c in "\"'":
+            quote = c
+        elif c == quote:
+            quote = None
+    return lambda col: 0 <= col < len(inside) and inside[col]
+
+
 def _fence_refs(tok: Token, first_line0: int, source: _Source, lines: list[str]) -> list[_Raw]:
     """Flags (with values) and script paths a shell block passes, each with the words of its
     command before it; other languages cite nothing. Whose flags they are is the check's call."""
@@ -459,22 +505,27 @@ def _fence_refs(tok: Token, first_line0: int, source: _Source, lines: list[str])
         source_line = lines[line0]
         shift = source_line.find(content_line) if content_line else 0
         base = source.offset(line0) + max(shift, 0)
+        quoted = _quoted_spans(text)
         words = [(m.group(0), m.start()) for m in _WORD_RE.finditer(text)]
-        cut = next((k for k, (w, _) in enumerate(words) if w.startswith("#")), len(words))
+        cut = next((k for k, (w, c) in enumerate(words) if w.startswith("#") and not quoted(c)), len(words))
         words = words[:cut]
         if not continued:
             command, script_seen = [], False
         continued = bool(words) and words[-1][0] == "\\"
+        skip_to = -1
         for k, (word, col) in enumerate(words):
-            if word == "\\":
+            if word == "\\" or k <= skip_to:
                 continue
             if word in _SEPARATORS or word.endswith(";"):
                 command, script_seen = [], False
                 continue
             if not command and (_ASSIGN_RE.match(word) or word in _PREFIX_WORDS):
+                skip_to = k + _quoted_value(words, k, text)  # `A="x.py y"`: the value is no command
                 continue
             m = _FLAG_RE.match(word)
-            if m and word.startswith("--"):
+            if quoted(col):
+                pass  # inside a quoted argument (`extra_args="--no-rope-fusion"`): a value, not a flag
+            elif m and word.startswith("--"):
                 flag, rest = m.group(0), word[m.end() :]
                 value, vpos = None, None
                 if rest.startswith("=") and len(rest) > 1:

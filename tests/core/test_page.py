@@ -1,7 +1,7 @@
 import textwrap
 import time
 
-from bot.core.page import DocPage, Ref, github_anchor, parse_doc, split_span
+from bot.core.page import DocPage, Ref, command_words, github_anchor, parse_doc, split_span
 from tests.miles import miles_file
 
 
@@ -580,3 +580,27 @@ def test_a_row_of_two_flags_claims_no_default_for_either():
         | `--lr` | `1e-6` |
         """)
     assert claims(p) == [("--lr", "1e-6", 4, "`1e-6`")]
+
+
+def test_a_quoted_assignment_before_a_command_is_not_the_command():
+    assert command_words('AGENT="examples/agent.py" FOO="a b" python3 -m pkg.train --x') == [
+        "python3",
+        "-m",
+        "pkg.train",
+        "--x",
+    ]
+    assert command_words('ARGS="$(python3 tools/args.py qwen)"') == ["python3", "tools/args.py", "qwen"]
+    p = page('```bash\nAGENT="examples/agent.py" python3 train.py --lr 1\n```\n')
+    assert [(r.token, r.command) for r in p.refs] == [
+        ("train.py", ("python3",)),
+        ("--lr", ("python3", "train.py")),
+    ]
+
+
+def test_flags_inside_a_quoted_argument_are_its_value():
+    p = page("""
+        ```bash
+        lm_eval --model_args load=/ckpt,extra_args="--no-rope-fusion --x" --tasks a  # "--not"
+        ```
+        """)
+    assert [r.token for r in p.refs] == ["--model_args", "--tasks"]

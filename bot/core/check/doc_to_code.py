@@ -3,6 +3,8 @@ head (`unresolved`), and claim the defaults the code has (`wrong-default`)."""
 
 from __future__ import annotations
 
+import re
+
 from bot.core.check import paths, wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs, cites_paths
@@ -86,19 +88,39 @@ def _row_choices(inputs: RuleInputs, page: Page, out: Findings) -> None:
         for ref in cells[1:]:
             if ref.kind in ("name", "value"):
                 columns.setdefault(ref.column, []).append(ref)
-        for values in columns.values():
-            if sum(v.token in choices for v in values) < 2:
+        for column in columns.values():
+            for values in _lists(doc.lines[line - 1], column):
+                if sum(v.token in choices for v in values) < 2:
+                    continue
+                for v in values:
+                    if v.token not in choices and not is_external(v.token, inputs.rule.external):
+                        out.emit(
+                            "unresolved",
+                            f"{flag.token} {v.token}",
+                            wording.not_a_choice(v.token, flag.token, choices),
+                            doc=doc,
+                            line=line,
+                            code=CodeLocation(facts[0].path, facts[0].line),
+                        )
+
+
+# What separates the items of a list a sentence writes: `a`, `b`, or `c`; `a` / `b`.
+_LIST_GAP = re.compile(r"[\s,/|`]*(?:(?:or|and)\b[\s`]*)?")
+
+
+def _lists(text: str, refs: list[Ref]) -> list[list[Ref]]:
+    """The refs of one cell grouped into the lists the text writes them in."""
+    out: list[list[Ref]] = []
+    placed = sorted((r for r in refs if r.col is not None), key=lambda r: r.col or 0)
+    for ref in placed:
+        if out:
+            last = out[-1][-1]
+            gap = text[(last.col or 0) + len(last.token) : ref.col]
+            if _LIST_GAP.fullmatch(gap):
+                out[-1].append(ref)
                 continue
-            for v in values:
-                if v.token not in choices and not is_external(v.token, inputs.rule.external):
-                    out.emit(
-                        "unresolved",
-                        f"{flag.token} {v.token}",
-                        wording.not_a_choice(v.token, flag.token, choices),
-                        doc=doc,
-                        line=line,
-                        code=CodeLocation(facts[0].path, facts[0].line),
-                    )
+        out.append([ref])
+    return out
 
 
 def _is_choice(fact: Fact) -> bool:
@@ -119,9 +141,14 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
     if not facts:
         if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token):
             return
-        if (scope.program is None and not ref.token.startswith("--")) or inputs.own.passed_by_scripts(
-            ref.token
+        if (
+            ref.command is None
+            and scope.program is not None
+            and inputs.head_facts.knows(ref.token, flag=True)
         ):
+            return  # prose near one program's command, citing another program of the rule's flag
+        short = scope.program is None and not ref.token.startswith("--")
+        if short or inputs.own.passed_by_scripts(ref.token, scope.program):
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
             # repository's own scripts pass is one of a command line it runs.
             return

@@ -14,12 +14,13 @@ it; anything else is left alone, with no list of foreign names to keep.
   command lines does not collide. `docker run --gpus`, `torchrun --nproc-per-node` (before the
   script), `pytest --ignore` are nobody's here.
 - A flag cited on its own (prose, a table, a fragment of flags) is about the program of the
-  repository its section runs: the nearest command before it (else the first after it) in the
-  section, else the one program the whole page runs (one the rule reads), else the program the
-  rule names for the page, else any of the rule's flags (but a flag none of them has, on a page
-  that runs only programs whose parsers the rule does not read, is those programs'). When
-  that program's parser is not one the rule reads, the flag is left alone; so is a flag none of
-  the rule's parsers has that the page passes to another program's command.
+  repository its section runs (the nearest command before it in the section), else the one
+  program the whole page runs if the rule reads it, else the program the rule names for the
+  page, else any of the rule's flags. When that program's parser is not one the rule reads,
+  the flag is left alone. A flag none of the rule's parsers has is left alone too when the
+  page passes it to another program's command, or when the page runs a program of ours whose
+  parser the rule does not read (it may be that program's).
+- A flag the repository's own scripts pass to the program (or list for anyone) is no typo.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from bot.core.model import Fact, Tree
-from bot.core.page import DocPage, Ref
+from bot.core.page import DocPage, Ref, command_words, parse_doc
 from bot.core.programs import Programs, for_subcommand
 from bot.core.rules import Rule
 
@@ -117,7 +118,7 @@ class Ownership:
     _read: dict[str, bool] = field(default_factory=dict)
     _flag_tokens: frozenset[str] | None = None
     _written: list[str] | None = None
-    _script_flags: frozenset[str] | None = None
+    _script_flags: dict[str, set[str | None]] | None = None
     _exists: dict[str, bool] = field(default_factory=dict)
     _ignored: list[str] | None = None
     _page_runs: dict[str, list[Run]] = field(default_factory=dict)
@@ -184,27 +185,50 @@ class Ownership:
         quoted = re.compile(r"""(["'])""" + re.escape(token) + r"\1")
         return any(quoted.search(text) for text in self._written)
 
-    def passed_by_scripts(self, token: str) -> bool:
+    def passed_by_scripts(self, token: str, program: str | None = None) -> bool:
         """Do the repository's own scripts (shell scripts, Python files outside its packages)
-        pass the flag `token`? Then it is a flag of a command line the repository runs, one
-        built on a parser it does not hold (Megatron's), not a typo, though no parser the rule
-        reads has it."""
+        pass the flag `token` to `program` (or, with None, to anything)? Then it is a flag of a
+        command line the repository runs, one built on a parser it does not hold (Megatron's),
+        not a typo, though no parser the rule reads has it. A flag a script gives another of the
+        repository's programs says nothing about this one; one it only lists (an array, a
+        string) may be for any."""
         if self._script_flags is None:
-            paths = self.head.paths()
-            packages = {p.rpartition("/")[0] for p in paths if p.endswith("__init__.py")}
-            scripts = sorted(
-                p
-                for p in paths
-                if p.endswith(".sh") or (p.endswith(".py") and p.rpartition("/")[0] not in packages)
-            )
-            found: set[str] = set()
-            for path in scripts[:_MAX_SCRIPTS]:
-                text = self.head.read(path) or ""
+            self._script_flags = self._read_scripts()
+        keys = self._script_flags.get(token, set())
+        return bool(keys) and (program is None or program in keys or None in keys)
+
+    def _read_scripts(self) -> dict[str, set[str | None]]:
+        paths = self.head.paths()
+        packages = {p.rpartition("/")[0] for p in paths if p.endswith("__init__.py")}
+        scripts = sorted(
+            p
+            for p in paths
+            if p.endswith(".sh") or (p.endswith(".py") and p.rpartition("/")[0] not in packages)
+        )
+        found: dict[str, set[str | None]] = {}
+        for path in scripts[:_MAX_SCRIPTS]:
+            text = self.head.read(path) or ""
+            if path.endswith(".py"):
                 # A flag a script declares for its own parser is not one it passes on.
-                declared = set(_DECLARED_FLAG.findall(text)) if path.endswith(".py") else set()
-                found.update(set(_SCRIPT_FLAG.findall(text)) - declared)
-            self._script_flags = frozenset(found)
-        return token in self._script_flags
+                declared = set(_DECLARED_FLAG.findall(text))
+                for token in set(_SCRIPT_FLAG.findall(text)) - declared:
+                    found.setdefault(token, set()).add(None)
+                continue
+            fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+            refs = parse_doc(path + ".md", f"{fence}bash\n{text}\n{fence}\n").refs
+            runs = [(r, self._run(r.command, path) if r.command else None) for r in refs if r.kind == "flag"]
+            # Flags kept in an array or a variable go to the script's one program, if it has one
+            # (`python3 -m pkg.train ${ARGS[@]}`).
+            commands = (command_words(line) for line in text.replace("\\\n", " ").splitlines())
+            ours = {run.program for run in (self._run(words, path) for words in commands if words)}
+            ours.discard(None)
+            listed = next(iter(ours)) if len(ours) == 1 else None
+            for ref, run in runs:
+                if run is None:
+                    found.setdefault(ref.token, set()).add(listed)
+                elif run.kind != _FOREIGN:
+                    found.setdefault(ref.token, set()).add(run.program)
+        return found
 
     def command_scope(self, command: Sequence[str], doc_path: str) -> Scope | None:
         """The program a command runs, when it is one whose flags the rule reads; else None."""
@@ -237,20 +261,18 @@ class Ownership:
         self, doc: DocPage, line: int, token: str | None = None, program: str | None = None
     ) -> Scope | None:
         """What a flag cited on its own on `line` is about (see the module's docstring)."""
-        if token is not None and token not in self._tokens() and token in self._foreign(doc):
-            return None  # the page passes it to another program and none of ours has it
         runs = self._runs(doc)
+        if token is not None and token not in self._tokens():
+            if token in self._foreign(doc):
+                return None  # the page passes it to another program and none of ours has it
+            if any(r.kind == _UNREAD for r in runs):
+                return None  # the page runs other programs of ours: it may be theirs
         section = doc.section_at(line)
-        near = [r for r in runs if section.line <= r.line <= section.end_line]
-        if not near and runs:
-            if len({r.program for r in runs}) == 1 and runs[0].kind == _READ:
-                near = runs  # a page that runs one program of the rule's is about it throughout
-            elif all(r.kind == _UNREAD for r in runs) and token not in self._tokens():
-                return None  # a page that runs only other programs of ours: a flag unknown to us is theirs
+        near = [r for r in runs if section.line <= r.line <= line]
+        if not near and runs and len({r.program for r in runs}) == 1 and runs[0].kind == _READ:
+            near = runs[:1]  # a page that runs one program of the rule's is about it throughout
         if near:
-            before = [r for r in near if r.line <= line]
-            nearest = before[-1] if before else near[0]
-            return nearest.scope  # None for a program whose parser the rule does not read
+            return near[-1].scope  # None for a program whose parser the rule does not read
         if program:
             named = self.command_scope(program.split(), doc.path)
             if named is not None:
@@ -263,13 +285,14 @@ class Ownership:
         return self._flag_tokens
 
     def _runs(self, doc: DocPage) -> list[Run]:
-        """The repository's programs the page runs, in page order. A command runs one where it
-        is written; so does a prose citation of a script with a parser of its own that the rule
-        does not read (`docker/build.py` builds the images: select one with `--variant`)."""
+        """The repository's programs the page runs, in page order. A fenced command runs one
+        where it is written; so does a prose citation of a script with a parser of its own that
+        the rule does not read (`docker/build.py` builds the images: select one with `--variant`)."""
         if doc.path not in self._page_runs:
             found: list[Run] = []
             for ref in doc.refs:
-                if ref.command is not None:
+                if ref.command is not None and ref.where == "fence":
+                    # A command a code span writes in a sentence scopes its own flags only.
                     words = ref.command if ref.kind == "flag" else (*ref.command, ref.token)
                     run = self._run(words, doc.path)
                 elif (

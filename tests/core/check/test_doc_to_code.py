@@ -160,3 +160,11 @@ def test_a_default_written_as_a_plain_number_after_its_flag_is_a_claim():
         "the default of `--buffer-size` is `536870912`; the doc says `1 GB`",
     )
     assert f.suggestion.replacement == "| Bucketed | A buffer (`--buffer-size`, default 512 MB). |"
+
+
+def test_only_the_list_that_holds_a_flags_choices_is_read_as_its_choices():
+    code = {CLI: cli("'--cache', choices=['true', 'refresh', 'delete']")}
+    row = "| `--cache` | Cache: `true`, `refresh`, or `{}`. Stored in `CACHE_PATH` or `x`. |\n"
+    table = "| Flag | What |\n|---|---|\n" + row
+    assert judge(table.format("delete"), files=code) == []
+    assert kinds(judge(table.format("purge"), files=code)) == [("unresolved", "--cache purge")]

@@ -211,7 +211,7 @@ def test_prose_with_no_command_in_its_section_is_judged_by_any_of_the_rules_flag
 
 
 def test_a_section_that_runs_another_program_of_ours_owns_its_prose_flags():
-    convert = {"tools/convert.py": cli("'--input-dir'")}
+    convert = {"tools/convert.py": cli("'--input-dir'", "'--seed'")}
     page = """
 ## Convert
 
@@ -219,18 +219,22 @@ def test_a_section_that_runs_another_program_of_ours_owns_its_prose_flags():
 python tools/convert.py --input-dir /x
 ```
 
-`--input-dir` and `--output-dri` are the converter's.
+`--input-dir` and `--output-dri` are the converter's; so is its `--seed`.
 
 ## Train
 
 ```bash
-python train.py --seed 1
+python train.py --lr 1
 ```
 
-Pass `--sed`.
+Pass `--seed`; `--sed` may be the converter's (this page runs it), so it is not judged.
 """
-    found = audited(page, dict(TRAIN, **convert, **{CLI: cli("'--seed'")}))
-    assert kinds(found) == [("unresolved", "--sed")]
+    base = dict(TRAIN, **convert, **{CLI: cli("'--seed'", "'--lr'"), DOC: page})
+    assert audited(page, base) == []
+    # The trainer drops `--seed`: the Train section's line is wrong, the converter's is not.
+    head = dict(base, **{CLI: cli("'--lr'")})
+    found = check([RULE], MemoryTree(base), MemoryTree(head), [Change("modified", CLI)]).findings
+    assert [(f.kind, f.symbol, f.doc.section) for f in found] == [("removed", "--seed", "Train")]
 
 
 def test_a_script_the_prose_cites_with_a_parser_of_its_own_owns_its_flags():
@@ -284,3 +288,19 @@ def test_external_switches_take_their_no_form_and_their_defaults_are_not_ours():
         ("unresolved", "--no-eval-sglang-enable-dp-attention"),
         ("wrong-default", "--weight-decay"),
     ]
+
+
+def test_a_flag_a_script_passes_to_one_program_is_not_vouched_for_another():
+    files = {
+        "tool/sft.py": cli("'--model.path'"),
+        "tool/ppo.py": cli("'--actor.path'"),
+        "scripts/ppo.sh": "python tool/ppo.py --actor.path /m\n",
+        "scripts/model.sh": "MODEL_ARGS=(\n  --num-layers 2\n)\n",
+        # An array a script hands to its one program is that program's.
+        "scripts/ppo_lr.sh": 'ARGS=(\n  --actor.lr 1\n)\npython tool/ppo.py "${ARGS[@]}"\n',
+    }
+    both = rule(Source(id="cli", kind="argparse", paths=("tool/sft.py", "tool/ppo.py")))
+    page = "```bash\npython tool/sft.py --actor.path /m --actor.lr 1 --num-layers 2\n```\n"
+    found = audited(page, files, both)
+    assert kinds(found) == [("unresolved", "--actor.lr"), ("unresolved", "--actor.path")]
+    assert found[1].message == "`--actor.path` is not a flag at head; did you mean `--model.path`?"
