@@ -28,8 +28,9 @@ _TEST_DIRS = frozenset(
     {"test", "tests", "testing", "benchmarks", "node_modules", "site-packages", "third_party"}
 )
 _NOT_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CODE_OF_CONDUCT", "SECURITY", "CONTRIBUTING")
-# Folders of dated writing: what a release or a post said then is not wrong now.
+# Dated writing: what a release or a post said then is not wrong now.
 _HISTORY_DIRS = frozenset({"_posts", "blog", "news", "changelog", "changelogs", "releases", "release-notes"})
+_HISTORY_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "RELEASE", "NEWS")
 MAX_TEXT = 2_000_000  # a file larger than this is data, not a parser or a page
 
 
@@ -98,7 +99,7 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         excluded = _history(tree, pattern) if "*" in pattern else []
         if excluded:
             lines.append(
-                f"        exclude: [{', '.join(_quote(x) for x in excluded)}]  # release notes, posts"
+                f"        exclude: [{', '.join(_quote(x) for x in excluded)}]  # changelogs, posts"
             )
     lines.append("    sources:")
     # A dataclass-built parser is read as such; its builder's own add_argument calls are in it.
@@ -154,10 +155,12 @@ def _history(tree: Tree, pattern: str) -> list[str]:
     compiled = compile_pattern(pattern)
     out: list[str] = []
     for path in sorted(tree.paths()):
-        if not compiled.regex.fullmatch(path) or _is_page(path):
+        if not compiled.regex.fullmatch(path):
             continue
         parts = path.split("/")
         dated = next((i for i, part in enumerate(parts[:-1]) if part in _HISTORY_DIRS), None)
+        if dated is None and not parts[-1].upper().startswith(_HISTORY_PAGES):
+            continue
         entry = "/".join(parts[: dated + 1]) + "/**" if dated is not None else path
         if entry not in out and not any(entry.startswith(x[:-2]) for x in out if x.endswith("/**")):
             out.append(entry)

@@ -88,7 +88,7 @@ def test_the_config_is_short_uses_globs_and_validates_against_the_repository():
     assert "written by `docs-sync init` at abc123" in text
     assert '      - path: "docs/**/*.md"  # 3 pages cite flags\n' in text
     # Release notes and dated posts under the glob say what was true then: left out.
-    assert '        exclude: [docs/HISTORY.md, "docs/blog/**"]  # release notes, posts\n' in text
+    assert '        exclude: [docs/HISTORY.md, "docs/blog/**"]  # changelogs, posts\n' in text
     assert "      - path: README.md\n" in text
     assert '          - "scripts/*.py"\n' in text and "          - tool/cli.py\n" in text
     assert "tool/train.py" in text and "dataclass: TrainArgs" in text and "builder: build_parser" in text
