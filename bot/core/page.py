@@ -463,20 +463,29 @@ _SCRIPT_EXTS = (".py", ".sh")
 
 
 def _quoted_spans(text: str) -> Callable[[int], bool]:
-    """Whether a column of a shell line sits inside a quoted string."""
+    """Whether a column of a shell line sits inside a quoted string (a `$(...)` in one is a
+    command again: `A="$(python3 x.py)"`)."""
     inside: list[bool] = []
-    quote: str | None = None
+    stack: list[str] = []  # open quotes and `$(` substitutions, innermost last
     escaped = False
-    for c in text:
-        inside.append(quote is not None)
+    for i, c in enumerate(text):
+        inside.append(bool(stack) and stack[-1] in "\"'")
         if escaped:
             escaped = False
-        elif c == "\\" and quote != "'":
+        elif stack and stack[-1] == "'":
+            if c == "'":
+                stack.pop()
+        elif c == "\\":
             escaped = True
-        elif quote is None and c in "\"'":
-            quote = c
-        elif c == quote:
-            quote = None
+        elif c == "$" and text[i + 1 : i + 2] == "(":
+            stack.append("(")
+        elif c == ")" and stack and stack[-1] == "(":
+            stack.pop()
+        elif c in "\"'":
+            if stack and stack[-1] == c:
+                stack.pop()
+            else:
+                stack.append(c)
     return lambda col: 0 <= col < len(inside) and inside[col]
 
 

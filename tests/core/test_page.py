@@ -604,3 +604,8 @@ def test_flags_inside_a_quoted_argument_are_its_value():
         ```
         """)
     assert [r.token for r in p.refs] == ["--model_args", "--tasks"]
+    sub = page('```bash\nARGS="$(python3 tools/args.py --family qwen)" || exit 1\n```\n')
+    assert [(r.token, r.command) for r in sub.refs] == [
+        ("tools/args.py", ("python3",)),
+        ("--family", ("python3", "tools/args.py")),
+    ]
