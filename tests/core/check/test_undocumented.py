@@ -97,3 +97,18 @@ def test_a_new_flag_of_a_source_the_rule_says_the_page_lists_in_full_is_undocume
     assert kinds(judge(rule(flags_source()), {DOC: page, CLI: base}, {DOC: page, CLI: head})) == [
         ("new-flag", "--seed")
     ]
+
+
+def test_new_flags_are_news_only_on_a_page_that_documents_most_of_their_parser():
+    base_cli = cli("'--lr'", "'--seed'", "'--warmup'")
+    head_cli = base_cli + "p.add_argument('--max-tokens')\n"
+    readme = "Quick start: pass `--lr`.\n"  # one of four flags: a README, not the reference
+    assert judge(rule(), {DOC: readme, CLI: base_cli}, {DOC: readme, CLI: head_cli}) == []
+    # Two command lines in one rule: the page documents the first, not the second.
+    other = "tool/serve.py"
+    both = rule(Source(id="cli", kind="argparse", paths=(CLI, other)))
+    reference = "Use `--lr`, `--seed` and `--warmup`.\n"
+    serve_base, serve_head = cli("'--port'", "'--host'"), cli("'--port'", "'--host'", "'--workers'")
+    base = {DOC: reference, CLI: base_cli, other: serve_base}
+    found = judge(both, base, dict(base, **{CLI: head_cli, other: serve_head}))
+    assert kinds(found) == [("new-flag", "--max-tokens")]
