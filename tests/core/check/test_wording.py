@@ -64,7 +64,7 @@ def test_renamed_and_removed_say_where_the_fact_was_and_is():
     old = fact("--disable-x", "x", line=12, sets="false")
     new = fact("--no-x", "x", line=30, sets="false")
     assert wording.renamed(old, new) == (
-        "flag `--disable-x` is now `--no-x` (tool/cli.py:30); the doc still says `--disable-x`"
+        "flag `--disable-x` is now `--no-x` (defined at tool/cli.py:30); the doc still says `--disable-x`"
     )
     assert "Both flags set `x` to false" in wording.why_renamed(old, new)
     assert wording.removed(old) == (
