@@ -77,7 +77,8 @@ def parse_error(err: ParseError) -> str:
 
 
 def renamed(old: Fact, new: Fact) -> str:
-    return f"{subject(old)} is now `{new.token}` (defined at {new.path}:{new.line}); the doc still says `{old.token}`"
+    where = f"defined at {new.path}:{new.line}"
+    return f"{subject(old)} is now `{new.token}` ({where}); the doc still says `{old.token}`"
 
 
 def why_renamed(old: Fact, new: Fact) -> str:
