@@ -98,9 +98,7 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         lines.append(f"      - path: {_quote(pattern)}{note}")
         excluded = _history(tree, pattern) if "*" in pattern else []
         if excluded:
-            lines.append(
-                f"        exclude: [{', '.join(_quote(x) for x in excluded)}]  # changelogs, posts"
-            )
+            lines.append(f"        exclude: [{', '.join(_quote(x) for x in excluded)}]  # changelogs, posts")
     lines.append("    sources:")
     # A dataclass-built parser is read as such; its builder's own add_argument calls are in it.
     built = {p.path for p in found.parsers if p.kind == "dataclass-flags"}
