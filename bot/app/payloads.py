@@ -23,7 +23,7 @@ PayloadError, which fails the job with that message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 
@@ -50,17 +50,7 @@ class CheckJob:
         return f"{self.owner}/{self.repo}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "trigger": self.trigger,
-            "installation_id": self.installation_id,
-            "owner": self.owner,
-            "repo": self.repo,
-            "pr": self.pr,
-            "head_sha": self.head_sha,
-            "base_sha": self.base_sha,
-            "base_ref": self.base_ref,
-            "check_run_id": self.check_run_id,
-        }
+        return _json(self)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CheckJob:
@@ -97,21 +87,7 @@ class CommandJob:
         return f"{self.owner}/{self.repo}"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "trigger": self.trigger,
-            "installation_id": self.installation_id,
-            "owner": self.owner,
-            "repo": self.repo,
-            "pr": self.pr,
-            "head_sha": None,
-            "base_sha": None,
-            "base_ref": None,
-            "comment_id": self.comment_id,
-            "user": self.user,
-            "command": self.command,
-            "args": list(self.args),
-            "note": self.note,
-        }
+        return {**_json(self), "args": list(self.args)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CommandJob:
@@ -145,6 +121,14 @@ def parse(kind: str, data: dict[str, Any]) -> Payload | None:
     if not isinstance(data, dict):
         raise PayloadError(f"a {kind} job's payload is not a JSON object")
     return cls.from_json(data)
+
+
+# The keys every payload carries, null where its kind has no value for them.
+_COMMON = ("trigger", "installation_id", "owner", "repo", "pr", "head_sha", "base_sha", "base_ref")
+
+
+def _json(job: CheckJob | CommandJob) -> dict[str, Any]:
+    return {**dict.fromkeys(_COMMON), **asdict(job)}
 
 
 def _str(data: dict[str, Any], key: str) -> str | None:
