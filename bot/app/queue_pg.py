@@ -68,13 +68,24 @@ CREATE TABLE IF NOT EXISTS kv (
 );
 CREATE TABLE IF NOT EXISTS blobs (
     sha        TEXT PRIMARY KEY,
-    text       TEXT NOT NULL,
+    text       BYTEA NOT NULL,
     created_at DOUBLE PRECISION NOT NULL
 );
 CREATE TABLE IF NOT EXISTS lanes (
     lane    TEXT PRIMARY KEY,
     next_at DOUBLE PRECISION NOT NULL
 )
+"""
+
+# A file's text is kept when its bytes are UTF-8, and a NUL byte is UTF-8, which PostgreSQL's TEXT
+# refuses: blobs are kept as their UTF-8 bytes. Databases made with a TEXT column are converted.
+_BLOBS_AS_BYTES = """
+DO $$ BEGIN
+    IF (SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema()
+        AND table_name = 'blobs' AND column_name = 'text') = 'text' THEN
+        ALTER TABLE blobs ALTER COLUMN text TYPE BYTEA USING convert_to(text, 'UTF8');
+    END IF;
+END $$
 """
 
 _COLUMNS = (
@@ -115,6 +126,7 @@ class PostgresQueue:
             for statement in _SCHEMA.split(";\n"):
                 if statement.strip():
                     db.execute(statement)
+            db.execute(_BLOBS_AS_BYTES)
         self.recovered = self._recover()
 
     def close(self) -> None:
@@ -348,13 +360,13 @@ class PostgresQueue:
     def blob_get(self, sha: str) -> str | None:
         with self._pool.connection() as db:
             row = db.execute("SELECT text FROM blobs WHERE sha = %s", (sha,)).fetchone()
-        return None if row is None else row[0]
+        return None if row is None else bytes(row[0]).decode("utf-8")
 
     def blob_put(self, sha: str, text: str) -> None:
         with self._tx() as db:
             db.execute(
                 "INSERT INTO blobs (sha, text, created_at) VALUES (%s, %s, %s) ON CONFLICT (sha) DO NOTHING",
-                (sha, text, self._clock()),
+                (sha, text.encode("utf-8"), self._clock()),
             )
 
 

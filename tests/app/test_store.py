@@ -1,6 +1,7 @@
 """The typed store: each value round-trips through the queue database, in the JSON layout older
 versions wrote (so an upgrade keeps what a running App remembered), and reads of older or partial
-values fall back to defaults."""
+values fall back to defaults. Every test runs on both databases, SQLite and PostgreSQL, as the
+queue's suite does: the store keeps the same values, byte for byte, on either."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from bot.app.queue import SQLiteQueue
+from bot.app.database import open_queue
+from bot.app.queue import JobQueue
 from bot.app.store import (
     BlobAt,
     Checked,
@@ -24,17 +26,31 @@ from bot.app.store import (
     Waiver,
 )
 from bot.core.model import CodeLocation, DocLocation, Finding, Report, Suggestion
+from tests.app import pgserver
 
 PR = PullRef("octo/docs", 12)
 
 
-@pytest.fixture
-def db(tmp_path):
-    with SQLiteQueue(str(tmp_path / "state.db")) as queue:
+@pytest.fixture(scope="session")
+def postgres():
+    """One throwaway PostgreSQL cluster for the module's tests; each test gets a database of its own."""
+    pgserver.skip_unless_available()
+    cluster = pgserver.Cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request, tmp_path):
+    if request.param == "sqlite":
+        location = str(tmp_path / "state.db")
+    else:
+        location = request.getfixturevalue("postgres").new_database()
+    with open_queue(location) as queue:
         yield queue
 
 
-def raw(db: SQLiteQueue, ns: str, key: str):
+def raw(db: JobQueue, ns: str, key: str):
     text = db.kv_get(ns, key)
     return None if text is None else json.loads(text)
 
@@ -186,3 +202,30 @@ def test_revisions_read_through_the_api(db):
     assert store.blob_text("t" * 40) is None
     store.save_blob_text("t" * 40, "# Title\n")
     assert store.blob_text("t" * 40) == "# Title\n"
+
+
+def test_text_with_a_nul_byte_and_characters_beyond_the_bmp_round_trips(db):
+    # A file is kept as text when its bytes are UTF-8, and a NUL byte is UTF-8; PostgreSQL's
+    # TEXT refuses NUL characters, so the store must keep them another way there.
+    store = Store(db)
+    text = "a\x00b — 🚀 \U0010ffff\n"
+    store.save_blob_text("n" * 40, text)
+    assert store.blob_text("n" * 40) == text
+    store.add_waiver(PR, Waiver("--x\x00y", "🚀", "maint"))
+    assert store.waivers(PR) == [Waiver("--x\x00y", "🚀", "maint")]
+
+
+def test_a_postgresql_database_made_with_text_blobs_is_converted_and_keeps_them(postgres):
+    import psycopg
+
+    url = postgres.new_database()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE TABLE blobs (sha TEXT PRIMARY KEY, text TEXT NOT NULL, created_at DOUBLE PRECISION)"
+        )
+        conn.execute("INSERT INTO blobs VALUES (%s, %s, 1.0)", ("o" * 40, "# Kept — 🚀\n"))
+    with open_queue(url) as queue:
+        store = Store(queue)
+        assert store.blob_text("o" * 40) == "# Kept — 🚀\n"
+        store.save_blob_text("n" * 40, "a\x00b\n")
+        assert store.blob_text("n" * 40) == "a\x00b\n"
