@@ -107,6 +107,12 @@ class JobQueue(Protocol):
 
     def get(self, job_id: int) -> Job | None: ...
 
+    def listen(self, wake: Callable[[], None]) -> None:
+        """Call `wake` whenever another process may have made a job claimable, so a worker
+        claims at once rather than at its next poll (PostgreSQL: LISTEN/NOTIFY). SQLite serves
+        one process, whose webhook endpoint wakes its worker itself: nothing to do there."""
+        ...
+
     def enqueue_many(self, jobs: Sequence[NewJob]) -> list[bool]:
         """`enqueue` each job, in order, in one transaction (one disk flush for all of them).
 
@@ -286,6 +292,9 @@ class SQLiteQueue:
                 (self._clock(),),
             )
             return cur.rowcount
+
+    def listen(self, wake: Callable[[], None]) -> None:
+        pass  # one process: the webhook endpoint wakes its worker itself (bot.app.web)
 
     # -- jobs -------------------------------------------------------------------------------
 

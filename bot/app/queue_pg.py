@@ -14,6 +14,11 @@ with many processes on one database:
   dies loses its connections, and PostgreSQL drops their locks: a `running` job whose lock
   nobody holds is put back in the queue (at open, and by claims every RECOVER_EVERY_S), while
   the running jobs of live processes are left alone.
+- Wake-ups. Every transaction that makes a job due (an enqueue, a release, a job finished, which
+  may free its repository for the next) sends NOTIFY on CHANNEL, delivered at commit; a worker
+  process LISTENs on a connection of its own (`listen`) and claims at once instead of at its
+  next poll. The poll stays: a notification missed while the listening connection was down
+  costs one poll interval, never a job.
 - Migrations. The schema is created at open under a transaction advisory lock (MIGRATE_LOCK),
   so processes starting together do not race on it; `docs-sync migrate` is not needed.
 - Time. Every timestamp comes from the injected clock, as in SQLite, so the two backends agree
@@ -23,6 +28,7 @@ with many processes on one database:
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -37,7 +43,11 @@ from bot.app.queue import CACHE_NAMESPACES, CACHES_KEPT_S, JOBS_KEPT_S, STATES, 
 CLAIM_LOCK = 0x0D0C5C1A  # advisory lock keys: one number each, unlikely to meet another app's
 MIGRATE_LOCK = 0x0D0C5DB0
 JOB_LOCK = 0x0D0C  # (JOB_LOCK, job id): held while the job runs
+log = logging.getLogger(__name__)
+
 RECOVER_EVERY_S = 5.0
+CHANNEL = "docs_sync_jobs"  # NOTIFY channel: a job may be claimable now
+LISTEN_RETRY_S = 1.0  # the listening connection is opened again this long after it failed
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -121,6 +131,10 @@ class PostgresQueue:
         self._held: dict[int, psycopg.Connection] = {}  # running job id -> the connection locking it
         self._lock = threading.Lock()
         self._next_recovery = 0.0
+        self._wakers: list[Callable[[], None]] = []  # called on every notification (`listen`)
+        self._listener: threading.Thread | None = None
+        self._closed = threading.Event()
+        self.listening = threading.Event()  # set once notifications reach `listen`'s callbacks
         with self._tx() as db:
             db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
             for statement in _SCHEMA.split(";\n"):
@@ -130,6 +144,9 @@ class PostgresQueue:
         self.recovered = self._recover()
 
     def close(self) -> None:
+        self._closed.set()
+        if self._listener is not None:
+            self._listener.join(LISTEN_RETRY_S + 2.0)
         with self._lock:
             held, self._held = list(self._held.values()), {}
         for conn in held:  # the jobs stay `running` with no lock: the next claim recovers them
@@ -158,6 +175,41 @@ class PostgresQueue:
             self._next_recovery = time.monotonic() + RECOVER_EVERY_S
             return cur.rowcount
 
+    def listen(self, wake: Callable[[], None]) -> None:
+        """Call `wake` (from a thread of this queue's) whenever any process may have made a job
+        claimable: an enqueue, a release, a job finished; and each time listening (re)starts,
+        for what came while nobody listened. Until `close`."""
+        with self._lock:
+            self._wakers.append(wake)
+            if self._listener is not None:
+                return
+            self._listener = threading.Thread(target=self._listen, name="docs-sync-listen", daemon=True)
+        self._listener.start()
+
+    def _listen(self) -> None:
+        while not self._closed.is_set():
+            try:
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self._wake_all()  # what was enqueued while nobody listened
+                    self.listening.set()
+                    while not self._closed.is_set():
+                        # The timeout only bounds how long `close` waits for this thread.
+                        for _ in conn.notifies(timeout=LISTEN_RETRY_S, stop_after=1):
+                            self._wake_all()
+            except psycopg.Error as exc:
+                self.listening.clear()
+                log.warning(
+                    "listening for new jobs failed (%s); polling until it is back", type(exc).__name__
+                )
+                self._closed.wait(LISTEN_RETRY_S)
+
+    def _wake_all(self) -> None:
+        with self._lock:
+            wakers = list(self._wakers)
+        for wake in wakers:
+            wake()
+
     # -- jobs -------------------------------------------------------------------------------
 
     def enqueue(
@@ -169,7 +221,10 @@ class PostgresQueue:
         rows = [(job, json.dumps(job.payload, sort_keys=True)) for job in jobs]
         now = self._clock()
         with self._tx() as db:
-            return [self._insert(db, job, body, now) for job, body in rows]
+            stored = [self._insert(db, job, body, now) for job, body in rows]
+            if any(stored):
+                _notify(db)
+            return stored
 
     def _insert(self, db: psycopg.Connection, job: NewJob, body: str, now: float) -> bool:
         row = db.execute(
@@ -243,12 +298,14 @@ class PostgresQueue:
                     f"UPDATE jobs SET {assignments}, finished_at = %s WHERE id = %s AND state = 'running'",
                     (*params, self._clock(), job_id),
                 )
+                _notify(db)
             return
         with conn.transaction():
             conn.execute(
                 f"UPDATE jobs SET {assignments}, finished_at = %s WHERE id = %s AND state = 'running'",
                 (*params, self._clock(), job_id),
             )
+            _notify(conn)
         # Only once the outcome is written: until then the job is still ours, not an orphan.
         conn.execute("SELECT pg_advisory_unlock(%s::int, %s::int)", (JOB_LOCK, job_id))
         with self._lock:
@@ -368,6 +425,12 @@ class PostgresQueue:
                 "INSERT INTO blobs (sha, text, created_at) VALUES (%s, %s, %s) ON CONFLICT (sha) DO NOTHING",
                 (sha, text.encode("utf-8"), self._clock()),
             )
+
+
+def _notify(db: psycopg.Connection) -> None:
+    # Sent when the transaction commits; notifications with the same payload in one transaction
+    # are folded into one.
+    db.execute(f"NOTIFY {CHANNEL}")
 
 
 def _job(row: tuple) -> Job:

@@ -100,6 +100,8 @@ class Worker:
         ]
         for thread in self._threads:
             thread.start()
+        # Jobs enqueued by other processes wake the threads at once; the poll stays the fallback.
+        self.queue.listen(self.wake)
 
     def stop(self, timeout: float = 30.0, *, release: bool = False) -> None:
         """Let the current jobs finish (up to `timeout` in all), then end the threads and their loops.

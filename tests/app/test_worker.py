@@ -543,3 +543,53 @@ def test_the_worker_prunes_old_rows_on_its_schedule(tmp_path):
         worker.stop()
         assert queue.get(1) is None
         assert worker._next_prune > time.monotonic() + 3000  # next in an hour, not at every poll
+
+
+def test_a_job_another_process_enqueues_notifies_the_listening_queue(postgres):
+    from bot.app.database import open_queue
+
+    url = postgres.new_database()
+    heard = threading.Event()
+    with open_queue(url) as listening, open_queue(url) as other:
+        listening.listen(heard.set)
+        assert heard.wait(10) and listening.listening.wait(10)  # the call made when listening starts
+        heard.clear()
+        assert other.claim() is None
+        assert not heard.wait(0.5)  # nothing made claimable, nothing heard
+        assert other.enqueue("d-1", "check", {}, key="octo/a#1")
+        assert heard.wait(10)  # the enqueue's NOTIFY, from another queue (another process)
+
+
+def test_an_idle_worker_claims_a_job_another_process_enqueues_long_before_its_poll(postgres):
+    """LISTEN/NOTIFY: the worker's poll is an hour, so only the notification can wake it."""
+    from bot.app.database import open_queue
+    from bot.app.queue_pg import PostgresQueue
+
+    class Counting(PostgresQueue):
+        def __init__(self, url):
+            super().__init__(url)
+            self.idle = 0  # claims that found nothing
+
+        def claim(self, now=None):
+            job = super().claim(now)
+            self.idle += job is None
+            return job
+
+    url = postgres.new_database()
+    ran = threading.Event()
+    with Counting(url) as mine, open_queue(url) as other:
+        worker = make_worker(mine, lambda job: ran.set(), poll_interval=3600.0)
+        worker.start()
+        try:
+            deadline = time.monotonic() + 10
+            while not (mine.idle >= 1 and mine.listening.is_set()) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert mine.idle >= 1 and mine.listening.is_set()
+            time.sleep(0.3)  # the wake sent when listening started has been answered by now
+            started = time.monotonic()
+            assert other.enqueue("d-1", "check", {}, key="octo/a#1")
+            assert ran.wait(10), "the worker was not woken: it would have waited for its hour-long poll"
+            assert time.monotonic() - started < 10 < worker.poll_interval
+        finally:
+            worker.stop(5)
+        assert mine.get(1).state == "done"
