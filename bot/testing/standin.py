@@ -82,6 +82,17 @@ GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_ke
                                 the App for pushes through the API; a test routes them
         server_errors: list[str]  tracebacks of faults in the stand-in itself (answered with 500)
 
+GitHubHost(app_id=1, private_key_pem=None, *, app_slug="docs-sync", content_limit_per_minute=80,
+           content_limit_per_hour=500)
+    Many repositories and installations of one App on one port (a load test's organisations):
+    add_repository(repo_dir, owner, name, installation_id, **GitHubStandIn options) -> the
+    repository's GitHubStandIn (its pull requests, check runs, reviews and comments, recorded
+    as above), before `with host:`; repository(owner, name) finds it again. Requests go to the
+    repository their path or GraphQL query names; object and user ids are unique across
+    repositories; an installation token reaches only its installation's repositories (404
+    elsewhere); the content-creation limit counts an installation's writes to all its
+    repositories together.
+
 Endpoints (JSON shaped as github.com shapes them, so githubkit's models parse them):
     POST /app/installations/{id}/access_tokens (App JWT), GET /app, GET /app/installations/{id},
     GET /repos/{o}/{r}/installation (App JWT); every other endpoint wants `token <t>` or
@@ -840,6 +851,54 @@ class _Raw:
         self.status, self.body, self.media_type, self.headers = status, body, media_type, headers or {}
 
 
+class _Serving:
+    """An ASGI app served by uvicorn from a thread, on 127.0.0.1 and a free port."""
+
+    def __init__(self, app: Starlette, name: str):
+        self.app, self.name = app, name
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+
+    def start(self) -> str:
+        """Serve; the base URL ("http://127.0.0.1:PORT")."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind(("127.0.0.1", 0))
+        self._socket = sock
+        config = uvicorn.Config(
+            self.app,
+            log_level="error",
+            access_log=False,
+            lifespan="off",
+            ws="none",
+            http="h11",
+            timeout_graceful_shutdown=2,
+            date_header=False,  # every answer carries the Date of GitHub's clock (clock_offset_s)
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, name=self.name, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the GitHub stand-in did not start")
+            time.sleep(0.005)
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)
+        if self._socket is not None:
+            self._socket.close()
+        self._server = self._thread = self._socket = None
+
+
 # ---------------------------------------------------------------------------------------------
 # the stand-in
 
@@ -862,8 +921,10 @@ class GitHubStandIn:
         content_limit_per_hour: int = 500,
         app_permissions: dict[str, str] | None = None,
         clock_offset_s: float = 0.0,
+        repository_id: int = 7000,
     ):
         self.repo = _GitRepo(repo_dir)
+        self.repository_id = repository_id  # a fork of it is repository_id + 1
         self.clock_offset_s = clock_offset_s  # GitHub's clock minus this machine's
         self.tree_entry_limit = _TREE_LIMIT  # entries of a recursive tree before it is truncated
         self.app_permissions = dict(APP_PERMISSIONS if app_permissions is None else app_permissions)
@@ -901,53 +962,20 @@ class GitHubStandIn:
         self._suites: dict[str, int] = {}
         self._used = 0
         self._created_at = _iso(datetime.fromtimestamp(_EPOCH, timezone.utc))
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
         self._routes = self._build_routes()
         self.app = Starlette(
             routes=[Route("/{path:path}", self._endpoint, methods=["GET", "POST", "PATCH", "PUT", "DELETE"])]
         )
+        self._serving = _Serving(self.app, "github-standin")
 
     # -- server ---------------------------------------------------------------------------------
 
     def __enter__(self) -> GitHubStandIn:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        sock.bind(("127.0.0.1", 0))
-        self._socket = sock
-        self.url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        config = uvicorn.Config(
-            self.app,
-            log_level="error",
-            access_log=False,
-            lifespan="off",
-            ws="none",
-            http="h11",
-            timeout_graceful_shutdown=2,
-            date_header=False,  # every answer carries the Date of GitHub's clock (clock_offset_s)
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, name="github-standin", daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the GitHub stand-in did not start")
-            time.sleep(0.005)
+        self.url = self._serving.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join(10)
-        if self._socket is not None:
-            self._socket.close()
-        self._server = self._thread = self._socket = None
+        self._serving.stop()
 
     @property
     def api(self) -> str:
@@ -1424,7 +1452,7 @@ class GitHubStandIn:
         name = self.name
         api = f"{self.api}/repos/{owner}/{name}"
         html = f"{self.html}/{owner}/{name}"
-        rid = 7000 + (1 if fork else 0)
+        rid = self.repository_id + (1 if fork else 0)
         d = {
             "id": rid,
             "node_id": f"R_kgDO{rid}",
@@ -2244,12 +2272,12 @@ class GitHubStandIn:
                 "head": {
                     "ref": p.head_ref,
                     "sha": p.head_sha,
-                    "repo": {"id": 7000, "url": api, "name": self.name},
+                    "repo": {"id": self.repository_id, "url": api, "name": self.name},
                 },
                 "base": {
                     "ref": p.base_ref,
                     "sha": p.base_sha,
-                    "repo": {"id": 7000, "url": api, "name": self.name},
+                    "repo": {"id": self.repository_id, "url": api, "name": self.name},
                 },
             }
             for p in self._pulls.values()
@@ -2912,3 +2940,143 @@ class GitHubStandIn:
         }
         user["role_name"] = role
         return 200, {"permission": permission, "role_name": role, "user": user}
+
+
+# ---------------------------------------------------------------------------------------------
+# many repositories
+
+
+class GitHubHost:
+    """github.com for many repositories and installations of one App, on one port.
+
+    Each repository is a `GitHubStandIn` of its own (its git fixture, pull requests, check runs,
+    reviews, comments, permissions), added with `add_repository` before the host is entered;
+    the host routes each request to the repository its path (or its GraphQL query) names. What
+    GitHub keeps per App or per installation is shared as GitHub shares it: the App's key,
+    object ids (a check run id is unique across repositories), user ids, and the secondary
+    rate limit on content creation, counted per installation over all its repositories. An
+    installation token reaches only its own installation's repositories (404 elsewhere, as for
+    a private repository), and GET /repos/{o}/{r}/installation names the installation a
+    repository belongs to.
+    """
+
+    def __init__(
+        self,
+        app_id: int = 1,
+        private_key_pem: str | None = None,
+        *,
+        app_slug: str = "docs-sync",
+        content_limit_per_minute: int = 80,
+        content_limit_per_hour: int = 500,
+    ):
+        self.app_id, self.app_slug = app_id, app_slug
+        self.private_key_pem = private_key_pem or default_app_key()[0]
+        self.content_limit_per_minute = content_limit_per_minute
+        self.content_limit_per_hour = content_limit_per_hour
+        self.repositories: list[GitHubStandIn] = []
+        self.url = ""
+        self._by_name: dict[tuple[str, str], GitHubStandIn] = {}
+        self._writes: dict[int, deque[float]] = {}  # by installation
+        self._ids = iter(range(1_000_001, 2**31))
+        self._user_ids: dict[str, int] = {}
+        self._serving = _Serving(
+            Starlette(
+                routes=[
+                    Route("/{path:path}", self._endpoint, methods=["GET", "POST", "PATCH", "PUT", "DELETE"])
+                ]
+            ),
+            "github-host",
+        )
+
+    def add_repository(
+        self, repo_dir: Path, owner: str, name: str, installation_id: int, **options: Any
+    ) -> GitHubStandIn:
+        """Serve the git repository `repo_dir` as `owner/name`, in installation `installation_id`
+        (created with its first repository); `options` are GitHubStandIn's other keywords."""
+        if self.url:
+            raise RuntimeError("add repositories before entering the host")
+        key = (owner.lower(), name.lower())
+        if key in self._by_name:
+            raise ValueError(f"{owner}/{name} is served already")
+        standin = GitHubStandIn(
+            repo_dir,
+            owner,
+            name,
+            self.app_id,
+            self.private_key_pem,
+            installation_id,
+            app_slug=self.app_slug,
+            content_limit_per_minute=self.content_limit_per_minute,
+            content_limit_per_hour=self.content_limit_per_hour,
+            repository_id=7000 + 10 * len(self.repositories),
+            **options,
+        )
+        # What GitHub keeps once for the App or the installation, not per repository.
+        standin._ids = self._ids
+        standin._user_ids = self._user_ids
+        standin._writes = self._writes.setdefault(installation_id, deque())
+        self.repositories.append(standin)
+        self._by_name[key] = standin
+        return standin
+
+    def repository(self, owner: str, name: str) -> GitHubStandIn:
+        return self._by_name[(owner.lower(), name.lower())]
+
+    def __enter__(self) -> GitHubHost:
+        if not self.repositories:
+            raise RuntimeError("a host serves at least one repository")
+        self.url = self._serving.start()
+        for standin in self.repositories:
+            standin.url = self.url
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._serving.stop()
+
+    async def _endpoint(self, request: Request) -> Response:
+        body = await request.body()  # kept by the request: the stand-in reads it again
+        path = request.url.path
+        target: GitHubStandIn | None = None
+        if m := re.match(r"/repos/([^/]+)/([^/]+)", path):
+            target = self._by_name.get((m.group(1).lower(), m.group(2).lower()))
+            if target is None or self._other_installation(request, target):
+                return GitHubStandIn._json(404, {"message": "Not Found", "documentation_url": ""})
+        elif m := re.match(r"/app/installations/(\d+)", path):
+            iid = int(m.group(1))
+            target = next((s for s in self.repositories if s.installation_id == iid), None)
+        elif path.rstrip("/") == "/graphql":
+            target = self._graphql_target(request, body)
+        return await (target or self.repositories[0])._endpoint(request)
+
+    def _other_installation(self, request: Request, target: GitHubStandIn) -> bool:
+        """A live token of this App minted for another installation than the repository's."""
+        installation = self._token_installation(request)
+        return installation is not None and installation != target.installation_id
+
+    def _token_installation(self, request: Request) -> int | None:
+        """The installation a request's token was minted for (None: no token of this App)."""
+        scheme, _, credential = request.headers.get("authorization", "").partition(" ")
+        with _ISSUED_LOCK:
+            grant = _ISSUED_TOKENS.get(credential.strip())
+        if scheme.lower() not in ("token", "bearer") or grant is None or grant[0] != self.app_id:
+            return None
+        return grant[1]
+
+    def _graphql_target(self, request: Request, body: bytes) -> GitHubStandIn | None:
+        """The repository a query names; when it is unknown or not the token's to see, one of the
+        token's installation, which answers "Could not resolve to a Repository" as GitHub does."""
+        target = None
+        try:
+            data = json.loads(body)
+            query, variables = data["query"], data.get("variables") or {}
+            m = GitHubStandIn._GQL_REPO.search(query)
+            args = {}
+            for k, v in GitHubStandIn._GQL_ARG.findall(m.group(1) if m else ""):
+                args[k] = variables.get(v[1:]) if v.startswith("$") else json.loads(v)
+            target = self._by_name.get((str(args["owner"]).lower(), str(args["name"]).lower()))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass  # a malformed query: any repository answers it as github.com would
+        installation = self._token_installation(request)
+        if target is not None and installation in (None, target.installation_id):
+            return target
+        return next((s for s in self.repositories if s.installation_id == installation), None)
