@@ -12,7 +12,7 @@ from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from bot.core.model import Extraction, Fact, ParseError, Tree
+from bot.core.model import CodeTokens, Extraction, Fact, ParseError, Tree
 from bot.core.page import DocPage, parse_doc
 from bot.core.rules import Rule, Source
 
@@ -28,6 +28,7 @@ ParseCache = MutableMapping[str, object]
 # differently, so that a cache on disk never hands back what an older version made of it.
 EXTRACTION_FORMAT = "x3"
 PAGE_FORMAT = "doc9"
+TOKENS_FORMAT = "tok1"  # bot/core/extract/tokens.py
 
 
 @dataclass
@@ -103,6 +104,24 @@ def _extract_cached(source: Source, path: str, tree: Tree, cache: ParseCache | N
     result = extract(source, path, text)
     if cache is not None and key is not None:
         cache[key] = result
+    return result
+
+
+def code_tokens_cached(path: str, tree: Tree, cache: ParseCache | None) -> CodeTokens | None:
+    """The names `path` uses in code in this revision (None: no such file, or no language read)."""
+    blob = tree.blob_id(path)
+    key = f"{TOKENS_FORMAT}:{blob}:{path}" if blob else None
+    if cache is not None and key is not None and key in cache:
+        hit = cache[key]
+        return hit if isinstance(hit, CodeTokens) else None
+    text = tree.read(path)
+    if text is None:
+        return None
+    from bot.core.extract.tokens import code_tokens
+
+    result = code_tokens(path, text)
+    if cache is not None and key is not None:
+        cache[key] = result  # None too: a file in no language we read is not read again
     return result
 
 
@@ -187,7 +206,7 @@ def gather(
     """
     out = Facts()
     for source in rule.sources:
-        if source.kind == "paths":
+        if source.kind in ("paths", "tokens"):  # facts of no file (tokens: code_tokens_cached)
             continue
         for path in source.paths:
             actual = (renames or {}).get(path, path)

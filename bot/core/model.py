@@ -6,6 +6,7 @@ hands these out, and never learns where the bytes came from or where the finding
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -21,6 +22,8 @@ SEVERITY_RANK: dict[str, int] = {"notice": 0, "warning": 1, "error": 2}
 #   unresolved    a doc line added by the PR cites a flag, path or symbol the head does not have
 #   wrong-default a doc line added by the PR claims a default the code does not have
 #   parse-error   a source file the rules read (or a docs site's config) does not parse at head
+#   vanished      a name the doc cites in code style (`PERF_ARGS`, an env var) that the rule's
+#                 sources used in code at base and no longer use at head
 # A docs site (a rule's `site:`):
 #   nav           a navigation entry that reaches no page; a page no navigation entry reaches
 #   redirect      a redirect to nowhere, chained, looping or hiding a live page; a moved page's
@@ -29,7 +32,7 @@ SEVERITY_RANK: dict[str, int] = {"notice": 0, "warning": 1, "error": 2}
 #   anchor        a link's or redirect's `#anchor` that no heading of its page has
 FindingKind = Literal[
     "removed", "renamed", "changed", "undocumented", "new-flag", "unresolved", "wrong-default", "parse-error",
-    "nav", "redirect", "link", "anchor",
+    "vanished", "nav", "redirect", "link", "anchor",
 ]  # fmt: skip
 
 
@@ -73,6 +76,17 @@ class ParseError:
 class Extraction:
     facts: tuple[Fact, ...]
     errors: tuple[ParseError, ...] = ()
+
+
+@dataclass(frozen=True)
+class CodeTokens:
+    """The names one file uses in code (bot/core/extract/tokens.py). `error`: (line, message)
+    when the file could not be read whole; its names are then incomplete and nothing may be
+    concluded from their absence."""
+
+    names: Mapping[str, int] = field(default_factory=dict)  # name -> first line using it
+    env: frozenset[str] = frozenset()  # environment variables the file reads
+    error: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ A pack file looks like this (see rules/miles.yml for a real one):
             exclude: ["docs/blog/**"]   # optional, with a glob: pages it matches that are not checked
         sources:
           - id: fsdp-args            # unique in the rule
-            kind: dataclass-flags    # argparse | dataclass-flags | symbols | strings | paths
+            kind: dataclass-flags    # argparse | dataclass-flags | symbols | strings | paths | tokens
             paths: [miles/backends/fsdp_utils/arguments.py]   # or `path: ...`; globs allowed
             programs: [miles-train]  # optional: the commands that run this parser
             dataclass: FSDPArgs      # dataclass-flags only
@@ -29,6 +29,9 @@ A pack file looks like this (see rules/miles.yml for a real one):
             group: mesh-dims         # strings: name of the enumerated set (default: the source id)
             names: [init, train]     # symbols, optional: only these names
             enumerated: true         # the doc lists this set in full: a new member is a warning
+          - id: launchers            # tokens: no facts of its own; the names these files use in
+            kind: tokens             #   code (Python, shell), so a page citing one the change
+            paths: ["scripts/**"]    #   stopped using is told (`vanished`). Every source counts
         external: ["--sglang-*", "<*>"]   # fnmatch patterns of tokens never reported
         severity: {removed: error, undocumented: warning}   # per finding kind, overrides defaults
         fail_on: error               # error | warning | notice | never
@@ -66,7 +69,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SOURCE_KINDS = ("argparse", "dataclass-flags", "symbols", "strings", "paths")
+SOURCE_KINDS = ("argparse", "dataclass-flags", "symbols", "strings", "paths", "tokens")
 
 DEFAULT_SEVERITY: dict[str, str] = {
     "removed": "error",
@@ -77,6 +80,7 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "unresolved": "error",
     "wrong-default": "error",
     "parse-error": "error",
+    "vanished": "warning",  # the page may explain the name for other reasons: a person decides
     # the docs site (`site:`): advice (a missing redirect, a page off the navigation) is capped
     # lower by the check itself
     "nav": "error",

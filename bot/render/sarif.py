@@ -28,6 +28,7 @@ DESCRIPTIONS = {
     "unresolved": "A doc line added by the change cites a flag, path or symbol the code does not have.",
     "wrong-default": "A doc line added by the change claims a default the code does not have.",
     "parse-error": "A source file the rules read does not parse.",
+    "vanished": "The doc cites in code style a name the code it is coupled to stopped using.",
     "nav": "A navigation entry of the docs site reaches no page, or a page no entry reaches.",
     "redirect": "A redirect of the docs site is broken, chained or stale, or a moved page has none.",
     "link": "A link in the docs reaches no page or file of the site.",
