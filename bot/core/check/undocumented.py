@@ -1,18 +1,29 @@
 """New facts a page does not mention: a new member of a set the page lists (`undocumented`), and
-a new flag of a source whose flags the page documents in good part (`new-flag`).
+a new flag of a source whose flags the page documents in good part, or declared between two
+flags one table or bullet list of the page holds (`new-flag`).
 
-A rename's new name is not new: it is reported as the rename.
+A rename's new name is not new: it is reported as the rename. Where the page lists the new
+fact's siblings, the finding sits on the sibling declared next to it and suggests the new row or
+bullet in the page's format (new_rows.py), described in the code's own words: `help=`, or a
+dataclass field's comments, read with libcst only then (extract/field_comments.py).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 from bot.core.check import wording
 from bot.core.check.findings import Findings
 from bot.core.check.inputs import Page, RuleInputs
-from bot.core.doclines import enumerating_line
-from bot.core.model import FindingKind
+from bot.core.check.new_rows import Entry, NewLine, Sibling, listed_together, new_line, one_line
+from bot.core.doclines import enumerating_line, normalize_default
+from bot.core.facts import Facts
+from bot.core.model import Fact, FindingKind
+from bot.core.rules import Source
+
+if TYPE_CHECKING:
+    from bot.core.extract.field_comments import FieldComments
 
 # Share of a parser's flags a page must cite to be a reference for it: only a reference is told
 # about new flags. A README or a task guide citing a few flags is not.
@@ -41,19 +52,36 @@ def undocumented(inputs: RuleInputs, page: Page, renamed_to: set[str], out: Find
         # least); a set the rule declares enumerated needs only one cited member.
         if not listed or (not enumerated and (len(listed) < 2 or len(listed) < len(before))):
             continue
+        order = list(after)
         for token, fact in after.items():
             if token in before or token in cited or token in reported:
                 continue
             reported.add(token)
+            siblings = [Sibling((t,)) for t in order if t != token]
+            entry = Entry(token, on=_is_default_choice(head, token))
+            # A flag's choices keep the order they are written in; literals sharing a line
+            # (`mesh_dim_names=("dp", "tp", "ep")`) are kept by line only: the new one goes last.
+            same_line = any(f.line == fact.line and t != token for t, f in after.items())
+            at = None if same_line and not group.startswith("choices of ") else order.index(token)
+            placed = new_line(page.doc, refs, siblings, at, entry)
             out.emit(
                 "undocumented",
                 token,
                 wording.new_member(token, group, fact, listed),
                 doc=page.doc,
-                line=enumerating_line([r for r in refs if r.token in listed]),
+                line=placed.line if placed else enumerating_line([r for r in refs if r.token in listed]),
                 code=inputs.code_line(fact, fact),
+                replacement=placed.replacement if placed else None,
             )
     new_flags(inputs, page, cited, out)
+
+
+def _is_default_choice(head: Facts, value: str) -> bool | None:
+    """Is `value` the default of the one flag offering it (None: no single such flag)?"""
+    owners = head.choice_owners(value)
+    if len(owners) != 1:
+        return None
+    return normalize_default(owners[0].attr("default")) == value
 
 
 def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) -> None:
@@ -71,19 +99,90 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
         if f.token in cited:
             cited_keys[f.path].add(f.key)
     coverage = {path: len(cited_keys[path]) / len(k) for path, k in keys.items()}
+    order = _declared(head)
+    describe = _Descriptions(inputs, sources)
     for flag in head.flags():
         if flag.token.startswith("--no-") and flag.attr("sets") == "false" and flag.attr("action"):
             continue  # the negative half of a BooleanOptionalAction pair
         if flag.token in base_tokens or flag.token in cited or (flag.source, flag.key) in base_keys:
             continue
-        # A source the rule declares enumerated is one the page lists in full.
+        # A source the rule declares enumerated is one the page lists in full; a flag declared
+        # between two that one list of the page holds is that list's news.
         source = sources.get(flag.source)
-        if coverage.get(flag.path, 0.0) < REFERENCE_SHARE and not (source and source.enumerated):
+        keys_in_order = order[(flag.source, flag.path)]
+        at = keys_in_order.index(flag.key)
+        siblings = [_sibling(head, flag.source, k) for k in keys_in_order if k != flag.key]
+        between = 0 < at < len(siblings) and listed_together(page.doc, page.refs, siblings, at - 1, at)
+        if (
+            coverage.get(flag.path, 0.0) < REFERENCE_SHARE
+            and not (source and source.enumerated)
+            and not between
+        ):
             continue
         kind: FindingKind = "undocumented" if source and source.enumerated else "new-flag"
+        placed: NewLine | None = None
+        entry = describe(flag)
+        if entry is not None:
+            placed = new_line(page.doc, page.refs, siblings, at, entry)
         out.emit(
             kind,
             flag.token,
             wording.new_flag(flag, page.doc.path),
+            doc=page.doc if placed else None,
+            line=placed.line if placed else None,
             code=inputs.code_line(flag, flag),
+            replacement=placed.replacement if placed else None,
         )
+
+
+def _declared(head: Facts) -> dict[tuple[str, str], list[str]]:
+    """Each parser's (source and file's) flag keys in the order the code declares them."""
+    first: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
+    for f in head.flags():
+        lines = first[(f.source, f.path)]
+        lines[f.key] = min(lines.get(f.key, f.line), f.line)
+    return {k: sorted(lines, key=lambda key: lines[key]) for k, lines in first.items()}
+
+
+def _sibling(head: Facts, source: str, key: str) -> Sibling:
+    facts = head.by_key.get((source, "flag", key), [])
+    positive = [f for f in facts if f.attr("sets") != "false"] or facts
+    return Sibling(tuple(f.token for f in facts), positive[0].attr("default") if positive else None)
+
+
+class _Descriptions:
+    """A new flag as its new line would say it: `help=`, or for a dataclass-built flag its field's
+    comments. A file's comments are read once, and only when a flag of it needs them."""
+
+    def __init__(self, inputs: RuleInputs, sources: dict[str, Source]):
+        self.inputs = inputs
+        self.sources = sources
+        self.read: dict[tuple[str, str], dict[str, FieldComments] | None] = {}
+
+    def __call__(self, flag: Fact) -> Entry | None:
+        unknown = (flag.attr("unknown") or "").split()
+        default = None if "default" in unknown else flag.attr("default") or "None"
+        switch = flag.attr("sets") is not None
+        on = default == "True" if switch and default in ("True", "False") else None
+        text = flag.attr("help")
+        source = self.sources.get(flag.source)
+        if text is None and source is not None and source.kind == "dataclass-flags" and source.dataclass:
+            text = self._comment(flag.path, source.dataclass, flag.key)
+            if text is None:
+                return None  # the comments could not be read: a row without them may be wrong
+        description = one_line(text or "", default)
+        return Entry(flag.token, description, default, switch, on)
+
+    def _comment(self, path: str, dataclass: str, field: str) -> str | None:
+        """The field's description from its comments ("" when they say nothing); None when the
+        file's comments cannot be read."""
+        if (path, dataclass) not in self.read:
+            # Imported here: libcst loads only for a check that suggests a dataclass flag's line.
+            from bot.core.extract.field_comments import field_comments
+
+            text = self.inputs.head.read(path)
+            self.read[(path, dataclass)] = field_comments(text, dataclass) if text is not None else None
+        found = self.read[(path, dataclass)]
+        if found is None:
+            return None
+        return found[field].description() if field in found else ""

@@ -1,0 +1,372 @@
+"""The line a new flag or value gets on a page that lists its siblings: a table row or a bullet
+in the page's own format, beside the sibling declared next to it in the code.
+
+A list of siblings is a table (pipes at both ends of every row) whose first cell, or a bullet
+list whose first code span, cites two siblings at least. The new line copies what the siblings'
+lines agree on: the column count and order, the key in backticks or not (with its default
+written after it when every sibling writes its own there), the default column's style (`code`,
+plain, a checkmark, on/off), the bullet's marker, bold and separator, and the description's
+sentence case and final period. The description is the code's own words (`help=`, a field's
+comment) on one line, with the characters a table or MDX would read as syntax escaped.
+
+The new line goes right after the sibling declared just before it, or else right before the one
+declared just after it, and only when that sibling is in such a list: a neighbour two
+declarations away says nothing about where a flag belongs. No list, two lists holding the
+neighbour equally, rows of uneven width or siblings written in mixed styles give no line: no
+suggestion beats a wrong one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from bot.core.doclines import normalize_default
+from bot.core.page import DocPage, Ref
+
+_DEFAULT_HEADER = re.compile(r"\s*defaults?(?: value)?\s*", re.IGNORECASE)
+_MARKS = ("✅", "✓", "✔", "☑", "yes", "Yes")
+_DELIMITER = re.compile(r"\|?(?:\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?")
+_CODE = re.compile(r"`([^`]+)`")
+_BULLET = re.compile(
+    r"(?P<indent>[ \t]*)(?P<marker>[-*+])(?P<gap>[ \t]+)(?P<open>\*\*|\[)?`(?P<code>[^`]+)`"
+    r"(?P<close>\*\*|\]\([^)\s]*\))?(?P<sep>[ \t]*(?:[:—–]|[ \t]-)[ \t]*|[ \t]+|$)(?P<rest>.*)"
+)
+_BULLET_START = re.compile(r"[ \t]*[-*+][ \t]")
+# What a table cell, markdown or MDX would read as syntax in a description: `|` ends a cell,
+# `<` opens a tag, `{` an MDX expression.
+_ESCAPE = re.compile(r"(?<!\\)([|<{}])")
+
+
+@dataclass(frozen=True)
+class Sibling:
+    """A fact declared next to the new one, as the page may cite it."""
+
+    tokens: tuple[str, ...]  # `--x` and its `--no-x`; a value
+    default: str | None = None  # its default as the code writes it, to learn the page's style
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the new line says, from the code."""
+
+    token: str
+    description: str = ""  # the code's own words (help, comment); "" when it has none
+    default: str | None = None  # the flag's default as the code writes it; None when not known
+    switch: bool = False  # a boolean switch: no value is written after it
+    on: bool | None = None  # for a checkmark column: is it on by default (None: not known)
+
+
+@dataclass(frozen=True)
+class NewLine:
+    line: int  # the page line the new one is written beside
+    replacement: str  # the new text of that line: it and the new line, in page order
+
+
+@dataclass
+class _List:
+    kind: str  # "table" | "bullets"
+    start: int  # first line of the table or list
+    end: int  # last line
+    items: dict[int, list[int]] = field(default_factory=dict)  # sibling index -> its lines
+
+
+def listed_together(doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Sibling], a: int, b: int) -> bool:
+    """Does one list of the page hold both siblings[a] and siblings[b]?"""
+    return any(a in found.items and b in found.items for found in _lists(doc, refs, siblings))
+
+
+def new_line(
+    doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Sibling], at: int | None, entry: Entry
+) -> NewLine | None:
+    """The new entry's line, declared between siblings[at - 1] and siblings[at] (at None: in no
+    known order, so last in the list holding most siblings); None when the page does not say
+    how to write it."""
+    lists = _lists(doc, refs, siblings)
+    if at is None:
+        if not lists:
+            return None
+        last = max(lists, key=lambda found: len(found.items))
+        at = 1 + max(last.items, key=lambda i: max(last.items[i]))
+    for index, after in ((at - 1, True), (at, False)):
+        holding = [found for found in lists if index in found.items]
+        if not holding:
+            continue
+        holding.sort(key=lambda found: -len(found.items))
+        if len(holding) > 1 and len(holding[0].items) == len(holding[1].items):
+            return None  # two lists hold the neighbour equally
+        found = holding[0]
+        if found.kind == "table":
+            text = _table_row(doc, found, siblings, entry)
+            span = (max(found.items[index]),) * 2 if after else (min(found.items[index]),) * 2
+        else:
+            text = _bullet(doc, found, siblings, entry)
+            first = max(found.items[index]) if after else min(found.items[index])
+            span = (first, _item_end(doc, first)) if after else (first, first)
+        if text is None:
+            return None
+        line = span[1] if after else span[0]
+        old = doc.lines[line - 1]
+        return NewLine(line, f"{old}\n{text}" if after else f"{text}\n{old}")
+    return None
+
+
+def one_line(text: str, default: str | None = None) -> str:
+    """A help text or comment as one line of a table cell or bullet: argparse's `%(default)s`
+    filled in, whitespace collapsed, `|`, `<`, `{` and `}` escaped."""
+    if default is not None:
+        text = text.replace("%(default)s", default)
+    text = text.replace("%%", "%")
+    return _ESCAPE.sub(r"\\\1", " ".join(text.split()))
+
+
+# --- finding the lists -------------------------------------------------------------------------
+
+
+def _lists(doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Sibling]) -> list[_List]:
+    """The tables and bullet lists whose key position cites two siblings at least."""
+    index = {token: i for i, s in enumerate(siblings) for token in s.tokens}
+    found: dict[tuple[str, int], _List] = {}
+    for ref in refs:
+        i = index.get(ref.token)
+        if i is None:
+            continue
+        line = doc.lines[ref.line - 1]
+        if ref.where == "table" and ref.row is not None and _first_in_first_cell(doc, ref, line):
+            start, end = _table_bounds(doc, ref.line)
+            kind = "table"
+        elif ref.where == "inline" and _bullet_key(line, ref):
+            start, end = _bullet_bounds(doc, ref.line)
+            kind = "bullets"
+        else:
+            continue
+        entry = found.setdefault((kind, start), _List(kind, start, end))
+        entry.items.setdefault(i, []).append(ref.line)
+    return [f for f in found.values() if len(f.items) >= 2]
+
+
+def _first_in_first_cell(doc: DocPage, ref: Ref, line: str) -> bool:
+    stripped = line.lstrip()
+    if not stripped.startswith("|") or ref.col is None:
+        return False
+    lo = len(line) - len(stripped) + 1
+    pipes = _pipes(line)
+    hi = pipes[1] if len(pipes) > 1 else len(line)
+    if not lo <= ref.col < hi:
+        return False
+    earlier = [r for r in doc.refs_on(ref.line) if r.col is not None and lo <= r.col < ref.col]
+    return not earlier
+
+
+def _bullet_key(line: str, ref: Ref) -> bool:
+    m = _BULLET.match(line)
+    if m is None or ref.col is None:
+        return False
+    return m.start("code") <= ref.col < m.end("code") and m.group("code").split()[0] == ref.token
+
+
+def _table_bounds(doc: DocPage, line: int) -> tuple[int, int]:
+    start = end = line
+    while start > 1 and doc.lines[start - 2].lstrip().startswith("|"):
+        start -= 1
+    while end < len(doc.lines) and doc.lines[end].lstrip().startswith("|"):
+        end += 1
+    return start, end
+
+
+def _bullet_bounds(doc: DocPage, line: int) -> tuple[int, int]:
+    """The lines of the run of bullets (with their continuation lines) holding `line`."""
+    start = end = line
+    while start > 1 and doc.lines[start - 2].strip():
+        start -= 1
+    while end < len(doc.lines) and doc.lines[end].strip():
+        end += 1
+    return start, end
+
+
+def _item_end(doc: DocPage, first: int) -> int:
+    """The last line of the bullet starting at `first`: its continuation lines, up to the next
+    bullet, a blank line or a line less indented."""
+    indent = len(doc.lines[first - 1]) - len(doc.lines[first - 1].lstrip())
+    end = first
+    while end < len(doc.lines):
+        nxt = doc.lines[end]
+        if not nxt.strip() or _BULLET_START.match(nxt) or len(nxt) - len(nxt.lstrip()) <= indent:
+            break
+        end += 1
+    return end
+
+
+# --- tables ------------------------------------------------------------------------------------
+
+
+def _pipes(line: str) -> list[int]:
+    """Offsets of the unescaped pipes of a table row (GFM splits cells on them, code spans too)."""
+    return [i for i, c in enumerate(line) if c == "|" and (i == 0 or line[i - 1] != "\\")]
+
+
+def _cells(line: str) -> list[str] | None:
+    """The cells of a row written with pipes at both ends; None for any other row."""
+    stripped = line.strip()
+    if (
+        len(stripped) < 2
+        or not stripped.startswith("|")
+        or not stripped.endswith("|")
+        or stripped[-2] == "\\"
+    ):
+        return None
+    pipes = _pipes(stripped)
+    return [stripped[a + 1 : b] for a, b in zip(pipes, pipes[1:], strict=False)]
+
+
+def _table_row(doc: DocPage, table: _List, siblings: Sequence[Sibling], entry: Entry) -> str | None:
+    rows = [_cells(line) for line in doc.lines[table.start - 1 : table.end]]
+    if (
+        len(rows) < 3
+        or any(r is None for r in rows)
+        or not _DELIMITER.fullmatch(doc.lines[table.start].strip())
+    ):
+        return None
+    header = rows[0]
+    assert header is not None
+    width = len(header)
+    if any(len(r) != width for r in rows if r is not None):
+        return None  # rows of uneven width: not a table whose format is clear
+    own = {i: rows[max(lines) - table.start] for i, lines in table.items.items()}
+    sibling_rows = {i: r for i, r in own.items() if r is not None}
+    key = _key(entry, [(siblings[i], r[0]) for i, r in sibling_rows.items()])
+    if key is None:
+        return None
+    cells = [""] * width
+    cells[0] = key
+    default_col = next((i for i, h in enumerate(header) if i and _DEFAULT_HEADER.fullmatch(h)), None)
+    if default_col is not None:
+        default = _default_cell(
+            entry, [(siblings[i], r[default_col].strip()) for i, r in sibling_rows.items()]
+        )
+        if default is None:
+            return None
+        cells[default_col] = default
+    others = [i for i in range(1, width) if i != default_col]
+    if others and entry.description:
+        # The description goes in the column the siblings write most in: their prose.
+        prose = max(others, key=lambda c: sum(len(r[c].strip()) for r in sibling_rows.values()))
+        cells[prose] = _sentence(entry.description, [r[prose].strip() for r in sibling_rows.values()])
+    return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+
+
+def _key(entry: Entry, written: list[tuple[Sibling, str]]) -> str | None:
+    """The new key as the siblings write theirs: in backticks or not, with the default after it
+    when every sibling that writes a value there writes its own default."""
+    spans = [_CODE.search(text) for _, text in written]
+    if all(spans):
+        ticks = True
+    elif not any(spans):
+        ticks = False
+    else:
+        return None
+    values: list[bool] = []
+    for (sibling, text), span in zip(written, spans, strict=True):
+        words = (span.group(1) if span else text).split()
+        if len(words) > 1:
+            values.append(normalize_default(words[1]) == normalize_default(sibling.default))
+    key = entry.token
+    if values and all(values) and not entry.switch and entry.default not in (None, "None", ""):
+        key = f"{key} {entry.default}"
+    return f"`{key}`" if ticks else key
+
+
+def _default_cell(entry: Entry, written: list[tuple[Sibling, str]]) -> str | None:
+    """The new default in the style of the siblings' default cells; None when they disagree or
+    the style needs what the code does not say."""
+    styles = {_style(text) for _, text in written if text}
+    if len(styles) != 1:
+        return None
+    style = styles.pop()
+    if style == "mark":
+        if entry.on is None:
+            return None
+        return next(text for _, text in written if text) if entry.on else ""
+    if entry.default is None:
+        return None
+    if style == "onoff":
+        if entry.default not in ("True", "False"):
+            return None
+        sample = next(text for _, text in written if text)
+        word = "on" if entry.default == "True" else "off"
+        return word.upper() if sample.isupper() else word.capitalize() if sample[0].isupper() else word
+    shown = [(s, text.strip("`").strip()) for s, text in written if text]
+    if style == "plain" and not any(normalize_default(t) == normalize_default(s.default) for s, t in shown):
+        return None  # plain words that are not the siblings' defaults: prose, not a default column
+    value = _spelled(entry.default, shown)
+    return f"`{value}`" if style == "code" else value
+
+
+def _style(text: str) -> str:
+    if text in _MARKS:
+        return "mark"
+    if text.lower() in ("on", "off"):
+        return "onoff"
+    if _CODE.fullmatch(text):
+        return "code"
+    return "plain"
+
+
+def _spelled(default: str, shown: list[tuple[Sibling, str]]) -> str:
+    """A default as the page spells its kind: `None` and booleans as a sibling with the same
+    kind of default writes them (`false`, `—`)."""
+    if default == "None":
+        return next((t for s, t in shown if s.default == "None"), "None")
+    if default in ("True", "False"):
+        sample = next((t for s, t in shown if s.default in ("True", "False")), default)
+        return default.lower() if sample.islower() else default
+    return default
+
+
+def _sentence(text: str, neighbours: list[str]) -> str:
+    """The description in the siblings' sentence case and final period."""
+    written = [n for n in neighbours if n]
+    if written and all(n[0].isupper() for n in written) and text[0].islower():
+        text = text[0].upper() + text[1:]
+    if written and all(n.endswith(".") for n in written) and not text.endswith((".", "!", "?")):
+        text += "."
+    return text
+
+
+# --- bullets -----------------------------------------------------------------------------------
+
+
+def _bullet(doc: DocPage, found: _List, siblings: Sequence[Sibling], entry: Entry) -> str | None:
+    items = [(i, _BULLET.match(doc.lines[min(lines) - 1])) for i, lines in found.items.items()]
+    matches = [(i, m) for i, m in items if m is not None]
+    if len(matches) != len(items):
+        return None
+    shapes = {
+        (
+            m.group("indent"),
+            m.group("marker"),
+            m.group("gap"),
+            m.group("open") == "**",
+            m.group("sep").strip(),
+        )
+        for _, m in matches
+    }
+    if len(shapes) != 1:
+        return None  # bullets written in mixed styles
+    for lines in found.items.values():
+        first = min(lines)
+        if any(first <= c.line <= _item_end(doc, first) for c in doc.claims):
+            return None  # the siblings state their defaults in prose: no format to copy
+    indent, marker, gap, bold, _sep = shapes.pop()
+    m = matches[0][1]
+    key = _key(entry, [(siblings[i], f"`{m.group('code')}`") for i, m in matches])
+    if key is None:
+        return None
+    star = "**" if bold else ""
+    rests = [m.group("rest").strip() for _, m in matches]
+    if not any(rests):
+        return f"{indent}{marker}{gap}{star}{key}{star}"
+    if not entry.description:
+        return None  # a bullet with nothing after its separator reads as unfinished
+    return f"{indent}{marker}{gap}{star}{key}{star}{m.group('sep')}{_sentence(entry.description, rests)}"
