@@ -87,6 +87,13 @@ class CodeTokens:
     names: Mapping[str, int] = field(default_factory=dict)  # name -> first line using it
     env: frozenset[str] = frozenset()  # environment variables the file reads
     error: tuple[int, str] | None = None
+    # Names written only inside string literals of code (a dict key, `env["PYTHONPATH"]`, a
+    # command line built as text): a use at head, but no evidence of a name at base, where the
+    # literal may be a value other checks own (a default, a choice).
+    literals: frozenset[str] = frozenset()
+
+    def uses(self, name: str) -> bool:
+        return name in self.names or name in self.literals
 
 
 @dataclass(frozen=True)

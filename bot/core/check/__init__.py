@@ -11,9 +11,9 @@ Two directions are checked for every rule whose files the change touched:
 `audit` runs the doc -> code direction over every line of a single revision.
 
 One rule's check flows one way: `inputs` (read once) -> `deltas` (what became of each base
-fact) -> the checks (`code_to_doc`, `undocumented`, `paths`, `doc_to_code`, `unreadable`), which
-word their findings with `wording` and hand them to `findings`, which returns them merged,
-deduplicated and ordered.
+fact) -> the checks (`code_to_doc`, `undocumented`, `paths`, `vanished`, `doc_to_code`,
+`unreadable`), which word their findings with `wording` and hand them to `findings`, which
+returns them merged, deduplicated and ordered.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from bot.core.check.doc_to_code import doc_to_code
 from bot.core.check.findings import Findings
 from bot.core.check.inputs import RuleInputs, Touched, build, touches
 from bot.core.check.undocumented import undocumented
+from bot.core.check.vanished import vanished
 from bot.core.facts import ParseCache
 from bot.core.globs import expand_all
 from bot.core.model import Change, Finding, Report, Tree
@@ -86,6 +87,7 @@ def _judge(inputs: RuleInputs, *, audit: bool) -> list[Finding]:
             code_to_doc(inputs, page, found, out)
             undocumented(inputs, page, successors, out)
             paths.moved_or_deleted(inputs, page, out)
+            vanished(inputs, page, out)
         doc_to_code(inputs, page, out)
     return out.finish()
 

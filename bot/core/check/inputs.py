@@ -5,8 +5,9 @@ its pages as they read at head."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from bot.core.check.codenames import Gone, vanished_names
 from bot.core.check.ownership import Ownership
 from bot.core.check.reach import Reach
 from bot.core.doclines import in_scope
@@ -75,6 +76,7 @@ class RuleInputs:
     code_diffs: Mapping[str, LineDiff]  # head path of each changed source -> its line diff
     pages: tuple[Page, ...]
     own: Ownership  # which cited tokens are the repository's
+    vanished: Mapping[str, Gone] = field(default_factory=dict)  # names the change took out of the code
 
     def code_line(self, old: Fact, new: Fact | None) -> CodeLocation:
         """The head line that made the doc wrong: where the change touched the fact."""
@@ -99,8 +101,11 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
         base_programs, head_programs = programs(base, cache, named), programs(head, cache, named)
     base_facts = gather(rule, base, cache, found=base_programs)
     head_facts = gather(rule, head, cache, dict(touched.renames), found=head_programs)
+    # Names a page cites that the change took out of the sources (codenames.py).
+    owned = base_facts.by_token.keys() | head_facts.by_token.keys()
+    gone = vanished_names(rule, base, head, touched.paths, touched.renames, cache, owned)
     # Pages the change cannot reach are neither read nor judged (reach.py).
-    reach = Reach.of(rule, base_facts, head_facts, bool(touched.renames or touched.removed))
+    reach = Reach.of(rule, base_facts, head_facts, bool(touched.renames or touched.removed), gone)
     return RuleInputs(
         rule=rule,
         head=head,
@@ -116,6 +121,7 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
             flags=[*base_facts.flags(), *head_facts.flags()],
             changed=touched.paths - touched.removed,
         ),
+        vanished=gone,
     )
 
 

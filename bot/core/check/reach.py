@@ -2,7 +2,8 @@
 
 A page the change did not edit can only be made wrong through what it cites: a fact whose token,
 meaning or program changed (code -> doc), a set it lists that gained a member, a parser whose
-flags it covers that gained one (undocumented, new-flag), or a path the change moved or deleted.
+flags it covers that gained one (undocumented, new-flag), a path the change moved or deleted, or
+a name the change took out of the rule's sources (vanished).
 `Reach` holds those tokens; a page whose index (`bot.core.facts.PageIndex`, kept by blob id)
 shares none of them is neither read nor judged. So the cost of a check follows the change, not
 the size of the docs tree.
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bot.core.check.codenames import spellings
 from bot.core.facts import Facts, PageIndex
 from bot.core.model import Fact
 from bot.core.rules import Rule
@@ -35,8 +37,13 @@ class Reach:
         return not self.tokens.isdisjoint(index.tokens)
 
     @classmethod
-    def of(cls, rule: Rule, base: Facts, head: Facts, moved_or_deleted: bool) -> Reach:
+    def of(
+        cls, rule: Rule, base: Facts, head: Facts, moved_or_deleted: bool, vanished: Iterable[str] = ()
+    ) -> Reach:
+        """`vanished`: names the change took out of the rule's sources (codenames.py); a page
+        citing one in any spelling is reached."""
         tokens, grown = _tokens(base, head)
+        tokens.update(spelling for name in vanished for spelling in spellings(name))
         enumerated = {s.id for s in rule.sources if s.enumerated}
         cites_paths = any(s.kind == "paths" for s in rule.sources)
         return cls(frozenset(tokens), moved_or_deleted and cites_paths, bool(grown & enumerated))

@@ -195,3 +195,25 @@ def wrong_default(token: str, actual: str | None, claimed: str, *, mark: bool) -
     if mark:
         return f"the default of `{token}` is `{display(actual)}`, not `{claimed}`"
     return f"the default of `{token}` is `{display(actual)}`; the doc says `{claimed}`"
+
+
+# -- names the code stopped using ------------------------------------------------------------------
+
+
+def vanished(name: str, path: str, line: int, *, env: bool, files: int = 1) -> str:
+    what = f"the environment variable `{name}`" if env else f"`{name}`"
+    verb = "read" if env else "used"
+    more = files - 1
+    where = f"{path}:{line}" + (f" and {more} more file{'s' if more > 1 else ''}" if more else "")
+    return (
+        f"{what} is no longer {verb} by the code this page is checked against "
+        f"({verb} at {where} before this change); the doc still cites it"
+    )
+
+
+def why_vanished(name: str, path: str, line: int, rule_id: str) -> str:
+    return (
+        f"At the base revision {path}:{line} used `{name}` in code. At head no source of rule "
+        f"`{rule_id}` uses it outside comments and docstrings, so what the page says about "
+        "it describes code that is gone."
+    )

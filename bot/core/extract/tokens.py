@@ -3,7 +3,9 @@
 
 - Python: every NAME token `tokenize` yields (comments and docstrings are no tokens of code), the
   names inside f-string expressions, and the keys the file reads from the environment
-  (`os.environ["X"]`, `os.environ.get("X")`, `os.getenv("X")`, `"X" in os.environ`).
+  (`os.environ["X"]`, `os.environ.get("X")`, `os.getenv("X")`, `"X" in os.environ`). Names
+  spelled by string literals (`env["PYTHONPATH"]`, `"$X"`, `f"A={a} cmd"`) are kept apart, as
+  `literals`: they show a name still in use, never that one was.
 - Shell: every variable assigned (`X=`, `export X`, `read -ra X`, `for X in`) or expanded (`$X`,
   `${X}`, `${X[@]}`), outside comments and single quotes.
 
@@ -62,6 +64,7 @@ def code_tokens(path: str, text: str) -> CodeTokens | None:
 def python_tokens(text: str) -> CodeTokens:
     names: dict[str, int] = {}
     env: set[str] = set()
+    literals: set[str] = set()
     window: list[tokenize.TokenInfo] = []  # the last few significant tokens, for environ reads
     statement_start = True
     docstring = False  # in a string that starts a statement: a docstring, not code
@@ -78,12 +81,13 @@ def python_tokens(text: str) -> CodeTokens:
                 names.setdefault(tok.string, line)
             elif tok.type == tokenize.STRING:
                 docstring = statement_start or docstring
-                if not docstring:
-                    for name in _string_names(tok.string):
+                if not docstring and _is_fstring(tok.string):  # before 3.12 an f-string is one token
+                    for name in _fstring_names(tok.string):
                         names.setdefault(name, line)
+                if not docstring:
+                    literals.update(_string_names(tok.string))
             elif tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):  # 3.12: an f-string's text
-                for name in _shell_names(tok.string):
-                    names.setdefault(name, line)
+                literals.update(_shell_names(tok.string))
             if tok.type != tokenize.STRING:
                 docstring = False
             statement_start = False
@@ -97,7 +101,7 @@ def python_tokens(text: str) -> CodeTokens:
     except (tokenize.TokenError, SyntaxError) as e:  # an unclosed bracket or string; bad indent
         where = e.args[1][0] if len(e.args) > 1 and isinstance(e.args[1], tuple) else 1
         error = (int(where or 1), str(e.args[0]) if e.args else "cannot tokenize")
-    return CodeTokens(names, frozenset(env), error)
+    return CodeTokens(names, frozenset(env), error, frozenset(literals))
 
 
 # In a string of code, what names a variable: `$X`, `${X}`, `X=` at a word's start (a command
@@ -110,11 +114,10 @@ def _shell_names(text: str) -> set[str]:
 
 
 def _string_names(literal: str) -> set[str]:
-    """The names a string literal of code uses: the whole string when it is one (a dict key,
-    `getattr(args, "perf_args")`, `env["PYTHONPATH"]`), the variables of a command line in it,
-    and before 3.12 the names in an f-string's expressions."""
+    """The names a string literal of code spells: the whole string when it is one (a dict key,
+    `getattr(args, "perf_args")`, `env["PYTHONPATH"]`) and the variables of a command line in it."""
     if _is_fstring(literal):
-        return _fstring_names(literal) | _shell_names(literal)
+        return _shell_names(literal)
     try:
         value = ast.literal_eval(literal)
     except (ValueError, SyntaxError, MemoryError, RecursionError):

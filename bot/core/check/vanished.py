@@ -1,0 +1,50 @@
+"""vanished: a page that still cites, in code style, a name the change took out of the code the
+page is checked against (`PERF_ARGS` once the launchers that defined it are gone).
+
+Which names vanished is decided before any page is read (codenames.py). Here each citation is
+found: a code span of prose or of a table (`NAME`, `$NAME`, `${NAME}`), never a fenced block,
+whose commands define what they use. A name the rule says is external is left alone.
+"""
+
+from __future__ import annotations
+
+from bot.core.check import wording
+from bot.core.check.codenames import cited_name
+from bot.core.check.findings import Findings, is_external
+from bot.core.check.inputs import Page, RuleInputs
+from bot.core.model import CodeLocation
+
+_SPANS = ("inline", "table")
+
+
+def vanished(inputs: RuleInputs, page: Page, out: Findings) -> None:
+    if not inputs.vanished:
+        return
+    for ref in page.refs:
+        if ref.where not in _SPANS or ref.kind not in ("name", "value"):
+            continue
+        name = cited_name(ref.token)
+        gone = inputs.vanished.get(name) if name is not None else None
+        if gone is None or is_external(ref.token, inputs.rule.external):
+            continue
+        if name is not None and is_external(name, inputs.rule.external):
+            continue
+        out.emit(
+            "vanished",
+            ref.token,
+            wording.vanished(gone.name, gone.path, gone.line, env=gone.env, files=gone.files),
+            doc=page.doc,
+            line=ref.line,
+            code=_code_location(inputs, gone.path, gone.line),
+            why=wording.why_vanished(gone.name, gone.path, gone.line, inputs.rule.id),
+        )
+
+
+def _code_location(inputs: RuleInputs, path: str, line: int) -> CodeLocation:
+    """Where the change took the name out: the base line's place at head, or the base line of a
+    file the change deleted."""
+    head_path = inputs.touched.head_path(path)
+    diff = inputs.code_diffs.get(head_path)
+    if diff is None or path in inputs.touched.removed:
+        return CodeLocation(path, line)
+    return CodeLocation(head_path, diff.head_line_for(line))
