@@ -364,9 +364,15 @@ def _bullet(doc: DocPage, found: _List, siblings: Sequence[Sibling], entry: Entr
     if key is None:
         return None
     star = "**" if bold else ""
-    rests = [m.group("rest").strip() for _, m in matches]
+    rests = [_item_text(doc, min(found.items[i]), m.group("rest")) for i, m in matches]
     if not any(rests):
         return f"{indent}{marker}{gap}{star}{key}{star}"
     if not entry.description:
         return None  # a bullet with nothing after its separator reads as unfinished
     return f"{indent}{marker}{gap}{star}{key}{star}{m.group('sep')}{_sentence(entry.description, rests)}"
+
+
+def _item_text(doc: DocPage, first: int, rest: str) -> str:
+    """A bullet's words after its key, continuation lines included."""
+    more = doc.lines[first : _item_end(doc, first)]
+    return " ".join([rest.strip(), *(line.strip() for line in more)]).strip()

@@ -101,9 +101,13 @@ def _block_above(lines: Iterable[libcst.EmptyLine]) -> str:
 def _join(comments: Iterable[str]) -> str:
     words = []
     for raw in comments:
-        text = raw.lstrip("#").strip()
-        if text and not _TOOL_COMMENT.match(text):
-            words.append(text)
+        # One comment may hold several: `# Fine.  # type: ignore[assignment]`.
+        for part in re.split(
+            r"\s#\s*(?=" + _TOOL_COMMENT.pattern + ")", raw.lstrip("#"), flags=re.IGNORECASE
+        ):
+            text = part.strip()
+            if text and not _TOOL_COMMENT.match(text):
+                words.append(text)
     return " ".join(" ".join(words).split())
 
 
