@@ -99,12 +99,14 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
         if f.token in cited:
             cited_keys[f.path].add(f.key)
     coverage = {path: len(cited_keys[path]) / len(k) for path, k in keys.items()}
+    # A flag and its negation are one fact: a page citing `--no-x` documents `--x`.
+    documented = {(f.source, f.key) for f in head.flags() if f.token in cited}
     order = _declared(head)
     describe = _Descriptions(inputs, sources)
     for flag in head.flags():
         if flag.token.startswith("--no-") and flag.attr("sets") == "false" and flag.attr("action"):
             continue  # the negative half of a BooleanOptionalAction pair
-        if flag.token in base_tokens or flag.token in cited or (flag.source, flag.key) in base_keys:
+        if flag.token in base_tokens or (flag.source, flag.key) in base_keys | documented:
             continue
         # A source the rule declares enumerated is one the page lists in full; a flag declared
         # between two that one list of the page holds is that list's news.

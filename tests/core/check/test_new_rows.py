@@ -307,3 +307,13 @@ def test_values_written_on_one_line_are_in_no_known_order_so_the_new_one_goes_la
     f = only(rule(mesh), page, call.format(("dp", "tp")), call.format(("ep", "dp", "tp")), "tool/mesh.py")
     assert (f.kind, f.symbol, f.doc.line) == ("undocumented", "ep", line_of(page, "`tp`"))
     assert added(page, f)[4] == "| `ep` | |"
+
+
+def test_a_page_citing_the_negation_of_a_new_switch_documents_it():
+    base = cli("'--lr'", "'--seed'")
+    head = cli("'--lr'", "'--seed'", "'--fp32-master', action=argparse.BooleanOptionalAction, default=True")
+    page = "- `--lr`: Learning rate.\n- `--seed`: Seed.\n- `--no-fp32-master`: Drop the fp32 copy.\n"
+    assert judge(rule(), {DOC: page, CLI: base}, {DOC: page, CLI: head}) == []
+    bare = "- `--lr`: Learning rate.\n- `--seed`: Seed.\n"
+    [f] = judge(rule(), {DOC: bare, CLI: base}, {DOC: bare, CLI: head})
+    assert (f.kind, f.symbol) == ("new-flag", "--fp32-master")
