@@ -77,6 +77,11 @@ def listed_together(doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Siblin
     return any(a in found.items and b in found.items for found in _lists(doc, refs, siblings))
 
 
+def neighbour_listed(doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Sibling], at: int) -> bool:
+    """Is siblings[at - 1] or siblings[at], the facts declared beside the new one, in a list?"""
+    return any(i in found.items for found in _lists(doc, refs, siblings) for i in (at - 1, at))
+
+
 def new_line(
     doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Sibling], at: int | None, entry: Entry
 ) -> NewLine | None:

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING
 from bot.core.check import wording
 from bot.core.check.findings import Findings
 from bot.core.check.inputs import Page, RuleInputs
-from bot.core.check.new_rows import Entry, NewLine, Sibling, listed_together, new_line, one_line
+from bot.core.check.new_rows import (
+    Entry,
+    NewLine,
+    Sibling,
+    listed_together,
+    neighbour_listed,
+    new_line,
+    one_line,
+)
 from bot.core.doclines import enumerating_line, normalize_default
 from bot.core.facts import Facts
 from bot.core.model import Fact, FindingKind
@@ -100,21 +108,26 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
             cited_keys[f.path].add(f.key)
     coverage = {path: len(cited_keys[path]) / len(k) for path, k in keys.items()}
     # A flag and its negation are one fact: a page citing `--no-x` documents `--x`.
-    documented = {(f.source, f.key) for f in head.flags() if f.token in cited}
+    known = base_keys | {(f.source, f.key) for f in head.flags() if f.token in cited}
     order = _declared(head)
     describe = _Descriptions(inputs, sources)
     for flag in head.flags():
         if flag.token.startswith("--no-") and flag.attr("sets") == "false" and flag.attr("action"):
             continue  # the negative half of a BooleanOptionalAction pair
-        if flag.token in base_tokens or (flag.source, flag.key) in base_keys | documented:
+        if flag.token in base_tokens or (flag.source, flag.key) in known:
             continue
         # A source the rule declares enumerated is one the page lists in full; a flag declared
-        # between two that one list of the page holds is that list's news.
+        # between two that one list of the page holds is that list's news (flags new beside it
+        # are skipped: two new flags side by side are both news).
         source = sources.get(flag.source)
-        keys_in_order = order[(flag.source, flag.path)]
-        at = keys_in_order.index(flag.key)
-        siblings = [_sibling(head, flag.source, k) for k in keys_in_order if k != flag.key]
-        between = 0 < at < len(siblings) and listed_together(page.doc, page.refs, siblings, at - 1, at)
+        keys_in_order = [k for k in order[(flag.source, flag.path)] if k != flag.key]
+        at = order[(flag.source, flag.path)].index(flag.key)
+        siblings = [_sibling(head, flag.source, k) for k in keys_in_order]
+        old = [i for i, k in enumerate(keys_in_order) if (flag.source, k) in base_keys]
+        before, after = [i for i in old if i < at], [i for i in old if i >= at]
+        between = bool(before and after) and listed_together(
+            page.doc, page.refs, siblings, before[-1], after[0]
+        )
         if (
             coverage.get(flag.path, 0.0) < REFERENCE_SHARE
             and not (source and source.enumerated)
@@ -123,7 +136,8 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
             continue
         kind: FindingKind = "undocumented" if source and source.enumerated else "new-flag"
         placed: NewLine | None = None
-        entry = describe(flag)
+        # Described only beside a listed neighbour: a dataclass's comments cost a libcst parse.
+        entry = describe(flag) if neighbour_listed(page.doc, page.refs, siblings, at) else None
         if entry is not None:
             placed = new_line(page.doc, page.refs, siblings, at, entry)
         out.emit(

@@ -317,3 +317,23 @@ def test_a_page_citing_the_negation_of_a_new_switch_documents_it():
     bare = "- `--lr`: Learning rate.\n- `--seed`: Seed.\n"
     [f] = judge(rule(), {DOC: bare, CLI: base}, {DOC: bare, CLI: head})
     assert (f.kind, f.symbol) == ("new-flag", "--fp32-master")
+
+
+def test_two_new_flags_side_by_side_are_both_news_and_their_rows_both_apply():
+    knobs = [f"'--knob-{i}'" for i in range(10)]
+    base = cli(*knobs, "'--offload', action='store_true'", "'--cpu-backend', default='gloo'")
+    head = cli(
+        *knobs,
+        "'--offload', action='store_true'",
+        "'--pin', action='store_true', help='Pin host memory.'",
+        "'--spill', action='store_true', help='Spill to disk.'",
+        "'--cpu-backend', default='gloo'",
+    )
+    pin, spill = judge(rule(), {DOC: MEMORY_TABLE, CLI: base}, {DOC: MEMORY_TABLE, CLI: head})
+    # The first goes after the row before it, the second before the row after it: both apply.
+    assert (pin.symbol, pin.doc.line) == ("--pin", line_of(MEMORY_TABLE, "`--offload`"))
+    assert (spill.symbol, spill.doc.line) == ("--spill", line_of(MEMORY_TABLE, "`--cpu-backend gloo`"))
+    assert spill.suggestion.replacement.split("\n") == [
+        "| `--spill` | Spill to disk. |",
+        "| `--cpu-backend gloo` | Process group backend for the offload. |",
+    ]
