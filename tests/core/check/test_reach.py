@@ -24,9 +24,12 @@ rules:
       - {id: mesh, kind: strings, path: tool/mesh.py, calls: [init_device_mesh], keyword: mesh_dim_names,
          group: mesh dimensions, enumerated: true}
       - {id: cited-paths, kind: paths}
+      - {id: launchers, kind: tokens, paths: [tool/run.sh]}
 """
 CLI = """\
 import argparse
+import os
+TOOL_HOME = os.environ.get("TOOL_HOME_DIR")
 p = argparse.ArgumentParser()
 p.add_argument("--alpha", type=int, default=1)
 p.add_argument("--mode", choices=["fast", "slow"], default="fast")
@@ -40,8 +43,17 @@ PAGES = {
     "docs/mesh.md": "# Mesh\n\nThe mesh has `dp` and `tp`.\n",
     "docs/paths.md": "# Layout\n\nSee `tool/extra/helper.py`.\n",
     "docs/unrelated.md": "# Intro\n\nNothing to see.\n",
+    "docs/launch.md": "# Launch\n\nParallelism goes into `PERF_ARGS`.\n",
+    "docs/env.md": "# Environment\n\n| Variable | Meaning |\n|---|---|\n| `$TOOL_HOME_DIR` | the root |\n",
 }
-BASE = {"tool/cli.py": CLI, "tool/mesh.py": MESH, "tool/extra/helper.py": "x = 1\n", **PAGES}
+RUN = "PERF_ARGS=(--tp 2)\npython3 tool/cli.py ${PERF_ARGS[@]}\n"
+BASE = {
+    "tool/cli.py": CLI,
+    "tool/mesh.py": MESH,
+    "tool/run.sh": RUN,
+    "tool/extra/helper.py": "x = 1\n",
+    **PAGES,
+}
 
 
 class ReadLog(MemoryTree):
@@ -88,6 +100,10 @@ SCENARIOS = {
     "a switch gets its --no- form": {
         "tool/cli.py": CLI.replace('action="store_true"', "action=argparse.BooleanOptionalAction")
     },
+    "a launcher variable dropped": {"tool/run.sh": "python3 tool/cli.py --tp 2\n"},
+    "an environment variable no longer read": {
+        "tool/cli.py": CLI.replace('os.environ.get("TOOL_HOME_DIR")', '"/opt/tool"')
+    },
 }
 
 
@@ -129,6 +145,13 @@ def test_a_warm_check_reads_only_the_pages_the_change_reaches():
     assert {p for p in read if p.startswith("docs/")} == {"docs/mesh.md"}
     _, read = run(SCENARIOS["a cited file deleted"], cache)  # moved or deleted files reach pages citing paths
     assert {p for p in read if p.startswith("docs/")} == {"docs/paths.md"}
+    # A name the change took out of the sources reaches the pages citing it, in any spelling.
+    report, read = run(SCENARIOS["a launcher variable dropped"], cache)
+    assert [(f.kind, f.symbol) for f in report.findings] == [("vanished", "PERF_ARGS")]
+    assert {p for p in read if p.startswith("docs/")} == {"docs/launch.md"}
+    report, read = run(SCENARIOS["an environment variable no longer read"], cache)
+    assert [(f.kind, f.symbol) for f in report.findings] == [("vanished", "$TOOL_HOME_DIR")]
+    assert {p for p in read if p.startswith("docs/")} == {"docs/env.md"}
 
 
 def test_the_tokens_a_change_reaches_through():

@@ -1,0 +1,180 @@
+"""vanished: a page still citing, in code style, a name the change took out of its rule's sources."""
+
+from __future__ import annotations
+
+import textwrap
+
+from bot.core.check import audit, check
+from bot.core.check.codenames import cited_name
+from bot.core.packs import parse_rules_file
+from bot.trees.memory import MemoryTree
+from tests.core.check.checkkit import changes_between, line_of
+
+CONFIG = """\
+rules:
+  - id: launchers
+    docs: [{path: "docs/*.md"}]
+    sources:
+      - {id: scripts, kind: tokens, paths: ["scripts/**"]}
+      - {id: api, kind: symbols, path: pkg/api.py}
+"""
+
+RUN_SH = textwrap.dedent(
+    """\
+    #!/bin/bash
+    MODEL_ARGS=(--num-layers 36)
+    PERF_ARGS=(--tensor-model-parallel-size 2)
+    python3 train.py ${MODEL_ARGS[@]} ${PERF_ARGS[@]} --save "$SAVE_DIR"
+    """
+)
+# The same launcher in Python: its flags built by functions, MODEL_ARGS named in comments and a
+# docstring only.
+RUN_PY = textwrap.dedent(
+    '''\
+    """Qwen3 launcher: MODEL_ARGS come from scripts/models/qwen3.py."""
+    import os
+
+    # What MODEL_ARGS held is now model_flags().
+    def perf_args(tp):
+        return f"--tensor-model-parallel-size {tp}"
+
+    def main():
+        save_dir = os.environ.get("SAVE_DIR", "/tmp")
+        return perf_args(2), save_dir
+    '''
+)
+HELPER = "SAVE_DIR=/root/ckpt\necho $SAVE_DIR\n"
+API = "def start_run(name):\n    pass\n"
+PAGE = textwrap.dedent(
+    """\
+    # Launching
+
+    The architecture flags live in `MODEL_ARGS`; parallelism goes into `PERF_ARGS`.
+
+    | Array | Holds |
+    |---|---|
+    | `PERF_ARGS` | TP, PP and CP sizes |
+
+    Checkpoints go to `$SAVE_DIR`, written by `python` through `ray`. Call `start_run` to begin.
+
+    ```bash
+    read -ra MODEL_ARGS <<< "$(python3 model_args.py)"
+    python3 train.py ${MODEL_ARGS[@]}
+    ```
+    """
+)
+BASE = {
+    "scripts/run-qwen3.sh": RUN_SH,
+    "scripts/common.sh": HELPER,
+    "pkg/api.py": API,
+    "docs/launch.md": PAGE,
+}
+
+
+def run(base: dict[str, str], head: dict[str, str], config: str = CONFIG, cache=None):
+    rules = [r for p in parse_rules_file(config, "cfg.yml") for r in p.rules]
+    return check(rules, MemoryTree(base), MemoryTree(head), changes_between(base, head), cache).findings
+
+
+def vanished(findings):
+    return [(f.symbol, f.doc.line) for f in findings if f.kind == "vanished"]
+
+
+def replaced_by_python(base=BASE):
+    head = {k: v for k, v in base.items() if k != "scripts/run-qwen3.sh"}
+    return {**head, "scripts/run_qwen3.py": RUN_PY}
+
+
+def test_a_launcher_replaced_flags_every_line_citing_a_name_it_no_longer_uses():
+    findings = run(BASE, replaced_by_python())
+    prose, row = line_of(PAGE, "architecture flags"), line_of(PAGE, "| `PERF_ARGS` |")
+    assert sorted(vanished(findings)) == [("MODEL_ARGS", prose), ("PERF_ARGS", prose), ("PERF_ARGS", row)]
+    f = next(f for f in findings if f.symbol == "PERF_ARGS")
+    assert (f.severity, f.suggestion) == ("warning", None)
+    assert "`PERF_ARGS` is no longer used" in f.message and "scripts/run-qwen3.sh:3" in f.message
+    assert (f.code.path, f.code.line) == ("scripts/run-qwen3.sh", 3)  # the deleted launcher's line
+
+
+def test_comments_and_docstrings_do_not_keep_a_name_alive():
+    # RUN_PY names MODEL_ARGS twice, in a comment and in its docstring: still vanished.
+    assert ("MODEL_ARGS", line_of(PAGE, "architecture flags")) in vanished(run(BASE, replaced_by_python()))
+
+
+def test_a_name_still_used_by_another_source_does_not_vanish():
+    # SAVE_DIR left run-qwen3.sh, but common.sh still sets it (and run_qwen3.py reads it).
+    names = {symbol for symbol, _ in vanished(run(BASE, replaced_by_python()))}
+    assert "$SAVE_DIR" not in names
+    # The launcher loses PERF_ARGS, and another launcher the change did not touch still uses it.
+    base = {**BASE, "scripts/run-llama.sh": "PERF_ARGS=(--pp 2)\ntrain ${PERF_ARGS[@]}\n"}
+    assert {s for s, _ in vanished(run(base, replaced_by_python(base)))} == {"MODEL_ARGS"}
+
+
+def test_plain_words_and_fenced_blocks_are_never_flagged():
+    # `python` and `ray` left the code too (no launcher calls them now); the fence's MODEL_ARGS
+    # is the page's own command.
+    base = {**BASE, "scripts/cluster.py": "import ray\n\npython = 'python3'\nray.init()\n"}
+    head = {k: v for k, v in replaced_by_python(base).items() if k != "scripts/cluster.py"}
+    found = vanished(run(base, head))
+    assert {s for s, _ in found} == {"MODEL_ARGS", "PERF_ARGS"}
+    fence = line_of(PAGE, "read -ra")
+    assert all(line < fence for _, line in found)
+
+
+def test_only_names_that_look_like_a_programs_own():
+    assert cited_name("PERF_ARGS") == "PERF_ARGS"
+    assert cited_name("dp_shard") == "dp_shard"
+    assert cited_name("FSDPTrainRayActor") == "FSDPTrainRayActor"
+    assert cited_name("$HOME") == cited_name("${HOME}") == "HOME"
+    for word in ("python", "ray", "TP", "Qwen3", "__init__", "None", "x.y_z", "--perf-args", "$1"):
+        assert cited_name(word) is None, word
+
+
+def test_an_environment_variable_the_code_stopped_reading():
+    base = {
+        "pkg/api.py": API + 'DEBUG = os.getenv("MILES_DEBUG")\nNODES = os.environ["MILES_NUM_NODES"]\n',
+        "docs/env.md": "# Environment\n\n- `MILES_DEBUG`: verbose logs.\n- `MILES_NUM_NODES`: node count.\n",
+    }
+    head = {**base, "pkg/api.py": API + 'NODES = os.environ["MILES_NUM_NODES"]\n'}
+    config = CONFIG.replace('      - {id: scripts, kind: tokens, paths: ["scripts/**"]}\n', "")
+    findings = [f for f in run(base, head, config) if f.kind == "vanished"]
+    assert [(f.symbol, f.doc.line) for f in findings] == [("MILES_DEBUG", 3)]
+    assert findings[0].message.startswith("the environment variable `MILES_DEBUG` is no longer read")
+
+
+def test_a_removed_symbol_is_reported_once_as_removed():
+    head = {**BASE, "pkg/api.py": "def begin_run(name):\n    pass\n"}
+    findings = run(BASE, head)
+    assert [(f.kind, f.symbol) for f in findings if f.symbol == "start_run"] == [("removed", "start_run")]
+
+
+def test_external_names_are_left_alone():
+    config = CONFIG + '    external: ["PERF_*"]\n'
+    assert {s for s, _ in vanished(run(BASE, replaced_by_python(), config))} == {"MODEL_ARGS"}
+
+
+def test_a_page_written_with_the_change_still_gets_told():
+    head = replaced_by_python()
+    head["docs/launch.md"] = PAGE.replace("# Launching", "# Launching Qwen3")
+    assert len(vanished(run(BASE, head))) == 3
+
+
+def test_audit_reports_no_vanished_names():
+    rules = [r for p in parse_rules_file(CONFIG, "cfg.yml") for r in p.rules]
+    assert not [f for f in audit(rules, MemoryTree(BASE)).findings if f.kind == "vanished"]
+
+
+def test_no_names_are_computed_when_no_page_cites_one():
+    quiet = {**BASE, "docs/launch.md": "# Launching\n\nRun the launcher with `--help`.\n"}
+    cache: dict[str, object] = {}
+    assert run(quiet, replaced_by_python(quiet), cache=cache) == ()
+    assert not [k for k in cache if k.startswith("tok")]  # no source was tokenized
+    cache.clear()
+    assert vanished(run(BASE, replaced_by_python(), cache=cache))
+    assert [k for k in cache if k.startswith("tok")]
+
+
+def test_a_cached_check_finds_the_same():
+    cache: dict[str, object] = {}
+    first = run(BASE, replaced_by_python(), cache=cache)
+    assert run(BASE, replaced_by_python(), cache=cache) == first
+    assert len(vanished(first)) == 3
