@@ -46,6 +46,16 @@ class LineDiff:
                 out.add(max(1, min(j1 + 1, len(self.head))) if self.head else 1)
         return frozenset(out)
 
+    def rewritten(self) -> list[tuple[str, str]]:
+        """(base line, head line) texts of the lines rewritten in place: the n-th removed line of
+        a replaced block beside the n-th added one."""
+        return [
+            (self.base[i1 + k], self.head[j1 + k])
+            for tag, i1, i2, j1, j2 in self._opcodes
+            if tag == "replace"
+            for k in range(min(i2 - i1, j2 - j1))
+        ]
+
     def head_line_for(self, base_line: int) -> int:
         """The head line that a base line became, or the nearest line of the change that replaced it."""
         i = base_line - 1

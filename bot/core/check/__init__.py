@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core.check import paths, unreadable
+from bot.core.check import evidence, paths, unreadable
 from bot.core.check.code_to_doc import code_to_doc
 from bot.core.check.deltas import deltas, renamed_to
 from bot.core.check.doc_to_code import doc_to_code
@@ -80,7 +80,7 @@ def _judge(inputs: RuleInputs, *, audit: bool) -> list[Finding]:
     unreadable.parse_errors(inputs, out)
     if audit:
         unreadable.missing_files(inputs, out)
-    found = deltas(inputs.base_facts, inputs.head_facts)
+    found = deltas(inputs.base_facts, inputs.head_facts, evidence.of_inputs(inputs))
     successors = renamed_to(found)
     for page in inputs.pages:
         if not audit:

@@ -106,12 +106,12 @@ def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Finding
         out.emit(
             "renamed",
             ref.token,
-            wording.renamed(old, new),
+            wording.renamed(old, new) + wording.rename_evidence(delta.because),
             doc=doc,
             line=ref.line,
             code=code,
             edit=(old.token, new.token),
-            why=wording.why_renamed(old, new),
+            why=wording.why_renamed_because(old, new, delta.because),
         )
         return
     out.emit(

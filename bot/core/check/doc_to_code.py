@@ -8,7 +8,7 @@ import re
 from bot.core.check import paths, wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs, cites_paths
-from bot.core.check.near import closest
+from bot.core.check.near import closest, fits_name, subject
 from bot.core.check.ownership import Scope
 from bot.core.doclines import (
     cited_values,
@@ -152,7 +152,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
             # repository's own scripts pass is one of a command line it runs.
             return
-        near = closest(ref.token, {f.token for f in scope.flags(inputs.head_facts.facts)}, 0.6)
+        near = _near_flag(ref.token, scope.flags(inputs.head_facts.facts))
         out.emit(
             "unresolved",
             ref.token,
@@ -178,6 +178,19 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
                 code=CodeLocation(facts[0].path, facts[0].line),
                 edit=(value, near) if near else None,
             )
+
+
+def _near_flag(token: str, flags: list[Fact]) -> str | None:
+    """The flag to offer for `token`, one the code does not have: the closest of those pointing
+    the same way (`--disable-x` is never offered `--x`, its opposite). No suggestion beats a
+    wrong one."""
+    about = subject(token)
+    candidates = {
+        f.token
+        for f in flags
+        if f.kind == "flag" and fits_name(token, f) and closest(about, [subject(f.token)], 0.6) is not None
+    }
+    return closest(token, candidates, 0.6)
 
 
 def _check_claim(

@@ -69,6 +69,7 @@ class Page:
 @dataclass(frozen=True)
 class RuleInputs:
     rule: Rule
+    base: Tree
     head: Tree
     touched: Touched
     base_facts: Facts
@@ -108,6 +109,7 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
     reach = Reach.of(rule, base_facts, head_facts, bool(touched.renames or touched.removed), gone)
     return RuleInputs(
         rule=rule,
+        base=base,
         head=head,
         touched=touched,
         base_facts=base_facts,

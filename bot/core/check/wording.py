@@ -7,10 +7,14 @@ the wording reads the same across them.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from bot.core.doclines import display, first_cell_token, replace_token
 from bot.core.model import Fact, ParseError
 from bot.core.page import DefaultClaim, Ref
+
+if TYPE_CHECKING:
+    from bot.core.check.evidence import Because
 
 # -- suggested text ------------------------------------------------------------------------------
 
@@ -216,4 +220,81 @@ def why_vanished(name: str, path: str, line: int, rule_id: str) -> str:
         f"At the base revision {path}:{line} used `{name}` in code. At head no source of rule "
         f"`{rule_id}` uses it outside comments and docstrings, so what the page says about "
         "it describes code that is gone."
+    )
+
+
+# -- why a rename is believed --------------------------------------------------------------------
+
+
+def kind_of_file(path: str) -> str:
+    """How a finding names a file it cites as evidence."""
+    name = path.rsplit("/", 1)[-1]
+    top = path.split("/", 1)[0]
+    if top in ("tests", "test") or name.startswith("test_") or name.endswith("_test.py"):
+        return "test"
+    if top in ("scripts", "examples") or name.endswith((".sh", ".bash")):
+        return "launcher script"
+    if name.endswith((".md", ".mdx", ".rst", ".txt")):
+        return "doc page"
+    if name.endswith((".yml", ".yaml", ".json", ".toml", ".cfg", ".ini")):
+        return "config file"
+    return "module"
+
+
+def _files_by_kind(files: Iterable[str]) -> str:
+    """`5 launcher scripts and 2 tests`: the files a change rewrote, counted by what they are."""
+    counts: dict[str, int] = {}
+    for path in files:
+        kind = kind_of_file(path)
+        counts[kind] = counts.get(kind, 0) + 1
+    parts = [
+        f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1])
+    ]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def rename_evidence(because: Because | None) -> str:
+    """The short reason a rename is believed, appended to its message ("" when the same
+    destination or a close name says it: the message's own words do)."""
+    if because is None:
+        return ""
+    if because.kind == "replaced":
+        also = "".join(f" (and `{a}` with `{b}`)" for a, b in because.also[:1])
+        return (
+            f"; the same change replaced `{because.old}` with `{because.new}`{also} in "
+            f"{_files_by_kind(because.files)}"
+        )
+    if because.kind == "same-place":
+        return f"; `{because.new}` took the place of `{because.old}` with the same type, default and action"
+    if because.kind == "git-rename":
+        return f"; the change moved {because.old} to {because.new} and this is the one name it replaced there"
+    return ""
+
+
+def why_renamed_because(old: Fact, new: Fact, because: Because | None) -> str:
+    """The longer explanation of a rename, naming the evidence."""
+    if because is None or because.kind in ("same-dest", "similar"):
+        return why_renamed(old, new)
+    where = (
+        f"`{old.token}` ({old.path}:{old.line}) disappeared and "
+        f"`{new.token}` ({new.path}:{new.line}) appeared"
+    )
+    if because.kind == "replaced":
+        shown = ", ".join(because.files[:5]) + (
+            f" and {len(because.files) - 5} more" if len(because.files) > 5 else ""
+        )
+        return (
+            f"{where}. The same change rewrote lines of other files, swapping "
+            + ", ".join(f"`{a}` for `{b}`" for a, b in ((because.old, because.new), *because.also))
+            + f" and leaving the rest of each line as it was: {shown}."
+        )
+    if because.kind == "same-place":
+        return (
+            f"{where}. In the same {describe(old)} source (rule source `{old.source}`), `{because.old}` "
+            f"was the only destination removed and `{because.new}` the only one added between the same "
+            "neighbours, with the same type, default and action."
+        )
+    return (
+        f"{where}. Git saw {because.old} renamed to {because.new}; in it, `{new.token}` is the only "
+        f"{describe(old)} added as `{old.token}` was the only one removed."
     )
