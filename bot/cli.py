@@ -73,6 +73,11 @@ def _parser() -> argparse.ArgumentParser:
             help="severity that fails the run (default: each rule's own fail_on)",
         )
         p.add_argument("--no-cache", action="store_true", help="do not read or write the facts cache")
+        p.add_argument(
+            "--no-history",
+            action="store_true",
+            help="do not look in git's history for what replaced a token the docs cite",
+        )
 
     check = sub.add_parser("check", help="check one change: base..head")
     common(check)
@@ -186,12 +191,14 @@ def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | N
     return f"rules:{digest.hexdigest()}"
 
 
-def _audit_key(rules: Sequence[Rule], tree: Tree) -> str:
-    """An audit's findings depend on the rules, the revision's files and the analysis code, and on
-    nothing else: a revision audited before with the same rules and code is not checked again."""
+def _audit_key(rules: Sequence[Rule], tree: Tree, history_of: str | None = None) -> str:
+    """An audit's findings depend on the rules, the revision's files (and the history of the
+    commit `history_of`, when read) and the analysis code, and on nothing else: a revision audited
+    before with the same rules and code is not checked again."""
     import hashlib
 
     digest = hashlib.sha1(_code_digest().encode())
+    digest.update(f"history of {history_of}".encode() if history_of else b"")
     digest.update(repr(tuple(rules)).encode())
     for path in sorted(tree.paths()):
         digest.update(f"{path}\0{tree.blob_id(path)}\n".encode())
@@ -285,6 +292,7 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
     revision (usable inside the block, while git is open)."""
     from bot.core.check import check
     from bot.trees.git import GitRepo
+    from bot.trees.history import open_history
     from bot.trees.worktree import WorkTree
 
     if args.worktree and args.head:
@@ -306,7 +314,8 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         rules = _rules_of(packs)
         renames = {c.old_path: c.path for c in changes if c.status == "renamed" and c.old_path}
         _require_matches(rules, base, head, renames, cache)
-        yield check(rules, base, head, changes, cache=cache), head.read
+        history = None if args.no_history else open_history(repo, head_sha, cache)
+        yield check(rules, base, head, changes, cache=cache, history=history), head.read
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -317,6 +326,7 @@ def run_check(args: argparse.Namespace) -> int:
 def run_audit(args: argparse.Namespace) -> int:
     from bot.core.check import audit
     from bot.trees.git import GitRepo
+    from bot.trees.history import open_history
     from bot.trees.memory import MemoryTree
 
     with GitRepo(args.repo) as repo:
@@ -325,12 +335,13 @@ def run_audit(args: argparse.Namespace) -> int:
         packs = _load_rules(args.rules, None if args.rules else _repo_config(tree), cache)
         rules = _rules_of(packs)
         _require_matches(rules, MemoryTree({}), tree, {}, cache)
-        key = _audit_key(rules, tree) if cache is not None else None
+        key = _audit_key(rules, tree, None if args.no_history else tree.sha) if cache is not None else None
         hit = cache.get(key) if cache is not None and key is not None else None
         if isinstance(hit, Report):
             report = hit
         else:
-            report = audit(rules, tree, cache=cache)
+            history = None if args.no_history else open_history(repo, tree.sha, cache)
+            report = audit(rules, tree, cache=cache, history=history)
             if cache is not None and key is not None:
                 cache[key] = report
         if args.baseline is not None:

@@ -25,6 +25,7 @@ from bot.core.check.code_to_doc import code_to_doc
 from bot.core.check.deltas import deltas, renamed_to
 from bot.core.check.doc_to_code import doc_to_code
 from bot.core.check.findings import Findings
+from bot.core.check.history import History, Lookups, from_history
 from bot.core.check.inputs import RuleInputs, Touched, build, touches
 from bot.core.check.undocumented import undocumented
 from bot.core.check.vanished import vanished
@@ -44,8 +45,11 @@ def check(
     head: Tree,
     changes: Sequence[Change],
     cache: ParseCache | None = None,
+    history: History | None = None,
 ) -> Report:
-    """Findings for one change (base -> head) under the given rules."""
+    """Findings for one change (base -> head) under the given rules. With a `history` (of head),
+    a token the doc cites that head lacks is looked up there for what replaced it."""
+    lookups = Lookups()
     touched = Touched.of(changes)
     findings: list[Finding] = []
     checked: list[str] = []
@@ -57,23 +61,36 @@ def check(
         if not touches(rule, touched):
             continue
         checked.append(rule.id)
-        findings.extend(_judge(build(rule, base, head, touched, cache), audit=False))
+        inputs = build(rule, base, head, touched, cache)
+        findings.extend(_judge(inputs, audit=False, history=history, lookups=lookups, cache=cache))
     return Report(findings=tuple(findings), rules_checked=tuple(checked))
 
 
-def audit(rules: Sequence[Rule], tree: Tree, cache: ParseCache | None = None) -> Report:
-    """Every doc reference that does not resolve in this revision (the whole page is 'new')."""
+def audit(
+    rules: Sequence[Rule], tree: Tree, cache: ParseCache | None = None, history: History | None = None
+) -> Report:
+    """Every doc reference that does not resolve in this revision (the whole page is 'new'); with a
+    `history` (of this revision), what replaced a token the page cites."""
+    lookups = Lookups()
     findings: list[Finding] = []
     for rule in rules:
         if rule.site is not None:
             findings.extend(site_audit(rule, tree, cache))
     expanded = expand_all(rules, _EmptyTree(), tree, {})
     for rule in expanded:
-        findings.extend(_judge(build(rule, _EmptyTree(), tree, Touched.of(()), cache), audit=True))
+        inputs = build(rule, _EmptyTree(), tree, Touched.of(()), cache)
+        findings.extend(_judge(inputs, audit=True, history=history, lookups=lookups, cache=cache))
     return Report(findings=tuple(findings), rules_checked=tuple(r.id for r in expanded))
 
 
-def _judge(inputs: RuleInputs, *, audit: bool) -> list[Finding]:
+def _judge(
+    inputs: RuleInputs,
+    *,
+    audit: bool,
+    history: History | None = None,
+    lookups: Lookups | None = None,
+    cache: ParseCache | None = None,
+) -> list[Finding]:
     """One rule's findings. The checks run in a fixed order: of two findings that say the same
     thing about the same line, the first one emitted is kept."""
     out = Findings(inputs.rule)
@@ -89,6 +106,8 @@ def _judge(inputs: RuleInputs, *, audit: bool) -> list[Finding]:
             paths.moved_or_deleted(inputs, page, out)
             vanished(inputs, page, out)
         doc_to_code(inputs, page, out)
+    if history is not None:  # last: it rewrites what the checks found
+        from_history(inputs, out, history, lookups or Lookups(), cache, audit=audit)
     return out.finish()
 
 

@@ -53,8 +53,9 @@ class Findings:
     def __init__(self, rule: Rule):
         self.rule = rule
         self._done: list[Finding] = []
-        # Findings whose suggestion waits for every edit of their line: (finding, line text, line).
-        self._pending: list[tuple[Finding, str, int]] = []
+        # Findings whose suggestion waits for every edit of their line:
+        # (finding, line text, line, its edit).
+        self._pending: list[tuple[Finding, str, int, tuple[str, str]]] = []
         # (doc path, line) -> its (old, new) token replacements, merged into one suggestion.
         self._line_edits: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
 
@@ -92,18 +93,33 @@ class Findings:
         )
         if edit is not None and doc is not None and line is not None:
             self._line_edits[(doc.path, line)].append(edit)
-            self._pending.append((finding, doc.lines[line - 1], line))
+            self._pending.append((finding, doc.lines[line - 1], line, edit))
         else:
             self._done.append(finding)
+
+    def emitted(self) -> list[tuple[Finding, tuple[str, str] | None]]:
+        """Every finding emitted so far, with the token replacement it suggests (None: none, or a
+        whole-line replacement)."""
+        return [(f, None) for f in self._done] + [(f, edit) for f, _, _, edit in self._pending]
+
+    def withdraw(self, finding: Finding) -> None:
+        """Take back an emitted finding and its token replacement: a better-founded one replaces it."""
+        self._done = [f for f in self._done if f is not finding]
+        for entry in [p for p in self._pending if p[0] is finding]:
+            self._pending.remove(entry)
+            assert finding.doc is not None
+            self._line_edits[(finding.doc.path, entry[2])].remove(entry[3])
 
     def finish(self) -> list[Finding]:
         """Every finding, deduplicated, ordered by doc path and line."""
         # Every finding on a line suggests the same text: the line with all its fixes applied,
         # so accepting any one of them leaves the line right.
         findings = list(self._done)
-        for finding, original, line in self._pending:
+        for finding, original, line, _ in self._pending:
             assert finding.doc is not None
-            fixed = fixed_line(original, self._line_edits[(finding.doc.path, line)])
+            # The longest token first: `a/b/c.py` before `a/b/`, which would rewrite its start.
+            edits = sorted(self._line_edits[(finding.doc.path, line)], key=lambda e: -len(e[0]))
+            fixed = fixed_line(original, edits)
             suggestion = Suggestion(finding.doc.path, line, line, fixed) if fixed != original else None
             findings.append(replace(finding, suggestion=suggestion))
         unique: dict[tuple[object, ...], Finding] = {}

@@ -298,3 +298,43 @@ def why_renamed_because(old: Fact, new: Fact, because: Because | None) -> str:
         f"{where}. Git saw {because.old} renamed to {because.new}; in it, `{new.token}` is the only "
         f"{describe(old)} added as `{old.token}` was the only one removed."
     )
+
+
+# -- successors found in the history -------------------------------------------------------------
+
+# One step of a token's history: what replaced it (None: nothing did) and the commit, as
+# `0daa9ff (#2384)`.
+HistoryStep = tuple[str | None, str]
+
+
+def token_history(token: str, steps: list[HistoryStep]) -> str:
+    """`--disable-fp32-master` became `--no-keep-fp32-master` in 0daa9ff (#2384)."""
+    return _history(token, steps, "became", "was removed")
+
+
+def path_history(token: str, steps: list[HistoryStep]) -> str:
+    """`miles/backends/experimental/fsdp_utils/` moved to `miles/backends/fsdp_utils/` in 800274a (#2272)."""
+    return _history(token, steps, "moved to", "was deleted")
+
+
+def _history(token: str, steps: list[HistoryStep], became: str, gone: str) -> str:
+    text = f"`{token}`"
+    for i, (new, commit) in enumerate(steps):
+        if new is not None:
+            text += f" {became} `{new}` in {commit}" if i == 0 else f", then `{new}` in {commit}"
+        elif i == 0:
+            text += f" {gone} in {commit}"
+        elif commit == steps[i - 1][1]:
+            text += ", which is gone at head"  # followed as far as allowed
+        else:
+            text += f", which {gone} in {commit}"
+    return text
+
+
+def why_history(token: str, steps: list[HistoryStep], *, path: bool = False) -> str:
+    commits = ", ".join(dict.fromkeys(commit for _, commit in steps))
+    where = "git's renames of that path" if path else "the history of the files the rule reads"
+    return (
+        f"`{token}` does not exist at head; {where} say{'s' * (not path)} what became of it "
+        f"({commits}: the newest commit{'s' * (len(steps) > 1)} that removed, renamed or moved it)."
+    )

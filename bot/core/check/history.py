@@ -1,0 +1,365 @@
+"""What replaced a token the doc cites and the code no longer has, read from the repository's
+history: "`--disable-fp32-master` became `--no-keep-fp32-master` in 0daa9ff (#2384)".
+
+A post-pass over one rule's findings. A token that does not resolve at head (an `unresolved`
+finding, a `removed` one with no suggestion, a flag on a line the change wrote that none of the
+rule's parsers has) is looked up in the history of the rule's sources: the newest commit whose
+diff changed how often the token occurs there (git's pickaxe), where the rule's facts at that
+commit's parent have the token and the facts at the commit do not. What became of it there is
+decided as for a change (deltas.py: same destination and polarity first, a close name last);
+the successor is followed forward (at most `HOPS` times) until it is one the head has. A path
+follows git's renames of the file, or of every file under a folder, the same way.
+
+Pure: the history is read through the `History` protocol, which the git adapter
+(bot/trees/history.py) implements; facts at old commits come from `gather` and its cache.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from bot.core.check import wording
+from bot.core.check.deltas import deltas
+from bot.core.check.findings import Findings, is_external
+from bot.core.check.inputs import Page, RuleInputs
+from bot.core.extract.imports import Modules
+from bot.core.facts import Facts, ParseCache, gather
+from bot.core.model import CodeLocation, Fact, Finding, FindingKind, Tree
+from bot.core.page import Ref
+from bot.core.programs import Programs
+from bot.core.rules import Rule
+
+# How many times a successor that is itself gone at head is followed forward.
+HOPS = 3
+# Lookups per run, by default: a page full of stale tokens costs a bounded number of git calls.
+DEFAULT_LOOKUPS = 16
+# The flags argparse gives every parser.
+_BUILTIN_FLAGS = frozenset({"-h", "--help"})
+
+
+@dataclass(frozen=True)
+class Commit:
+    id: str
+    subject: str
+
+    def label(self) -> str:
+        """`0daa9ff (#2384)`: the short id and the pull request its subject names."""
+        number = pull_request(self.subject)
+        return f"{self.id[:7]} (#{number})" if number else self.id[:7]
+
+
+def pull_request(subject: str) -> str | None:
+    """The pull request a commit subject names: a squash merge's `title (#2384)`, or a merge
+    commit's `Merge pull request #2384 from ...`."""
+    found = re.search(r"\(#(\d+)\)\s*$", subject) or re.match(r"Merge pull request #(\d+)\b", subject)
+    return found.group(1) if found else None
+
+
+@dataclass(frozen=True)
+class Move:
+    """A commit that renamed or deleted a path (or files under a folder): every rename it made."""
+
+    commit: Commit
+    renames: Mapping[str, str]  # old path -> new path, the whole commit's
+
+
+class History(Protocol):
+    """The history of the revision under check, newest first, bounded by the implementation in
+    commits and time (it answers less, never wrongly)."""
+
+    def touching(self, strings: Sequence[str], paths: Sequence[str]) -> Sequence[Commit]:
+        """Commits, at or before the checked revision, whose diff on `paths` changed how often one
+        of `strings` occurs as a whole token, not inside a longer name (git's pickaxe)."""
+        ...
+
+    def trees(self, commit: Commit) -> tuple[Tree, Tree] | None:
+        """The revisions before and at `commit`; None when it has no (readable) parent."""
+        ...
+
+    def moves(self, path: str) -> Sequence[Move]:
+        """Commits, at or before the checked revision, that renamed or deleted `path` or a file
+        under it."""
+        ...
+
+
+@dataclass
+class Lookups:
+    """What one run may still ask the history, shared by every rule of the run."""
+
+    left: int = DEFAULT_LOOKUPS
+    memo: dict[tuple[str, str, str], Succession | None] = field(default_factory=dict)
+
+    def take(self) -> bool:
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+@dataclass(frozen=True)
+class Step:
+    new: str | None  # the token (or path) that took the old one's place; None: removed
+    commit: Commit
+    fact: Fact | None = None  # the successor's fact at that commit (tokens)
+
+
+@dataclass(frozen=True)
+class Succession:
+    """What became of a token, step by step: each step's `new` is the next step's old."""
+
+    old: str
+    steps: tuple[Step, ...]
+
+    @property
+    def final(self) -> str | None:
+        return self.steps[-1].new
+
+
+def from_history(
+    inputs: RuleInputs,
+    out: Findings,
+    history: History,
+    lookups: Lookups,
+    cache: ParseCache | None,
+    *,
+    audit: bool,
+) -> None:
+    """Rewrite the rule's findings on tokens that do not resolve at head with what history says
+    replaced them; in a check, also report flags on lines the change wrote that the rule's
+    parsers once had (`--disable-fp32-master`) and no longer do."""
+    pages = {p.doc.path: p for p in inputs.pages}
+    reported: set[tuple[str, int, str]] = set()
+    for finding, edit in out.emitted():
+        if finding.doc is None:
+            continue
+        reported.add((finding.doc.path, finding.doc.line, finding.symbol))
+        page = pages.get(finding.doc.path)
+        if page is None or not _asks(finding, edit):
+            continue
+        ref = _ref(page, finding)
+        if ref is None:
+            continue
+        found = _succession(inputs, page, ref, history, lookups, cache)
+        if found is not None and (found.final is not None or finding.kind == "unresolved"):
+            out.withdraw(finding)
+            _emit(inputs, page, ref, found, out, "renamed" if finding.kind == "removed" else "unresolved")
+    if audit:
+        return
+    for page in inputs.pages:
+        for ref in page.new_refs:
+            if (page.doc.path, ref.line, ref.token) in reported or not _stale_flag(inputs, ref):
+                continue
+            found = _succession(inputs, page, ref, history, lookups, cache)
+            if found is not None:
+                reported.add((page.doc.path, ref.line, ref.token))
+                _emit(inputs, page, ref, found, out, "unresolved")
+
+
+def _asks(finding: Finding, edit: tuple[str, str] | None) -> bool:
+    """An unresolved token (whatever its guess), or a removed one nothing replaces."""
+    if " " in finding.symbol:
+        return False  # `--flag value`: a choice, judged against the flag at head
+    if finding.kind == "unresolved":
+        return True
+    return finding.kind == "removed" and edit is None and finding.suggestion is None
+
+
+def _ref(page: Page, finding: Finding) -> Ref | None:
+    assert finding.doc is not None
+    return next((r for r in page.doc.refs_on(finding.doc.line) if r.token == finding.symbol), None)
+
+
+def _stale_flag(inputs: RuleInputs, ref: Ref) -> bool:
+    """A flag no parser of the rule has at head, which ownership may have left alone: only the
+    history can say it was the rule's."""
+    token = ref.token
+    return (
+        ref.kind == "flag"
+        and token.startswith("--")
+        and token not in _BUILTIN_FLAGS
+        and not any(c in token for c in "*<>=")
+        and not token.endswith("-")
+        and not inputs.head_facts.knows(token, flag=True)
+        and not is_external(token, inputs.rule.external)
+    )
+
+
+def _succession(
+    inputs: RuleInputs, page: Page, ref: Ref, history: History, lookups: Lookups, cache: ParseCache | None
+) -> Succession | None:
+    if ref.kind == "path":
+        cited = inputs.own.path(ref, page.doc.path)
+        if cited is None:
+            return None
+        key = ("", "path", cited.path)
+        if key not in lookups.memo and lookups.take():
+            lookups.memo[key] = path_succession(cited.path, inputs.head, history)
+        return lookups.memo.get(key)
+    key = (inputs.rule.id, ref.kind, ref.token)
+    if key not in lookups.memo and lookups.take():
+        lookups.memo[key] = token_succession(inputs.rule, ref.token, inputs.head_facts, history, cache)
+    return lookups.memo.get(key)
+
+
+def token_succession(
+    rule: Rule, token: str, head: Facts, history: History, cache: ParseCache | None
+) -> Succession | None:
+    """What became of `token`, a fact of the rule's sources some time before head; None when
+    the history does not show it as one (never the rule's, or out of reach)."""
+    steps: list[Step] = []
+    old = token
+    for _ in range(HOPS):
+        step = _removal(rule, old, history, cache)
+        if step is None or (steps and step.commit == steps[-1].commit):
+            break
+        steps.append(step)
+        if step.new is None or head.by_token.get(step.new):
+            break
+        old = step.new
+    if not steps:
+        return None
+    last = steps[-1]
+    if last.new is not None and not head.by_token.get(last.new):
+        steps.append(Step(None, last.commit))  # followed as far as allowed; gone at head too
+    return Succession(token, tuple(steps))
+
+
+def _removal(rule: Rule, token: str, history: History, cache: ParseCache | None) -> Step | None:
+    """The newest commit where the rule's facts lost `token`, and what took its place there."""
+    paths = sorted({p for s in rule.sources for p in s.paths})
+    if not paths:
+        return None
+    for commit in history.touching(search_strings(rule, token), paths):
+        trees = history.trees(commit)
+        if trees is None:
+            continue
+        before = gather(rule, trees[0], cache, found=_NO_PROGRAMS)
+        after = gather(rule, trees[1], cache, found=_NO_PROGRAMS)
+        had, has = bool(before.by_token.get(token)), bool(after.by_token.get(token))
+        if has and not had:
+            return None  # put back here: whatever removed it before is undone
+        if had == has:
+            continue  # the token's text moved, its fact did not
+        found = [d for d in deltas(before, after).get(token, ()) if d.kind in ("renamed", "removed")]
+        new = found[0].new if found and found[0].kind == "renamed" else None
+        if new is not None and not _same_way(found[0].old, new):
+            new = None
+        return Step(new.token if new else None, commit, new)
+    return None
+
+
+def _same_way(old: Fact, new: Fact) -> bool:
+    """A switch is never succeeded by one that sets its destination the other way."""
+    a, b = old.attr("sets"), new.attr("sets")
+    return a is None or b is None or a == b
+
+
+def search_strings(rule: Rule, token: str) -> list[str]:
+    """What the sources wrote when they had `token`: the token itself, and for a flag built from a
+    dataclass field, the field's name (`--no-keep-fp32-master` <- `keep_fp32_master`)."""
+    strings = [token]
+    if token.startswith("--") and any(s.kind == "dataclass-flags" for s in rule.sources):
+        name = token[2:].removeprefix("no-").replace("-", "_")
+        if name and name not in strings:
+            strings.append(name)
+    return strings
+
+
+def path_succession(path: str, head: Tree, history: History) -> Succession | None:
+    """Where a cited file or folder went: the commit that renamed it (or moved every file under
+    the folder to one new folder), followed while the new path is gone at head too."""
+    steps: list[Step] = []
+    old = path
+    for _ in range(HOPS):
+        moves = history.moves(old)
+        if not moves or (steps and moves[0].commit == steps[-1].commit):
+            break
+        move = moves[0]
+        new = move.renames.get(old) or _folder_target(old, move.renames)
+        steps.append(Step(new, move.commit))
+        if new is None or head.exists(new):
+            break
+        old = new
+    if not steps:
+        return None
+    last = steps[-1]
+    if last.new is not None and not head.exists(last.new):
+        steps.append(Step(None, last.commit))
+    return Succession(path, tuple(steps))
+
+
+def _folder_target(folder: str, renames: Mapping[str, str]) -> str | None:
+    """The folder the files under `folder` went to, each keeping its place under it. Git pairs
+    identical files by content, so an empty `__init__.py` may be paired with another folder's:
+    the target is the one at least three in four of the folder's renames agree on."""
+    votes: dict[str, int] = {}
+    total = 0
+    for old, new in renames.items():
+        if old.startswith(folder + "/"):
+            total += 1
+            rest = old[len(folder) :]
+            if new.endswith(rest):
+                votes[new[: -len(rest)]] = votes.get(new[: -len(rest)], 0) + 1
+    if not votes:
+        return None
+    target, count = max(votes.items(), key=lambda item: item[1])
+    return target if 4 * count >= 3 * total else None
+
+
+def _emit(
+    inputs: RuleInputs, page: Page, ref: Ref, found: Succession, out: Findings, kind: FindingKind
+) -> None:
+    new = found.final
+    edit = None
+    code = None
+    if ref.kind == "path":
+        cited = inputs.own.path(ref, page.doc.path)
+        written = ref.token.rstrip("/")
+        slash = "/" if ref.token.endswith("/") else ""
+
+        def as_written(path: str | None) -> str | None:
+            return None if path is None or cited is None else cited.written(path, written) + slash
+
+        steps = [(as_written(s.new), s.commit.label()) for s in found.steps]
+        if new is not None and cited is not None:
+            edit = (written, cited.written(new, written))
+        message = wording.path_history(ref.token, steps)
+    else:
+        steps = [(s.new, s.commit.label()) for s in found.steps]
+        if new is not None:
+            edit = (ref.token, new)
+            at_head = inputs.head_facts.by_token.get(new, ())
+            code = CodeLocation(at_head[0].path, at_head[0].line) if at_head else None
+        message = wording.token_history(ref.token, steps)
+    out.emit(
+        kind,
+        ref.token,
+        message,
+        doc=page.doc,
+        line=ref.line,
+        code=code,
+        edit=edit,
+        why=wording.why_history(ref.token, steps, path=ref.kind == "path"),
+    )
+
+
+class _NoTree:
+    def read(self, path: str) -> str | None:
+        return None
+
+    def blob_id(self, path: str) -> str | None:
+        return None
+
+    def exists(self, path: str) -> bool:
+        return False
+
+    def paths(self) -> frozenset[str]:
+        return frozenset()
+
+
+# Facts at old commits are compared with each other only: which program takes a flag (a read of
+# the whole tree) does not decide what replaced it.
+_NO_PROGRAMS = Programs(Modules(_NoTree()), ())

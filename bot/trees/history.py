@@ -1,0 +1,176 @@
+"""The history of one revision of a git repository, as the check asks it what replaced a token
+(bot/core/check/history.py): git's pickaxe over a few files, and git's renames of a path.
+
+Every answer is bounded: at most `limit` commits, each git call at most `call_seconds`, all calls
+of a run at most `total_seconds`; past that the history answers nothing, which only costs a
+suggestion. A shallow clone (a CI checkout's `fetch-depth: 1`) has no history to read and answers
+nothing rather than what its cut-off history would wrongly say. Answers depend only on the
+revision and the question, so they are kept in the facts cache, keyed by commit id.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import MutableMapping, Sequence
+from typing import Any
+
+from bot.core.check.history import Commit, Move
+from bot.core.model import Tree
+from bot.trees.git import GitError, GitRepo, parse_name_status
+
+# Part of every cache key: bump when what is stored changes.
+CACHE_FORMAT = "history1"
+# Characters a POSIX extended regular expression gives a meaning (git's --pickaxe-regex).
+_ERE_SPECIAL = set(".[]()*+?{}|^$\\")
+# What a token's neighbours may not be, for it to be the whole token.
+_WORD = "A-Za-z0-9_-"
+
+
+class GitHistory:
+    """bot.core.check.history.History for the commits at or before `rev`."""
+
+    def __init__(
+        self,
+        repo: GitRepo,
+        rev: str,
+        cache: MutableMapping[str, object] | None = None,
+        *,
+        limit: int = 5,
+        call_seconds: float = 10.0,
+        total_seconds: float = 30.0,
+    ):
+        self.repo = repo
+        self.rev = repo.resolve(rev)
+        self.cache = cache
+        self.limit = limit
+        self.call_seconds = call_seconds
+        self.deadline = time.monotonic() + total_seconds
+        self.calls = 0  # git processes started: what a benchmark or a test counts
+        self.timed_out = False
+        self._parents: dict[str, str | None] = {}
+        self._shallow: bool | None = None
+
+    # --- bot.core.check.history.History -----------------------------------------------------------
+
+    def touching(self, strings: Sequence[str], paths: Sequence[str]) -> Sequence[Commit]:
+        if not strings or not paths or self.shallow():
+            return []
+        key = f"{CACHE_FORMAT}:S:{self.rev}:{self.limit}:{_joined(strings)}:{_joined(paths)}"
+        found = self._cached(key)
+        if found is None:
+            # A whole token: `--warmup-steps` is not counted inside `--num-warmup-steps`.
+            pattern = f"(^|[^{_WORD}])({'|'.join(_ere(s) for s in strings)})([^{_WORD}]|$)"
+            out = self._git(
+                "log", "--pickaxe-regex", f"-S{pattern}", "--format=%H%x1f%P%x1f%s",
+                f"-n{self.limit}", self.rev, "--", *paths,
+            )  # fmt: skip
+            if out is None:
+                return []
+            found = [tuple(line.split("\x1f", 2)) for line in out.splitlines() if line.count("\x1f") == 2]
+            self._store(key, found)
+        return [self._commit(*entry) for entry in found]
+
+    def trees(self, commit: Commit) -> tuple[Tree, Tree] | None:
+        parent = self._parents.get(commit.id)
+        if parent is None:
+            return None
+        return self.repo.tree(parent), self.repo.tree(commit.id)
+
+    def moves(self, path: str) -> Sequence[Move]:
+        path = path.rstrip("/")
+        if not path or self.shallow():
+            return []
+        key = f"{CACHE_FORMAT}:M:{self.rev}:{self.limit}:{path}"
+        found = self._cached(key)
+        if found is None:
+            # Limited to the path, git sees a rename out of it as a deletion: the commit's whole diff
+            # says where the files went.
+            out = self._git(
+                "log", "-M", "--diff-filter=RD", "--format=%H%x1f%P%x1f%s", "-n1", self.rev, "--", path
+            )
+            if out is None:
+                return []
+            found = []
+            for line in out.splitlines():
+                sha, parents, subject = line.split("\x1f", 2)
+                parent = parents.split()[0] if parents else None
+                if parent is None:
+                    continue
+                diff = self._git("diff-tree", "-r", "-M", "--name-status", "-z", parent, sha)
+                if diff is None:
+                    return []
+                renames = {c.old_path: c.path for c in parse_name_status(diff) if c.old_path}
+                found.append((sha, parents, subject, renames))
+            self._store(key, found)
+        moves = []
+        for sha, parents, subject, renames in found:
+            moves.append(Move(self._commit(sha, parents, subject), renames))
+        return moves
+
+    # --- git ----------------------------------------------------------------------------------------
+
+    def shallow(self) -> bool:
+        """A shallow clone's oldest commits look like the repository's first: nothing it says
+        about when a token went is to be trusted."""
+        if self._shallow is None:
+            out = self._git("rev-parse", "--is-shallow-repository")
+            self._shallow = out is None or out.strip() != "false"
+        return self._shallow
+
+    def _commit(self, sha: str, parents: str, subject: str) -> Commit:
+        first = parents.split()[0] if parents.strip() else None
+        self._parents[sha] = first
+        return Commit(sha, subject)
+
+    def _git(self, *args: str) -> str | None:
+        """git's output, or None when it failed or ran out of time."""
+        left = min(self.call_seconds, self.deadline - time.monotonic())
+        if left <= 0:
+            self.timed_out = True
+            return None
+        self.calls += 1
+        try:
+            proc = subprocess.run(
+                ["git", "--literal-pathspecs", "-C", str(self.repo.path), *args],
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=left,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            self.timed_out = True
+            return None
+        return proc.stdout if proc.returncode == 0 else None
+
+    def _cached(self, key: str) -> list[Any] | None:
+        if self.cache is None:
+            return None
+        try:
+            hit = self.cache.get(key)
+        except Exception:  # an unreadable cache entry is a miss
+            return None
+        return hit if isinstance(hit, list) else None
+
+    def _store(self, key: str, value: list[Any]) -> None:
+        if self.cache is not None:
+            self.cache[key] = value
+
+
+def _ere(text: str) -> str:
+    return "".join("\\" + c if c in _ERE_SPECIAL else c for c in text)
+
+
+def _joined(items: Sequence[str]) -> str:
+    return "\x00".join(items)
+
+
+def open_history(
+    repo: GitRepo, rev: str, cache: MutableMapping[str, object] | None = None
+) -> GitHistory | None:
+    """The history of `rev`, or None when the repository cannot say (an unknown revision)."""
+    try:
+        return GitHistory(repo, rev, cache)
+    except GitError:
+        return None
