@@ -35,8 +35,11 @@ _BULLET = re.compile(
 )
 _BULLET_START = re.compile(r"[ \t]*[-*+][ \t]")
 # What a table cell, markdown or MDX would read as syntax in a description: `|` ends a cell,
-# `<` opens a tag, `{` an MDX expression.
-_ESCAPE = re.compile(r"(?<!\\)([|<{}])")
+# `<` opens a tag, `{` an MDX expression. Already escaped ones stay as they are.
+_PROSE = re.compile(r"(?<!\\)([<{}])")
+_PROSE_CELL = re.compile(r"(?<!\\)([|<{}])")
+_PIPE = re.compile(r"(?<!\\)\|")
+_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 
 
 @dataclass(frozen=True)
@@ -104,26 +107,41 @@ def new_line(
         found = holding[0]
         if found.kind == "table":
             text = _table_row(doc, found, siblings, entry)
-            span = (max(found.items[index]),) * 2 if after else (min(found.items[index]),) * 2
+            line = max(found.items[index]) if after else min(found.items[index])
         else:
             text = _bullet(doc, found, siblings, entry)
-            first = max(found.items[index]) if after else min(found.items[index])
-            span = (first, _item_end(doc, first)) if after else (first, first)
+            line = _item_end(doc, max(found.items[index])) if after else min(found.items[index])
         if text is None:
             return None
-        line = span[1] if after else span[0]
         old = doc.lines[line - 1]
         return NewLine(line, f"{old}\n{text}" if after else f"{text}\n{old}")
     return None
 
 
 def one_line(text: str, default: str | None = None) -> str:
-    """A help text or comment as one line of a table cell or bullet: argparse's `%(default)s`
-    filled in, whitespace collapsed, `|`, `<`, `{` and `}` escaped."""
+    """A help text or comment on one line: argparse's `%(default)s` filled in, whitespace
+    collapsed."""
     if default is not None:
         text = text.replace("%(default)s", default)
-    text = text.replace("%%", "%")
-    return _ESCAPE.sub(r"\\\1", " ".join(text.split()))
+    return " ".join(text.replace("%%", "%").split())
+
+
+def escaped(text: str, *, cell: bool) -> str:
+    """`text` safe in a table cell (`cell`) or a bullet: outside code spans `<`, `{` and `}`
+    escaped (markdown and MDX read tags and expressions there); in a cell every `|` escaped,
+    code spans too (GFM splits cells on them everywhere and drops the backslash)."""
+    out = []
+    pos = 0
+    for m in _SPAN.finditer(text):
+        out.append(_escape_prose(text[pos : m.start()], cell))
+        out.append(_PIPE.sub(r"\\|", m.group(0)) if cell else m.group(0))
+        pos = m.end()
+    out.append(_escape_prose(text[pos:], cell))
+    return "".join(out)
+
+
+def _escape_prose(text: str, cell: bool) -> str:
+    return (_PROSE_CELL if cell else _PROSE).sub(r"\\\1", text)
 
 
 # --- finding the lists -------------------------------------------------------------------------
@@ -257,7 +275,8 @@ def _table_row(doc: DocPage, table: _List, siblings: Sequence[Sibling], entry: E
     if others and entry.description:
         # The description goes in the column the siblings write most in: their prose.
         prose = max(others, key=lambda c: sum(len(r[c].strip()) for r in sibling_rows.values()))
-        cells[prose] = _sentence(entry.description, [r[prose].strip() for r in sibling_rows.values()])
+        text = _sentence(entry.description, [r[prose].strip() for r in sibling_rows.values()])
+        cells[prose] = escaped(text, cell=True)
     return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
 
 
@@ -374,7 +393,8 @@ def _bullet(doc: DocPage, found: _List, siblings: Sequence[Sibling], entry: Entr
         return f"{indent}{marker}{gap}{star}{key}{star}"
     if not entry.description:
         return None  # a bullet with nothing after its separator reads as unfinished
-    return f"{indent}{marker}{gap}{star}{key}{star}{m.group('sep')}{_sentence(entry.description, rests)}"
+    text = escaped(_sentence(entry.description, rests), cell=False)
+    return f"{indent}{marker}{gap}{star}{key}{star}{m.group('sep')}{text}"
 
 
 def _item_text(doc: DocPage, first: int, rest: str) -> str:

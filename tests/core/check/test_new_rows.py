@@ -6,7 +6,7 @@ gets no suggestion."""
 from __future__ import annotations
 
 from bot.core.check.findings import Findings
-from bot.core.check.new_rows import one_line
+from bot.core.check.new_rows import escaped, one_line
 from bot.core.check.undocumented import undocumented
 from bot.core.model import Finding
 from bot.core.rules import Rule, Source
@@ -119,7 +119,16 @@ def test_a_pipe_and_markup_in_the_help_text_are_escaped():
     row = added(MEMORY_TABLE, f)[5]
     assert row == r"| `--dir /tmp` | Where to spill: \<dir> \| \{auto\}, default /tmp. |"
     assert row.count("|") - row.count(r"\|") == 3  # still two cells
-    assert one_line("a\n   b \\| c") == r"a b \| c"  # one line; a pipe already escaped stays one
+    assert one_line("a\n   b  %(default)s 50%%", "4") == "a b 4 50%"
+
+
+def test_escapes_follow_markdown_in_a_cell_and_in_a_bullet():
+    text = "Use `a|b` or <dir> | {x}, `<kept>`; \\| stays one"
+    # In a cell GFM splits on every pipe, code spans too, and drops the backslash there.
+    assert escaped(text, cell=True) == r"Use `a\|b` or \<dir> \| \{x\}, `<kept>`; \| stays one"
+    # In a bullet a pipe is text, and a code span is shown exactly as written.
+    assert escaped(text, cell=False) == r"Use `a|b` or \<dir> | \{x\}, `<kept>`; \| stays one"
+    assert escaped("an `unclosed <span", cell=False) == r"an `unclosed \<span"
 
 
 BULLETS = """\
