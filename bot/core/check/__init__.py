@@ -28,7 +28,7 @@ from bot.core.check.findings import Findings
 from bot.core.check.history import History, Lookups, from_history
 from bot.core.check.inputs import RuleInputs, Touched, build, touches
 from bot.core.check.undocumented import undocumented
-from bot.core.check.vanished import vanished
+from bot.core.check.vanished import unread_env, vanished
 from bot.core.facts import ParseCache
 from bot.core.globs import expand_all
 from bot.core.model import Change, Finding, Report, Tree
@@ -106,6 +106,7 @@ def _judge(
             paths.moved_or_deleted(inputs, page, out)
             vanished(inputs, page, out)
         doc_to_code(inputs, page, out)
+        unread_env(inputs, page, out)
     if history is not None:  # last: it rewrites what the checks found
         from_history(inputs, out, history, lookups or Lookups(), cache, audit=audit)
     return out.finish()

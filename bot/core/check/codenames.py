@@ -110,6 +110,40 @@ def vanished_names(
     return lost
 
 
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+
+
+def env_name(token: str) -> str | None:
+    """The environment variable a code-style token may name (`MILES_DEBUG`, `$MILES_DEBUG`)."""
+    name = cited_name(token)
+    return name if name is not None and _ENV_NAME.fullmatch(name) else None
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What the rule's sources read from the environment at head, and every name they use."""
+
+    read: frozenset[str]
+    used: frozenset[str]
+
+
+def environment(
+    rule: Rule, head: Tree, renames: Mapping[str, str], cache: ParseCache | None
+) -> Environment | None:
+    """None when a source could not be read whole: then any name may be used past where it stopped."""
+    read: set[str] = set()
+    used: set[str] = set()
+    for path in dict.fromkeys(renames.get(p, p) for s in rule.sources if s.kind != "paths" for p in s.paths):
+        tokens = code_tokens_cached(path, head, cache)
+        if tokens is None:
+            continue
+        if tokens.error is not None:
+            return None
+        read |= tokens.env
+        used |= tokens.names.keys() | tokens.literals
+    return Environment(frozenset(read), frozenset(used))
+
+
 def _cited(rule: Rule, head: Tree, renames: Mapping[str, str], cache: ParseCache | None) -> set[str] | None:
     """The names the rule's pages cite at head, from their indexes (kept by blob id); None when
     there is no cache to keep them in: reading every page twice would cost more than the filter

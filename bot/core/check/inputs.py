@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bot.core.check.codenames import Gone, vanished_names
+from bot.core.check.codenames import Environment, Gone, env_name, environment, vanished_names
 from bot.core.check.ownership import Ownership
 from bot.core.check.reach import Reach
 from bot.core.doclines import in_scope
@@ -78,6 +78,9 @@ class RuleInputs:
     pages: tuple[Page, ...]
     own: Ownership  # which cited tokens are the repository's
     vanished: Mapping[str, Gone] = field(default_factory=dict)  # names the change took out of the code
+    # what the sources read from the environment at head: only when a line the change wrote cites
+    # a name that may be an environment variable (vanished.py)
+    environment: Environment | None = None
 
     def code_line(self, old: Fact, new: Fact | None) -> CodeLocation:
         """The head line that made the doc wrong: where the change touched the fact."""
@@ -107,6 +110,10 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
     gone = vanished_names(rule, base, head, touched.paths, touched.renames, cache, owned)
     # Pages the change cannot reach are neither read nor judged (reach.py).
     reach = Reach.of(rule, base_facts, head_facts, bool(touched.renames or touched.removed), gone)
+    pages = tuple(_pages(rule, base, head, touched, cache, reach))
+    env = None
+    if any((n := env_name(r.token)) is not None and n not in owned for p in pages for r in p.new_refs):
+        env = environment(rule, head, touched.renames, cache)
     return RuleInputs(
         rule=rule,
         base=base,
@@ -115,7 +122,7 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
         base_facts=base_facts,
         head_facts=head_facts,
         code_diffs=_code_diffs(rule, base, head, touched),
-        pages=tuple(_pages(rule, base, head, touched, cache, reach)),
+        pages=pages,
         own=Ownership(
             base,
             head,
@@ -124,6 +131,7 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
             changed=touched.paths - touched.removed,
         ),
         vanished=gone,
+        environment=env,
     )
 
 

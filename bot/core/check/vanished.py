@@ -1,5 +1,8 @@
 """vanished: a page that still cites, in code style, a name the change took out of the code the
-page is checked against (`PERF_ARGS` once the launchers that defined it are gone).
+page is checked against (`PERF_ARGS` once the launchers that defined it are gone). And a line
+the change wrote citing an environment variable the code does not read, when it is a near miss
+of one it does (`MILES_NUM_NODE` for `MILES_NUM_NODES`): most variables a page names are other
+programs' (`CUDA_VISIBLE_DEVICES`, `NCCL_DEBUG`), so only a near miss is said.
 
 Which names vanished is decided before any page is read (codenames.py). Here each citation is
 found: a code span of prose or of a table (`NAME`, `$NAME`, `${NAME}`), never a fenced block,
@@ -9,9 +12,10 @@ whose commands define what they use. A name the rule says is external is left al
 from __future__ import annotations
 
 from bot.core.check import wording
-from bot.core.check.codenames import cited_name
+from bot.core.check.codenames import cited_name, env_name
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
+from bot.core.check.near import closest
 from bot.core.model import CodeLocation
 
 _SPANS = ("inline", "table")
@@ -48,3 +52,27 @@ def _code_location(inputs: RuleInputs, path: str, line: int) -> CodeLocation:
     if diff is None or path in inputs.touched.removed:
         return CodeLocation(path, line)
     return CodeLocation(head_path, diff.head_line_for(line))
+
+
+def unread_env(inputs: RuleInputs, page: Page, out: Findings) -> None:
+    env = inputs.environment
+    if env is None or not env.read:
+        return
+    for ref in page.new_refs:
+        name = env_name(ref.token) if ref.where in _SPANS and ref.kind in ("name", "value") else None
+        if name is None or name in env.used or len(name) < 6:
+            continue
+        if name in inputs.head_facts.by_token or is_external(ref.token, inputs.rule.external):
+            continue
+        prefix = name.split("_", 1)[0] + "_"
+        near = closest(name, [v for v in env.read if v.startswith(prefix)], 0.85)
+        if near is None or near in {cited_name(r.token) for r in page.doc.refs_on(ref.line)}:
+            continue
+        out.emit(
+            "unresolved",
+            ref.token,
+            wording.unread_env(name, near),
+            doc=page.doc,
+            line=ref.line,
+            edit=(ref.token, ref.token.replace(name, near)),
+        )

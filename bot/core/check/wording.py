@@ -338,3 +338,7 @@ def why_history(token: str, steps: list[HistoryStep], *, path: bool = False) -> 
         f"`{token}` does not exist at head; {where} say{'s' * (not path)} what became of it "
         f"({commits}: the newest commit{'s' * (len(steps) > 1)} that removed, renamed or moved it)."
     )
+
+
+def unread_env(name: str, near: str) -> str:
+    return f"the code this page is checked against does not read `{name}`; did you mean `{near}`?"

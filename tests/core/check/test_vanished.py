@@ -178,3 +178,37 @@ def test_a_cached_check_finds_the_same():
     first = run(BASE, replaced_by_python(), cache=cache)
     assert run(BASE, replaced_by_python(), cache=cache) == first
     assert len(vanished(first)) == 3
+
+
+ENV_CONFIG = """\
+rules:
+  - id: env
+    docs: [{path: "docs/*.md"}]
+    sources:
+      - {id: api, kind: symbols, path: pkg/api.py}
+"""
+ENV_API = 'import os\n\nNODES = os.environ.get("MILES_NUM_NODES", "1")\nDEBUG = os.getenv("MILES_DEBUG")\n'
+
+
+def test_a_doc_edit_citing_a_near_miss_of_an_environment_variable_the_code_reads():
+    base = {"pkg/api.py": ENV_API, "docs/env.md": "# Environment\n\nNothing yet.\n"}
+    page = (
+        "# Environment\n\nSet `MILES_NUM_NODE` to the node count, `$MILES_DEBUGS` for logs.\n"
+        "`CUDA_VISIBLE_DEVICES` and `MILES_BRAND_NEW` are passed through.\n"
+    )
+    findings = run(base, {**base, "docs/env.md": page}, ENV_CONFIG)
+    assert [(f.kind, f.symbol, f.doc.line) for f in findings] == [
+        ("unresolved", "$MILES_DEBUGS", 3),
+        ("unresolved", "MILES_NUM_NODE", 3),
+    ]
+    assert findings[1].message.endswith("does not read `MILES_NUM_NODE`; did you mean `MILES_NUM_NODES`?")
+    assert findings[0].suggestion.replacement == (
+        "Set `MILES_NUM_NODES` to the node count, `$MILES_DEBUG` for logs."
+    )
+
+
+def test_lines_the_change_did_not_write_are_not_judged_for_environment_variables():
+    page = "# Environment\n\nSet `MILES_NUM_NODE`.\n"
+    base = {"pkg/api.py": ENV_API, "docs/env.md": page}
+    head = {**base, "pkg/api.py": ENV_API + "X = 1\n"}
+    assert run(base, head, ENV_CONFIG) == ()
