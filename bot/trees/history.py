@@ -1,5 +1,5 @@
 """The history of one revision of a git repository, as the check asks it what replaced a token
-(bot/core/check/history.py): git's pickaxe over a few files, and git's renames of a path.
+(bot/core/check/history.py): git's pickaxe (-G) over a few files, and git's renames of a path.
 
 Every answer is bounded: at most `limit` commits, each git call at most `call_seconds`, all calls
 of a run at most `total_seconds`; past that the history answers nothing, which only costs a
@@ -21,7 +21,7 @@ from bot.trees.git import GitError, GitRepo, parse_name_status
 
 # Part of every cache key: bump when what is stored changes.
 CACHE_FORMAT = "history1"
-# Characters a POSIX extended regular expression gives a meaning (git's --pickaxe-regex).
+# Characters a POSIX extended regular expression gives a meaning (git's -G).
 _ERE_SPECIAL = set(".[]()*+?{}|^$\\")
 # What a token's neighbours may not be, for it to be the whole token.
 _WORD = "A-Za-z0-9_-"
@@ -36,7 +36,7 @@ class GitHistory:
         rev: str,
         cache: MutableMapping[str, object] | None = None,
         *,
-        limit: int = 5,
+        limit: int = 8,
         call_seconds: float = 10.0,
         total_seconds: float = 30.0,
     ):
@@ -59,12 +59,13 @@ class GitHistory:
         key = f"{CACHE_FORMAT}:S:{self.rev}:{self.limit}:{_joined(strings)}:{_joined(paths)}"
         found = self._cached(key)
         if found is None:
-            # A whole token: `--warmup-steps` is not counted inside `--num-warmup-steps`.
+            # A line holding the token whole (`--warmup-steps` is not in `--num-warmup-steps`) that
+            # the commit added or removed: git's -G greps the diff, where -S would count the
+            # token in every version of the files, ten times slower on a large module.
             pattern = f"(^|[^{_WORD}])({'|'.join(_ere(s) for s in strings)})([^{_WORD}]|$)"
             out = self._git(
-                "log", "--pickaxe-regex", f"-S{pattern}", "--format=%H%x1f%P%x1f%s",
-                f"-n{self.limit}", self.rev, "--", *paths,
-            )  # fmt: skip
+                "log", f"-G{pattern}", "--format=%H%x1f%P%x1f%s", f"-n{self.limit}", self.rev, "--", *paths
+            )
             if out is None:
                 return []
             found = [tuple(line.split("\x1f", 2)) for line in out.splitlines() if line.count("\x1f") == 2]

@@ -4,7 +4,7 @@ history: "`--disable-fp32-master` became `--no-keep-fp32-master` in 0daa9ff (#23
 A post-pass over one rule's findings. A token that does not resolve at head (an `unresolved`
 finding, a `removed` one with no suggestion, a flag on a line the change wrote that none of the
 rule's parsers has) is looked up in the history of the rule's sources: the newest commit whose
-diff changed how often the token occurs there (git's pickaxe), where the rule's facts at that
+diff added or removed a line citing the token there (git's pickaxe), where the rule's facts at that
 commit's parent have the token and the facts at the commit do not. What became of it there is
 decided as for a change (deltas.py: same destination and polarity first, a close name last);
 the successor is followed forward (at most `HOPS` times) until it is one the head has. A path
@@ -71,8 +71,9 @@ class History(Protocol):
     commits and time (it answers less, never wrongly)."""
 
     def touching(self, strings: Sequence[str], paths: Sequence[str]) -> Sequence[Commit]:
-        """Commits, at or before the checked revision, whose diff on `paths` changed how often one
-        of `strings` occurs as a whole token, not inside a longer name (git's pickaxe)."""
+        """Commits, at or before the checked revision, whose diff on `paths` added or removed a
+        line holding one of `strings` as a whole token, not inside a longer name (git's pickaxe,
+        `git log -G`)."""
         ...
 
     def trees(self, commit: Commit) -> tuple[Tree, Tree] | None:

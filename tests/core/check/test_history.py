@@ -16,7 +16,7 @@ def whole(token):
 
 
 class MemoryHistory:
-    """The history of in-memory snapshots (oldest first), answered as git's pickaxe and rename
+    """The history of in-memory snapshots (oldest first), answered as `git log -G` and rename
     detection answer it; counts the questions asked."""
 
     def __init__(self, *snapshots: tuple[str, str, dict[str, str]]):
@@ -30,10 +30,16 @@ class MemoryHistory:
             before = self.snapshots[i - 1][2] if i else {}
             after = self.snapshots[i][2]
 
-            def count(files):
-                return sum(len(whole(s).findall(files.get(p, ""))) for p in paths for s in strings)
+            def lines(files):
+                return sorted(
+                    line
+                    for p in paths
+                    for line in files.get(p, "").splitlines()
+                    for s in strings
+                    if whole(s).search(line)
+                )
 
-            if count(before) != count(after):
+            if lines(before) != lines(after):
                 found.append(Commit(self.snapshots[i][0], self.snapshots[i][1]))
         return found[:5]
 
