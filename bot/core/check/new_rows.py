@@ -48,6 +48,8 @@ class Sibling:
 
     tokens: tuple[str, ...]  # `--x` and its `--no-x`; a value
     default: str | None = None  # its default as the code writes it, to learn the page's style
+    type: str | None = None  # its type (`float`), to learn how a Type column writes types
+    switch: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Entry:
     default: str | None = None  # the flag's default as the code writes it; None when not known
     switch: bool = False  # a boolean switch: no value is written after it
     on: bool | None = None  # for a checkmark column: is it on by default (None: not known)
+    type: str | None = None  # `float`, `int`, `str`: for a Type column
 
 
 @dataclass(frozen=True)
@@ -263,15 +266,22 @@ def _table_row(doc: DocPage, table: _List, siblings: Sequence[Sibling], entry: E
         return None
     cells = [""] * width
     cells[0] = key
+    body = [r for r in rows[2:] if r is not None]
     default_col = next((i for i, h in enumerate(header) if i and _DEFAULT_HEADER.fullmatch(h)), None)
     if default_col is not None:
-        default = _default_cell(
-            entry, [(siblings[i], r[default_col].strip()) for i, r in sibling_rows.items()]
-        )
+        written = [(siblings[i], r[default_col].strip()) for i, r in sibling_rows.items()]
+        default = _default_cell(entry, written, [r[default_col].strip() for r in body])
         if default is None:
             return None
         cells[default_col] = default
-    others = [i for i in range(1, width) if i != default_col]
+    type_col = next((i for i, h in enumerate(header) if i and h.strip().lower() == "type"), None)
+    if type_col is not None:
+        typed = [(siblings[i], r[type_col].strip()) for i, r in sibling_rows.items()]
+        switches = [
+            r[type_col].strip() for r in body if default_col is not None and _is_onoff(r[default_col])
+        ]
+        cells[type_col] = _type_cell(entry, typed, switches)
+    others = [i for i in range(1, width) if i not in (default_col, type_col)]
     if others and entry.description:
         # The description goes in the column the siblings write most in: their prose.
         prose = max(others, key=lambda c: sum(len(r[c].strip()) for r in sibling_rows.values()))
@@ -301,51 +311,89 @@ def _key(entry: Entry, written: list[tuple[Sibling, str]]) -> str | None:
     return f"`{key}`" if ticks else key
 
 
-def _default_cell(entry: Entry, written: list[tuple[Sibling, str]]) -> str | None:
-    """The new default in the style of the siblings' default cells; None when they disagree or
-    the style needs what the code does not say."""
-    styles = {_style(text) for _, text in written if text}
-    if len(styles) != 1:
-        return None
-    style = styles.pop()
-    if style == "mark":
-        if entry.on is None:
+def _default_cell(entry: Entry, written: list[tuple[Sibling, str]], column: list[str]) -> str | None:
+    """The new default as the table writes its kind of default; None when the table does not
+    say how (or the code does not say what). `written` pairs the siblings with their cells,
+    `column` is every row's cell: a switch's `off` or a missing default's `–` may only show in
+    rows of other parsers."""
+    styles = {_style(text) for text in column if text}
+    if "mark" in styles:  # a checkmark column: only marks and blanks
+        if styles != {"mark"} or entry.on is None:
             return None
-        return next(text for _, text in written if text) if entry.on else ""
-    if entry.default is None:
+        return next(text for text in column if text) if entry.on else ""
+    default = entry.default
+    if default is None:
         return None
-    if style == "onoff":
-        if entry.default not in ("True", "False"):
-            return None
-        sample = next(text for _, text in written if text)
-        word = "on" if entry.default == "True" else "off"
-        return word.upper() if sample.isupper() else word.capitalize() if sample[0].isupper() else word
-    shown = [(s, text.strip("`").strip()) for s, text in written if text]
-    if style == "plain" and not any(normalize_default(t) == normalize_default(s.default) for s, t in shown):
-        return None  # plain words that are not the siblings' defaults: prose, not a default column
-    value = _spelled(entry.default, shown)
-    return f"`{value}`" if style == "code" else value
+    if entry.switch and default in ("True", "False"):
+        onoff = [text for text in column if _is_onoff(text)]
+        if onoff:
+            word, sample = ("on" if default == "True" else "off"), onoff[0]
+            return word.upper() if sample.isupper() else word.capitalize() if sample[0].isupper() else word
+        kinds = [(s, t) for s, t in written if t and s.default in ("True", "False")]
+        return _in_style(default, kinds, styles)
+    if default == "None":
+        same = [t for s, t in written if t and s.default == "None"]
+        if same:
+            return same[0]
+        nones = [text for text in column if text.strip("`") in _NO_DEFAULT]
+        if nones:
+            return max(set(nones), key=nones.count)
+        return _in_style(default, [], styles)
+    kinds = [(s, t) for s, t in written if t and s.default not in (None, "None", "True", "False")]
+    return _in_style(_number(default), kinds, styles)
+
+
+# How a default column says "no default".
+_NO_DEFAULT = ("–", "—", "-", "n/a", "N/A", "none", "None", "unset")
+
+
+def _in_style(value: str, kinds: list[tuple[Sibling, str]], styles: set[str]) -> str | None:
+    """`value` in the style of the siblings with the same kind of default (a bool in `false` if
+    they spell it so), or of the whole column when it has one style; None when neither says."""
+    own = {_style(t) for _, t in kinds}
+    if len(own) > 1:
+        return None
+    style = own.pop() if own else (next(iter(styles)) if styles == {"code"} else None)
+    if style == "code":
+        shown = [t.strip("`").strip() for _, t in kinds]
+        if value in ("True", "False") and shown and all(t.islower() for t in shown):
+            value = value.lower()
+        return f"`{value}`"
+    if style == "plain" and any(normalize_default(t) == normalize_default(s.default) for s, t in kinds):
+        return value  # plain cells that are their rows' defaults (not prose like "derived")
+    return None
+
+
+def _number(value: str) -> str:
+    """A float as code writes it rather than as Python prints it: `1e-8`, not `1e-08`."""
+    return re.sub(r"^(-?\d+(?:\.\d+)?e[+-]?)0+(\d)", r"\1\2", value)
+
+
+def _is_onoff(text: str) -> bool:
+    return text.strip().lower() in ("on", "off")
 
 
 def _style(text: str) -> str:
     if text in _MARKS:
         return "mark"
-    if text.lower() in ("on", "off"):
+    if _is_onoff(text):
         return "onoff"
     if _CODE.fullmatch(text):
         return "code"
     return "plain"
 
 
-def _spelled(default: str, shown: list[tuple[Sibling, str]]) -> str:
-    """A default as the page spells its kind: `None` and booleans as a sibling with the same
-    kind of default writes them (`false`, `—`)."""
-    if default == "None":
-        return next((t for s, t in shown if s.default == "None"), "None")
-    if default in ("True", "False"):
-        sample = next((t for s, t in shown if s.default in ("True", "False")), default)
-        return default.lower() if sample.islower() else default
-    return default
+def _type_cell(entry: Entry, typed: list[tuple[Sibling, str]], switches: list[str]) -> str:
+    """The new flag's type as the siblings write theirs (`float`, `int`): only when each
+    sibling's cell is its own type. A switch takes what the table's on/off rows write (`flag`).
+    Blank when the table does not say: a cell left to fill is no wrong one."""
+    if entry.switch:
+        return switches[0] if switches and len(set(switches)) == 1 else ""
+    shown = [(s, t) for s, t in typed if t and s.type and not s.switch]
+    if not entry.type or not shown or any(t.strip("`") != s.type for s, t in shown):
+        return ""
+    ticks = all(t.startswith("`") for _, t in shown)
+    return f"`{entry.type}`" if ticks else entry.type
 
 
 def _sentence(text: str, neighbours: list[str]) -> str:

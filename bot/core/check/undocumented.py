@@ -163,7 +163,18 @@ def _declared(head: Facts) -> dict[tuple[str, str], list[str]]:
 def _sibling(head: Facts, source: str, key: str) -> Sibling:
     facts = head.by_key.get((source, "flag", key), [])
     positive = [f for f in facts if f.attr("sets") != "false"] or facts
-    return Sibling(tuple(f.token for f in facts), positive[0].attr("default") if positive else None)
+    if not positive:
+        return Sibling(())
+    first = positive[0]
+    return Sibling(
+        tuple(f.token for f in facts), first.attr("default"), _type(first), first.attr("sets") is not None
+    )
+
+
+def _type(flag: Fact) -> str | None:
+    """The flag's type as a doc's Type column would write it: a plain type name, else nothing."""
+    written = flag.attr("type")
+    return written if written in ("int", "float", "str") and not flag.attr("choices") else None
 
 
 class _Descriptions:
@@ -187,7 +198,7 @@ class _Descriptions:
             if text is None:
                 return None  # the comments could not be read: a row without them may be wrong
         description = one_line(text or "", default)
-        return Entry(flag.token, description, default, switch, on)
+        return Entry(flag.token, description, default, switch, on, _type(flag))
 
     def _comment(self, path: str, dataclass: str, field: str) -> str | None:
         """The field's description from its comments ("" when they say nothing); None when the

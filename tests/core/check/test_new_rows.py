@@ -346,3 +346,33 @@ def test_two_new_flags_side_by_side_are_both_news_and_their_rows_both_apply():
         "| `--spill` | Spill to disk. |",
         "| `--cpu-backend gloo` | Process group backend for the offload. |",
     ]
+
+
+MIXED_TABLE = """\
+| Flag | Type | Default | Notes |
+|---|---|---|---|
+| `--lr` | float | `1e-6` | Learning rate. |
+| `--min-lr` | float | `0.0` | Lower bound. |
+| `--cpu-adam` | flag | off | CPU Adam, another parser's flag. |
+| `--rm-url` | str | – | Endpoint, another parser's flag. |
+"""
+
+
+def test_a_table_writing_each_kind_of_default_its_own_way_is_followed_kind_by_kind():
+    base = cli("'--lr', type=float, default=1e-6", "'--min-lr', type=float, default=0.0")
+
+    def row(new: str) -> str:
+        head = cli("'--lr', type=float, default=1e-6", new, "'--min-lr', type=float, default=0.0")
+        return added(MIXED_TABLE, only(rule(), MIXED_TABLE, base, head))[3]
+
+    # A float as the code writes it (1e-8, not Python's 1e-08), its type as the siblings write theirs.
+    assert (
+        row("'--eps', type=float, default=1e-8, help='Adam epsilon'")
+        == "| `--eps` | float | `1e-8` | Adam epsilon. |"
+    )
+    # A switch the way the table's other switches are written, though none of them is a sibling.
+    assert (
+        row("'--amsgrad', action='store_true', help='AMSGrad'") == "| `--amsgrad` | flag | off | AMSGrad. |"
+    )
+    # No default: the table's dash.
+    assert row("'--tag', type=str, help='A label'") == "| `--tag` | str | – | A label. |"
