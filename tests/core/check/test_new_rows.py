@@ -5,6 +5,10 @@ gets no suggestion."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 from bot.core.check.findings import Findings
 from bot.core.check.new_rows import escaped, one_line
 from bot.core.check.undocumented import undocumented
@@ -376,3 +380,24 @@ def test_a_table_writing_each_kind_of_default_its_own_way_is_followed_kind_by_ki
     )
     # No default: the table's dash.
     assert row("'--tag', type=str, help='A label'") == "| `--tag` | str | – | A label. |"
+
+
+def test_libcst_loads_only_to_describe_a_dataclass_built_flag():
+    # A fresh interpreter: which modules a check imports is the point.
+    script = """
+import sys
+from tests.core.check.test_new_rows import *
+base = cli("'--offload', action='store_true'", "'--cpu-backend', default='gloo'")
+head = cli("'--offload', action='store_true'", "'--pin', action='store_true', help='Pin.'",
+           "'--cpu-backend', default='gloo'")
+only(rule(), MEMORY_TABLE, base, head)
+print("libcst" in sys.modules)
+fields = dataclass_args(*FIELDS[:2], "pin: bool = False  # Pin.", FIELDS[2])
+only(args_rule(), MEMORY_TABLE, dataclass_args(*FIELDS), fields, ARGS)
+print("libcst" in sys.modules)
+"""
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["False", "True"]
