@@ -1,6 +1,7 @@
 """Replay constructed renames on a real miles clone and show what `docs-sync check` says.
 
     python bench/replay_renames.py --repo PATH/TO/MILES [--rules miles] [--keep DIR]
+    python bench/replay_renames.py --repo PATH/TO/MILES --rules bench/rules/miles-docs.yml
 
 It clones `--repo` (a clone or a bare mirror of radixark/miles; it is never modified) into a
 scratch directory, commits each constructed change below on a branch of its own from the
@@ -13,11 +14,14 @@ The changes, as a maintainer would make them:
 - `fp32`: `FSDPArgs.keep_fp32_master` becomes `fp32_master_weights` in every .py file of
   miles/, tests/, scripts/ and examples/ (both spellings, `keep_fp32_master` and
   `keep-fp32-master`). The page's `--no-keep-fp32-master` must be `renamed` to
-  `--no-fp32-master-weights`, saying why, with no new-flag notice.
+  `--no-fp32-master-weights`, saying why, with no new-flag notice. With the one-page pack
+  (`--rules miles`) the lines judged are training-backend.md's; with another rules file,
+  every page's but docs/diffusion/'s.
 - `gc`: `gradient_checkpointing` becomes `activation_checkpointing` in the same files, which
   (with the .sh launchers of scripts/ and examples/) pass `--activation-checkpointing` for
   `--gradient-checkpointing`. Every line of the page citing the old flag must be `renamed`.
-- `fp32+doc`, `gc+doc`: the same with the page fixed too: the check must end `success`.
+- `fp32+doc`, `gc+doc`: the same with the pages fixed too (every page under docs/ but
+  docs/diffusion/): the check must end `success`.
 - `disable`: a doc edit at HEAD citing `--disable-fp32-master` (the flag before #2384): no
   suggestion may be the opposite switch `--keep-fp32-master`.
 
@@ -63,11 +67,16 @@ def _sub(paths: list[Path], pairs: list[tuple[str, str]]) -> int:
     return changed
 
 
+def _pages(repo: Path) -> list[Path]:
+    """Every page under docs/ but docs/diffusion/ (another repository's pages)."""
+    return [p for p in _files(repo, ("docs/",), (".md",)) if "docs/diffusion/" not in p.as_posix()]
+
+
 def rename_fp32(repo: Path, doc: bool) -> None:
     pairs = [(r"keep_fp32_master", "fp32_master_weights"), (r"keep-fp32-master", "fp32-master-weights")]
     _sub(_files(repo, CODE_DIRS, (".py",)), pairs)
     if doc:
-        _sub([repo / PAGE], pairs[1:])
+        _sub(_pages(repo), pairs[1:])
 
 
 def rename_gc(repo: Path, doc: bool) -> None:
@@ -77,7 +86,7 @@ def rename_gc(repo: Path, doc: bool) -> None:
     flag = [(r"(?<![\w-])(--(?:no-)?)gradient-checkpointing\b", r"\1activation-checkpointing")]
     _sub(_files(repo, CODE_DIRS, (".py",)) + _files(repo, LAUNCHER_DIRS, (".sh",)), flag)
     if doc:
-        _sub([repo / PAGE], flag)
+        _sub(_pages(repo), flag)
 
 
 def cite_disable(repo: Path) -> None:
@@ -100,16 +109,25 @@ def _check(repo: Path, rules: str, base: str, branch: str) -> dict:
     return report
 
 
-def _old_flag_lines(repo: Path, flag: str) -> list[int]:
-    lines = (repo / PAGE).read_text(encoding="utf-8").splitlines()
-    return [n for n, line in enumerate(lines, 1) if re.search(rf"`{re.escape(flag)}[`\s]", line)]
+def _old_flag_lines(repo: Path, flag: str, pages: list[Path]) -> list[tuple[str, int]]:
+    """(page, line) of every line of `pages` citing `flag` in code style."""
+    out = []
+    for page in pages:
+        lines = page.read_text(encoding="utf-8").splitlines()
+        where = page.relative_to(repo).as_posix()
+        out += [(where, n) for n, line in enumerate(lines, 1) if re.search(rf"`{re.escape(flag)}[`\s]", line)]
+    return out
 
 
-def _renamed_on(report: dict, lines: list[int], new: str) -> list[str]:
+def _renamed_on(report: dict, lines: list[tuple[str, int]], new: str) -> list[str]:
     """What is wrong with the report, for a case whose every line in `lines` must be renamed
     to `new`, saying why, with no new-flag notice."""
     problems = []
-    by_line = {f["doc"]["line"]: f for f in report["findings"] if f.get("doc") and f["kind"] == "renamed"}
+    by_line = {
+        (f["doc"]["path"], f["doc"]["line"]): f
+        for f in report["findings"]
+        if f.get("doc") and f["kind"] == "renamed"
+    }
     for line in lines:
         f = by_line.get(line)
         if f is None:
@@ -134,8 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(["git", "clone", "-q", "--shared", args.repo, str(work)], check=True)
         for key, value in (("user.name", "replay"), ("user.email", "replay@localhost")):
             _git(work, "config", key, value)
-        gc_lines = _old_flag_lines(work, "--gradient-checkpointing")
-        fp32_lines = _old_flag_lines(work, "--no-keep-fp32-master")
+        # The one-page pack reads training-backend.md; another rules file may read every page.
+        pages = [work / PAGE] if args.rules == "miles" else _pages(work)
+        gc_lines = _old_flag_lines(work, "--gradient-checkpointing", pages)
+        fp32_lines = _old_flag_lines(work, "--no-keep-fp32-master", pages)
 
         cases: list[tuple[str, Callable[[Path], None], Callable[[dict], list[str]]]] = [
             (

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from bot.core.check.deltas import deltas, renamed_to
+from bot.core.check.evidence import ChangeEvidence
 from bot.core.facts import Facts
 from bot.core.model import Fact, ParseError
+from bot.trees.memory import MemoryTree
 from tests.core.check.checkkit import CLI, fact
 
 
@@ -108,3 +110,129 @@ def test_renamed_to_lists_the_new_names_of_renames_only():
     base = facts(fact("--disable-x", "x", sets="false"), fact("--seed"), fact("--lr", default="1"))
     head = facts(fact("--no-x", "x", sets="false"), fact("--lr", default="2"))
     assert renamed_to(deltas(base, head)) == {"--no-x"}
+
+
+# -- evidence, in order --------------------------------------------------------------------------
+
+
+def swapped(old: str, new: str, *files: str, renames: dict[str, str] | None = None) -> ChangeEvidence:
+    """The change's other files: each of `files` has a line writing `old` that now writes `new`."""
+    base = {f: f"run(x, {old}=1)\n" for f in files}
+    head = {f: f"run(x, {new}=1)\n" for f in files}
+    return ChangeEvidence(MemoryTree(base), MemoryTree(head), [(f, f) for f in files], renames)
+
+
+def bool_pair(field: str, line: int, **attrs: str) -> list[Fact]:
+    """A dataclass field's BooleanOptionalAction pair."""
+    dashed = field.replace("_", "-")
+    common = dict(action="argparse.BooleanOptionalAction", type="bool", **attrs)
+    return [
+        fact(f"--{dashed}", field, line=line, sets="true", **common),
+        fact(f"--no-{dashed}", field, line=line, sets="false", **common),
+    ]
+
+
+def fields(*names: str, defaults: dict[str, str] | None = None) -> Facts:
+    """A dataclass's bool fields in this order, each a BooleanOptionalAction pair."""
+    out = Facts()
+    for line, name in enumerate(names, 1):
+        for f in bool_pair(name, line, default=(defaults or {}).get(name, "False")):
+            out.add(f)
+    return out
+
+
+def test_the_changes_own_rewrites_name_the_successor_of_each_half_of_a_pair():
+    base = fields("fp16", "keep_master")
+    head = fields("fp16", "master_weights")
+    rewrites = swapped("keep_master", "master_weights", "tests/test_policy.py", "pkg/policy.py")
+    found = deltas(base, head, rewrites)
+    [off] = found["--no-keep-master"]
+    [on] = found["--keep-master"]
+    assert (off.kind, off.new.token, on.new.token) == ("renamed", "--no-master-weights", "--master-weights")
+    assert off.because.kind == "replaced"
+    assert (off.because.old, off.because.new) == ("keep_master", "master_weights")
+    assert off.because.files == ("pkg/policy.py", "tests/test_policy.py")
+
+
+def test_the_file_defining_the_fact_is_no_evidence_of_its_own_rename():
+    base = facts(fact("--old-name", "old_name", type="int"))
+    head = facts(fact("--unrelated", "unrelated", type="float"))
+    [delta] = deltas(base, head, swapped("old_name", "unrelated", CLI))["--old-name"]
+    assert delta.kind == "removed"
+    [delta] = deltas(base, head, swapped("old_name", "unrelated", "run.sh"))["--old-name"]
+    assert (delta.kind, delta.new.token) == ("renamed", "--unrelated")
+
+
+def test_rewrites_never_name_a_switch_pointing_the_other_way():
+    # The launchers swapped `--no-keep-master` for `--master-weights`, the opposite switch of
+    # what the page's line means; the new field has no negative half. No successor is better
+    # than the wrong one.
+    base = fields("keep_master")
+    head = facts(fact("--master-weights", "master_weights", sets="true"))
+    found = deltas(base, head, swapped("--no-keep-master", "--master-weights", "run.sh"))
+    assert [d.kind for d in found["--no-keep-master"]] == ["removed"]
+
+
+def test_rewrites_never_name_a_flag_of_another_program():
+    base = facts(fact("--old-flag", "old_flag", type="int", programs="train.py"))
+    head = facts(
+        fact("--new-flag", "new_flag", type="int", source="serve", path="serve.py", programs="serve.py")
+    )
+    found = deltas(base, head, swapped("--old-flag", "--new-flag", "run.sh"))
+    assert [d.kind for d in found["--old-flag"]] == ["removed"]
+
+
+def test_the_same_destination_comes_before_any_rewrite():
+    base = facts(fact("--disable-x", "x", sets="false"))
+    head = facts(fact("--no-x", "x", sets="false"), fact("--x-off", "x_off", sets="false"))
+    [delta] = deltas(base, head, swapped("--disable-x", "--x-off", "run.sh"))["--disable-x"]
+    assert delta.new.token == "--no-x" and delta.because.kind == "same-dest"
+
+
+def test_files_that_disagree_are_no_evidence():
+    base = facts(fact("--old", "old", type="int"))
+    head = facts(fact("--new-a", "new_a", type="int"), fact("--new-b", "new_b", type="int"))
+    evidence = ChangeEvidence(
+        MemoryTree({"a.sh": "run --old 1\n", "b.sh": "run --old 1\n"}),
+        MemoryTree({"a.sh": "run --new-a 1\n", "b.sh": "run --new-b 1\n"}),
+        [("a.sh", "a.sh"), ("b.sh", "b.sh")],
+    )
+    assert [d.kind for d in deltas(base, head, evidence)["--old"]] == ["removed"]
+
+
+def test_one_field_gone_and_one_new_at_the_same_place_alike_in_all_is_a_rename():
+    base = fields("fp16", "keep_master", "seed_all", defaults={"keep_master": "True"})
+    head = fields("fp16", "master_weights", "seed_all", defaults={"master_weights": "True"})
+    [delta] = deltas(base, head)["--no-keep-master"]
+    assert (delta.kind, delta.new.token) == ("renamed", "--no-master-weights")
+    assert delta.because.kind == "same-place"
+    # Another default, or other neighbours: not the same field.
+    other_default = fields("fp16", "master_weights", "seed_all")
+    assert [d.kind for d in deltas(base, other_default)["--no-keep-master"]] == ["removed"]
+    moved = fields("master_weights", "fp16", "seed_all", defaults={"master_weights": "True"})
+    assert [d.kind for d in deltas(base, moved)["--no-keep-master"]] == ["removed"]
+
+
+def test_two_fields_renamed_side_by_side_are_not_guessed_by_place():
+    base = fields("fp16", "aaa", "bbb")
+    head = fields("fp16", "ccc", "ddd")
+    assert [d.kind for d in deltas(base, head)["--aaa"]] == ["removed"]
+
+
+def test_a_moved_file_whose_one_lost_name_and_one_new_name_are_a_rename():
+    old_path, new_path = "pkg/old_utils.py", "pkg/new_utils.py"
+    base = facts(Fact("symbol", "load_old", "load_old", "api", old_path, 3, (("kind", "function"),)))
+    head = facts(Fact("symbol", "fetch_new", "fetch_new", "api", new_path, 3, (("kind", "function"),)))
+    assert [d.kind for d in deltas(base, head)["load_old"]] == ["removed"]
+    [delta] = deltas(base, head, swapped("a", "b", renames={old_path: new_path}))["load_old"]
+    assert (delta.kind, delta.new.token) == ("renamed", "fetch_new")
+    assert (delta.because.kind, delta.because.old, delta.because.new) == ("git-rename", old_path, new_path)
+
+
+def test_name_similarity_never_crosses_polarity():
+    base = facts(fact("--no-cuda-graphs", "cuda_graphs", sets="false"))
+    head = facts(fact("--cuda-graph", "cuda_graph", sets="true"))
+    assert [d.kind for d in deltas(base, head)["--no-cuda-graphs"]] == ["removed"]
+    negative = facts(fact("--no-cuda-graph", "cuda_graph", sets="false"))
+    [delta] = deltas(base, negative)["--no-cuda-graphs"]
+    assert (delta.new.token, delta.because.kind) == ("--no-cuda-graph", "similar")

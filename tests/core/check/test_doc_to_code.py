@@ -168,3 +168,48 @@ def test_only_the_list_that_holds_a_flags_choices_is_read_as_its_choices():
     table = "| Flag | What |\n|---|---|\n" + row
     assert judge(table.format("delete"), files=code) == []
     assert kinds(judge(table.format("purge"), files=code)) == [("unresolved", "--cache purge")]
+
+
+# -- never the opposite switch, never another program's flag ------------------------------------
+
+
+def test_an_unknown_switch_is_never_offered_the_one_pointing_the_other_way():
+    # PR 2384's page line at today's code: `--disable-fp32-master` turned the master copy off;
+    # `--keep-fp32-master` (closer by name) turns it on.
+    pair = {CLI: cli("'--keep-fp32-master', action=argparse.BooleanOptionalAction, default=True")}
+    [f] = judge("Pass `--disable-fp32-master` to save memory.\n", files=pair)
+    assert f.suggestion.replacement == "Pass `--no-keep-fp32-master` to save memory."
+    only_on = {CLI: cli("'--keep-fp32-master', action='store_true'")}
+    [f] = judge("Pass `--disable-fp32-master` to save memory.\n", files=only_on)
+    assert (f.kind, f.suggestion) == ("unresolved", None)
+    assert f.message == "`--disable-fp32-master` is not a flag at head"
+
+
+def test_a_positive_name_is_never_offered_a_negative_switch():
+    only_off = {CLI: cli("'--no-cache', dest='cache', action='store_false'")}
+    [f] = judge("Pass `--cach` to reuse results.\n", files=only_off)
+    assert f.suggestion is None
+    # A value flag or a positive switch may be offered to it.
+    both = {CLI: cli("'--no-cache', dest='cache', action='store_false'", "'--cache', action='store_true'")}
+    [f] = judge("Pass `--cach` to reuse results.\n", files=both)
+    assert f.suggestion.replacement == "Pass `--cache` to reuse results."
+
+
+def test_a_negative_switch_about_something_else_is_no_suggestion():
+    code = {CLI: cli("'--no-fp16', dest='fp16', action='store_false'")}
+    [f] = judge("Pass `--disable-fp32` to save memory.\n", files=code)
+    assert f.suggestion is None
+
+
+def test_an_unknown_flag_is_never_offered_a_flag_of_another_program():
+    tool = "tools/convert.py"
+    both = rule(
+        Source(id="cli", kind="argparse", paths=(CLI,)), Source(id="tool", kind="argparse", paths=(tool,))
+    )
+    files = {tool: cli("'--input-dir'")}
+    # The line runs tool/cli.py: the converter's `--input-dir` is not its flag, however close.
+    [f] = judge("```bash\npython tool/cli.py --input-dri /x\n```\n", files=files, rule_=both)
+    assert (f.kind, f.symbol, f.suggestion) == ("unresolved", "--input-dri", None)
+    # Run with the converter, the same typo gets the converter's flag.
+    [f] = judge("```bash\npython tools/convert.py --input-dri /x\n```\n", files=files, rule_=both)
+    assert f.suggestion.replacement == "python tools/convert.py --input-dir /x"
