@@ -4,10 +4,12 @@ in the page's own format, beside the sibling declared next to it in the code.
 A list of siblings is a table (pipes at both ends of every row) whose first cell, or a bullet
 list whose first code span, cites two siblings at least. The new line copies what the siblings'
 lines agree on: the column count and order, the key in backticks or not (with its default
-written after it when every sibling writes its own there), the default column's style (`code`,
-plain, a checkmark, on/off), the bullet's marker, bold and separator, and the description's
-sentence case and final period. The description is the code's own words (`help=`, a field's
-comment) on one line, with the characters a table or MDX would read as syntax escaped.
+written after it when every sibling writes its own there), the default column's style for its
+kind of default (`code`, plain, a checkmark, a switch's on/off, a missing default's dash), a Type
+column's words, the bullet's marker, bold and separator, and the description's sentence case
+and final period. A cell the code has nothing for (a backend's class) is left blank to fill.
+The description is the code's own words (`help=`, a field's comment) on one line, with the
+characters a table or MDX would read as syntax escaped.
 
 The new line goes right after the sibling declared just before it, or else right before the one
 declared just after it, and only when that sibling is in such a list: a neighbour two
@@ -49,7 +51,7 @@ class Sibling:
     tokens: tuple[str, ...]  # `--x` and its `--no-x`; a value
     default: str | None = None  # its default as the code writes it, to learn the page's style
     type: str | None = None  # its type (`float`), to learn how a Type column writes types
-    switch: bool = False
+    switch: bool = False  # a boolean switch (its type cell says nothing of a value's type)
 
 
 @dataclass(frozen=True)
