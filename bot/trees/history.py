@@ -10,6 +10,7 @@ revision and the question, so they are kept in the facts cache, keyed by commit 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import time
 from collections.abc import MutableMapping, Sequence
@@ -50,27 +51,63 @@ class GitHistory:
         self.timed_out = False
         self._parents: dict[str, str | None] = {}
         self._shallow: bool | None = None
+        self._memo: dict[str, list[Any]] = {}  # answers of this run, with or without a cache
 
     # --- bot.core.check.history.History -----------------------------------------------------------
 
     def touching(self, strings: Sequence[str], paths: Sequence[str]) -> Sequence[Commit]:
         if not strings or not paths or self.shallow():
             return []
-        key = f"{CACHE_FORMAT}:S:{self.rev}:{self.limit}:{_joined(strings)}:{_joined(paths)}"
+        key = self._touching_key(strings, paths)
         found = self._cached(key)
         if found is None:
             # A line holding the token whole (`--warmup-steps` is not in `--num-warmup-steps`) that
             # the commit added or removed: git's -G greps the diff, where -S would count the
             # token in every version of the files, ten times slower on a large module.
-            pattern = f"(^|[^{_WORD}])({'|'.join(_ere(s) for s in strings)})([^{_WORD}]|$)"
             out = self._git(
-                "log", f"-G{pattern}", "--format=%H%x1f%P%x1f%s", f"-n{self.limit}", self.rev, "--", *paths
-            )
+                "log", f"-G{_ere_whole(strings)}", "--format=%H%x1f%P%x1f%s", f"-n{self.limit}", self.rev,
+                "--", *paths,
+            )  # fmt: skip
             if out is None:
                 return []
             found = [tuple(line.split("\x1f", 2)) for line in out.splitlines() if line.count("\x1f") == 2]
             self._store(key, found)
         return [self._commit(*entry) for entry in found]
+
+    def prefetch(self, questions: Sequence[Sequence[str]], paths: Sequence[str]) -> None:
+        """Answer every question `touching` will be asked in one pass over the history: the diffs
+        of the commits that add or remove a line holding any of the tokens, read once. Each
+        `git log` over a large module's history costs about as much whatever it looks for."""
+        todo = [q for q in questions if q and self._cached(self._touching_key(q, paths)) is None]
+        if len(todo) < 2 or not paths or self.shallow():
+            return
+        cap = self.limit * len(todo)
+        out = self._git(
+            "log", f"-G{_ere_whole([s for q in todo for s in q])}", "-p", "-U0", "--no-color",
+            "--no-ext-diff", "--format=%x1e%H%x1f%P%x1f%s", f"-n{cap}", self.rev, "--", *paths,
+        )  # fmt: skip
+        if out is None:
+            return
+        commits = []
+        for chunk in out.split("\x1e")[1:]:
+            header, _, diff = chunk.partition("\n")
+            if header.count("\x1f") != 2:
+                return
+            lines = [
+                line[1:]
+                for line in diff.splitlines()
+                if line[:1] in ("+", "-") and not line.startswith(("+++ ", "--- "))
+            ]
+            commits.append((tuple(header.split("\x1f", 2)), lines))
+        complete = len(commits) < cap  # else the oldest answers may be missing
+        for question in todo:
+            whole = re.compile(f"(?<![{_WORD}])(?:{'|'.join(re.escape(s) for s in question)})(?![{_WORD}])")
+            hits = [entry for entry, lines in commits if any(whole.search(line) for line in lines)]
+            if complete or len(hits) >= self.limit:
+                self._store(self._touching_key(question, paths), hits[: self.limit])
+
+    def _touching_key(self, strings: Sequence[str], paths: Sequence[str]) -> str:
+        return f"{CACHE_FORMAT}:S:{self.rev}:{self.limit}:{_joined(strings)}:{_joined(paths)}"
 
     def trees(self, commit: Commit) -> tuple[Tree, Tree] | None:
         parent = self._parents.get(commit.id)
@@ -146,6 +183,8 @@ class GitHistory:
         return proc.stdout if proc.returncode == 0 else None
 
     def _cached(self, key: str) -> list[Any] | None:
+        if key in self._memo:
+            return self._memo[key]
         if self.cache is None:
             return None
         try:
@@ -155,8 +194,14 @@ class GitHistory:
         return hit if isinstance(hit, list) else None
 
     def _store(self, key: str, value: list[Any]) -> None:
+        self._memo[key] = value
         if self.cache is not None:
             self.cache[key] = value
+
+
+def _ere_whole(strings: Sequence[str]) -> str:
+    """A POSIX extended regular expression matching any of `strings` as a whole token."""
+    return f"(^|[^{_WORD}])({'|'.join(_ere(s) for s in strings)})([^{_WORD}]|$)"
 
 
 def _ere(text: str) -> str:

@@ -193,3 +193,16 @@ def test_no_history_switch_and_a_shallow_clone_check_without_it(repo, tmp_path, 
     code, report = run(shallow, capsys=capsys)
     assert code in (0, 1)  # a check, not a crash
     assert not any("#2384" in f["message"] or "#2272" in f["message"] for f in report["findings"])
+
+
+def test_prefetch_answers_many_tokens_in_one_pass_as_each_alone(repo):
+    questions = [["--disable-fp32-master"], ["--keep-fp32-master", "keep_fp32_master"], ["--never-there"]]
+    with GitRepo(repo) as r:
+        alone = GitHistory(r, "HEAD")
+        expected = [alone.touching(q, [ARGS]) for q in questions]
+        batch = GitHistory(r, "HEAD")
+        batch.prefetch(questions, [ARGS])
+        calls = batch.calls
+        assert [batch.touching(q, [ARGS]) for q in questions] == expected
+        assert batch.calls == calls == 2  # the shallowness check and one git log
+        assert expected[0] and expected[1] and not expected[2]

@@ -76,6 +76,11 @@ class History(Protocol):
         `git log -G`)."""
         ...
 
+    def prefetch(self, questions: Sequence[Sequence[str]], paths: Sequence[str]) -> None:
+        """A hint: `touching` will be asked each of `questions` over `paths`; one pass over the
+        history may answer them all."""
+        ...
+
     def trees(self, commit: Commit) -> tuple[Tree, Tree] | None:
         """The revisions before and at `commit`; None when it has no (readable) parent."""
         ...
@@ -132,31 +137,39 @@ def from_history(
     replaced them; in a check, also report flags on lines the change wrote that the rule's
     parsers once had (`--disable-fp32-master`) and no longer do."""
     pages = {p.doc.path: p for p in inputs.pages}
+    asked: list[tuple[Finding | None, Page, Ref]] = []
     reported: set[tuple[str, int, str]] = set()
     for finding, edit in out.emitted():
         if finding.doc is None:
             continue
         reported.add((finding.doc.path, finding.doc.line, finding.symbol))
         page = pages.get(finding.doc.path)
-        if page is None or not _asks(finding, edit):
-            continue
-        ref = _ref(page, finding)
-        if ref is None:
-            continue
+        ref = _ref(page, finding) if page is not None and _asks(finding, edit) else None
+        if page is not None and ref is not None:
+            asked.append((finding, page, ref))
+    if not audit:
+        for page in inputs.pages:
+            for ref in page.new_refs:
+                key = (page.doc.path, ref.line, ref.token)
+                if key not in reported and _stale_flag(inputs, ref):
+                    reported.add(key)
+                    asked.append((None, page, ref))
+    tokens = sorted({ref.token for _, _, ref in asked if ref.kind != "path"})
+    if len(tokens) > 1:  # one pass over the history for all of them
+        history.prefetch([search_strings(inputs.rule, t) for t in tokens], source_paths(inputs.rule))
+    for asking, page, ref in asked:
         found = _succession(inputs, page, ref, history, lookups, cache)
-        if found is not None and (found.final is not None or finding.kind == "unresolved"):
-            out.withdraw(finding)
-            _emit(inputs, page, ref, found, out, "renamed" if finding.kind == "removed" else "unresolved")
-    if audit:
-        return
-    for page in inputs.pages:
-        for ref in page.new_refs:
-            if (page.doc.path, ref.line, ref.token) in reported or not _stale_flag(inputs, ref):
-                continue
-            found = _succession(inputs, page, ref, history, lookups, cache)
-            if found is not None:
-                reported.add((page.doc.path, ref.line, ref.token))
-                _emit(inputs, page, ref, found, out, "unresolved")
+        if found is None:
+            continue
+        if asking is None:
+            _emit(inputs, page, ref, found, out, "unresolved")
+        elif found.final is not None or asking.kind == "unresolved":
+            out.withdraw(asking)
+            _emit(inputs, page, ref, found, out, "renamed" if asking.kind == "removed" else "unresolved")
+
+
+def source_paths(rule: Rule) -> list[str]:
+    return sorted({p for s in rule.sources for p in s.paths})
 
 
 def _asks(finding: Finding, edit: tuple[str, str] | None) -> bool:
@@ -230,7 +243,7 @@ def token_succession(
 
 def _removal(rule: Rule, token: str, history: History, cache: ParseCache | None) -> Step | None:
     """The newest commit where the rule's facts lost `token`, and what took its place there."""
-    paths = sorted({p for s in rule.sources for p in s.paths})
+    paths = source_paths(rule)
     if not paths:
         return None
     for commit in history.touching(search_strings(rule, token), paths):
