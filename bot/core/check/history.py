@@ -4,8 +4,8 @@ history: "`--disable-fp32-master` became `--no-keep-fp32-master` in 0daa9ff (#23
 A post-pass over one rule's findings. A token that does not resolve at head (an `unresolved`
 finding, a `removed` one with no suggestion, a flag on a line the change wrote that none of the
 rule's parsers has) is looked up in the history of the rule's sources: the newest commit whose
-diff added or removed a line citing the token there (git's pickaxe), where the rule's facts at that
-commit's parent have the token and the facts at the commit do not. What became of it there is
+diff added or removed a line citing the token there (git's pickaxe), where the rule's facts at
+that commit's parent have the token and the facts at the commit do not. What became of it there is
 decided as for a change (deltas.py: same destination and polarity first, a close name last);
 the successor is followed forward (at most `HOPS` times) until it is one the head has. A path
 follows git's renames of the file, or of every file under a folder, the same way.
@@ -109,7 +109,6 @@ class Lookups:
 class Step:
     new: str | None  # the token (or path) that took the old one's place; None: removed
     commit: Commit
-    fact: Fact | None = None  # the successor's fact at that commit (tokens)
 
 
 @dataclass(frozen=True)
@@ -261,7 +260,7 @@ def _removal(rule: Rule, token: str, history: History, cache: ParseCache | None)
         new = found[0].new if found and found[0].kind == "renamed" else None
         if new is not None and not _same_way(found[0].old, new):
             new = None
-        return Step(new.token if new else None, commit, new)
+        return Step(new.token if new else None, commit)
     return None
 
 

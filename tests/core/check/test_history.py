@@ -225,3 +225,28 @@ def test_pull_request_numbers_from_subjects():
     assert pull_request("Merge pull request #12 from o/b") == "12"
     assert pull_request("fix #12 in the middle") is None
     assert Commit("abcdef0123", "no number").label() == "abcdef0"
+
+
+def test_a_removed_finding_gets_the_successor_one_commit_of_the_change_shows():
+    # Two commits: `--lr` became `--learning-rate` (same destination), then its destination, type
+    # and place changed.
+    # Between base and head nothing links the two; the first commit does.
+    page = "# Flags\n\nSet `--lr` to 0.1.\n"
+    snaps = [
+        ("1" * 40, "add (#1)", {CLI: cli('"--lr", type=float'), DOC: page}),
+        ("2" * 40, "rename (#2)", {CLI: cli('"--learning-rate", dest="lr", type=float'), DOC: page}),
+        (
+            "3" * 40,
+            "its own dest (#3)",
+            {CLI: cli('"--momentum"', '"--learning-rate", default="0.1"'), DOC: page},
+        ),
+    ]
+    base, head = snaps[0][2], snaps[-1][2]
+    changes = changes_between(base, head)
+    (plain,) = check([rule()], MemoryTree(base), MemoryTree(head), changes).findings
+    assert plain.kind == "removed" and plain.suggestion is None
+    history = MemoryHistory(*snaps)
+    (finding,) = check([rule()], MemoryTree(base), MemoryTree(head), changes, history=history).findings
+    assert finding.kind == "renamed"
+    assert finding.message == "`--lr` became `--learning-rate` in 2222222 (#2)"
+    assert finding.suggestion.replacement == "Set `--learning-rate` to 0.1."
