@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Collection, Iterable, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -107,8 +107,12 @@ def _extract_cached(source: Source, path: str, tree: Tree, cache: ParseCache | N
     return result
 
 
-def code_tokens_cached(path: str, tree: Tree, cache: ParseCache | None) -> CodeTokens | None:
-    """The names `path` uses in code in this revision (None: no such file, or no language read)."""
+def code_tokens_cached(
+    path: str, tree: Tree, cache: ParseCache | None, mentions: Collection[str] = ()
+) -> CodeTokens | None:
+    """The names `path` uses in code in this revision (None: no such file, or no language read).
+    With `mentions`, a file whose text names none of them is not tokenized (nor cached): it uses
+    none of them, which is all the caller asks."""
     blob = tree.blob_id(path)
     key = f"{TOKENS_FORMAT}:{blob}:{path}" if blob else None
     if cache is not None and key is not None and key in cache:
@@ -117,6 +121,8 @@ def code_tokens_cached(path: str, tree: Tree, cache: ParseCache | None) -> CodeT
     text = tree.read(path)
     if text is None:
         return None
+    if mentions and not any(name in text for name in mentions):
+        return CodeTokens()
     from bot.core.extract.tokens import code_tokens
 
     result = code_tokens(path, text)

@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
-from bot.core.facts import ParseCache, code_tokens_cached, page_index, page_index_cached, parse_doc_cached
+from bot.core.facts import (
+    TOKENS_FORMAT,
+    ParseCache,
+    code_tokens_cached,
+    page_index,
+    page_index_cached,
+    parse_doc_cached,
+)
 from bot.core.model import Tree
 from bot.core.rules import Rule
 
@@ -78,29 +85,30 @@ def vanished_names(
     changed = [(p, h) for p, h in pairs if p in touched_paths or h in touched_paths]
     if not changed:
         return {}
-    cited = _cited(rule, head, renames, cache)
-    if cited is not None and not cited:
+    removed = _removed_names(changed, base, head, facts, cache)
+    if removed and cache is not None:  # only names a page cites (no cache: reading every page
+        cited = _cited(rule, head, renames, cache, removed)  # again would cost more than it saves)
+        removed = {name: paths for name, paths in removed.items() if name in cited}
+    if not removed:
         return {}
     lost: dict[str, Gone] = {}
-    for path, _ in changed:
+    for path, _ in changed:  # used in code at base, not only named in a comment or a docstring?
+        if not any(path in paths for paths in removed.values()):
+            continue
         tokens = code_tokens_cached(path, base, cache)
         if tokens is None or tokens.error is not None:
             continue
-        for name, line in tokens.names.items():
+        for name in [n for n, paths in removed.items() if path in paths and n in tokens.names]:
             if name in lost:
                 first = lost[name]
                 lost[name] = replace(first, env=first.env or name in tokens.env, files=first.files + 1)
-                continue
-            if name in facts or (cited is not None and name not in cited):
-                continue
-            if cited is None and cited_name(name) is None:
-                continue
-            lost[name] = Gone(name, path, line, name in tokens.env)
+            else:
+                lost[name] = Gone(name, path, tokens.names[name], name in tokens.env)
     # Still used anywhere at head (the touched sources first: they are read already)?
     for _, head_path in [*changed, *(pair for pair in pairs if pair not in changed)]:
         if not lost:
             break
-        tokens = code_tokens_cached(head_path, head, cache)
+        tokens = code_tokens_cached(head_path, head, cache, mentions=lost)
         if tokens is None:
             continue
         if tokens.error is not None:
@@ -108,6 +116,47 @@ def vanished_names(
         for name in [n for n in lost if tokens.uses(n)]:
             del lost[name]
     return lost
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _removed_names(
+    changed: list[tuple[str, str]],
+    base: Tree,
+    head: Tree,
+    facts: Collection[str],
+    cache: ParseCache | None,
+) -> dict[str, list[str]]:
+    """Name -> the touched sources from which the change removed a line holding it (a line gone
+    from the file, or the whole file). A name on none of those lines is still where it was: it
+    cannot have vanished, and plain text says so without tokenizing anything."""
+    out: dict[str, list[str]] = {}
+    for path, head_path in changed:
+        for word in _removed_words(path, head_path, base, head, cache):
+            if word not in facts and cited_name(word) is not None:
+                out.setdefault(word, []).append(path)
+    return out
+
+
+def _removed_words(
+    path: str, head_path: str, base: Tree, head: Tree, cache: ParseCache | None
+) -> frozenset[str]:
+    """The words of the lines the change took out of one file, kept by the two blob ids."""
+    blobs = (base.blob_id(path), head.blob_id(head_path) or "-")
+    key = f"{TOKENS_FORMAT}:removed:{blobs[0]}:{blobs[1]}" if blobs[0] else None
+    if cache is not None and key is not None:
+        hit = cache.get(key)
+        if isinstance(hit, frozenset):
+            return hit
+    text = base.read(path)
+    kept = set((head.read(head_path) or "").splitlines())
+    words = frozenset(
+        w for line in (text or "").splitlines() if line not in kept for w in _WORD.findall(line)
+    )
+    if cache is not None and key is not None:
+        cache[key] = words
+    return words
 
 
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
@@ -144,12 +193,12 @@ def environment(
     return Environment(frozenset(read), frozenset(used))
 
 
-def _cited(rule: Rule, head: Tree, renames: Mapping[str, str], cache: ParseCache | None) -> set[str] | None:
-    """The names the rule's pages cite at head, from their indexes (kept by blob id); None when
-    there is no cache to keep them in: reading every page twice would cost more than the filter
-    saves."""
-    if cache is None:
-        return None
+def _cited(
+    rule: Rule, head: Tree, renames: Mapping[str, str], cache: ParseCache, names: Collection[str]
+) -> set[str]:
+    """Those of `names` the rule's pages cite at head in code style, as their indexes (kept by
+    blob id) say."""
+    wanted = {spelling: name for name in names for spelling in spellings(name)}
     out: set[str] = set()
     for target in rule.docs:
         path = renames.get(target.path, target.path)
@@ -159,12 +208,5 @@ def _cited(rule: Rule, head: Tree, renames: Mapping[str, str], cache: ParseCache
             if text is None:
                 continue
             index = page_index(parse_doc_cached(path, text, head.blob_id(path), cache))
-        out.update(_names(index.tokens))
+        out.update(wanted[t] for t in index.tokens if t in wanted)
     return out
-
-
-def _names(tokens: Iterable[str]) -> Iterable[str]:
-    for token in tokens:
-        name = cited_name(token)
-        if name is not None:
-            yield name

@@ -107,6 +107,7 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
     head_facts = gather(rule, head, cache, dict(touched.renames), found=head_programs)
     # Names a page cites that the change took out of the sources (codenames.py).
     owned = base_facts.by_token.keys() | head_facts.by_token.keys()
+    owned |= {f.key for f in (*base_facts.facts, *head_facts.facts)}
     gone = vanished_names(rule, base, head, touched.paths, touched.renames, cache, owned)
     # Pages the change cannot reach are neither read nor judged (reach.py).
     reach = Reach.of(rule, base_facts, head_facts, bool(touched.renames or touched.removed), gone)

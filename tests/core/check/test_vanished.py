@@ -6,6 +6,7 @@ import textwrap
 
 from bot.core.check import audit, check
 from bot.core.check.codenames import cited_name
+from bot.core.facts import TOKENS_FORMAT
 from bot.core.packs import parse_rules_file
 from bot.trees.memory import MemoryTree
 from tests.core.check.checkkit import changes_between, line_of
@@ -69,6 +70,11 @@ BASE = {
     "pkg/api.py": API,
     "docs/launch.md": PAGE,
 }
+
+
+def tokenized(cache: dict[str, object]) -> list[str]:
+    """The files whose names were read into the cache (not the words of removed lines)."""
+    return [k for k in cache if k.startswith(f"{TOKENS_FORMAT}:") and ":removed:" not in k]
 
 
 def run(base: dict[str, str], head: dict[str, str], config: str = CONFIG, cache=None):
@@ -167,10 +173,10 @@ def test_no_names_are_computed_when_no_page_cites_one():
     quiet = {**BASE, "docs/launch.md": "# Launching\n\nRun the launcher with `--help`.\n"}
     cache: dict[str, object] = {}
     assert run(quiet, replaced_by_python(quiet), cache=cache) == ()
-    assert not [k for k in cache if k.startswith("tok")]  # no source was tokenized
+    assert not tokenized(cache)  # no source was tokenized
     cache.clear()
     assert vanished(run(BASE, replaced_by_python(), cache=cache))
-    assert [k for k in cache if k.startswith("tok")]
+    assert tokenized(cache)
 
 
 def test_a_cached_check_finds_the_same():
@@ -212,3 +218,15 @@ def test_lines_the_change_did_not_write_are_not_judged_for_environment_variables
     base = {"pkg/api.py": ENV_API, "docs/env.md": page}
     head = {**base, "pkg/api.py": ENV_API + "X = 1\n"}
     assert run(base, head, ENV_CONFIG) == ()
+
+
+def test_no_source_is_tokenized_when_no_removed_line_names_a_cited_name():
+    # The page cites PERF_ARGS and MODEL_ARGS; the change only adds a line to the launcher.
+    cache: dict[str, object] = {}
+    head = {**BASE, "scripts/run-qwen3.sh": RUN_SH + "echo done\n"}
+    assert run(BASE, head, cache=cache) == ()
+    assert not tokenized(cache)
+    # A line holding PERF_ARGS commented out: the name is on a removed line, and gone from code.
+    commented = RUN_SH.replace("PERF_ARGS=(", "# PERF_ARGS=(").replace(" ${PERF_ARGS[@]}", "")
+    found = vanished(run(BASE, {**BASE, "scripts/run-qwen3.sh": commented}, cache=cache))
+    assert {s for s, _ in found} == {"PERF_ARGS"}
