@@ -106,7 +106,8 @@ Endpoints (JSON shaped as github.com shapes them, so githubkit's models parse th
     first page only).
     Contents and git data: GET contents/{path}?ref= (base64 JSON, directories, raw media type,
     content "" with encoding "none" past 1 MB), GET git/blobs/{sha}, GET git/trees/{sha}
-    ?recursive=1, GET commits/{ref}; POST git/trees (base_tree, entries by sha or content, sha
+    ?recursive=1, GET commits/{ref} (with its files and their patches), GET commits?sha=&path=
+    (newest first, paginated); POST git/trees (base_tree, entries by sha or content, sha
     null deletes), POST git/commits (authored by the App when no author is given), PATCH
     git/refs/heads/{branch}; POST /graphql answers only
     `repository(owner:, name:) { alias: object(expression: "REV:path") { ... on Blob { text
@@ -1153,6 +1154,7 @@ class GitHubStandIn:
             ("GET", repo + r"/pulls", "token", self._h_list_pulls),
             ("GET", repo + r"/pulls/(?P<n>\d+)", "token", self._h_get_pull),
             ("GET", repo + r"/pulls/(?P<n>\d+)/files", "token", self._h_pull_files),
+            ("GET", repo + r"/commits", "token", self._h_list_commits),
             ("GET", repo + r"/commits/(?P<sha>[^/]+)/pulls", "token", self._h_commit_pulls),
             ("GET", repo + r"/compare/(?P<basehead>.+)", "token", self._h_compare),
             ("GET", repo + r"/contents(?:/(?P<path>.*))?", "token", self._h_contents),
@@ -1979,10 +1981,35 @@ class GitHubStandIn:
         return 200, body, headers
 
     def _h_commit(self, req: _Req):
+        """GET commits/{ref}: the commit, with the files its first parent's diff lists (at most
+        300, as on github.com's first page; a root commit's files are left out here)."""
         sha = self.repo.resolve(req.params["ref"])
         if sha is None:
             raise _HTTPError(422, f"No commit found for SHA: {req.params['ref']}")
-        return 200, self._commit_json(sha)
+        body = self._commit_json(sha)
+        parents = body["parents"]
+        files = self.repo.diff(parents[0]["sha"], sha)[0] if parents else []
+        body["files"] = [self._file_json(f, sha) for f in files[:300]]
+        body["stats"] = {
+            "additions": sum(f.additions for f in files),
+            "deletions": sum(f.deletions for f in files),
+            "total": sum(f.additions + f.deletions for f in files),
+        }
+        return 200, body
+
+    def _h_list_commits(self, req: _Req):
+        """GET commits?sha=&path=&per_page=&page=: the history of `sha` (default: the default
+        branch), newest first, only the commits that changed `path` (a file, or any file under a
+        folder) when given, as `git log` simplifies it."""
+        ref = req.query.get("sha") or self.default_branch
+        sha = self.repo.resolve(ref)
+        if sha is None:
+            raise _HTTPError(404, "Not Found")
+        path = req.query.get("path", "").strip("/")
+        args = ["log", "--format=%H", sha] + (["--", path] if path else [])
+        shas = self.repo.git(*args).decode().split()
+        _, page, headers = self._paginate(req, shas)
+        return 200, [self._commit_json(c) for c in page], headers
 
     def _commit_json(self, sha: str) -> dict:
         info = self.repo.commit_info(sha)
