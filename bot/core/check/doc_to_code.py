@@ -8,7 +8,7 @@ import re
 from bot.core.check import paths, wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs, cites_paths
-from bot.core.check.near import closest, fits_name, subject
+from bot.core.check.near import closest, fits_name, misspelt, subject
 from bot.core.check.ownership import Scope
 from bot.core.doclines import (
     cited_values,
@@ -182,13 +182,17 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
 
 def _near_flag(token: str, flags: list[Fact]) -> str | None:
     """The flag to offer for `token`, one the code does not have: the closest of those pointing
-    the same way (`--disable-x` is never offered `--x`, its opposite). No suggestion beats a
-    wrong one."""
+    the same way (`--disable-x` is never offered `--x`, its opposite) that `token` could be a
+    misspelling of (`--no-load-optim`, another program's flag, is not `--no-save-optim`). No
+    suggestion beats a wrong one."""
     about = subject(token)
     candidates = {
         f.token
         for f in flags
-        if f.kind == "flag" and fits_name(token, f) and closest(about, [subject(f.token)], 0.6) is not None
+        if f.kind == "flag"
+        and fits_name(token, f)
+        and closest(about, [subject(f.token)], 0.6) is not None
+        and misspelt(token, f.token)
     }
     return closest(token, candidates, 0.6)
 

@@ -72,3 +72,23 @@ def subject(name: str) -> str:
     while len(words) > 1 and (words[0] in NEGATIVE_WORDS or words[0] in POSITIVE_WORDS):
         words = words[1:]
     return "-".join(words)
+
+
+def misspelt(written: str, real: str) -> bool:
+    """Could `written` be `real` misspelt, rather than another flag altogether? Word by word
+    (on/off words aside): a word may be missing or extra, and one written in place of another
+    must be that word mistyped (`--input-dri`), not another word (`--no-load-optim` is not
+    `--no-save-optim`, `--eval-backend` is not `--train-backend`)."""
+    a, b = subject(written).split("-"), subject(real).split("-")
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "replace":
+            continue
+        if i2 - i1 != j2 - j1:
+            # Words run together or split (`fp32master`, `max-len`): alike when joined.
+            if difflib.SequenceMatcher(None, "".join(a[i1:i2]), "".join(b[j1:j2])).ratio() < 0.8:
+                return False
+            continue
+        for x, y in zip(a[i1:i2], b[j1:j2], strict=True):
+            if difflib.SequenceMatcher(None, x, y).ratio() < 0.5:
+                return False
+    return True

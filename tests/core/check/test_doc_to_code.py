@@ -213,3 +213,12 @@ def test_an_unknown_flag_is_never_offered_a_flag_of_another_program():
     # Run with the converter, the same typo gets the converter's flag.
     [f] = judge("```bash\npython tools/convert.py --input-dri /x\n```\n", files=files, rule_=both)
     assert f.suggestion.replacement == "python tools/convert.py --input-dir /x"
+
+
+def test_another_programs_flag_close_by_letters_to_one_of_ours_gets_no_suggestion():
+    # Megatron's `--no-load-optim` on a miles page: `--no-save-optim` would make the line wrong.
+    code = {CLI: cli("'--no-save-optim', dest='save_optim', action='store_false'")}
+    [f] = judge("Resume with `--no-load-optim`.\n", files=code)
+    assert (f.kind, f.suggestion) == ("unresolved", None)
+    [f] = judge("Resume with `--no-save-optm`.\n", files=code)
+    assert f.suggestion.replacement == "Resume with `--no-save-optim`."

@@ -3,7 +3,7 @@ switch points, so that neither offers the opposite one."""
 
 from __future__ import annotations
 
-from bot.core.check.near import closest, fits_name, name_polarity, polarity, same_polarity, subject
+from bot.core.check.near import closest, fits_name, misspelt, name_polarity, polarity, same_polarity, subject
 from tests.core.check.checkkit import fact
 
 
@@ -67,3 +67,22 @@ def test_what_a_switch_is_about_is_its_name_without_on_and_off_words():
     assert subject("--disable-fp32-master") == "fp32-master"
     assert subject("--enable_x") == "x"
     assert subject("--no") == "no"
+
+
+def test_a_misspelling_is_the_same_words_mistyped_not_other_words():
+    for written, real in [
+        ("--input-dri", "--input-dir"),
+        ("--sed", "--seed"),
+        ("--maxlen", "--max-len"),
+        ("--lr-warmup", "--lr-warmup-iters"),
+        ("--disable-fp32-master", "--no-keep-fp32-master"),
+    ]:
+        assert misspelt(written, real), (written, real)
+    # miles' pages cite Megatron's `--no-load-optim` and its own later `--eval-backend`: close
+    # by letters to a flag the parser has, and no misspelling of it.
+    for written, real in [
+        ("--no-load-optim", "--no-save-optim"),
+        ("--eval-backend", "--train-backend"),
+        ("--optimizer-state-nvme-dir", "--reset-optimizer-states"),
+    ]:
+        assert not misspelt(written, real), (written, real)
