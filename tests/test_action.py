@@ -228,7 +228,11 @@ def test_the_action_annotates_summarises_every_finding_and_fails(full_run, pull:
     doc_lines = DOC.splitlines()
     for line, symbol in errors:
         assert f"`{symbol}`" in doc_lines[int(line) - 1]
-    assert "::notice file=tool/cli.py" in run.stdout and "--opt-new" in run.stdout
+    # The new flag's notice sits on the table that lists its siblings, suggesting its row.
+    assert re.search(
+        r"^::notice file=docs/usage\.md,line=\d+,title=docs-sync new-flag --opt-new::", run.stdout, re.M
+    )
+    assert "| `--opt-new` | option --opt-new |" in run.summary
     # The summary carries every finding, more than the 10 error annotations GitHub shows.
     assert "docs-sync: failure — 12 errors, 1 notice" in run.summary
     for symbol in GONE:
