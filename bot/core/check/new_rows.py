@@ -432,7 +432,7 @@ def _bullet(doc: DocPage, found: _List, siblings: Sequence[Sibling], entry: Entr
         first = min(lines)
         if any(first <= c.line <= _item_end(doc, first) for c in doc.claims):
             return None  # the siblings state their defaults in prose: no format to copy
-    indent, marker, gap, bold, _sep = shapes.pop()
+    indent, marker, gap, bold, sep = shapes.pop()
     m = matches[0][1]
     key = _key(entry, [(siblings[i], f"`{m.group('code')}`") for i, m in matches])
     if key is None:
@@ -441,8 +441,10 @@ def _bullet(doc: DocPage, found: _List, siblings: Sequence[Sibling], entry: Entr
     rests = [_item_text(doc, min(found.items[i]), m.group("rest")) for i, m in matches]
     if not any(rests):
         return f"{indent}{marker}{gap}{star}{key}{star}"
-    if not entry.description:
-        return None  # a bullet with nothing after its separator reads as unfinished
+    if not entry.description or not sep:
+        # Nothing after the separator reads as unfinished; with no separator the siblings'
+        # bullets are sentences (`--x` selects the ...), which a help text does not continue.
+        return None
     text = escaped(_sentence(entry.description, rests), cell=False)
     return f"{indent}{marker}{gap}{star}{key}{star}{m.group('sep')}{text}"
 

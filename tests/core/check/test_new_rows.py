@@ -222,6 +222,7 @@ AMBIGUOUS = {
     "rows of uneven width": (
         "| Flag | Effect |\n|---|---|\n| `--lr` | Learning rate. | x |\n| `--seed` | Seed. |\n"
     ),
+    "bullets that are sentences": "- `--lr` sets the learning rate.\n- `--seed` seeds every worker.\n",
     "defaults stated in the bullets": (
         "- `--lr`: Learning rate, `0.001` by default.\n- `--seed`: Seed, default `42`.\n"
     ),
