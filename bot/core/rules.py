@@ -29,9 +29,9 @@ A pack file looks like this (see rules/miles.yml for a real one):
             group: mesh-dims         # strings: name of the enumerated set (default: the source id)
             names: [init, train]     # symbols, optional: only these names
             enumerated: true         # the doc lists this set in full: a new member is a warning
-          - id: launchers            # tokens: no facts of its own; the names these files use in
-            kind: tokens             #   code (Python, shell), so a page citing one the change
-            paths: ["scripts/**"]    #   stopped using is told (`vanished`). Every source counts
+          - id: launchers            # tokens: no facts; the names its files use in code (Python,
+            kind: tokens             #   shell), so a page still citing one the change stopped
+            paths: ["scripts/**"]    #   using in all of the rule's sources is told (`vanished`)
         external: ["--sglang-*", "<*>"]   # fnmatch patterns of tokens never reported
         severity: {removed: error, undocumented: warning}   # per finding kind, overrides defaults
         fail_on: error               # error | warning | notice | never
