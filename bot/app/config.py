@@ -17,6 +17,9 @@ Variables (Probot's names where Probot has one):
     PORT              listening port (default 3000)
     LOG_LEVEL         DEBUG, INFO, WARNING, ERROR or CRITICAL (default INFO)
     DOCS_SYNC_WORKERS jobs run at once, each for another repository (default 4)
+    METRICS_PORT      `docs-sync worker` only: serve GET /metrics (and /healthz) on this port, for
+                      Prometheus to scrape each worker process (default: no server). A web
+                      process serves both on PORT already.
 
 What one pull request may cost (bot.app.sandbox); past any of them its check run fails, naming it:
 
@@ -92,6 +95,7 @@ class Settings:
     port: int = 3000
     log_level: str = "INFO"
     workers: int = 4
+    metrics_port: int | None = None  # METRICS_PORT: a worker process's /metrics
     budget: Budget = Budget()
 
     @classmethod
@@ -110,6 +114,7 @@ class Settings:
             port=_port(environ),
             log_level=_log_level(environ),
             workers=int(_number(environ, "DOCS_SYNC_WORKERS", 4, 1, 64, whole=True)),
+            metrics_port=_metrics_port(environ),
             budget=_budget(environ),
         )
 
@@ -255,6 +260,12 @@ def _port(environ: Mapping[str, str]) -> int:
     if not 0 < port < 65536:
         raise ConfigError(f"PORT must be between 1 and 65535, got {shown(raw)}")
     return port
+
+
+def _metrics_port(environ: Mapping[str, str]) -> int | None:
+    if _get(environ, "METRICS_PORT") is None:
+        return None
+    return int(_number(environ, "METRICS_PORT", 0, 1, 65535, whole=True))
 
 
 def _log_level(environ: Mapping[str, str]) -> str:

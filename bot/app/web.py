@@ -31,6 +31,7 @@ import contextlib
 import gc
 import hashlib
 import hmac
+import http.server
 import json
 import logging
 import os
@@ -445,6 +446,8 @@ def work(environ: Mapping[str, str] = os.environ, handler_factory: HandlerFactor
         configure_logging(settings.log_level)
         _shared_database(settings, "`docs-sync worker`")
         queue = open_queue_for(settings)
+        metrics = Metrics()
+        scrape = MetricsServer(queue, metrics, settings.metrics_port) if settings.metrics_port else None
     except ConfigError as exc:
         print(f"docs-sync: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -456,7 +459,6 @@ def work(environ: Mapping[str, str] = os.environ, handler_factory: HandlerFactor
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        metrics = Metrics()
         worker = Worker(
             queue, _handler(settings, queue, metrics, handler_factory), metrics, threads=settings.workers
         )
@@ -466,6 +468,59 @@ def work(environ: Mapping[str, str] = os.environ, handler_factory: HandlerFactor
             pass
         worker.stop(SHUTDOWN_GRACE_S, release=True)
     finally:
+        if scrape is not None:
+            scrape.close()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         queue.close()
+
+
+class MetricsServer:
+    """GET /metrics and /healthz of a worker process, on METRICS_PORT, from a thread of its own.
+
+    Each worker process is scraped on its own rather than having the web processes report what
+    the workers record in the database: Prometheus adds up per-process counters in the query
+    (`sum(rate(docs_sync_jobs_total[5m]))`) and takes a restarted process's counters starting
+    again from zero in its stride, while counters kept in the shared database would cost a write
+    per job and per GitHub call and leave the rows of dead processes to reconcile. The queue's
+    figures (depth, age, lag) are read from the database at scrape, as a web process does.
+    """
+
+    def __init__(self, queue: JobQueue, metrics: Metrics, port: int, host: str = "0.0.0.0"):
+        def figures() -> str:
+            return metrics.render(QueueFigures(queue.counts(), queue.oldest_queued_s(), queue.lag()))
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                status, body, kind = 404, b"not found\n", "text/plain"
+                try:
+                    if self.path == "/metrics":
+                        status, body, kind = 200, figures().encode(), METRICS_CONTENT_TYPE
+                    elif self.path == "/healthz":
+                        queue.ping()
+                        status, body, kind = 200, b'{"ok": true}', "application/json"
+                except Exception as exc:  # the database: say so, as the web's /healthz does
+                    log.error("metrics: the database cannot be read: %s", type(exc).__name__)
+                    status, body, kind = 503, b'{"ok": false}', "application/json"
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass  # a scrape every few seconds is not news
+
+        try:
+            self._server = http.server.ThreadingHTTPServer((host, port), Handler)
+        except OSError as exc:
+            raise ConfigError(f"METRICS_PORT: cannot listen on port {port}: {exc.strerror}") from None
+        self.port = int(self._server.server_address[1])
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="docs-sync-metrics", daemon=True
+        )
+        self._thread.start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -362,4 +362,15 @@ def test_the_multi_process_compose_file_runs_two_webs_three_workers_on_postgres(
     assert services["postgres"]["image"].startswith("postgres:")
     # The same settings as the one-process compose.yaml, with PostgreSQL instead of the SQLite file.
     single = yaml.safe_load((root / "compose.yaml").read_text())["services"]["docs-sync"]["environment"]
-    assert set(web["environment"]) == set(single) - {"DOCS_SYNC_DB"}
+    # METRICS_PORT: a worker process's /metrics (one process serves them on PORT).
+    assert set(web["environment"]) == set(single) - {"DOCS_SYNC_DB"} | {"METRICS_PORT"}
+    assert "METRICS_PORT" in " ".join(worker["healthcheck"]["test"])
+
+
+def test_metrics_port_is_a_worker_process_port_or_unset(env):
+    assert Settings.from_env(env).metrics_port is None
+    assert Settings.from_env({**env, "METRICS_PORT": "9100"}).metrics_port == 9100
+    for bad in ("0", "70000", "ninety"):
+        with pytest.raises(ConfigError) as info:
+            Settings.from_env({**env, "METRICS_PORT": bad})
+        assert str(info.value).startswith("METRICS_PORT must be")

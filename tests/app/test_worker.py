@@ -444,8 +444,11 @@ def factory(settings, queue, metrics):
         time.sleep(job.payload["seconds"])
     return handle
 
-web.work({"APP_ID": "1", "PRIVATE_KEY": key, "WEBHOOK_SECRET": "s", "DATABASE_URL": sys.argv[2],
-          "DOCS_SYNC_WORKERS": "2"}, factory)
+env = {"APP_ID": "1", "PRIVATE_KEY": key, "WEBHOOK_SECRET": "s", "DATABASE_URL": sys.argv[2],
+       "DOCS_SYNC_WORKERS": "2"}
+if len(sys.argv) > 3:
+    env["METRICS_PORT"] = sys.argv[3]
+web.work(env, factory)
 """
 
 
@@ -459,12 +462,12 @@ def postgres():
     cluster.stop()
 
 
-def _worker_process(url: str, grace: float):
+def _worker_process(url: str, grace: float, *more: str):
     import subprocess
     import sys
 
     return subprocess.Popen(
-        [sys.executable, "-c", WORKER_PROCESS, str(grace), url],
+        [sys.executable, "-c", WORKER_PROCESS, str(grace), url, *more],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -593,3 +596,39 @@ def test_an_idle_worker_claims_a_job_another_process_enqueues_long_before_its_po
         finally:
             worker.stop(5)
         assert mine.get(1).state == "done"
+
+
+def test_a_worker_process_serves_its_own_metrics_on_metrics_port(postgres):
+    import socket
+
+    import httpx
+
+    from bot.app.database import open_queue
+    from tests.appkit import Scrape
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = postgres.new_database()
+    with open_queue(url) as q:
+        q.enqueue("quick", "check", {"seconds": 0.01, "installation_id": 5}, key="octo/a#1")
+        q.enqueue("later", "check", {"seconds": 0.01, "installation_id": 5}, key="octo/a#2")
+        with q._tx() as db:  # due in an hour: waiting, not yet due
+            db.execute("UPDATE jobs SET not_before = not_before + 3600 WHERE id = 2")
+        with _worker_process(url, 1.0, str(port)) as proc:
+            try:
+                assert _wait_started(proc, 1) == ["quick"]
+                deadline = time.monotonic() + 20
+                while True:  # the job's outcome is written first, then counted
+                    scrape = Scrape(httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text)
+                    if scrape("docs_sync_jobs_total", outcome="done") or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.05)
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
+            finally:
+                proc.kill()
+    # What this worker ran, and the whole queue as the web processes show it.
+    assert scrape("docs_sync_jobs_total", outcome="done") == 1
+    assert scrape("docs_sync_job_seconds_count") == 1
+    assert scrape("docs_sync_queue_jobs", state="done") == 1 and scrape("docs_sync_queue_depth") == 1
+    assert health.status_code == 200 and health.json() == {"ok": True}
