@@ -3,13 +3,16 @@
     the rules (repoconfig.py) -> the file list (past GitHub's 3,000 files: completed from the
     trees of the merge base and the head) -> the blobs those rules read at head, in one
     GraphQL query with the config; their base side is the merge base, as in GitHub's diff,
-    derived from the file list's patches (snapshot.py) -> `bot.core.check.check` -> the
+    derived from the file list's patches (snapshot.py) -> `bot.core.check.check` (asking the
+    head's history, history.py, what replaced a token the docs cite and head lacks) -> the
     pull request's `/docs-sync ignore` waivers
 
 The only calls are reads: the file list and the GraphQL query (one more for the config the
 first time a base branch is seen, and a compare call when GitHub left a watched file's patch
 out; a compare call and two trees for a pull request of 3,000 files or more). A change too
 large for the trees API as well fails the check saying so: files left unchecked never pass.
+A token the docs cite that head lacks costs a few reads of the head's history (history.py:
+commits of the rule's sources, each commit once, at most 40 calls), kept in the store.
 `/docs-sync explain` runs it too, before any check has published.
 """
 
@@ -22,6 +25,7 @@ from urllib.parse import urlsplit
 
 from bot.app.context import Context
 from bot.app.github import MAX_FILE_PAGES, PER_PAGE
+from bot.app.history import ApiHistory
 from bot.app.repoconfig import config_at, edited_config, known_rules, seen_again, unmatched_problem, watched
 from bot.app.sandbox import BudgetExceeded, check
 from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids, unlisted
@@ -81,7 +85,10 @@ def analyze(ctx: Context) -> Analysis:
     config = edited_config(ctx, revisions, changes)  # the new config, when the pull request edits it
 
     try:  # in a process of its own, within the App's budgets (sandbox.py)
-        report = check(again.rules, revisions.base, revisions.head, changes, ctx.facts, ctx.settings.budget)
+        history = ApiHistory(ctx.repo, reader, pull.head_sha)  # what replaced a stale token
+        report = check(
+            again.rules, revisions.base, revisions.head, changes, ctx.facts, ctx.settings.budget, history
+        )
     except BudgetExceeded as exc:
         return Analysis(problem=exc.outcome)
     report = apply_waivers(report, ctx.store.waivers(ctx.pr))

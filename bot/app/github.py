@@ -512,6 +512,22 @@ class Repo:
         )
         return base64.b64decode(data.get("content") or "")
 
+    def commits(self, sha: str, path: str, per_page: int) -> list[dict]:
+        """The newest `per_page` commits of `sha`'s history that changed `path` (a file or folder)."""
+        fn = self._rest.repos.list_commits
+        return list(
+            _json(
+                self._call(
+                    "GET", "/commits", fn, self.owner, self.name, sha=sha, path=path, per_page=per_page
+                )
+            )
+        )
+
+    def commit(self, sha: str) -> dict:
+        """One commit with its files (their patches) as GitHub lists them: at most 300."""
+        fn = self._rest.repos.get_commit
+        return dict(_json(self._call("GET", f"/commits/{sha}", fn, self.owner, self.name, sha)))
+
     def tree(self, sha: str) -> tuple[list[dict], bool]:
         """Every entry of the commit's tree (path, type), and whether GitHub truncated the list."""
         fn = self._rest.git.get_tree

@@ -10,6 +10,7 @@ bot.app.sandbox`), which exits after each job and gives its memory back:
     the worker (parent)                          the analysis (child)
     rules, changes, limits  ------------------>  setrlimit(RLIMIT_AS, RLIMIT_CPU), check(...)
     file texts, blob ids, listings  <--------->  reads through the trees, asked for one by one
+    the history's answers (optional)  <------->  what replaced a token (bot/core/check/history.py)
     extractions by blob id (the facts cache) <->  cache lookups and stores
     the report  <-------------------------------  done
 
@@ -48,13 +49,16 @@ import time
 import traceback
 from collections.abc import Iterator, MutableMapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from bot.app.config import BUDGET_SETTINGS, Budget
 from bot.core.facts import ParseCache
 from bot.core.model import Change, Report, Tree
 from bot.core.rules import Rule
 from bot.render.comments import CheckOutcome, over_budget
+
+if TYPE_CHECKING:
+    from bot.core.check.history import Commit, History, Move
 
 log = logging.getLogger(__name__)
 
@@ -87,13 +91,15 @@ def check(
     changes: Sequence[Change],
     cache: ParseCache | None,
     budget: Budget,
+    history: History | None = None,
 ) -> Report:
-    """`bot.core.check.check(rules, base, head, changes, cache)`, run in a child process within
-    `budget`; BudgetExceeded when it goes past one, AnalysisFailed when the child breaks."""
+    """`bot.core.check.check(rules, base, head, changes, cache, history)`, run in a child process
+    within `budget`; BudgetExceeded when it goes past one, AnalysisFailed when the child breaks.
+    The child asks `history` through the parent, as it reads the trees."""
     if len(rules) > budget.rules:
         raise over("rules", _count(len(rules), "rule"), _count(budget.rules, "rule"))
     with _Child() as child:
-        report = _Session(child, base, head, cache, budget).run(rules, changes)
+        report = _Session(child, base, head, cache, budget, history).run(rules, changes)
     if len(report.findings) > budget.findings:
         raise over("findings", _count(len(report.findings), "finding"), _count(budget.findings, "finding"))
     return report
@@ -177,10 +183,16 @@ class _Session:
     """The parent's half of one analysis: answers the child's questions, counts and times it."""
 
     def __init__(
-        self, proc: subprocess.Popen[bytes], base: Tree, head: Tree, cache: ParseCache | None, budget: Budget
+        self,
+        proc: subprocess.Popen[bytes],
+        base: Tree,
+        head: Tree,
+        cache: ParseCache | None,
+        budget: Budget,
+        history: History | None = None,
     ):
-        self.proc, self.budget, self.cache = proc, budget, cache
-        self.trees = {"base": base, "head": head}
+        self.proc, self.budget, self.cache, self.history = proc, budget, cache, history
+        self.trees = {"base": base, "head": head}  # and the revisions the history hands out
         self.counted: set[str] = set()  # blobs whose bytes are counted already
         self.read_bytes = 0
         self.buffer = b""
@@ -188,7 +200,16 @@ class _Session:
     def run(self, rules: Sequence[Rule], changes: Sequence[Change]) -> Report:
         budget = self.budget
         self.deadline = time.monotonic() + budget.seconds
-        self._send(("check", list(rules), list(changes), budget.memory_mb << 20, budget.seconds))
+        self._send(
+            (
+                "check",
+                list(rules),
+                list(changes),
+                budget.memory_mb << 20,
+                budget.seconds,
+                self.history is not None,
+            )
+        )
         while True:
             message = self._receive()
             kind = message[0]
@@ -225,6 +246,8 @@ class _Session:
             if self.cache is not None and len(message[2]) <= CACHE_ENTRY_LIMIT:
                 self.cache[message[1]] = pickle.loads(message[2])
             return None
+        if kind == "history":
+            return self._history(message[1], message[2:])
         tree = self.trees[message[1]]
         if kind == "read":
             text = tree.read(message[2])
@@ -238,6 +261,31 @@ class _Session:
         if kind == "paths":
             return tree.paths()
         raise AnalysisFailed(f"the analysis asked for {kind!r}, which it never asks")
+
+    def _history(self, method: str, args: tuple[Any, ...]) -> Any:
+        """The history's answer; a refusal from GitHub (not a retryable error) is no answer."""
+        from bot.app.github import GitHubError
+
+        history = self.history
+        if history is None or method not in ("touching", "prefetch", "moves", "trees"):
+            raise AnalysisFailed(f"the analysis asked the history for {method!r}, which it never asks")
+        try:
+            if method == "touching":
+                return list(history.touching(*args))
+            if method == "prefetch":
+                history.prefetch(*args)
+                return None
+            if method == "moves":
+                return list(history.moves(*args))
+            pair = history.trees(args[0])
+        except GitHubError as exc:
+            log.info("history: %s", exc)
+            return [] if method in ("touching", "moves") else None
+        if pair is None:
+            return None
+        names = (f"parent:{args[0].id}", f"commit:{args[0].id}")
+        self.trees[names[0]], self.trees[names[1]] = pair
+        return names
 
     def _count(self, blob: str, text: str) -> None:
         if blob in self.counted:
@@ -359,6 +407,30 @@ class _RemoteTree:
         return paths
 
 
+class _RemoteHistory:
+    """The history (bot.core.check.history.History) the parent reads for the child."""
+
+    def __init__(self, channel: _Channel):
+        self.channel = channel
+
+    def touching(self, strings: Sequence[str], paths: Sequence[str]) -> Sequence[Commit]:
+        found: list[Commit] = self.channel.ask("history", "touching", list(strings), list(paths))
+        return found
+
+    def prefetch(self, questions: Sequence[Sequence[str]], paths: Sequence[str]) -> None:
+        self.channel.ask("history", "prefetch", [list(q) for q in questions], list(paths))
+
+    def trees(self, commit: Commit) -> tuple[Tree, Tree] | None:
+        names = self.channel.ask("history", "trees", commit)
+        if names is None:
+            return None
+        return _RemoteTree(self.channel, names[0]), _RemoteTree(self.channel, names[1])
+
+    def moves(self, path: str) -> Sequence[Move]:
+        found: list[Move] = self.channel.ask("history", "moves", path)
+        return found
+
+
 class _RemoteCache(MutableMapping[str, object]):
     """The worker's facts cache, seen from the child: lookups and stores, nothing else."""
 
@@ -412,15 +484,15 @@ def child_main() -> int:
     channel = _Channel(sys.stdin.buffer, sys.stdout.buffer)
     sys.stdout = sys.stderr  # a stray print must not land in the frames
     try:
-        _, rules, changes, memory_bytes, seconds = channel.receive()
+        _, rules, changes, memory_bytes, seconds, with_history = channel.receive()
     except EOFError:
         return 0  # started ahead for a job that never came: the worker stopped
     spare = bytearray(4 << 20)  # given back to say "out of memory" when memory runs out
     _limit(memory_bytes, seconds)
     try:
-        report = check(
-            rules, _RemoteTree(channel, "base"), _RemoteTree(channel, "head"), changes, _RemoteCache(channel)
-        )
+        history = _RemoteHistory(channel) if with_history else None
+        base, head = _RemoteTree(channel, "base"), _RemoteTree(channel, "head")
+        report = check(rules, base, head, changes, _RemoteCache(channel), history=history)
         peak = _status_kb("VmPeak")
         # A file that ran the parser out of memory is reported by the check as one it could not
         # parse; near the limit, that is the memory budget talking, not the file.

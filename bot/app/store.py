@@ -325,6 +325,13 @@ class Store:
     def blob_text(self, oid: str) -> str | None:
         return self.db.blob_get(oid)
 
+    def history(self, repo: str, key: str) -> Any:
+        """What the history of a commit said (bot.app.history): a commit never changes."""
+        return self._get("history", f"{repo}@{key}")
+
+    def save_history(self, repo: str, key: str, value: Any) -> None:
+        self._put("history", f"{repo}@{key}", value)
+
     def save_blob_text(self, oid: str, text: str) -> None:
         self.db.blob_put(oid, text)
 

@@ -35,6 +35,11 @@ def test_a_typical_pull_request_costs_eight_calls_and_a_clean_one_six(bot, stand
         ("POST", "/graphql"),
         ("GET", ["trees", standin.pull(2)["base"]["sha"]]),
         ("GET", ["trees", standin.pull(2)["head"]["sha"]]),
+        # The flag typo on an added doc line is looked up in the head's history (app/history.py):
+        # the commits of the rule's two parsers, and the versions of both in one query.
+        ("GET", ["docs-repo", "commits"]),
+        ("GET", ["docs-repo", "commits"]),
+        ("POST", "/graphql"),
         ("POST", ["2", "reviews"]),
         ("POST", ["2", "comments"]),
         ("PATCH", ["check-runs", str(standin.check_runs[0]["id"])]),

@@ -24,7 +24,7 @@ from typing import Protocol
 from bot.core.check import wording
 from bot.core.check.deltas import deltas
 from bot.core.check.findings import Findings, is_external
-from bot.core.check.inputs import Page, RuleInputs
+from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs
 from bot.core.extract.imports import Modules
 from bot.core.facts import Facts, ParseCache, gather
 from bot.core.model import CodeLocation, Fact, Finding, FindingKind, Tree
@@ -153,9 +153,13 @@ def from_history(
                 if key not in reported and _stale_flag(inputs, ref):
                     reported.add(key)
                     asked.append((None, page, ref))
-    tokens = sorted({ref.token for _, _, ref in asked if ref.kind != "path"})
-    if len(tokens) > 1:  # one pass over the history for all of them
-        history.prefetch([search_strings(inputs.rule, t) for t in tokens], source_paths(inputs.rule))
+    groups: dict[tuple[str, ...], set[str]] = {}
+    for _, _, ref in asked:
+        if ref.kind != "path":
+            groups.setdefault(tuple(search_paths(inputs.rule, ref.token)), set()).add(ref.token)
+    for paths, tokens in groups.items():
+        if len(tokens) > 1:  # one pass over the history for all of them
+            history.prefetch([search_strings(inputs.rule, t) for t in sorted(tokens)], paths)
     for asking, page, ref in asked:
         found = _succession(inputs, page, ref, history, lookups, cache)
         if found is None:
@@ -167,8 +171,17 @@ def from_history(
             _emit(inputs, page, ref, found, out, "renamed" if asking.kind == "removed" else "unresolved")
 
 
-def source_paths(rule: Rule) -> list[str]:
-    return sorted({p for s in rule.sources for p in s.paths})
+def search_paths(rule: Rule, token: str) -> list[str]:
+    """The rule's source files that could have declared `token`: its parsers' for a flag."""
+    kinds = FLAG_KINDS if token.startswith("-") else None
+    return sorted(
+        {
+            p
+            for s in rule.sources
+            if s.kind not in ("paths", "tokens") and (kinds is None or s.kind in kinds)
+            for p in s.paths
+        }
+    )
 
 
 def _asks(finding: Finding, edit: tuple[str, str] | None) -> bool:
@@ -242,7 +255,7 @@ def token_succession(
 
 def _removal(rule: Rule, token: str, history: History, cache: ParseCache | None) -> Step | None:
     """The newest commit where the rule's facts lost `token`, and what took its place there."""
-    paths = source_paths(rule)
+    paths = search_paths(rule, token)
     if not paths:
         return None
     for commit in history.touching(search_strings(rule, token), paths):
