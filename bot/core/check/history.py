@@ -154,12 +154,12 @@ def from_history(
                     reported.add(key)
                     asked.append((None, page, ref))
     groups: dict[tuple[str, ...], set[str]] = {}
-    for _, _, ref in asked:
-        if ref.kind != "path":
-            groups.setdefault(tuple(search_paths(inputs.rule, ref.token)), set()).add(ref.token)
-    for paths, tokens in groups.items():
-        if len(tokens) > 1:  # one pass over the history for all of them
-            history.prefetch([search_strings(inputs.rule, t) for t in sorted(tokens)], paths)
+    # Only as many tokens as may still be looked up: the rest are never asked about.
+    for token in list(dict.fromkeys(r.token for _, _, r in asked if r.kind != "path"))[: lookups.left]:
+        groups.setdefault(tuple(search_paths(inputs.rule, token)), set()).add(token)
+    for paths, group in groups.items():
+        if len(group) > 1:  # one pass over the history for all of them
+            history.prefetch([search_strings(inputs.rule, t) for t in sorted(group)], paths)
     for asking, page, ref in asked:
         found = _succession(inputs, page, ref, history, lookups, cache)
         if found is None:

@@ -44,7 +44,7 @@ class MemoryHistory:
         return found[:5]
 
     def prefetch(self, questions, paths):
-        pass  # each question is answered on its own
+        self.prefetched = [list(q) for q in questions]  # each is answered on its own all the same
 
     def trees(self, commit):
         i = next(i for i, s in enumerate(self.snapshots) if s[0] == commit.id)
@@ -202,6 +202,7 @@ def test_lookups_are_bounded_per_run():
     cited = [f for f in findings if "in 2222222 (#2)" in f.message]
     assert len(cited) == 2 and lookups.left == 0
     assert history.asked == 2  # the third token is never asked about
+    assert history.prefetched == [["--alpha-one"], ["--beta-two"]]  # nor read ahead
     # One token asked twice (two lines) costs one lookup.
     again = Lookups(left=1)
     head = doc_edit(base, "Use `--alpha-one`.\n\nAgain `--alpha-one`.")
