@@ -132,3 +132,19 @@ def test_files_that_disagree_are_no_evidence():
     head[LAUNCHERS[1]] = launcher(LAUNCHERS[1], "--no-weights-kept")
     [f] = check([rule()], MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings
     assert f.kind == "removed" and f.suggestion is None
+
+
+def test_a_rename_believed_from_its_place_says_so():
+    page = "Cap it with `--max-items 8`.\n"
+    base = {
+        DOC: page,
+        CLI: cli("'--lr', type=float", "'--max-items', type=int, default=8", "'--seed', type=int"),
+    }
+    head = {
+        DOC: page,
+        CLI: cli("'--lr', type=float", "'--budget', type=int, default=8", "'--seed', type=int"),
+    }
+    [f] = check([rule()], MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings
+    assert f.kind == "renamed" and f.suggestion.replacement == "Cap it with `--budget 8`."
+    assert f.message.endswith("`budget` took the place of `max_items` with the same type, default and action")
+    assert "only destination removed" in f.why
