@@ -22,9 +22,17 @@ from bot.core.check.inputs import RuleInputs
 from bot.core.linediff import line_diff
 from bot.core.model import Tree
 
-MAX_FILES = 200
+# Each file read may be a request of its own (the App reads through GitHub's API): a change
+# touching more files than this is judged on the first ones, in path order.
+MAX_FILES = 80
 MAX_FILE_CHARS = 300_000
-MAX_TOTAL_CHARS = 4_000_000
+MAX_TOTAL_CHARS = 3_000_000
+
+# Files that hold no lines a rename rewrites: images, archives, weights, notebooks, lock files.
+_NOT_TEXT = (
+    ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".pdf", ".zip", ".gz", ".tar", ".whl",
+    ".bin", ".pt", ".pth", ".safetensors", ".npy", ".npz", ".parquet", ".ipynb", ".lock",
+)  # fmt: skip
 
 # A word as code and shell lines write names: `keep_fp32_master`, `--keep-fp32-master`,
 # `FSDPArgs`. A dot, a quote, `=` or a space ends it.
@@ -62,7 +70,11 @@ class ChangeEvidence:
         never read."""
         self._base, self._head = base, head
         self.renames: Mapping[str, str] = dict(renames or {})
-        self._changed = sorted((b, h) for b, h in changed if b not in skip and h not in skip)
+        self._changed = sorted(
+            (b, h)
+            for b, h in changed
+            if b not in skip and h not in skip and not h.lower().endswith(_NOT_TEXT)
+        )
 
     def replacements(self, spellings: Collection[str]) -> Replacements:
         """For each of `spellings`: the words that took its place on rewritten lines, by file."""

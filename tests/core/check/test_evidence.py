@@ -36,8 +36,10 @@ def test_replacements_are_read_from_rewritten_lines_of_changed_files_only():
     base = {p: launcher(p, "--old-flag") for p in LAUNCHERS}
     base["docs/page.md"] = "Pass `--old-flag`.\n"
     base["untouched.sh"] = "python tool/cli.py --old-flag\n"
+    base["notebooks/demo.ipynb"] = '"--old-flag"\n'
     head = {p: launcher(p, "--new-flag") for p in LAUNCHERS}
     head["docs/page.md"] = "Pass `--new-flag`.\n"
+    head["notebooks/demo.ipynb"] = '"--new-flag"\n'
     head["untouched.sh"] = base["untouched.sh"]
     changes = changes_between(base, head)
     found = ChangeEvidence(
