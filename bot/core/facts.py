@@ -28,7 +28,7 @@ ParseCache = MutableMapping[str, object]
 # differently, so that a cache on disk never hands back what an older version made of it.
 EXTRACTION_FORMAT = "x3"
 PAGE_FORMAT = "doc9"
-TOKENS_FORMAT = "tok2"  # bot/core/extract/tokens.py
+TOKENS_FORMAT = "tok3"  # bot/core/extract/tokens.py
 
 
 @dataclass

@@ -126,3 +126,9 @@ def test_the_language_comes_from_the_suffix_or_the_shebang():
 def test_a_tokens_source_yields_no_facts():
     source = Source(id="launchers", kind="tokens", paths=("scripts/run.py",))
     assert extract(source, "scripts/run.py", LAUNCHER_PY).facts == ()
+
+
+def test_shell_assignments_after_other_words_and_separators():
+    names = shell_tokens("FOO=1 BAR=2 cmd; BAZ=3 && QUX=4 run x#y=1 --opt=$VAL\n").names
+    assert {"FOO", "BAR", "BAZ", "QUX", "VAL"} <= names.keys()
+    assert "y" not in names and "opt" not in names

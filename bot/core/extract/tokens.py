@@ -194,6 +194,8 @@ _DECLARES = re.compile(
     r"((?:[ \t]+[A-Za-z_][A-Za-z0-9_]*(?=[\s=;)|&]|$))+)"
     r"|(?:for|select)()[ \t]+([A-Za-z_][A-Za-z0-9_]*)(?=[\s;])"
 )
+_PLAIN = re.compile(r"[^\s#\\'\"$()<>;&|`]+")
+_DQ_PLAIN = re.compile(r'[^"\\$]+')
 _HEREDOC = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _EXPANSION = re.compile(r"\$(?:\{[#!]?)?([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -223,7 +225,7 @@ def shell_tokens(text: str) -> CodeTokens:
             elif c == "$":
                 i = _dollar(text, i, use, stack)
             else:
-                i += 1
+                i = _DQ_PLAIN.match(text, i).end()  # type: ignore[union-attr]  # c is plain
             continue
         at_word = i == 0 or text[i - 1] in _WORD_BREAK
         if c == "\n":
@@ -278,11 +280,10 @@ def shell_tokens(text: str) -> CodeTokens:
                     use(w.group(0), m.start(group) + w.start())
                 i = m.end()
                 continue
-            m = _NAME.match(text, i)
-            if m:  # a plain word: skip it whole, so a `#` or `=` inside it is not mistaken
-                i = m.end()
-                continue
-        i += 1
+        # Nothing to see up to the next character that means something (a `#` inside a word, an
+        # `=` after its first character, are plain).
+        m = _PLAIN.match(text, i + 1) if c not in _WORD_BREAK else None
+        i = m.end() if m else i + 1
     return CodeTokens(names, frozenset())
 
 
