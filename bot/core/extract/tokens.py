@@ -94,7 +94,7 @@ def python_tokens(text: str) -> CodeTokens:
             window.append(tok)
             if len(window) > 6:
                 del window[0]
-            read = _environ_read(window)
+            read = _environ_read(window) if tok.type == tokenize.STRING or tok.string == "environ" else None
             if read is not None:
                 env.add(read)
                 names.setdefault(read, line)
