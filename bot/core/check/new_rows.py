@@ -309,7 +309,7 @@ def _key(entry: Entry, written: list[tuple[Sibling, str]]) -> str | None:
             values.append(normalize_default(words[1]) == normalize_default(sibling.default))
     key = entry.token
     if values and all(values) and not entry.switch and entry.default not in (None, "None", ""):
-        key = f"{key} {entry.default}"
+        key = f"{key} {_number(entry.default)}"
     return f"`{key}`" if ticks else key
 
 

@@ -110,6 +110,12 @@ def test_a_table_without_a_default_column_writes_the_default_where_its_rows_do()
     f = only(rule(), MEMORY_TABLE, base, valued)
     # `--cpu-backend gloo` writes its default after the flag: so does the new row.
     assert added(MEMORY_TABLE, f)[5] == "| `--threads 4` | CPU threads for the optimizer step. |"
+    small = cli(
+        "'--offload', action='store_true'",
+        "'--eps', type=float, default=1e-5, help='Epsilon.'",
+        "'--cpu-backend', default='gloo'",
+    )
+    assert added(MEMORY_TABLE, only(rule(), MEMORY_TABLE, base, small))[5] == "| `--eps 1e-5` | Epsilon. |"
 
 
 def test_a_pipe_and_markup_in_the_help_text_are_escaped():
