@@ -289,7 +289,11 @@ def _table_row(doc: DocPage, table: _List, siblings: Sequence[Sibling], entry: E
         prose = max(others, key=lambda c: sum(len(r[c].strip()) for r in sibling_rows.values()))
         text = _sentence(entry.description, [r[prose].strip() for r in sibling_rows.values()])
         cells[prose] = escaped(text, cell=True)
-    return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"
+    # A table whose pipes line up in every row gets its new row padded to the same columns.
+    widths = [len(c) for c in header]
+    aligned = all([len(c) for c in r] == widths for r in rows if r is not None)
+    padded = [(f" {c} " if c else " ").ljust(w if aligned else 0) for c, w in zip(cells, widths, strict=True)]
+    return "|" + "|".join(padded) + "|"
 
 
 def _key(entry: Entry, written: list[tuple[Sibling, str]]) -> str | None:

@@ -408,3 +408,21 @@ print("libcst" in sys.modules)
         [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_a_table_whose_pipes_line_up_gets_its_new_row_padded():
+    page = """\
+| Flag            | Effect                   |
+|-----------------|--------------------------|
+| `--offload`     | Offload parameters.      |
+| `--cpu-backend` | Process group backend.   |
+"""
+    base = cli("'--offload', action='store_true'", "'--cpu-backend', default='gloo'")
+    head = cli(
+        "'--offload', action='store_true'", "'--pin', action='store_true', help='Pin.'", "'--cpu-backend'"
+    )
+    row = added(page, only(rule(), page, base, head))[3]
+    assert row == "| `--pin`         | Pin.                     |"
+    assert [i for i, c in enumerate(row) if c == "|"] == [
+        i for i, c in enumerate(page.splitlines()[2]) if c == "|"
+    ]
