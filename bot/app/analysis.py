@@ -73,11 +73,15 @@ def analyze(ctx: Context) -> Analysis:
     # The config is fetched again with the blobs, so a config changed on the base branch is
     # noticed in the same query; only then are the rules (and perhaps their blobs) redone.
     at = config_at(pull)
-    again = seen_again(ctx, rules, revisions.prefetch(watched(rules.rules, changes), extra=[at])[at])
+    again = seen_again(
+        ctx,
+        rules,
+        revisions.prefetch(watched(rules.rules, changes, revisions.base, revisions.head), extra=[at])[at],
+    )
     if again.rules is None:  # the config changed on the base branch and cannot be used
         return Analysis(problem=again.problem(pull))
     if again is not rules:
-        revisions.prefetch(watched(again.rules, changes))
+        revisions.prefetch(watched(again.rules, changes, revisions.base, revisions.head))
 
     problem = unmatched_problem(ctx, again, revisions, changes)
     if problem is not None:  # the config names what the repository lacks: said on its line

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from bot.app.context import Context, Pull
 from bot.app.snapshot import Blob, BlobReader, PullRevisions, Where
 from bot.core.check.inputs import Touched, touches
-from bot.core.globs import rule_has_patterns
-from bot.core.model import Change
+from bot.core.globs import expand_all, rule_has_patterns
+from bot.core.model import Change, Tree
 from bot.core.packs import config_text, parse_repo_config
 from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError
 from bot.core.validate import unmatched
@@ -144,16 +144,15 @@ def edited_config(ctx: Context, revisions: PullRevisions, changes: Sequence[Chan
     return config_valid(len(rules), sum(len(r.examples) for r in rules))
 
 
-def watched(rules: Iterable[Rule], changes: Sequence[Change]) -> set[str]:
-    """The files the check will read: those of every rule the change touches."""
-    changed = {c.path for c in changes} | {c.old_path for c in changes if c.old_path}
-    moved = any(c.status in ("renamed", "removed") for c in changes)
-    paths: set[str] = set()
-    for rule in rules:
-        paths_of_rule = rule.watched_paths()
-        if paths_of_rule & changed or (moved and any(s.kind == "paths" for s in rule.sources)):
-            paths |= paths_of_rule
-    return paths
+def watched(rules: Iterable[Rule], changes: Sequence[Change], base: Tree, head: Tree) -> set[str]:
+    """The files the check will read: those of every rule the change touches. A rule's globs
+    are matched against the trees first (as the check matches them), so the files they name
+    are fetched with the rest rather than one query each."""
+    touched = Touched.of(changes)
+    concrete = list(rules)
+    if any(rule_has_patterns(r) for r in concrete):
+        concrete = expand_all(concrete, base, head, touched.renames)
+    return {path for rule in concrete if touches(rule, touched) for path in rule.watched_paths()}
 
 
 def _ref(pull: Pull) -> str:

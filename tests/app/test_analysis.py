@@ -9,8 +9,8 @@ from bot.app.analysis import apply_waivers, gone_at_head, listed_head, repo_html
 from bot.app.store import Waiver
 from bot.core.model import Report
 from bot.demo.repo import ARGS_HEAD
-from bot.testing.standin import add_commit
-from tests.appkit import ARGS, finding
+from bot.testing.standin import GitHubStandIn, add_commit, make_repo
+from tests.appkit import ARGS, CheckBot, finding
 
 FILLER = {f"aaa/f{i:04}.md": f"filler {i}\n" for i in range(3000)}  # sorts before every real path
 
@@ -90,3 +90,40 @@ def test_a_change_too_large_to_find_fails_the_check_saying_why(bot, standin, hug
     )
     assert "3,000" in run["output"]["summary"] and "not checked" in run["output"]["summary"]
     assert standin.reviews == [] and standin.issue_comments == []
+
+
+GLOB_CONFIG = """\
+rules:
+  - id: tools
+    docs:
+      - path: docs/tools.md
+    sources:
+      - id: tools
+        kind: argparse
+        paths: ["tools/*.py"]
+"""
+
+
+def tool_source(n: int, flag: str) -> str:
+    parser = 'p = argparse.ArgumentParser(prog="tool")'
+    return f'import argparse\n\n{parser}\np.add_argument("{flag}", help="option {n}")\n'
+
+
+def test_the_files_a_rules_glob_names_are_fetched_in_one_query(tmp_path):
+    tools = {f"tools/t{n:02}.py": tool_source(n, f"--opt-{n}") for n in range(30)}
+    rows = "".join(f"| `--opt-{n}` | option {n} |\n" for n in range(30))
+    doc = "# Tools\n\n| Flag | Meaning |\n|---|---|\n" + rows
+    files = {".github/docs-sync.yml": GLOB_CONFIG, "docs/tools.md": doc, **tools}
+    repo_dir, (main,) = make_repo(tmp_path, [files])
+    renamed = add_commit(repo_dir, {"tools/t07.py": tool_source(7, "--option-7")}, branch="rename")
+    with GitHubStandIn(repo_dir) as standin:
+        bot = CheckBot(standin, {"main": main, "rename": renamed}, tmp_path)
+        try:
+            bot.check(1, "main", "rename")
+        finally:
+            bot.queue.close()
+        (run,) = standin.check_runs
+        assert [a["title"] for a in run["output"]["annotations"]] == ["renamed: --opt-7"]
+        # The config read once for the base branch, then the 31 files of the rule in one query
+        # (the changed file's base side is its head minus the patch), not one query a file.
+        assert len(standin.calls("POST", r"/graphql$")) == 2
