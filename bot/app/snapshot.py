@@ -18,6 +18,9 @@ twice:
   changes), and blob texts by oid, so a re-run of the same commits needs no query;
 - the head oid of every changed file comes with GitHub's file list, so a blob seen in an
   earlier push is not fetched again.
+- a changed file the check reads beyond the rule's own (the change's other edits, read to
+  believe a rename) is fetched with the next changed files GitHub showed a text diff of, in
+  one query, since the check reads them in path order.
 
 Files are read as bytes and decoded as the command line decodes them (`bot.core.source`:
 Python sources as Python does, PEP 263). GraphQL's `text` is those bytes only when it hashes to
@@ -35,6 +38,7 @@ those files come without a patch, so their base side is read at the merge base.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -46,6 +50,9 @@ from bot.core.model import Change
 from bot.core.source import decode
 
 _SHA = re.compile(r"[0-9a-f]{40}")
+
+# Changed files fetched together when the check reads one the prefetch did not plan for.
+BATCH_FILES = 40
 
 # GitHub file statuses -> the four the check knows. A copy is a new file; "changed" is a mode
 # change, which for the check is a modification; "unchanged" files carry nothing to check.
@@ -346,16 +353,20 @@ class ApiTree:
         sha: str,
         locate: Callable[[str], Where | None],
         derive: Callable[[str], object] | None = None,
+        batch: Callable[[str], None] | None = None,
     ):
         self.reader, self.sha = reader, sha
         self._locate = locate
         self._derive = derive  # a Blob (or None) made without a read, else _MISS
+        self._batch = batch  # fetches a path nobody planned for along with its likely next reads
         self.files: dict[str, Blob | None] = {}
         self._entries: frozenset[str] | None = None
         self._blobs: frozenset[str] = frozenset()
         self._truncated = False
 
     def _blob(self, path: str) -> Blob | None:
+        if path not in self.files and self._batch is not None:
+            self._batch(path)
         if path not in self.files:
             blob = self._derive(path) if self._derive is not None else _MISS
             if blob is _MISS:
@@ -421,8 +432,10 @@ class PullRevisions:
         self._known = {(head_sha, p): oid for p, oid in (known_head_oids or {}).items()}
         self.patches = dict(patches or {})
         self._merge_base: str | None = None
-        self.base = ApiTree(reader, base_sha, self.where_base, self.derive_base)
-        self.head = ApiTree(reader, head_sha, self.where_head)
+        self._changed = sorted(at_head | changed_at_base)
+        self._batched: set[str] = set()
+        self.base = ApiTree(reader, base_sha, self.where_base, self.derive_base, self.batch)
+        self.head = ApiTree(reader, head_sha, self.where_head, batch=self.batch)
 
     def merge_base(self) -> str:
         if self._merge_base is None:
@@ -472,6 +485,25 @@ class PullRevisions:
             head_text = head.text
         text = unapply(head_text, p.patch) if p.patch is not None else None
         return _MISS if text is None else Blob(git_blob_oid(text), text)
+
+    def batch(self, path: str) -> None:
+        """A changed file the prefetch did not plan for, with the next unread changed files.
+
+        The check reads the change's other files only to find what a rename replaced
+        (bot/core/check/evidence.py), in path order: one query for the next BATCH_FILES of
+        them instead of one query each.
+        """
+        if path not in self._batched and path in self._changed:
+            start = bisect.bisect_left(self._changed, path)
+            # Only files GitHub showed a text diff of: a binary one would cost a call of its own.
+            after = [p for p in self._changed[start + 1 :] if p not in self._batched and self._text(p)]
+            chunk = [path, *after[: BATCH_FILES - 1]]
+            self._batched.update(chunk)
+            self.prefetch(chunk)
+
+    def _text(self, path: str) -> bool:
+        p = self.patches.get(path)
+        return p is not None and p.patch is not None
 
     def prefetch(self, paths: Iterable[str], extra: Iterable[Where] = ()) -> dict[Where, Blob | None]:
         """Fetch `paths` on both sides (and where the pull request moved them) plus `extra`, at once.

@@ -127,3 +127,29 @@ def test_the_files_a_rules_glob_names_are_fetched_in_one_query(tmp_path):
         # The config read once for the base branch, then the 31 files of the rule in one query
         # (the changed file's base side is its head minus the patch), not one query a file.
         assert len(standin.calls("POST", r"/graphql$")) == 2
+
+
+def test_the_files_a_rename_is_believed_from_are_fetched_together(tmp_path):
+    # `--keep-fp32` becomes `--master-weights`: no name alike, no destination kept. The change
+    # swapped one for the other in 30 launchers, which the check reads to believe the rename.
+    launchers = {f"run/l{n:02}.sh": f"tool --keep-fp32 --seed {n}\n" for n in range(30)}
+    files = {
+        ".github/docs-sync.yml": GLOB_CONFIG,
+        "docs/tools.md": "# Tools\n\n| Flag | Meaning |\n|---|---|\n| `--keep-fp32` | option 0 |\n",
+        "tools/t00.py": tool_source(0, "--keep-fp32"),
+        **launchers,
+    }
+    repo_dir, (main,) = make_repo(tmp_path, [files])
+    swapped = {path: text.replace("--keep-fp32", "--master-weights") for path, text in launchers.items()}
+    head = add_commit(repo_dir, {"tools/t00.py": tool_source(0, "--master-weights"), **swapped}, branch="pr")
+    with GitHubStandIn(repo_dir) as standin:
+        bot = CheckBot(standin, {"main": main, "pr": head}, tmp_path)
+        try:
+            bot.check(1, "main", "pr")
+        finally:
+            bot.queue.close()
+        (run,) = standin.check_runs
+        (note,) = run["output"]["annotations"]
+        assert note["title"] == "renamed: --keep-fp32" and "30 " in note["message"], note
+        # The config, the rule's files, then the launchers in one batch (not one query each).
+        assert len(standin.calls("POST", r"/graphql$")) == 3
