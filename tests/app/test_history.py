@@ -93,3 +93,29 @@ def test_a_history_github_refuses_costs_the_suggestion_not_the_check(bot, standi
     messages = [a["message"] for a in run["output"]["annotations"]]
     assert any("--disable-fp32-master" in m for m in messages)
     assert not any("#2384" in m for m in messages)
+
+
+def test_a_moved_file_is_followed_through_the_api(bot, standin, repo_and_shas):
+    repo_dir, shas = repo_and_shas
+    if "moved-doc" not in shas:
+        add_commit(repo_dir, {"trainer/utils/helpers.py": "X = 1\n"}, parent="main", branch="moved")
+        shas["moved"] = add_commit(
+            repo_dir,
+            {"trainer/utils/helpers.py": None, "trainer/common/helpers.py": "X = 1\n"},
+            parent="moved",
+            branch="moved",
+            message="refactor: one home for helpers (#31)",
+        )
+        shas["moved-doc"] = add_commit(
+            repo_dir, {DOC: DOC_BASE + "\nHelpers live in `trainer/utils/helpers.py`.\n"}, parent="moved",
+            branch="moved-doc",
+        )  # fmt: skip
+    (move,) = api_history(bot, standin, shas["moved-doc"]).moves("trainer/utils/helpers.py")
+    assert move.commit.id == shas["moved"]
+    assert move.renames == {"trainer/utils/helpers.py": "trainer/common/helpers.py"}
+    standin.reset()
+    bot.check(73, "moved", "moved-doc")
+    (run,) = standin.check_runs
+    messages = [a["message"] for a in run["output"]["annotations"]]
+    said = f"`trainer/utils/helpers.py` moved to `trainer/common/helpers.py` in {shas['moved'][:7]} (#31)"
+    assert any(said in m for m in messages), messages
