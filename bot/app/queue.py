@@ -67,6 +67,7 @@ CACHE_NAMESPACES = (
     "check-run-pending",
     "reply",
     "credential",
+    "history",
 )
 
 

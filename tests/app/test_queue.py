@@ -450,13 +450,17 @@ def test_prune_drops_old_finished_jobs_and_unused_caches_only(path, clock):
         q.complete(q.claim().id)
         q.enqueue("old-queued", "check", {}, key="octo/a#2")
         q.kv_put("merge-base", "octo/a@x...y", '{"sha": "z"}')
+        q.kv_put("history", "octo/a@c1:--old", '{"commit": null}')
         q.kv_put("waivers", "octo/a#1", "[]")
         q.blob_put("b" * 40, "text")
         clock.now += 40 * 86400
         q.enqueue("new-done", "check", {}, key="octo/b#1")
-        assert q.prune() == 3  # the old finished job, the merge-base cache, the blob
+        assert q.prune() == 4  # the old finished job, the merge-base and history caches, the blob
         assert [q.get(i) is None for i in (1, 2, 3)] == [True, False, False]
-        assert q.kv_get("merge-base", "octo/a@x...y") is None and q.kv_get("waivers", "octo/a#1") == "[]"
+        assert (
+            q.kv_get("merge-base", "octo/a@x...y") is None and q.kv_get("history", "octo/a@c1:--old") is None
+        )
+        assert q.kv_get("waivers", "octo/a#1") == "[]"
         assert q.enqueue("old-done", "check", {}, key="octo/a#1")  # its id is forgotten with it
 
 
