@@ -14,7 +14,7 @@ from bot.app.worker import RetryableError, Worker
 from tests.appkit import check_run_payload, pull_request_payload, settings_for, writes_and_reads
 
 
-def test_a_typical_pull_request_costs_eight_calls_and_a_clean_one_six(bot, standin):
+def test_the_calls_a_typical_pull_request_and_a_clean_one_cost(bot, standin):
     bot.check(1, "main", "one")  # the first pull request on main also reads the config once
     first = writes_and_reads(standin)
     # Each check lists the trees of base and head once: which programs a repository has (whose
