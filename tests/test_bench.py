@@ -55,3 +55,14 @@ def test_quick_app_benchmark_counts_calls_serves_deliveries_and_runs_the_worker(
     # The worker ran every job to completion and its memory was sampled along the way.
     assert "after job 20" in out and "growth from job 10 to job 20" in out
     assert "queue: done 20" in out
+
+
+def test_quick_scale_benchmark_runs_the_app_on_postgresql_and_posts_nothing_twice():
+    from tests.app import pgserver
+
+    pgserver.skip_unless_available()
+    out = quick("bench_scale.py")  # exits 1 on a lost delivery, an unfinished job or a duplicate
+    assert "acknowledged: 40/40" in out and "jobs: {'done': 40}" in out
+    assert "SIGKILLed mid-job and restarted" in out and "web 1 restarted (SIGTERM)" in out
+    assert "posted twice: 0 check runs, 0 reviews, 0 review comments, 0 summary comments" in out
+    assert "40 check runs (" in out and "(0 refused)" in out
