@@ -117,6 +117,23 @@ class Tree(Protocol):
     def paths(self) -> frozenset[str]: ...
 
 
+class EmptyTree:
+    """A revision with no files: the base of an audit (every line of every page is new), or a
+    tree nothing is read from."""
+
+    def read(self, path: str) -> str | None:
+        return None
+
+    def blob_id(self, path: str) -> str | None:
+        return None
+
+    def exists(self, path: str) -> bool:
+        return False
+
+    def paths(self) -> frozenset[str]:
+        return frozenset()
+
+
 @dataclass(frozen=True)
 class DocLocation:
     path: str

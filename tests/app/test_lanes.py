@@ -4,20 +4,9 @@ with two App clients (two worker processes' worth) against the GitHub stand-in."
 import threading
 import time
 
-import pytest
-
 from bot.app.database import open_queue
 from bot.app.lanes import SharedGitHubApp
 from bot.app.metrics import Metrics
-from tests.app import pgserver
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    pgserver.skip_unless_available()
-    cluster = pgserver.Cluster()
-    yield cluster
-    cluster.stop()
 
 
 def two_apps(standin, url, interval):

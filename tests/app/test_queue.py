@@ -7,7 +7,6 @@ import pytest
 
 from bot.app.database import open_queue as open_location
 from bot.app.queue import JobQueue, SQLiteQueue
-from tests.app import pgserver
 
 
 class Clock:
@@ -16,15 +15,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture(scope="session")
-def postgres():
-    """One throwaway PostgreSQL cluster for the session; each test gets a database of its own."""
-    pgserver.skip_unless_available()
-    cluster = pgserver.Cluster()
-    yield cluster
-    cluster.stop()
 
 
 # Every test of the queue's semantics runs against both backends: the same calls, the same answers.

@@ -26,18 +26,8 @@ from bot.app.store import (
     Waiver,
 )
 from bot.core.model import CodeLocation, DocLocation, Finding, Report, Suggestion
-from tests.app import pgserver
 
 PR = PullRef("octo/docs", 12)
-
-
-@pytest.fixture(scope="session")
-def postgres():
-    """One throwaway PostgreSQL cluster for the module's tests; each test gets a database of its own."""
-    pgserver.skip_unless_available()
-    cluster = pgserver.Cluster()
-    yield cluster
-    cluster.stop()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

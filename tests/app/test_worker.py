@@ -452,16 +452,6 @@ web.work(env, factory)
 """
 
 
-@pytest.fixture(scope="module")
-def postgres():
-    from tests.app import pgserver
-
-    pgserver.skip_unless_available()
-    cluster = pgserver.Cluster()
-    yield cluster
-    cluster.stop()
-
-
 def _worker_process(url: str, grace: float, *more: str):
     import subprocess
     import sys

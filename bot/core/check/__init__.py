@@ -31,7 +31,7 @@ from bot.core.check.undocumented import undocumented
 from bot.core.check.vanished import unread_env, vanished
 from bot.core.facts import ParseCache
 from bot.core.globs import expand_all
-from bot.core.model import Change, Finding, Report, Tree
+from bot.core.model import Change, EmptyTree, Finding, Report, Tree
 from bot.core.rules import Rule
 from bot.core.site.check import site_audit, site_check
 from bot.core.site.check import touches as site_touches
@@ -76,9 +76,9 @@ def audit(
     for rule in rules:
         if rule.site is not None:
             findings.extend(site_audit(rule, tree, cache))
-    expanded = expand_all(rules, _EmptyTree(), tree, {})
+    expanded = expand_all(rules, EmptyTree(), tree, {})
     for rule in expanded:
-        inputs = build(rule, _EmptyTree(), tree, Touched.of(()), cache)
+        inputs = build(rule, EmptyTree(), tree, Touched.of(()), cache)
         findings.extend(_judge(inputs, audit=True, history=history, lookups=lookups, cache=cache))
     return Report(findings=tuple(findings), rules_checked=tuple(r.id for r in expanded))
 
@@ -110,19 +110,3 @@ def _judge(
     if history is not None:  # last: it rewrites what the checks found
         from_history(inputs, out, history, lookups or Lookups(), cache, audit=audit)
     return out.finish()
-
-
-class _EmptyTree:
-    """The base of an audit: nothing existed before, so every line of every page is new."""
-
-    def read(self, path: str) -> str | None:
-        return None
-
-    def blob_id(self, path: str) -> str | None:
-        return None
-
-    def exists(self, path: str) -> bool:
-        return False
-
-    def paths(self) -> frozenset[str]:
-        return frozenset()

@@ -27,7 +27,7 @@ from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs
 from bot.core.extract.imports import Modules
 from bot.core.facts import Facts, ParseCache, gather
-from bot.core.model import CodeLocation, Fact, Finding, FindingKind, Tree
+from bot.core.model import CodeLocation, EmptyTree, Fact, Finding, FindingKind, Tree
 from bot.core.page import Ref
 from bot.core.programs import Programs
 from bot.core.rules import Rule
@@ -372,20 +372,6 @@ def _emit(
     )
 
 
-class _NoTree:
-    def read(self, path: str) -> str | None:
-        return None
-
-    def blob_id(self, path: str) -> str | None:
-        return None
-
-    def exists(self, path: str) -> bool:
-        return False
-
-    def paths(self) -> frozenset[str]:
-        return frozenset()
-
-
 # Facts at old commits are compared with each other only: which program takes a flag (a read of
 # the whole tree) does not decide what replaced it.
-_NO_PROGRAMS = Programs(Modules(_NoTree()), ())
+_NO_PROGRAMS = Programs(Modules(EmptyTree()), ())
