@@ -31,8 +31,6 @@ import ast
 import statistics
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -40,19 +38,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench_check import timed  # noqa: E402  (this folder is on the path of a script run from it)
+
 FILES = (
     ("miles/backends/fsdp_utils/arguments.py", "FSDPArgs"),
     ("miles/utils/arguments.py", "FSDPArgs"),
 )
-
-
-def timed(fn: Callable[[], object], reps: int) -> list[float]:
-    out = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - start)
-    return out
 
 
 def import_cost(reps: int) -> list[float]:

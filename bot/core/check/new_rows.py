@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from bot.core.doclines import normalize_default
+from bot.core.doclines import normalize_default, paragraph
 from bot.core.page import DocPage, Ref
 
 _DEFAULT_HEADER = re.compile(r"\s*defaults?(?: value)?\s*", re.IGNORECASE)
@@ -165,7 +165,7 @@ def _lists(doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Sibling]) -> li
             start, end = _table_bounds(doc, ref.line)
             kind = "table"
         elif ref.where == "inline" and _bullet_key(line, ref):
-            start, end = _bullet_bounds(doc, ref.line)
+            start, end = paragraph(doc, ref.line)  # the run of bullets holding it
             kind = "bullets"
         else:
             continue
@@ -199,16 +199,6 @@ def _table_bounds(doc: DocPage, line: int) -> tuple[int, int]:
     while start > 1 and doc.lines[start - 2].lstrip().startswith("|"):
         start -= 1
     while end < len(doc.lines) and doc.lines[end].lstrip().startswith("|"):
-        end += 1
-    return start, end
-
-
-def _bullet_bounds(doc: DocPage, line: int) -> tuple[int, int]:
-    """The lines of the run of bullets (with their continuation lines) holding `line`."""
-    start = end = line
-    while start > 1 and doc.lines[start - 2].strip():
-        start -= 1
-    while end < len(doc.lines) and doc.lines[end].strip():
         end += 1
     return start, end
 
