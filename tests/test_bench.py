@@ -66,3 +66,37 @@ def test_quick_scale_benchmark_runs_the_app_on_postgresql_and_posts_nothing_twic
     assert "SIGKILLed mid-job and restarted" in out and "web 1 restarted (SIGTERM)" in out
     assert "posted twice: 0 check runs, 0 reviews, 0 review comments, 0 summary comments" in out
     assert "40 check runs (" in out and "(0 refused)" in out
+
+
+def test_drift_benchmark_injects_each_mutation_and_counts_the_stale_lines(tmp_path):
+    repo = tmp_path / "tool"
+    (repo / "tool").mkdir(parents=True)
+    (repo / "tool" / "cli.py").write_text(
+        "import argparse\n\n\ndef main():\n    p = argparse.ArgumentParser()\n"
+        '    p.add_argument("--batch-size", type=int, default=32)\n'
+        '    p.add_argument("--epochs", type=int, default=3)\n'
+        '    p.add_argument("--output-dir", default="out")\n'
+        "    return p.parse_args()\n"
+    )
+    (repo / "README.md").write_text(
+        "# Tool\n\nRun `python tool/cli.py --batch-size 8 --epochs 2 --output-dir runs`.\n\n"
+        "| Flag | Default |\n|---|---|\n| `--batch-size` | `32` |\n| `--epochs` | `3` |\n"
+    )
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "tool"], check=True)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "drift.py"), "--repo", str(repo), "--samples", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    table = {line.split()[0]: line.split()[1:] for line in proc.stdout.splitlines() if line[:1].isalpha()}
+    # init's rules couple the README to the parser; each mutation was injected once and caught.
+    for mutation in ("rename", "default", "remove"):
+        injected, caught = table[mutation][:2]
+        assert (injected, caught) == ("1", "1"), proc.stdout
+    assert "crashes: 0" in proc.stdout

@@ -1,0 +1,336 @@
+"""Inject realistic drift into a real repository and measure what `docs-sync check` catches.
+
+    python bench/drift.py --repo PATH/TO/CLONE [--rev REV] [--rules FILE] [--samples 20]
+        [--seed 1] [--out DRIFT.jsonl]
+
+Without `--rules`, the rules are what `docs-sync init` writes for `--rev`, unedited: the setup a
+new user has on the first day. From those rules it lists every documented fact: a flag (or
+config key) one file of the rules' sources declares and one of the rule's pages cites (a token
+several files declare is left out: which one a line means is a judgement, not a ground truth). For a seeded
+sample of them it makes the change a maintainer would make to the code alone, each as one commit
+on top of `--rev` in a scratch repository that borrows the clone's objects (nothing is checked
+out, the clone is never written):
+
+- `rename`: the option string (or the field a dataclass-built flag comes from) gets another name;
+- `default`: a numeric or boolean default the page claims is changed;
+- `remove`: the statement declaring the flag is deleted.
+
+An injection is kept only when the facts at the new commit show it (the old token gone, the
+default changed); the others are counted as not injectable. Then it runs the installed command
+line, `docs-sync check --base REV --head DRIFT --format json`, and counts a drift caught when a
+finding sits on a line of the page that cites the fact (for `default`, the line of the claim; a
+switch whose default flips changes what every line passing it means, so those lines count too).
+It prints recall (drifts caught / injected) and line recall (citing lines reported / citing
+lines), per mutation, and every finding elsewhere, so a noisy catch shows. No code of the
+replayed project is written into this repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.core.facts import gather
+from bot.core.globs import expand_all
+from bot.core.model import Fact
+from bot.core.packs import parse_repo_config
+from bot.core.page import parse_doc
+from bot.core.rules import REPO_CONFIG, Rule
+from bot.trees.git import GitRepo, GitTree
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _git(repo: str, *args: str, env: dict[str, str] | None = None, input: str | None = None) -> str:
+    proc = subprocess.run(
+        ["git", "-C", repo, *args], capture_output=True, text=True, env=env, input=input, check=True
+    )
+    return proc.stdout
+
+
+@dataclass
+class Target:
+    """A documented fact: what the code declares and the page lines that cite it."""
+
+    rule: Rule
+    fact: Fact
+    lines: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))  # page -> citing lines
+    claims: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))  # page -> default claims
+
+
+@dataclass(frozen=True)
+class Drift:
+    mutation: str
+    target: Target
+    path: str
+    text: str  # the source file after the change
+    expected: dict[str, set[int]]
+
+
+def documented(rules: list[Rule], tree: GitTree) -> list[Target]:
+    targets: dict[tuple[str, str, str], Target] = {}
+    for rule in expand_all(rules, tree, tree, {}):
+        facts = gather(rule, tree)
+        flags: dict[str, list[Fact]] = defaultdict(list)
+        for fact in facts.flags():
+            flags[fact.token].append(fact)
+        for doc in rule.docs:
+            text = tree.read(doc.path)
+            if text is None:
+                continue
+            page = parse_doc(doc.path, text)
+            for ref in page.refs:
+                declared = flags.get(ref.token, ())
+                if len({f.path for f in declared}) != 1:
+                    continue  # declared by several files: which one the line means is a judgement
+                for fact in declared:
+                    key = (fact.path, fact.key, fact.token)
+                    target = targets.setdefault(key, Target(rule, fact))
+                    target.lines[doc.path].add(ref.line)
+            for claim in page.claims:
+                for fact in flags.get(claim.subject or "", ()):
+                    key = (fact.path, fact.key, fact.token)
+                    if key in targets:
+                        targets[key].claims[doc.path].add(claim.line)
+    return list(targets.values())
+
+
+def _renamed(token: str) -> str:
+    sep = "_" if "_" in token and "-" not in token.lstrip("-") else "-"
+    return f"{token}{sep}limit"
+
+
+def rename(text: str, fact: Fact) -> str | None:
+    lines = text.splitlines(keepends=True)
+    for quote in ('"', "'"):
+        literal = f"{quote}{fact.token}{quote}"
+        for i in range(fact.line - 1, min(len(lines), fact.line + 12)):
+            if literal in lines[i]:
+                lines[i] = lines[i].replace(literal, f"{quote}{_renamed(fact.token)}{quote}", 1)
+                return "".join(lines)
+    # A flag built from a field: rename the field where it is declared.
+    if 0 < fact.line <= len(lines):
+        line = lines[fact.line - 1]
+        pattern = re.compile(rf"^(\s*){re.escape(fact.key)}(\s*[:=])")
+        if pattern.match(line):
+            lines[fact.line - 1] = pattern.sub(rf"\g<1>{fact.key}_limit\g<2>", line, count=1)
+            return "".join(lines)
+    return None
+
+
+def _bumped(value: str) -> str | None:
+    if value in ("True", "False"):
+        return "False" if value == "True" else "True"
+    if _NUMBER.fullmatch(value):
+        return str(int(value) * 2 + 1) if value.lstrip("-").isdigit() else str(float(value) * 2)
+    return None
+
+
+def change_default(text: str, fact: Fact) -> str | None:
+    default = fact.attr("default")
+    new = _bumped(default or "")
+    if default is None or new is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    keyword = re.compile(rf"(default\s*=\s*){re.escape(default)}\b")
+    field_ = rf"^(\s*{re.escape(fact.key)}\s*:[^=#]*=\s*(?:field\(\s*default\s*=\s*)?)"
+    annotated = re.compile(rf"{field_}{re.escape(default)}\b")
+    for i in range(fact.line - 1, min(len(lines), fact.line + 12)):
+        for pattern in (keyword, annotated):
+            if pattern.search(lines[i]):
+                lines[i] = pattern.sub(rf"\g<1>{new}", lines[i], count=1)
+                return "".join(lines)
+    return None
+
+
+def remove(text: str, fact: Fact) -> str | None:
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    statements = (ast.Expr, ast.AnnAssign, ast.Assign)
+    around = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, statements) and n.lineno <= fact.line <= (n.end_lineno or n.lineno)
+    ]
+    best = max(around, key=lambda n: n.lineno, default=None)  # the innermost statement
+    if best is None:
+        return None
+    lines = text.splitlines(keepends=True)
+    indent = lines[best.lineno - 1][: best.col_offset]
+    del lines[best.lineno - 1 : best.end_lineno or best.lineno]
+    lines.insert(best.lineno - 1, f"{indent}pass\n")  # keeps a body that had one statement valid
+    return "".join(lines)
+
+
+MUTATIONS = {"rename": rename, "default": change_default, "remove": remove}
+
+
+def injected(drift: Drift, head: GitTree) -> bool:
+    """Do the facts at the new commit show the change?"""
+    after = [f for f in gather(drift.target.rule, head).flags() if f.key == drift.target.fact.key]
+    tokens = {f.token for f in after}
+    if drift.mutation in ("rename", "remove"):
+        return drift.target.fact.token not in tokens
+    same = [f for f in after if f.token == drift.target.fact.token]
+    return bool(same) and all(f.attr("default") != drift.target.fact.attr("default") for f in same)
+
+
+class Scratch:
+    """A bare repository borrowing the clone's objects; each drift is one commit on `rev`."""
+
+    def __init__(self, clone: str, rev: str, where: str):
+        self.path = where
+        subprocess.run(["git", "init", "-q", "--bare", where], check=True)
+        objects = _git(clone, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+        Path(where, "objects", "info", "alternates").write_text(f"{objects}/objects\n")
+        self.rev = _git(clone, "rev-parse", f"{rev}^{{commit}}").strip()
+        self.index = os.path.join(where, "drift-index")
+
+    def commit(self, path: str, text: str, message: str) -> str:
+        blob = _git(self.path, "hash-object", "-w", "--stdin", input=text).strip()
+        env = {**os.environ, "GIT_INDEX_FILE": self.index}
+        _git(self.path, "read-tree", self.rev, env=env)
+        _git(self.path, "update-index", "--cacheinfo", f"100644,{blob},{path}", env=env)
+        tree = _git(self.path, "write-tree", env=env).strip()
+        env |= {"GIT_AUTHOR_NAME": "drift", "GIT_AUTHOR_EMAIL": "drift@example.invalid"}
+        env |= {"GIT_COMMITTER_NAME": "drift", "GIT_COMMITTER_EMAIL": "drift@example.invalid"}
+        return _git(self.path, "commit-tree", tree, "-p", self.rev, "-m", message, env=env).strip()
+
+
+def run_check(repo: str, rules: str, base: str, head: str) -> tuple[int, dict | None, str]:
+    cmd = [sys.executable, "-m", "bot", "check", "--repo", repo, "--rules", rules, "--base", base]
+    cmd += ["--head", head, "--format", "json", "--fail-on", "never", "--no-history"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        return proc.returncode, json.loads(proc.stdout), proc.stderr
+    except json.JSONDecodeError:
+        return proc.returncode, None, proc.stderr
+
+
+def init_rules(repo: str, rev: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "init", "--repo", repo, "--rev", rev], capture_output=True, text=True
+    )
+    if proc.returncode != 0:
+        sys.exit(f"docs-sync init failed ({proc.returncode}): {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repo", required=True, help="a clone or bare mirror (never written)")
+    parser.add_argument("--rev", default="HEAD")
+    parser.add_argument("--rules", help="a rules file; default: what `docs-sync init` writes for --rev")
+    parser.add_argument("--samples", type=int, default=20, help="drifts per mutation")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", help="write each drift and its findings here (JSON lines)")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="docs-sync-drift-") as tmp:
+        rules_file = os.path.join(tmp, "rules.yml")
+        text = Path(args.rules).read_text() if args.rules else init_rules(args.repo, args.rev)
+        Path(rules_file).write_text(text)
+        if "rules:" not in text:
+            print("init wrote no rules: nothing to inject into")
+            return 1
+        rules = [r for pack in parse_repo_config(text, REPO_CONFIG) for r in pack.rules]
+        scratch = Scratch(args.repo, args.rev, os.path.join(tmp, "scratch.git"))
+        with GitRepo(args.repo) as clone:
+            base_tree = clone.tree(scratch.rev)
+            targets = documented(rules, base_tree)
+            print(f"{len(targets)} documented facts in {len(rules)} rule(s) at {scratch.rev[:10]}")
+            rng = random.Random(args.seed)
+            drifts: list[Drift] = []
+            skipped: Counter[str] = Counter()
+            for mutation, make in MUTATIONS.items():
+                pool = [t for t in targets if mutation != "default" or t.claims]
+                rng.shuffle(pool)
+                kept = 0
+                for target in pool:
+                    if kept >= args.samples:
+                        break
+                    source = base_tree.read(target.fact.path)
+                    new = make(source, target.fact) if source is not None else None
+                    if new is None or new == source:
+                        skipped[mutation] += 1
+                        continue
+                    expected = target.lines if mutation != "default" else target.claims
+                    if mutation == "default" and target.fact.attr("default") in ("True", "False"):
+                        expected = {p: target.lines.get(p, set()) | ns for p, ns in target.claims.items()}
+                    drifts.append(Drift(mutation, target, target.fact.path, new, dict(expected)))
+                    kept += 1
+        results: Counter[str] = Counter()
+        totals: Counter[str] = Counter()
+        lines_hit: Counter[str] = Counter()
+        lines_all: Counter[str] = Counter()
+        crashes = 0
+        elsewhere: list[str] = []
+        out = open(args.out, "w") if args.out else None  # noqa: SIM115
+        with GitRepo(scratch.path) as repo:
+            for drift in drifts:
+                fact = drift.target.fact
+                sha = scratch.commit(drift.path, drift.text, f"drift: {drift.mutation} {fact.token}")
+                if not injected(drift, repo.tree(sha)):
+                    skipped[drift.mutation] += 1
+                    continue
+                code, report, stderr = run_check(scratch.path, rules_file, scratch.rev, sha)
+                totals[drift.mutation] += 1
+                if report is None or code not in (0, 1):
+                    crashes += 1
+                    print(f"CRASH {drift.mutation} {fact.token}: exit {code}: {stderr.strip()[-300:]}")
+                    continue
+                found = {(f["doc"]["path"], f["doc"]["line"]) for f in report["findings"] if f.get("doc")}
+                wanted = {(p, n) for p, ns in drift.expected.items() for n in ns}
+                hit = found & wanted
+                results[drift.mutation] += bool(hit)
+                lines_hit[drift.mutation] += len(hit)
+                lines_all[drift.mutation] += len(wanted)
+                for f in report["findings"]:
+                    where = (f["doc"]["path"], f["doc"]["line"]) if f.get("doc") else None
+                    if where not in wanted:
+                        elsewhere.append(
+                            f"{drift.mutation} {fact.token}: {f['kind']} {f['symbol']} at {where}"
+                        )
+                if not hit:
+                    at = f"{fact.path}:{fact.line}"
+                    print(f"MISSED {drift.mutation} {fact.token} ({at}) cited at {sorted(wanted)}")
+                if out:
+                    row = {"mutation": drift.mutation, "token": fact.token, "path": fact.path}
+                    row |= {"expected": sorted(wanted), "caught": sorted(hit), "findings": report["findings"]}
+                    out.write(json.dumps(row) + "\n")
+        if out:
+            out.close()
+    print()
+    print(f"{'mutation':10} {'injected':>8} {'caught':>7} {'recall':>7} {'line recall':>12} {'skipped':>8}")
+    for mutation in MUTATIONS:
+        n = totals[mutation]
+        recall = f"{results[mutation] / n:.0%}" if n else "-"
+        line_recall = f"{lines_hit[mutation] / lines_all[mutation]:.0%}" if lines_all[mutation] else "-"
+        print(
+            f"{mutation:10} {n:8} {results[mutation]:7} {recall:>7} {line_recall:>12} {skipped[mutation]:8}"
+        )
+    n = sum(totals.values())
+    if n:
+        print(f"{'all':10} {n:8} {sum(results.values()):7} {sum(results.values()) / n:7.0%}")
+    print(f"crashes: {crashes}; findings off the cited lines: {len(elsewhere)}")
+    for line in elsewhere[:40]:
+        print("  " + line)
+    return 1 if crashes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
