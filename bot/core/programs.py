@@ -338,20 +338,30 @@ def programs(
     return Programs(modules, scripts, named)
 
 
-def for_subcommand(flags: Sequence[Fact], args: Sequence[str]) -> list[Fact]:
+def for_subcommand(
+    flags: Sequence[Fact], args: Sequence[str], paths: Iterable[tuple[str, ...]] | None = None
+) -> list[Fact]:
     """The flags a command with these words after the program takes: when the words start with a
-    subcommand the flags name (`lm-eval run ...`), that subcommand's and the top parser's."""
+    subcommand the flags name (`lm-eval run ...`), that subcommand's and the top parser's.
+
+    `paths` are the subcommands of the whole program (default: those `flags` name): `tool serve`
+    takes none of `flags` when they are all `tool build`'s."""
+    chosen = invoked(args, {p for f in flags for p in subcommands(f)} if paths is None else paths)
+    if chosen is None:
+        return list(flags)
+    return [f for f in flags if any(chosen[: len(p)] == p for p in subcommands(f))]
+
+
+def invoked(args: Sequence[str], paths: Iterable[tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The longest of the subcommand `paths` that the words after the program start with; None
+    when they start with none (a legacy command line, or no subcommand named)."""
     leading: list[str] = []
     for word in args:
         if word.startswith("-"):
             break
         leading.append(word)
-    paths = {p for f in flags for p in subcommands(f)}
     named = [p for p in paths if p and tuple(leading[: len(p)]) == p]
-    if not named:
-        return list(flags)
-    chosen = max(named, key=len)
-    return [f for f in flags if any(chosen[: len(p)] == p for p in subcommands(f))]
+    return max(named, key=len) if named else None
 
 
 def subcommands(fact: Fact) -> tuple[tuple[str, ...], ...]:

@@ -43,8 +43,8 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
             if delta.kind == "changed":
                 _changed(inputs, doc, ref, delta, out)
                 continue
-            if inputs.head_facts.knows(ref.token, flag=ref.kind == "flag"):
-                continue  # another source still defines it
+            if _still_known(inputs, ref, scope if ref.kind == "flag" else None):
+                continue  # another source (or parser of the program) still defines it
             if delta.old.kind == "flag" and inputs.own.declared_elsewhere(delta.old.token, inputs.rule):
                 continue  # moved to a module the rule does not read: not gone, only out of sight
             if _is_choice(delta.old) and (
@@ -61,7 +61,10 @@ def for_scope(deltas: Sequence[Delta], scope: Scope, base: Facts) -> list[Delta]
     named, a change in meaning counts only when every command line that had the flag agreed on
     what changed: otherwise the doc line may be about any of them."""
     if scope.program is not None:
-        return [d for d in deltas if scope.takes(d.old) or (d.new is not None and scope.takes(d.new))]
+        # Of the program's, those of the subcommand the line invokes (`tool serve --output`).
+        taken = {id(f) for f in scope.flags([d.old for d in deltas])}
+        taking = {id(f) for f in scope.flags([d.new for d in deltas if d.new is not None])}
+        return [d for d in deltas if id(d.old) in taken or (d.new is not None and id(d.new) in taking)]
     out = []
     for d in deltas:
         if d.kind == "changed" and d.attr is not None:
@@ -70,6 +73,14 @@ def for_scope(deltas: Sequence[Delta], scope: Scope, base: Facts) -> list[Delta]
                 continue
         out.append(d)
     return out
+
+
+def _still_known(inputs: RuleInputs, ref: Ref, scope: Scope | None) -> bool:
+    """Does head still have what `ref` cites: for a flag, in the command line (and subcommand)
+    the line is about?"""
+    if scope is None or scope.program is None:
+        return inputs.head_facts.knows(ref.token, flag=ref.kind == "flag")
+    return bool(scope.flags(inputs.head_facts.by_token.get(ref.token, ())))
 
 
 def _is_choice(fact: Fact) -> bool:

@@ -21,6 +21,7 @@ from bot.core.check.near import closest, same_polarity
 from bot.core.doclines import normalize_default
 from bot.core.facts import Facts
 from bot.core.model import Fact
+from bot.core.programs import subcommands
 
 # Attributes of a flag whose change alters what a doc line means.
 MEANING_ATTRS = ("default", "choices", "sets", "type")
@@ -56,12 +57,20 @@ def deltas(base: Facts, head: Facts, evidence: ChangeEvidence | None = None) -> 
     for token, olds in base.by_token.items():
         old = olds[0]
         news = [f for f in head.by_token.get(token, ()) if f.kind == old.kind]
+        if news and old.kind == "flag":
+            # The same flag in two command lines (or two subcommands of one) is two facts: each
+            # is compared with its own, and one gone from `tool serve` is gone there although
+            # `tool build` still has it.
+            for one in _one_per_command(olds):
+                same = _same_program(one, news)
+                if same is not None:
+                    out[token].extend(_changes(one, same))
+                elif not any(e.path == one.path for e in head.errors):
+                    lost.append((token, one))
+            if not out[token]:
+                del out[token]
+            continue
         if news:
-            if old.kind == "flag":
-                # The same flag in two command lines is two facts: each is compared with its own.
-                changes = [d for one in _one_per_file(olds) for d in _changes(one, _same_program(one, news))]
-                if changes:
-                    out[token] = changes
             continue
         if any(e.path == old.path for e in head.errors):
             continue  # the file does not parse at head; that is the finding
@@ -80,23 +89,40 @@ def deltas(base: Facts, head: Facts, evidence: ChangeEvidence | None = None) -> 
     return out
 
 
-def _one_per_file(facts: Sequence[Fact]) -> list[Fact]:
-    firsts: dict[str, Fact] = {}
+def _one_per_command(facts: Sequence[Fact]) -> list[Fact]:
+    """The first fact of each file and subcommand."""
+    firsts: dict[tuple[str, str], Fact] = {}
     for f in facts:
         if f.kind == "flag":
-            firsts.setdefault(f.path, f)
+            firsts.setdefault((f.path, f.attr("subcommand") or ""), f)
     return list(firsts.values())
 
 
-def _same_program(old: Fact, news: Sequence[Fact]) -> Fact:
+def _same_program(old: Fact, news: Sequence[Fact]) -> Fact | None:
     """The head fact of `old`'s token that stands for it: in the same file, else in a program
-    that takes `old`, else the first."""
+    that takes `old`, else the first; of a subcommand's flag, one its subcommand (or the parser
+    above it) still takes, else None: the flag is gone from that subcommand."""
+    if old.attr("subcommand"):
+        news = [f for f in news if same_subcommand(old, f, parents=True)]
+        if not news:
+            return None
     same_file = [f for f in news if f.path == old.path]
     if same_file:
         return same_file[0]
     keys = set((old.attr("programs") or "").split())
     shared = [f for f in news if keys & set((f.attr("programs") or "").split())]
     return (shared or list(news))[0]
+
+
+def same_subcommand(old: Fact, new: Fact, parents: bool = False) -> bool:
+    """Does `new` belong to a subcommand `old` belonged to (with `parents`, or to a parser above
+    it, whose flags that subcommand's command line takes too)? A top parser's flag is anyone's."""
+    if not old.attr("subcommand"):
+        return True
+    olds, news = set(subcommands(old)), set(subcommands(new))
+    if olds & news:
+        return True
+    return parents and any(o[: len(n)] == n for o in olds for n in news)
 
 
 def _changes(old: Fact, new: Fact) -> Iterable[Delta]:
@@ -150,7 +176,7 @@ def _same_dest(old: Fact, head: Facts, new_tokens: set[str]) -> Fact | None:
     same_key = [
         f
         for f in head.by_key.get((old.source, "flag", old.key), ())
-        if f.attr("sets") == old.attr("sets") and f.token in new_tokens
+        if f.attr("sets") == old.attr("sets") and f.token in new_tokens and same_subcommand(old, f)
     ]
     if not same_key:
         return None
@@ -163,7 +189,10 @@ def _similar(old: Fact, base: Facts, head: Facts, new_tokens: set[str]) -> Fact 
         candidates = [
             f
             for f in head.flags()
-            if f.token in new_tokens and f.source == old.source and same_polarity(f, old)
+            if f.token in new_tokens
+            and f.source == old.source
+            and same_polarity(f, old)
+            and same_subcommand(old, f)
         ]
         return _pick(old, candidates, 0.75)
     if old.kind == "string":
@@ -239,7 +268,11 @@ def _named(new: str, old: Fact, head: Facts, new_tokens: set[str]) -> set[tuple[
     if old.kind == "flag":
         found = {f for f in head.by_token.get(new, ()) if f.kind == "flag"}
         found |= {f for f in head.flags() if f.key.rpartition(".")[2] == new}
-        return {(f.source, f.key) for f in found if f.token in new_tokens and _same_command(old, f)}
+        return {
+            (f.source, f.key)
+            for f in found
+            if f.token in new_tokens and _same_command(old, f) and same_subcommand(old, f)
+        }
     return {
         (f.source, f.key) for f in head.by_token.get(new, ()) if f.token in new_tokens and _same_sort(old, f)
     }
@@ -266,7 +299,11 @@ def _same_sort(old: Fact, new: Fact) -> bool:
 def _counterpart(old: Fact, head: Facts, source: str, key: str, new_tokens: set[str]) -> Fact | None:
     """The fact of (source, key) at head that stands where `old` stood: for a switch, the one
     pointing the same way (`--no-keep-x` -> `--no-x-weights`, never `--x-weights`)."""
-    facts = [f for f in head.by_key.get((source, old.kind, key), ()) if f.token in new_tokens]
+    facts = [
+        f
+        for f in head.by_key.get((source, old.kind, key), ())
+        if f.token in new_tokens and same_subcommand(old, f)
+    ]
     if old.kind == "flag":
         facts = [f for f in facts if same_polarity(f, old)]
     if not facts:
@@ -286,8 +323,9 @@ def _same_place(
     if old.kind != "flag" or not any(old.attr(a) for a in ("type", "default", "action")):
         return None
     head_path = renames.get(old.path, old.path)
-    before = _keys_in_order(base, old.source, old.path)
-    after = _keys_in_order(head, old.source, head_path)
+    sub = old.attr("subcommand")
+    before = _keys_in_order(base, old.source, old.path, sub)
+    after = _keys_in_order(head, old.source, head_path, sub)
     if old.key not in before or old.key in after:
         return None
     fits = [
@@ -307,10 +345,11 @@ def _same_place(
     return new, Because("same-place", old.key, fits[0])
 
 
-def _keys_in_order(facts: Facts, source: str, path: str) -> list[str]:
+def _keys_in_order(facts: Facts, source: str, path: str, subcommand: str | None = None) -> list[str]:
+    """The destinations of one parser (one subcommand's) in the order they are declared."""
     lines: dict[str, int] = {}
     for f in facts.flags():
-        if f.source == source and f.path == path:
+        if f.source == source and f.path == path and f.attr("subcommand") == subcommand:
             lines[f.key] = min(lines.get(f.key, f.line), f.line)
     return sorted(lines, key=lambda k: (lines[k], k))
 

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 from bot.core.model import Fact, Tree
 from bot.core.page import DocPage, Ref, command_words, parse_doc
-from bot.core.programs import Programs, for_subcommand
+from bot.core.programs import Programs, for_subcommand, subcommands
 from bot.core.rules import Rule
 
 # Characters no file name of a repository holds but placeholders and shell syntax do.
@@ -84,6 +84,9 @@ class Scope:
     program: str | None  # the program's key (its entry module's path); None: any program
     args: tuple[str, ...] = ()  # the command's words after the program
     programs: Programs | None = field(default=None, compare=False, repr=False)
+    # the subcommands the program's flags name at base and at head: which of them `args` invokes
+    # is decided against all of them, not against the few flags a question is about
+    paths: frozenset[tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
 
     def takes(self, fact: Fact) -> bool:
         """Is `fact` (a flag at base or at head) one of this program's?"""
@@ -96,7 +99,7 @@ class Scope:
     def flags(self, facts: Iterable[Fact]) -> list[Fact]:
         """The flags among `facts` that this program's command line takes."""
         mine = [f for f in facts if f.kind == "flag" and self.takes(f)]
-        return mine if self.program is None else for_subcommand(mine, self.args)
+        return mine if self.program is None else for_subcommand(mine, self.args, self.paths)
 
 
 ANY = Scope(None)
@@ -116,6 +119,7 @@ class Ownership:
     flags: Sequence[Fact] = ()
     changed: frozenset[str] = frozenset()  # the paths the change wrote (at head)
     _read: dict[str, bool] = field(default_factory=dict)
+    _paths: dict[str, frozenset[tuple[str, ...]]] = field(default_factory=dict)
     _flag_tokens: frozenset[str] | None = None
     _written: list[str] | None = None
     _script_flags: dict[str, set[str | None]] | None = None
@@ -246,7 +250,11 @@ class Ownership:
             self._read[found.program] = any(self.programs.takes(found.program, f) for f in self.flags)
         if not self._read[found.program]:
             return Run(_UNREAD, program=found.program)  # its parser is not one the rule reads
-        return Run(_READ, Scope(found.program, found.args, self.programs), found.program)
+        paths = self._paths.get(found.program)
+        if paths is None:
+            taken = (f for f in self.flags if self.programs.takes(found.program, f))
+            paths = self._paths[found.program] = frozenset(p for f in taken for p in subcommands(f))
+        return Run(_READ, Scope(found.program, found.args, self.programs, paths), found.program)
 
     def scope(self, doc: DocPage, ref: Ref, program: str | None = None) -> Scope | None:
         """The flags `ref` (a flag) is judged against; None when it is another program's.

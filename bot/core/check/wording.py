@@ -44,7 +44,9 @@ def row_deletion(line: str, ref: Ref) -> str | None:
 
 def describe(fact: Fact) -> str:
     if fact.kind == "flag":
-        return "flag"
+        sub = fact.attr("subcommand")
+        # The same flag may be every subcommand's: say which one's changed.
+        return f"`{sub.split(',')[0]}` flag" if sub else "flag"
     if fact.kind == "symbol":
         return fact.attr("kind") or "symbol"
     return (fact.group or "value").replace("-", " ")
