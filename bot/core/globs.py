@@ -19,6 +19,10 @@ from bot.core.rules import DocTarget, Origin, Rule, Source
 
 _SPECIAL = frozenset("*?[{}]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# A pattern comes from a config, which a pull request can edit: matching is linear in the path
+# for any pattern (see `Pattern`), and these caps keep the pattern's own factor small.
+MAX_PATTERN_CHARS = 512
+MAX_WILDCARDS = 16  # `*`, `**` and `{name}` in one pattern
 
 
 class PatternError(ValueError):
@@ -26,15 +30,70 @@ class PatternError(ValueError):
 
 
 @dataclass(frozen=True)
+class _Segment:
+    """One segment of a pattern, matched against one segment of a path.
+
+    Without a placeholder, `whole` is the segment's regex; with one, `before` and `after` are the
+    fixed-length pieces around `{name}`, which takes what is left between them."""
+
+    whole: re.Pattern[str] | None
+    name: str = ""
+    before: re.Pattern[str] | None = None
+    after: re.Pattern[str] | None = None
+    fixed: tuple[int, int] = (0, 0)  # the lengths `before` and `after` match
+
+    def match(self, part: str, values: dict[str, str]) -> bool:
+        if self.whole is not None:
+            return self.whole.fullmatch(part) is not None
+        assert self.before is not None and self.after is not None
+        head, tail = self.fixed
+        if len(part) <= head + tail:  # a placeholder is at least one character
+            return False
+        if not (self.before.fullmatch(part, 0, head) and self.after.fullmatch(part, len(part) - tail)):
+            return False
+        value = part[head : len(part) - tail]
+        return values.setdefault(self.name, value) == value  # used twice: the same value
+
+
+@dataclass(frozen=True)
 class Pattern:
+    """A compiled glob. Matching never backtracks across the pattern: a path is cut into its
+    segments, `**` splits the pattern into runs of segments, and each run is placed at the
+    first segment where it fits (the leftmost fit is as good as any, since `**` takes any
+    folders); within a segment, each piece between two `*` is found at its first place after
+    the one before (the regex an atomic group per `*`, as CPython's fnmatch writes it). The
+    cost is the path's length times the pattern's, for any pattern; a backtracking regex made
+    of the same glob takes exponential time on `*a*a*a*a*b` and a path of `a`s."""
+
     text: str
-    regex: re.Pattern[str]
+    runs: tuple[tuple[_Segment, ...], ...]  # the segments between `**`s (one run: no `**`)
     names: tuple[str, ...]  # the `{name}` placeholders, in order of first use
+    prefix: str = ""  # what every matching path starts with (a quick refusal)
+    suffix: str = ""  # and what its last segment ends with
+
+    def matches(self, path: str) -> bool:
+        return self.match(path) is not None
 
     def match(self, path: str) -> dict[str, str] | None:
         """The placeholders' values when `path` matches, else None."""
-        m = self.regex.fullmatch(path)
-        return None if m is None else {k: v for k, v in m.groupdict().items() if v is not None}
+        if not (path.startswith(self.prefix) and path.endswith(self.suffix)):
+            return None
+        parts = path.split("/")
+        values: dict[str, str] = {}
+        first, last = self.runs[0], self.runs[-1]
+        if len(self.runs) == 1:
+            ok = len(parts) == len(first) and _fits(first, parts, 0, values)
+            return values if ok else None
+        end = len(parts) - len(last)
+        if end < len(first) or not _fits(first, parts, 0, values) or not _fits(last, parts, end, values):
+            return None
+        at = len(first)
+        for run in self.runs[1:-1]:  # no placeholders here: the values cannot differ by place
+            at = next((i for i in range(at, end - len(run) + 1) if _fits(run, parts, i, {})), -1)
+            if at < 0:
+                return None
+            at += len(run)
+        return values
 
     def bind(self, values: Mapping[str, str]) -> str:
         """The pattern with its placeholders replaced by `values` (the other wildcards stay)."""
@@ -44,46 +103,61 @@ class Pattern:
         return out
 
 
+def _fits(run: Sequence[_Segment], parts: Sequence[str], at: int, values: dict[str, str]) -> bool:
+    return all(segment.match(parts[at + i], values) for i, segment in enumerate(run))
+
+
 def is_pattern(path: str) -> bool:
     return any(c in _SPECIAL for c in path)
 
 
 def _escape(value: str) -> str:
     """A value put back into a pattern must match only itself."""
-    return "".join(f"[{c}]" if c in "*?[" else c for c in value)
+    return "".join(f"[{c}]" if c in "*?[]{}" else c for c in value)
 
 
 @cache
 def compile_pattern(text: str) -> Pattern:
-    """Raises PatternError for a pattern that cannot mean anything."""
+    """Raises PatternError for a pattern that cannot mean anything, or one past the caps."""
+    if len(text) > MAX_PATTERN_CHARS:
+        raise PatternError(f"is {len(text):,} characters long; a pattern has at most {MAX_PATTERN_CHARS}")
     parts = text.split("/")
-    pieces: list[str] = []
+    if parts[-1] == "**":  # at the end, at least one more segment (a file)
+        parts.append("*")
+    runs: list[list[_Segment]] = [[]]
     names: list[str] = []
-    for i, segment in enumerate(parts):
-        last = i == len(parts) - 1
+    wildcards = 0
+    for segment in parts:
         if segment == "**":
-            # Zero or more whole folders; at the end, at least one more segment (a file).
-            pieces.append("(?:[^/]+/)*[^/]+" if last else "(?:[^/]+/)*")
+            runs.append([])
+            wildcards += 1
             continue
         if "**" in segment:
             raise PatternError("'**' must be a whole path segment (docs/**/*.md)")
-        pieces.append(_segment(segment, names) + ("" if last else "/"))
-    try:
-        regex = re.compile("".join(pieces))
-    except re.error as e:  # a character class the segment scanner let through
-        raise PatternError(f"cannot be read: {e}") from None
-    return Pattern(text, regex, tuple(names))
+        compiled, stars = _segment(segment, names)
+        runs[-1].append(compiled)
+        wildcards += stars + (compiled.whole is None)
+    if wildcards > MAX_WILDCARDS:
+        limit = f"a pattern has at most {MAX_WILDCARDS}"
+        raise PatternError(f"has {wildcards} wildcards ('*', '**', '{{name}}'); {limit}")
+    if names and len(runs) > 2:
+        raise PatternError("a pattern with a '{name}' placeholder has at most one '**'")
+    cut = [i for i, c in enumerate(text) if c in _SPECIAL]
+    prefix, suffix = (text[: cut[0]], text[cut[-1] + 1 :].rsplit("/", 1)[-1]) if cut else (text, "")
+    return Pattern(text, tuple(tuple(run) for run in runs), tuple(names), prefix, suffix)
 
 
-def _segment(segment: str, names: list[str]) -> str:
-    out: list[str] = []
+def _segment(segment: str, names: list[str]) -> tuple[_Segment, int]:
+    """The segment compiled, and how many `*` it holds."""
+    pieces: list[list[str]] = [[]]  # regexes of one character each, between the `*`s
+    name = ""
     i = 0
     while i < len(segment):
         c = segment[i]
         if c == "*":
-            out.append("[^/]*")
+            pieces.append([])
         elif c == "?":
-            out.append("[^/]")
+            pieces[-1].append(".")
         elif c == "[":
             end = segment.find("]", i + 2)  # `[]]` and `[!]]` hold a literal ]
             if end < 0:
@@ -94,7 +168,7 @@ def _segment(segment: str, names: list[str]) -> str:
             if not body:
                 raise PatternError(f"empty character class in {segment!r}")
             escaped = body.replace("\\", "\\\\").replace("^", "\\^").replace("[", "\\[")
-            out.append(f"[{'^/' if negate else ''}{escaped}]")
+            pieces[-1].append(f"[{'^/' if negate else ''}{escaped}]")
             i = end
         elif c == "{":
             end = segment.find("}", i)
@@ -103,16 +177,40 @@ def _segment(segment: str, names: list[str]) -> str:
             name = segment[i + 1 : end]
             if not _NAME.match(name):
                 raise PatternError(f"'{{{name}}}' is not a placeholder: write a name, like {{name}}")
-            out.append(f"(?P={name})" if name in names else f"(?P<{name}>[^/]+)")
+            if "" in pieces[-1]:
+                raise PatternError(f"{segment!r}: a segment holds one '{{name}}' at most")
+            if len(pieces) > 1:
+                raise PatternError(f"{segment!r}: a '{{name}}' is the only wildcard of its segment")
             if name not in names:
                 names.append(name)
+            pieces[-1].append("")  # where the placeholder stands
             i = end
         elif c in "]}":
             raise PatternError(f"{c!r} in {segment!r} closes nothing")
         else:
-            out.append(re.escape(c))
+            pieces[-1].append(re.escape(c))
         i += 1
-    return "".join(out)
+    stars = len(pieces) - 1
+    try:
+        if "" not in pieces[0]:
+            return _Segment(re.compile(_stars(["".join(p) for p in pieces]), re.DOTALL)), stars
+        if stars:
+            raise PatternError(f"{segment!r}: a '{{name}}' is the only wildcard of its segment")
+        at = pieces[0].index("")
+        before, after = pieces[0][:at], pieces[0][at + 1 :]
+        head, tail = (re.compile("".join(p), re.DOTALL) for p in (before, after))
+        return _Segment(None, name, head, tail, (len(before), len(after))), 0
+    except re.error as e:  # a character class the segment scanner let through
+        raise PatternError(f"cannot be read: {e}") from None
+
+
+def _stars(pieces: Sequence[str]) -> str:
+    """`a*b*c` as a regex that finds `b` at its first place after `a` and never goes back on it
+    (an atomic group), then `c` at the end: linear where `a.*b.*c` is exponential in the stars."""
+    if len(pieces) == 1:
+        return pieces[0]
+    middle = "".join(f"(?>.*?{p})" for p in pieces[1:-1])
+    return f"{pieces[0]}{middle}.*{pieces[-1]}"
 
 
 def rule_has_patterns(rule: Rule) -> bool:
@@ -149,7 +247,7 @@ class Listing:
         if not is_pattern(pattern):
             return [pattern] if self.head.exists(pattern) or self.base.exists(pattern) else []
         compiled = compile_pattern(pattern)
-        found = [p for p in self.paths if compiled.regex.fullmatch(p)]
+        found = [p for p in self.paths if compiled.matches(p)]
         moved_here = {self.renames[p] for p in found if p in self.renames}
         return [p for p in found if p not in moved_here]
 
@@ -210,7 +308,7 @@ def _concrete(rule: Rule, values: Mapping[str, str], listing: Listing) -> Rule:
     docs: dict[str, DocTarget] = {}
     for d in rule.docs:
         for path in _paths(d.path, values, listing):
-            if any(compile_pattern(x).regex.fullmatch(path) for x in d.exclude):
+            if any(compile_pattern(x).matches(path) for x in d.exclude):
                 continue
             docs[path] = _merged(docs[path], d) if path in docs else replace(d, path=path, exclude=())
     sources = tuple(_source(s, values, listing) for s in rule.sources)

@@ -153,7 +153,7 @@ def _history(tree: Tree, pattern: str) -> list[str]:
     compiled = compile_pattern(pattern)
     out: list[str] = []
     for path in sorted(tree.paths()):
-        if not compiled.regex.fullmatch(path):
+        if not compiled.matches(path):
             continue
         parts = path.split("/")
         dated = next((i for i, part in enumerate(parts[:-1]) if part in _HISTORY_DIRS), None)

@@ -58,7 +58,12 @@ Paths in `docs` and `sources` may be globs, expanded against the repository at b
                path share `{name}` is checked as one rule per value, each page against its own
                source (`docs/models/{name}.md` with `scripts/run_{name}.py`; a page with no
                partner is left out). Every doc path that pairs uses the same names; a source
-               path may use only those.
+               path may use only those. A `{name}` is the only wildcard of its segment, and a
+               path with one has at most one `**`.
+
+A pattern has at most 16 wildcards (`*`, `**`, `{name}`) and 512 characters; matching takes
+time linear in the path whatever the pattern (bot/core/globs.py), since a pull request can edit
+the config that holds it.
 
 Loading validates everything and raises RulesError naming file, line and key. Against a
 repository (bot/core/validate.py), every doc, source, glob and section must match something:

@@ -41,7 +41,7 @@ def _rule(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[RulesE
             problems.append(_error(d.origin, rule, "docs", _nothing(d.path, "doc page")))
         excluded: list[Origin | None] = list(d.exclude_origins) or [None] * len(d.exclude)
         for pattern, origin in zip(d.exclude, excluded, strict=True):
-            if pages and not any(compile_pattern(pattern).regex.fullmatch(p) for p in pages):
+            if pages and not any(compile_pattern(pattern).matches(p) for p in pages):
                 problem = f"exclude {pattern!r} matches none of the pages {d.path!r} matches"
                 problems.append(_error(origin, rule, "docs", problem))
     for s in rule.sources:
@@ -87,7 +87,7 @@ def _sections(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[Ru
         pages = [
             p
             for p in listing.matches(_any(d.path) if _pairs(d.path) else d.path)
-            if not any(compile_pattern(x).regex.fullmatch(p) for x in d.exclude)
+            if not any(compile_pattern(x).matches(p) for x in d.exclude)
         ]
         for page in pages:
             if page not in headings:

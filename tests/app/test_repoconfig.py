@@ -135,3 +135,15 @@ def test_a_deleted_config_is_noted(bot, standin, repo_and_shas):
     summary = standin.check_runs[0]["output"]["summary"]
     assert "This pull request deletes `.github/docs-sync.yml`" in summary
     assert "Once it is merged, docs-sync checks nothing here." in summary
+
+
+def test_an_edited_config_with_a_hostile_glob_is_validated_in_linear_time(bot, standin, repo_and_shas):
+    # A backtracking regex of this glob took hours on this name (tests/core/test_globs.py runs
+    # the matcher apart, under a timeout); the App must answer as for any config.
+    glob = "docs/" + "*a" * 14 + "*b.md"
+    hostile = CONFIG.replace("path: docs/training-backend.md", f'path: "{glob}"')
+    _branch(repo_and_shas, "edit-glob", {CONFIG_FILE: hostile, "docs/" + "a" * 400 + ".txt": "x\n"})
+    bot.check(28, "main", "edit-glob")
+    (run,) = standin.check_runs
+    assert run["conclusion"] == "success"
+    assert f"pattern '{glob}' matches no file at base or head" in run["output"]["summary"]

@@ -3,6 +3,10 @@ the check run through a rule that uses them."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+
 import pytest
 
 from bot.core.check import audit, check
@@ -77,6 +81,55 @@ def test_placeholders_bind_their_values():
 def test_unreadable_patterns_are_refused(pattern, problem):
     with pytest.raises(PatternError, match=problem.replace("[", r"\[").replace("*", r"\*")):
         compile_pattern(pattern)
+
+
+@pytest.mark.parametrize(
+    "pattern, problem",
+    [
+        ("docs/" + "*a" * 17 + ".md", "has 17 wildcards ('*', '**', '{name}'); a pattern has at most 16"),
+        ("docs/" + "x" * 600 + ".md", "is 608 characters long; a pattern has at most 512"),
+        ("docs/{name}*.md", "a '{name}' is the only wildcard of its segment"),
+        ("docs/*{name}.md", "a '{name}' is the only wildcard of its segment"),
+        ("docs/{a}_{b}.md", "a segment holds one '{name}' at most"),
+        ("docs/**/{name}/**/x.md", "a pattern with a '{name}' placeholder has at most one '**'"),
+    ],
+)
+def test_patterns_past_the_caps_are_refused(pattern, problem):
+    with pytest.raises(PatternError, match=re.escape(problem)):
+        compile_pattern(pattern)
+
+
+# The pull request's own config and file names: a backtracking regex of this glob takes
+# exponential time in the stars on a long name of `a`s (hours at this size); the matcher takes
+# each piece at its first place and is done in milliseconds. Run apart, so a regression fails
+# on the timeout instead of freezing the suite.
+_HOSTILE = """
+import sys
+from bot.core.globs import compile_pattern
+star = compile_pattern("docs/" + "*a" * 15 + "*b.md")
+deep = compile_pattern("docs/" + "**/*a*a*a*a*a*a/" * 2 + "*b.md")
+name = "docs/" + "a" * 5000 + ".txt"
+folders = "docs/" + "aaaaaaa/" * 300 + "a" * 40 + ".md"
+found = [star.match(name), star.match(name[:-4] + "b.md")]
+found += [deep.match(folders), deep.match(folders[:-4] + "b.md")]
+sys.exit(0 if [f is not None for f in found] == [False, True, False, True] else 1)
+"""
+
+
+def test_matching_a_hostile_glob_is_linear():
+    done = subprocess.run([sys.executable, "-c", _HOSTILE], timeout=20, check=False)
+    assert done.returncode == 0
+
+
+def test_a_placeholder_takes_what_its_segment_leaves():
+    pattern = compile_pattern("docs/**/run_{name}.py")
+    assert pattern.match("docs/a/b/run_llama_7b.py") == {"name": "llama_7b"}
+    assert pattern.match("docs/run_.py") is None
+    assert compile_pattern("{name}/**/{name}.md").match("x/y/x.md") == {"name": "x"}
+    assert compile_pattern("{name}/**/{name}.md").match("x/y/z.md") is None
+    # A bound value with characters of the glob syntax matches only itself.
+    bound = compile_pattern("docs/{name}.md").bind({"name": "[a]{b}*"})
+    assert matches(bound, "docs/[a]{b}*.md") and not matches(bound, "docs/a{b}x.md")
 
 
 def test_plain_paths_are_not_patterns():
