@@ -16,6 +16,10 @@ commit a check of its own; the data API writes every page in one tree, one commi
 is the analysed head, and moves the branch with `force: false`, so a push that lands between
 the head check here and the ref update is refused by GitHub (422, not a fast-forward) rather
 than overwritten. Needs `contents: write` (app.yml).
+
+The commit is recorded (Store.applied, by job) before the branch is moved to it: a job retried
+after a crash between the ref update and the reply finds the branch at its own commit and
+answers as the first attempt would have, never "the branch moved".
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Any
 
 from bot.app.context import Context, Pull
 from bot.app.github import GitHubError
-from bot.app.store import PullRef
+from bot.app.store import Applied, PullRef
 from bot.core.model import Report
 from bot.render.comments import applied, apply_fork, apply_message, apply_moved, nothing_to_apply
 from bot.render.patch import to_patch
@@ -43,6 +47,9 @@ def apply_command(ctx: Context, number: int) -> str:
         return nothing_to_apply(pull.head_sha, "this pull request is closed")
     if is_fork(data, ctx.repo.full_name):
         return apply_fork(pull.base_sha, pull.head_sha)
+    own = ctx.store.applied(ctx.job_id)
+    if own is not None and own.commit == pull.head_sha:
+        return own.answer  # this job's commit landed; the reply was not sent (a crash, a lost answer)
     stored = ctx.store.last_report(PullRef(ctx.repo.full_name, number))
     if stored is None or stored.head_sha != pull.head_sha:
         return apply_moved(stored.head_sha if stored else None, pull.head_sha)
@@ -59,14 +66,18 @@ def apply_command(ctx: Context, number: int) -> str:
     changed = {p: t for p, t in new.items() if t != texts[p]}
     if not changed:
         return nothing_to_apply(pull.head_sha, "the pages already read as the suggestions say")
+    sha = ctx.repo.create_commit(pull.head_sha, apply_message(fixes), changed)
+    answer = applied(sha, sorted(changed), fixes)
+    # Recorded before the branch moves: a retry after a crash between the two recognises its commit.
+    ctx.store.save_applied(ctx.job_id, Applied(pull.head_sha, sha, answer))
     try:
-        sha = ctx.repo.commit_files(pull.head_sha, str(data["head"]["ref"]), apply_message(fixes), changed)
+        ctx.repo.move_branch(str(data["head"]["ref"]), sha)
     except GitHubError as exc:
         if exc.status != 422:
             raise
         # The branch moved between the look-up above and the ref update: not a fast-forward.
         return apply_moved(pull.head_sha, None)
-    return applied(sha, sorted(changed), fixes)
+    return answer
 
 
 def is_fork(pull: dict[str, Any], full_name: str) -> bool:

@@ -19,7 +19,9 @@ Triggers:
 - issue_comment created on a pull request whose first line starts with `/docs-sync`.
   Comments by bots (`user.type == "Bot"`, or a login ending in "[bot]") are ignored, which
   also keeps docs-sync from answering itself. Edited and deleted comments are ignored: an edit
-  must not run a command a second time.
+  must not run a command a second time. A command is stored once per comment (its id and
+  `updated_at`, JobSpec.once), not per delivery: the same comment signed under a new delivery id
+  is a duplicate, never a second apply.
 
 Job payloads are payloads.py's dataclasses (CheckJob, CommandJob) as JSON. A command job
 carries the verb as written and its words; commands.py's registry resolves the verb when the
@@ -48,6 +50,9 @@ class JobSpec:
     kind: str  # "check" | "command"
     key: str  # "owner/repo#12", or "owner/repo@<head sha>" while the pull request is unknown
     payload: dict[str, Any]
+    # What makes the job once, in place of the delivery id: a command is one comment as written
+    # ("comment:<id>@<updated_at>"), under whatever delivery id it comes again.
+    once: str | None = None
 
 
 def route(event: str, payload: dict) -> list[JobSpec] | None:
@@ -172,7 +177,9 @@ def _issue_comment(payload: dict, action: str | None) -> list[JobSpec] | None:
     job = CommandJob(
         owner, name, number, comment_id, login, command, args, installation_id=_installation(payload)
     )
-    return [JobSpec("command", f"{owner}/{name}#{number}", job.to_json())]
+    # GitHub's comment ids are unique across repositories; an edit would change `updated_at`.
+    written = _str(payload, "comment", "updated_at") or _str(payload, "comment", "created_at") or ""
+    return [JobSpec("command", f"{owner}/{name}#{number}", job.to_json(), f"comment:{comment_id}@{written}")]
 
 
 _COMMAND_LINE = re.compile(re.escape(COMMAND_PREFIX) + r"(?:\s+(.*))?\Z")

@@ -534,9 +534,8 @@ class Repo:
         data = _json(self._call("GET", f"/git/trees/{sha}", fn, self.owner, self.name, sha, recursive="1"))
         return list(data.get("tree") or []), bool(data.get("truncated"))
 
-    def commit_files(self, parent: str, branch: str, message: str, files: dict[str, str]) -> str:
-        """One commit on `parent` writing `files` (path -> text), moved onto `branch` only as a
-        fast-forward: GitHub refuses (422) when the branch is no longer at `parent`. Its SHA."""
+    def create_commit(self, parent: str, message: str, files: dict[str, str]) -> str:
+        """One commit on `parent` writing `files` (path -> text), on no branch yet: its SHA."""
         git = self._rest.git
         o, n = self.owner, self.name
         base = _json(self._call("GET", f"/commits/{parent}", self._rest.repos.get_commit, o, n, parent))
@@ -545,10 +544,14 @@ class Repo:
         tree = _json(self._call("POST", "/git/trees", git.create_tree, o, n, data=body))
         body = {"message": message, "tree": tree["sha"], "parents": [parent]}
         commit = _json(self._call("POST", "/git/commits", git.create_commit, o, n, data=body))
-        ref = "heads/" + quote(branch, safe="/")
-        body = {"sha": commit["sha"], "force": False}
-        self._call("PATCH", f"/git/refs/{ref}", git.update_ref, o, n, ref, data=body)
         return str(commit["sha"])
+
+    def move_branch(self, branch: str, sha: str) -> None:
+        """Move `branch` to commit `sha` only as a fast-forward: GitHub refuses (422) otherwise."""
+        ref = "heads/" + quote(branch, safe="/")
+        body = {"sha": sha, "force": False}
+        fn = self._rest.git.update_ref
+        self._call("PATCH", f"/git/refs/{ref}", fn, self.owner, self.name, ref, data=body)
 
     # -- checks ---------------------------------------------------------------------------------
 

@@ -66,6 +66,7 @@ CACHE_NAMESPACES = (
     "check-run",
     "check-run-pending",
     "reply",
+    "applied",
     "credential",
     "history",
 )

@@ -21,6 +21,9 @@ same as the database has always held, so an upgrade keeps its state) is:
                                                 what docs-sync has written on the pull request
     ns "reply",       "<job id>"                {"id"}: the reply to a command (id null while
                                                 it is being sent)
+    ns "applied",     "<job id>"                {"parent", "commit", "answer"}: the commit
+                                                `/docs-sync apply` made, before the branch was
+                                                moved to it, and what the reply says
     ns "merge-base",  "owner/repo@<base>...<head>"  {"sha"}
     ns "blob-at",     "owner/repo@<sha>:<path>" {"oid", "binary"}: (oid null: no file there;
                                                 binary: its bytes are not UTF-8, none kept)
@@ -144,6 +147,16 @@ class Reply:
     """The reply to a command; `id` None while it is being sent (its answer may be lost)."""
 
     id: int | None
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A commit `/docs-sync apply` made on `parent`, recorded before the branch is moved to it:
+    a retried job that finds the branch at `commit` knows the commit is its own."""
+
+    parent: str
+    commit: str
+    answer: str
 
 
 @dataclass(frozen=True)
@@ -302,6 +315,15 @@ class Store:
 
     def save_reply(self, job_id: int, reply: Reply) -> None:
         self._put("reply", str(job_id), {"id": reply.id})
+
+    def applied(self, job_id: int) -> Applied | None:
+        data = self._get("applied", str(job_id))
+        if not isinstance(data, dict):
+            return None
+        return Applied(str(data["parent"]), str(data["commit"]), str(data.get("answer") or ""))
+
+    def save_applied(self, job_id: int, applied: Applied) -> None:
+        self._put("applied", str(job_id), asdict(applied))
 
     # -- revisions read through the API (bot.app.snapshot) ---------------------------------------
 

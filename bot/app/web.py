@@ -21,7 +21,9 @@ all that came while the previous one was being written (group commit), so the an
 stays flat when GitHub sends many at once.
 
 A delivery that routes to several jobs (a check suite naming two pull requests) stores them
-under "<delivery id>", "<delivery id>/1", ... so a redelivery is still recognised.
+under "<delivery id>", "<delivery id>/1", ... so a redelivery is still recognised. A command is
+stored under its comment ("comment:<id>@<updated_at>"), so the same comment delivered again
+under another delivery id is a duplicate too.
 """
 
 from __future__ import annotations
@@ -316,10 +318,14 @@ class GroupCommit:
 
 def _jobs(delivery: str, specs: list[JobSpec]) -> list[NewJob]:
     # A newer check for the same pull request makes a queued older one pointless;
-    # commands are never dropped.
+    # commands are never dropped. A command is stored once per comment, whatever the delivery.
     return [
         NewJob(
-            delivery if i == 0 else f"{delivery}/{i}", spec.kind, spec.payload, spec.key, spec.kind == "check"
+            spec.once or (delivery if i == 0 else f"{delivery}/{i}"),
+            spec.kind,
+            spec.payload,
+            spec.key,
+            spec.kind == "check",
         )
         for i, spec in enumerate(specs)
     ]

@@ -18,7 +18,7 @@ from bot.core.model import DocLocation, Finding, Report, Suggestion
 from bot.render.comments import SUMMARY_MARKER
 from bot.render.patch import to_patch
 from bot.testing.standin import GitHubStandIn, add_commit, run_git
-from tests.appkit import DOC, Clock, comment_payload, pull_request_payload, settings_for
+from tests.appkit import DOC, BotServer, Clock, comment_payload, pull_request_payload, settings_for
 
 _numbers = itertools.count(1)
 
@@ -232,3 +232,49 @@ def test_apply_on_a_closed_pull_request_commits_nothing(bot, standin, repo_and_s
     reply = bot.comment(number, "/docs-sync apply", "writer")
     assert f"nothing to commit at {head[:12]}: this pull request is closed" in reply
     assert git_writes(standin) == []
+
+
+def test_the_same_comment_under_a_new_delivery_id_does_not_apply_again(standin, repo_and_shas, tmp_path):
+    """A command is one comment: signed again under another delivery id, it is a duplicate."""
+    bot = Bot(standin, tmp_path)
+    number, branch, head = checked_pull(bot, repo_and_shas)
+    bot.queue.close()
+    settings = settings_for(standin, tmp_path / "q.db")
+    queue = SQLiteQueue(settings.db_path, clock=Clock())
+    handler = make_handler(settings, queue, Metrics(), write_interval_s=0)
+    standin.set_permission("writer", "write")
+    comment = standin.add_issue_comment(number, "/docs-sync apply", user="writer")
+    payload = comment_payload(standin, number, comment)
+    try:
+        with BotServer(settings, queue, handler) as served:
+            assert served.deliver("issue_comment", payload, "first").status_code == 202
+            served.drain()
+            first_head = standin.pull(number)["head"]["sha"]
+            again = served.deliver("issue_comment", payload, "second")
+            assert (again.status_code, again.json().get("duplicate")) == (200, True)
+            assert served.drain() == []
+    finally:
+        queue.close()
+    assert first_head != head and standin.pull(number)["head"]["sha"] == first_head
+    assert len(standin.calls("POST", r"/git/commits")) == 1
+    assert len([c for c in standin.issue_comments if c["body"].startswith("> `/docs-sync apply`")]) == 1
+
+
+@pytest.mark.parametrize(
+    "lost",
+    [("PATCH", r"/git/refs/heads/", True), ("POST", r"/issues/\d+/comments$", False)],
+    ids=["the ref update's answer", "the reply"],
+)
+def test_a_retried_apply_whose_commit_landed_answers_committed(bot, standin, repo_and_shas, lost):
+    """The branch moved to apply's own commit and then the job stopped: the retry says so."""
+    repo, _ = repo_and_shas
+    number, branch, head = checked_pull(bot, repo_and_shas)
+    standin.set_permission("writer", "write")
+    method, path, after = lost
+    standin.fail_next(method, path, 502, after=after)
+    reply = bot.comment(number, "/docs-sync apply", "writer")
+    new_head = standin.pull(number)["head"]["sha"]
+    assert new_head != head and run_git(repo, "rev-parse", f"{new_head}^").decode().strip() == head
+    assert f"committed {new_head[:12]} to this branch" in reply and "nothing was committed" not in reply
+    assert len(standin.calls("PATCH", r"/git/refs/heads/")) == 1
+    assert len([c for c in standin.issue_comments if c["body"].startswith("> `/docs-sync apply`")]) == 1

@@ -206,6 +206,7 @@ def test_command_on_a_pull_request():
             "args": [],
             "note": None,
         },
+        "comment:492700400@2019-05-15T15:20:21Z",  # the comment as written: once, whatever the delivery
     )
 
 
