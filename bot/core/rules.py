@@ -28,6 +28,9 @@ A pack file looks like this (see rules/miles.yml for a real one):
             compared_with: [args.train_backend, backend]  # strings: literals compared against these
             group: mesh-dims         # strings: name of the enumerated set (default: the source id)
             names: [init, train]     # symbols, optional: only these names
+                                     # hf-dataclass | tyro | jsonargparse, optional: the classes or
+                                     #   functions whose parameters are flags (`model=LitModel`:
+                                     #   under the group --model.); default: what the file parses
             enumerated: true         # the doc lists this set in full: a new member is a warning
           - id: launchers            # tokens: no facts; the names its files use in code (Python,
             kind: tokens             #   shell), so a page still citing one the change stopped
@@ -74,7 +77,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SOURCE_KINDS = ("argparse", "dataclass-flags", "symbols", "strings", "paths", "tokens")
+SOURCE_KINDS: tuple[str, ...] = ("argparse", "dataclass-flags", "symbols", "strings", "paths", "tokens")
+SOURCE_KINDS += ("hf-dataclass", "tyro", "jsonargparse")  # typed parameters: bot/core/extract/typed_fields.py
 
 DEFAULT_SEVERITY: dict[str, str] = {
     "removed": "error",
@@ -273,14 +277,14 @@ EXPECT_KEYS = ("kind", "symbol", "line", "severity", "replacement")
 SOURCE_KEY_KINDS = {
     "dataclass": ("dataclass-flags",),
     "builder": ("dataclass-flags",),
-    "convention": ("dataclass-flags",),
+    "convention": ("dataclass-flags", "tyro"),
     "calls": ("strings", "argparse"),
     "keyword": ("strings",),
     "position": ("strings",),
     "compared_with": ("strings",),
     "group": ("strings",),
-    "names": ("symbols",),
-    "programs": ("argparse", "dataclass-flags"),
+    "names": ("symbols", "hf-dataclass", "tyro", "jsonargparse"),
+    "programs": ("argparse", "dataclass-flags", "hf-dataclass", "tyro", "jsonargparse"),
 }
 
 

@@ -283,12 +283,16 @@ def _same_way(old: Fact, new: Fact) -> bool:
     return a is None or b is None or a == b
 
 
+# Sources whose flags are made from a field's or a parameter's name.
+FIELD_KINDS = ("dataclass-flags", "hf-dataclass", "tyro", "jsonargparse")
+
+
 def search_strings(rule: Rule, token: str) -> list[str]:
     """What the sources wrote when they had `token`: the token itself, and for a flag built from a
     dataclass field, the field's name (`--no-keep-fp32-master` <- `keep_fp32_master`)."""
     strings = [token]
-    if token.startswith("--") and any(s.kind == "dataclass-flags" for s in rule.sources):
-        name = token[2:].removeprefix("no-").replace("-", "_")
+    if token.startswith("--") and any(s.kind in FIELD_KINDS for s in rule.sources):
+        name = token[2:].rsplit(".", 1)[-1].removeprefix("no-").removeprefix("no_").replace("-", "_")
         if name and name not in strings:
             strings.append(name)
     return strings

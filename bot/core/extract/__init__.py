@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import ast
 
-from bot.core.extract import argparse_flags, dataclass_flags, strings, symbols
+from bot.core.extract import (
+    argparse_flags,
+    dataclass_flags,
+    hf_dataclass,
+    jsonargparse_flags,
+    strings,
+    symbols,
+    tyro_flags,
+)
 from bot.core.model import Extraction, Fact, ParseError
 from bot.core.rules import Source
 
@@ -17,6 +25,9 @@ _EXTRACTORS = {
     "dataclass-flags": dataclass_flags.facts,
     "symbols": symbols.facts,
     "strings": strings.facts,
+    "hf-dataclass": hf_dataclass.facts,
+    "tyro": tyro_flags.facts,
+    "jsonargparse": jsonargparse_flags.facts,
 }
 
 

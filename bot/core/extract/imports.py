@@ -12,6 +12,10 @@ Nothing is executed; each module is summarized once (its units, what each reads 
 calls `add_argument`) and summaries are cached by blob id. References are followed out of a
 module only when it is the entry point or mentions argparse: the parser of a program is built
 by argparse-aware code, and a training loop's imports are not read to find it.
+
+A class or function handed to a builder of typed flags (`HfArgumentParser((ModelArguments,
+...))`, `tyro.cli(Config)`, `CLI(main)`, `LightningCLI(Model, Data)`) declares flags where it is
+defined, and so do its bases: its module holds flags of the program, like one calling add_argument.
 """
 
 from __future__ import annotations
@@ -26,7 +30,21 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-2"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-3"  # cache key prefix: bump when a summary changes shape or meaning
+# Calls whose arguments are classes or functions made into flags (their last dotted part).
+BUILDERS = frozenset(
+    {
+        "HfArgumentParser",
+        "LightningCLI",
+        "CLI",
+        "auto_cli",
+        "add_class_arguments",
+        "add_function_arguments",
+        "add_dataclass_arguments",
+        "subcommand_cli_from_dict",
+    }
+)
+_TYRO_CLI = frozenset({"tyro.cli", "cli"})  # `cli` alone only where the module imports tyro
 
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 
@@ -43,6 +61,7 @@ class Unit:
 
     refs: frozenset[str]  # names and dotted attribute chains it reads: "parse_args", "cli.main"
     declares: bool  # calls add_argument itself
+    builds: frozenset[str] = frozenset()  # refs it hands to a builder of typed flags (BUILDERS)
 
 
 @dataclass(frozen=True)
@@ -52,6 +71,7 @@ class Summary:
     assigned: frozenset[str]  # names bound at top level by assignment
     argparse: bool  # the text mentions argparse: references are worth following out of it
     creates_parser: bool  # it calls ArgumentParser(...): it builds a command line, not only adds to one
+    values: dict[str, frozenset[str]] | None = None  # top-level name -> the refs its value reads
 
 
 def summarize(text: str) -> Summary | None:
@@ -63,9 +83,11 @@ def summarize(text: str) -> Summary | None:
     top: list[ast.AST] = []
     main: list[ast.AST] = []
     assigned: set[str] = set()
+    values: dict[str, frozenset[str]] = {}
+    tyro = "tyro" in text
     for stmt in _top_statements(tree.body):
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            units.setdefault(stmt.name, _unit([stmt]))
+            units.setdefault(stmt.name, _unit([stmt], tyro))
         elif _is_main_guard(stmt):
             main.append(stmt)
         else:
@@ -73,8 +95,13 @@ def summarize(text: str) -> Summary | None:
             for node in ast.walk(stmt):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                     assigned.add(node.id)
-    units[TOP] = _unit(top)
-    units[MAIN] = _unit(main)
+            if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        values[target.id] = _unit([stmt.value]).refs
+    units[TOP] = _unit(top, tyro)
+    units[MAIN] = _unit(main, tyro)
     imports: dict[str, list[Import]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -98,6 +125,7 @@ def summarize(text: str) -> Summary | None:
             isinstance(n, ast.Call) and (_chain(n.func) or "").split(".")[-1] == "ArgumentParser"
             for n in ast.walk(tree)
         ),
+        values=values,
     )
 
 
@@ -125,8 +153,9 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
     return len(sides) == 2 and names == ["__name__"] and strings == ["__main__"]
 
 
-def _unit(nodes: list[ast.AST]) -> Unit:
+def _unit(nodes: list[ast.AST], tyro: bool = False) -> Unit:
     refs: set[str] = set()
+    builds: set[str] = set()
     declares = False
     for root in nodes:
         for node in ast.walk(root):
@@ -140,7 +169,10 @@ def _unit(nodes: list[ast.AST]) -> Unit:
                     or _chain(node.func) in ("add_argument",)
                     or (isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument")
                 )
-    return Unit(frozenset(refs), declares)
+                called = _chain(node.func) or ""
+                if called.split(".")[-1] in BUILDERS or (tyro and called in _TYRO_CLI):
+                    builds.update(_unit(list(node.args)).refs)
+    return Unit(frozenset(refs), declares, frozenset(builds))
 
 
 def _chain(node: ast.expr) -> str | None:
@@ -209,18 +241,20 @@ class Modules:
         return found
 
     def reach(self, starts: Iterable[tuple[str, str]]) -> frozenset[str]:
-        """The modules holding add_argument calls that the units `starts` (path, name) lead to."""
+        """The modules holding add_argument calls that the units `starts` (path, name) lead to,
+        and those defining the classes and functions a builder of typed flags is handed."""
         starts = list(starts)
         entries = {path for path, _ in starts}
         declaring: set[str] = set()
-        seen: set[tuple[str, str]] = set()
-        stack = list(starts)
+        seen: set[tuple[str, str, bool]] = set()
+        # (path, name, built): `built` says the unit is made into flags (and so are its bases)
+        stack = [(path, name, False) for path, name in starts]
         while stack:
             item = stack.pop()
             if item in seen:
                 continue
             seen.add(item)
-            path, name = item
+            path, name, built = item
             summary = self.summary(path)
             if summary is None:
                 continue
@@ -229,23 +263,44 @@ class Modules:
                 # Not defined here: re-exported (`from .harness import HarnessCLI` in __init__.py)
                 # or bound by top-level code (`parser = build()`).
                 if name in summary.imports:
-                    stack.extend(self._follow(path, summary, name))
+                    stack.extend((*found, built) for found in self._follow(path, summary, name))
+                elif built and name in (summary.values or {}):
+                    stack.extend(self._refs(path, summary, (summary.values or {})[name], True))
                 elif name in summary.assigned:
-                    stack.append((path, TOP))
+                    stack.append((path, TOP, False))
                 continue
-            if unit.declares:
+            if unit.declares or (built and name not in (TOP, MAIN)):
                 declaring.add(path)
+            if built:  # a class made into flags: its bases (and what its fields name) are too
+                stack.extend(self._refs(path, summary, unit.refs, True))
+                continue
+            stack.extend(self._refs(path, summary, unit.builds, True))
             if path not in entries and not summary.argparse:
                 continue
             for ref in unit.refs:
                 head = ref.split(".", 1)[0]
                 if head in summary.units and head not in (TOP, MAIN):
-                    stack.append((path, head))
+                    stack.append((path, head, False))
                 elif head in summary.imports:
-                    stack.extend(self._follow(path, summary, ref))
+                    stack.extend((*found, False) for found in self._follow(path, summary, ref))
                 elif head in summary.assigned and name not in (TOP, MAIN):
-                    stack.append((path, TOP))
+                    stack.append((path, TOP, False))
         return frozenset(declaring)
+
+    def _refs(
+        self, path: str, summary: Summary, refs: Iterable[str], built: bool
+    ) -> list[tuple[str, str, bool]]:
+        """Where the references `refs` of a unit of `path` lead, each marked `built`."""
+        out: list[tuple[str, str, bool]] = []
+        for ref in refs:
+            head = ref.split(".", 1)[0]
+            if head in summary.units and head not in (TOP, MAIN):
+                out.append((path, head, built))
+            elif head in summary.imports:
+                out.extend((*found, built) for found in self._follow(path, summary, ref))
+            elif head in (summary.values or {}):
+                out.append((path, head, built))
+        return out
 
     def _follow(self, path: str, summary: Summary, ref: str) -> list[tuple[str, str]]:
         """Where a reference through an imported name leads: (module path, name in it)."""

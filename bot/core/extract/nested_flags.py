@@ -1,0 +1,230 @@
+"""Flags of typed parameters nested by dots (`--optimizer.lr`), as tyro and jsonargparse make
+them: one flag per parameter of a class or function, a parameter whose type is a dataclass of
+the same file opening a group of its own under its name.
+
+A framework is a `Style`: how a name is spelled on the command line, how a bool is given, what
+an Enum offers. A nested parameter whose class lives in another module gives no flags here:
+the rule names that class with its prefix (`names: ["optimizer=AdamConfig"]`), and its own
+file yields them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.core.extract.argparse_flags import Scope
+from bot.core.extract.constants import Module, as_text, value
+from bot.core.extract.typed_fields import (
+    MAX_DEPTH,
+    Param,
+    class_fields,
+    constructed,
+    enum_member,
+    enum_names,
+    init_method,
+    is_dataclass,
+    last,
+    literal_choices,
+    module_classes,
+    module_functions,
+    named_roots,
+    origin,
+    signature,
+    text_of,
+    union_members,
+    without_none,
+)
+from bot.core.model import Fact
+from bot.core.rules import Source
+
+
+@dataclass(frozen=True)
+class Style:
+    separator: str  # what an underscore of a name becomes: tyro "-", jsonargparse "_"
+    bool_pair: bool  # a bool with a default is `--x` / `--no-x` (tyro); else it takes a value
+    dataclass_fields: bool  # a class's parameters are its fields when it is a dataclass
+    # (else, and for jsonargparse's plain classes, those of its __init__)
+
+
+@dataclass(frozen=True)
+class Root:
+    prefix: str  # "" or the group its flags are under: `model`, `model.init_args`
+    name: str  # a class or a function of the file
+
+
+def facts(
+    source: Source, path: str, tree: ast.Module, style: Style, roots: Callable[[ast.Module], list[Root]]
+) -> list[Fact]:
+    found = [Root(p, n) for p, n in named_roots(source.names)] if source.names else roots(tree)
+    walker = _Walker(tree, style, source.id, path)
+    for root in found:
+        params = walker.params_of(root.name)
+        if params is not None:
+            walker.walk(params, root.prefix, root.prefix.replace("-", "_"), {}, 0)
+    return walker.out
+
+
+class _Walker:
+    def __init__(self, tree: ast.Module, style: Style, source_id: str, path: str):
+        self.classes = module_classes(tree)
+        self.functions = module_functions(tree)
+        self.scope, self.module = Scope(tree, None), Module(tree)
+        self.style, self.source_id, self.path = style, source_id, path
+        self.out: list[Fact] = []
+        self.seen: set[str] = set()
+
+    def params_of(self, name: str) -> list[Param] | None:
+        if name in self.functions:
+            return signature(self.functions[name], self.scope, self.module)
+        cls = self.classes.get(name)
+        if cls is None:
+            return None
+        init = init_method(cls)
+        if (self.style.dataclass_fields or init is None) and (is_dataclass(cls) or init is None):
+            return class_fields(self.classes, name, self.scope, self.module)
+        return signature(init, self.scope, self.module, skip_self=True) if init is not None else None
+
+    def walk(
+        self, params: list[Param], prefix: str, key_prefix: str, overrides: dict[str, ast.expr], depth: int
+    ) -> None:
+        if depth > MAX_DEPTH:
+            return
+        for param in params:
+            if param.annotation is None and not param.has_default:
+                continue
+            conf = _conf(param)
+            if conf is None:
+                continue  # suppressed, fixed or positional: no flag
+            name = conf.get("name") or param.name.replace("_", self.style.separator)
+            flag = f"{prefix}.{name}" if prefix else name
+            key = f"{key_prefix}.{param.name}" if key_prefix else param.name
+            default_node = overrides.get(param.name, param.default_node)
+            default = param.default
+            if param.name in overrides:
+                default = value(overrides[param.name], self.scope.lookup, self.module)
+            kind = param.annotation
+            inner, optional = without_none(kind) if kind is not None else (None, False)
+            nested = self._nested(inner)
+            if nested is not None:
+                made = constructed(default_node, self.classes)
+                child = made[1] if made is not None and made[0] == nested else {}
+                inner_params = self.params_of(nested)
+                if inner_params is not None:
+                    self.walk(inner_params, flag, key, child, depth + 1)
+                continue
+            if (
+                inner is not None
+                and len(union_members(inner)) > 1
+                and any(self._nested(m) for m in union_members(inner))
+            ):
+                continue  # a union of classes is a choice of subcommands
+            has_default = param.has_default or param.name in overrides
+            self._emit(param, flag, key, inner, optional, default, has_default, conf)
+
+    def _nested(self, node: ast.expr | None) -> str | None:
+        if isinstance(node, ast.Name) and node.id in self.classes and is_dataclass(self.classes[node.id]):
+            return node.id
+        return None
+
+    def _emit(
+        self,
+        param: Param,
+        flag: str,
+        key: str,
+        kind: ast.expr | None,
+        optional: bool,
+        default: object,
+        has_default: bool,
+        conf: dict[str, str],
+    ) -> None:
+        attrs: dict[str, str] = {}
+        if param.help:
+            attrs["help"] = param.help
+        text = text_of(default)
+        member = enum_member(param.default_node, self.module) if text is None else None
+        if member is not None:  # an Enum default is given by its member's name
+            text = member[0]
+        if has_default and text is None:
+            attrs["unknown"] = "default"
+        elif text is not None:
+            attrs["default"] = text
+        elif not has_default:
+            attrs["required"] = "true"
+        tokens = [f"--{flag}", *conf.get("aliases", "").split()]
+        pairs: list[tuple[str, dict[str, str]]] = []
+        if kind is not None and last(kind) == "bool":
+            attrs["type"] = "bool"
+            if self.style.bool_pair and has_default and not optional:
+                attrs["action"] = "BooleanOptionalAction"
+                left, dot, right = flag.rpartition(".")
+                off = f"--{left}{dot}no{self.style.separator}{right}"
+                pairs = [(t, {**attrs, "sets": "true"}) for t in tokens] + [(off, {**attrs, "sets": "false"})]
+            elif self.style.bool_pair:  # tyro: `--x True`, `--x None` when it may be None
+                attrs["choices"] = "None,True,False" if optional else "True,False"
+        elif kind is not None:
+            choices = literal_choices(kind, self.scope, self.module)
+            names = enum_names(kind, self.module)
+            if names is not None:
+                attrs["choices"] = ",".join(names)
+            elif choices is not None:
+                attrs["choices"] = ",".join(as_text(c) for c in choices)
+            elif origin(kind) in ("list", "tuple", "set", "sequence"):
+                attrs["nargs"] = "*"
+                if isinstance(kind, ast.Subscript):
+                    attrs["type"] = ast.unparse(kind.slice)
+            else:
+                attrs["type"] = ast.unparse(kind)
+        for token, these in pairs or [(t, attrs) for t in tokens]:
+            if token in self.seen:
+                continue
+            self.seen.add(token)
+            ordered = tuple(sorted(these.items()))
+            self.out.append(Fact("flag", token, key, self.source_id, self.path, param.line, ordered))
+
+
+_NO_FLAG = frozenset({"Suppress", "SuppressFixed", "Fixed", "Positional"})
+
+
+def _conf(param: Param) -> dict[str, str] | None:
+    """What `Annotated[T, tyro.conf.arg(name=..., aliases=...)]` and markers say; None when the
+    parameter is no flag (`tyro.conf.Suppress`, `Fixed`, `Positional`)."""
+    out: dict[str, str] = {}
+    for extra in param.extras:
+        if last(extra) in _NO_FLAG:
+            return None
+        if isinstance(extra, ast.Call) and last(extra.func) == "arg":
+            for k in extra.keywords:
+                if k.arg == "name" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str):
+                    out["name"] = k.value.value
+                elif k.arg == "aliases" and isinstance(k.value, ast.Tuple | ast.List):
+                    names = [
+                        e.value
+                        for e in k.value.elts
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    ]
+                    out["aliases"] = " ".join(n for n in names if n.startswith("-"))
+    if isinstance(param.annotation, ast.Subscript) and last(param.annotation.value) in _NO_FLAG:
+        return None
+    return out
+
+
+def call_targets(tree: ast.Module, calls: frozenset[str]) -> list[ast.Call]:
+    """The calls of `calls` (dotted, or their last part) in the module."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = _dotted(node.func)
+            if name in calls:
+                found.append(node)
+    return found
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None
