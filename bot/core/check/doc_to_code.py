@@ -7,7 +7,7 @@ import re
 
 from bot.core.check import paths, wording
 from bot.core.check.findings import Findings, is_external
-from bot.core.check.inputs import Page, RuleInputs, cites_paths
+from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs, cites_paths
 from bot.core.check.near import closest, fits_name, misspelt, subject
 from bot.core.check.ownership import Scope
 from bot.core.doclines import (
@@ -27,6 +27,8 @@ from bot.core.page import DefaultClaim, DocPage, Ref
 def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
     doc, refs, head = page.doc, page.new_refs, inputs.head_facts
     check_paths = cites_paths(inputs.rule)
+    # A rule that reads no parser has nothing to say about flags (a launcher folder's names).
+    check_flags = any(s.kind in FLAG_KINDS for s in inputs.rule.sources)
     # Names a page may misspell: symbols and the sets the rule reads, not a flag's choices
     # (prose cites values of other things that sit close to those: `qwen35`, `qwen3`).
     names = {f.token for f in head.facts if f.kind == "symbol" or (f.kind == "string" and not _is_choice(f))}
@@ -34,6 +36,8 @@ def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
         if is_external(ref.token, inputs.rule.external):
             continue
         if ref.kind == "flag":
+            if not check_flags:
+                continue
             scope = inputs.own.scope(doc, ref, page.program)
             if scope is not None:
                 _resolve_flag(inputs, doc, ref, scope, out)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from bot.core.model import Fact, Tree
-from bot.core.page import DocPage, Ref, command_words, parse_doc
+from bot.core.page import DocPage, Ref, Section, command_words, parse_doc
 from bot.core.programs import Programs, for_subcommand, subcommands
 from bot.core.rules import Rule
 
@@ -220,7 +220,11 @@ class Ownership:
                 continue
             fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
             refs = parse_doc(path + ".md", f"{fence}bash\n{text}\n{fence}\n").refs
-            runs = [(r, self._run(r.command, path) if r.command else None) for r in refs if r.kind == "flag"]
+            runs = [
+                (r, self._run(r.command, path) if r.command and not is_fragment(r.command) else None)
+                for r in refs
+                if r.kind == "flag"
+            ]
             # Flags kept in an array or a variable go to the script's one program, if it has one
             # (`python3 -m pkg.train ${ARGS[@]}`).
             commands = (command_words(line) for line in text.replace("\\\n", " ").splitlines())
@@ -261,7 +265,7 @@ class Ownership:
 
         `program` is the program the rule names for the page (a command line, `lm-eval run`).
         """
-        if ref.command is not None:
+        if ref.command is not None and not is_fragment(ref.command):
             return self.command_scope(ref.command, doc.path)
         return self.line_scope(doc, ref.line, ref.token, program)
 
@@ -270,22 +274,40 @@ class Ownership:
     ) -> Scope | None:
         """What a flag cited on its own on `line` is about (see the module's docstring)."""
         runs = self._runs(doc)
-        if token is not None and token not in self._tokens():
-            if token in self._foreign(doc):
-                return None  # the page passes it to another program and none of ours has it
-            if any(r.kind == _UNREAD for r in runs):
-                return None  # the page runs other programs of ours: it may be theirs
+        ours = token is None or token in self._tokens()
+        if not ours and token in self._foreign(doc):
+            return None  # the page passes it to another program and none of ours has it
         section = doc.section_at(line)
         near = [r for r in runs if section.line <= r.line <= line]
+        if not near and not ours:
+            # A flag none of the rule's parsers has may be that of a program a parent section runs.
+            near = [r for r in runs if r.line <= line and _within(doc.section_at(r.line), section)]
         if not near and runs and len({r.program for r in runs}) == 1 and runs[0].kind == _READ:
             near = runs[:1]  # a page that runs one program of the rule's is about it throughout
         if near:
-            return near[-1].scope  # None for a program whose parser the rule does not read
+            run = near[-1]
+            if run.kind == _READ or ours or token is None:
+                return run.scope  # None for a program whose parser the rule does not read
+            # Another program of ours runs here: the flag is its, or nobody's when that
+            # program's whole command line is read and does not have it.
+            return ANY if self._nobodys(token, run.program) else None
         if program:
             named = self.command_scope(program.split(), doc.path)
             if named is not None:
                 return named
         return ANY
+
+    def _nobodys(self, token: str, program: str | None) -> bool:
+        """Is `token` a flag no parser of `program` declares, when its parsers are all read: it
+        builds its own parser (`ArgumentParser(...)`) rather than extending one from elsewhere
+        (Megatron's), and its options are add_argument calls (not typer's, click's)?"""
+        if self.programs is None or program is None:
+            return False
+        parsers = self.programs.parsers(program)
+        if not parsers or any(token in self.programs.option_strings(p) for p in parsers):
+            return False
+        summaries = [self.programs.modules.summary(p) for p in parsers]
+        return any(s is not None and s.creates_parser for s in summaries)
 
     def _tokens(self) -> frozenset[str]:
         if self._flag_tokens is None:
@@ -330,9 +352,21 @@ class Ownership:
                 for r in doc.refs
                 if r.kind == "flag"
                 and r.command is not None
+                and not is_fragment(r.command)
                 and self._run(r.command, doc.path).kind == _FOREIGN
             )
         return self._foreign_flags[doc.path]
+
+
+def is_fragment(words: Sequence[str]) -> bool:
+    """Command words that start with a flag: a fragment of a command line (a continuation line,
+    a block of flags to add), no command of its own."""
+    return not words or words[0].startswith("-")
+
+
+def _within(outer: Section, inner: Section) -> bool:
+    """Is `inner` the section `outer` or one of its subsections?"""
+    return inner.path == outer.path or outer.level == 0 or inner.path.startswith(outer.path + " > ")
 
 
 # What a command runs (Ownership._run).

@@ -32,6 +32,13 @@ def test_an_unknown_flag_suggests_the_nearest_real_one():
     assert far.message == "`--gpus` is not a flag at head" and far.suggestion is None
 
 
+def test_a_rule_that_reads_no_parser_judges_no_flag():
+    launchers = rule(Source(id="launchers", kind="tokens", paths=("scripts/run.sh",)))
+    files = {"scripts/run.sh": "MODEL_ARGS=(--num-layers 2)\n"}
+    assert judge("Pass `--sed 3` in `MODEL_ARGS`.\n", files=files, rule_=launchers) == []
+    assert kinds(judge("Pass `--sed 3` in `MODEL_ARGS`.\n", files=files)) == [("unresolved", "--sed")]
+
+
 def test_a_value_outside_the_flags_choices_is_unresolved_at_the_flags_line():
     [f] = judge("Pass `--backend fsdp2`.\n")
     assert (f.kind, f.symbol) == ("unresolved", "--backend fsdp2")

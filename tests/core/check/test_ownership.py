@@ -219,7 +219,7 @@ def test_a_section_that_runs_another_program_of_ours_owns_its_prose_flags():
 python tools/convert.py --input-dir /x
 ```
 
-`--input-dir` and `--output-dri` are the converter's; so is its `--seed`.
+`--input-dir` is the converter's; so is its `--seed`.
 
 ## Train
 
@@ -227,7 +227,7 @@ python tools/convert.py --input-dir /x
 python train.py --lr 1
 ```
 
-Pass `--seed`; `--sed` may be the converter's (this page runs it), so it is not judged.
+Pass `--seed`.
 """
     base = dict(TRAIN, **convert, **{CLI: cli("'--seed'", "'--lr'"), DOC: page})
     assert audited(page, base) == []
@@ -235,6 +235,62 @@ Pass `--seed`; `--sed` may be the converter's (this page runs it), so it is not 
     head = dict(base, **{CLI: cli("'--lr'")})
     found = check([RULE], MemoryTree(base), MemoryTree(head), [Change("modified", CLI)]).findings
     assert [(f.kind, f.symbol, f.doc.section) for f in found] == [("removed", "--seed", "Train")]
+
+
+def test_a_flag_no_parser_of_ours_declares_is_nobodys_and_reported_wherever_it_is_cited():
+    convert = {"tools/convert.py": cli("'--input-dir'")}
+    page = """
+## Convert
+
+```bash
+python tools/convert.py --input-dir /x
+```
+
+`--output-dri` is no flag of the converter's, whose whole parser is read.
+
+## Train
+
+```bash
+python train.py --lr 1
+```
+
+| Flag | What |
+|---|---|
+| `--quantum-flux-capacitor` | resembles nothing |
+| `--sed` | a typo |
+"""
+    found = audited(page, dict(TRAIN, **convert, **{CLI: cli("'--seed'", "'--lr'")}))
+    assert kinds(found) == [
+        ("unresolved", "--output-dri"),
+        ("unresolved", "--quantum-flux-capacitor"),
+        ("unresolved", "--sed"),
+    ]
+    assert [f.suggestion.replacement if f.suggestion else None for f in found] == [
+        None,
+        None,
+        "| `--seed` | a typo |",
+    ]
+
+
+def test_a_program_that_extends_a_parser_from_elsewhere_keeps_the_flags_we_cannot_read():
+    # The converter adds its flags to Megatron's parser: any flag may be Megatron's.
+    convert = {
+        "tools/convert.py": (
+            "from megatron.training.arguments import parse_args\n\n"
+            "def add_args(parser):\n    parser.add_argument('--input-dir')\n    return parser\n\n"
+            "parse_args(extra_args_provider=add_args)\n"
+        )
+    }
+    page = """
+## Convert
+
+```bash
+python tools/convert.py --input-dir /x
+```
+
+Pass `--tensor-model-parallel-size`, one of Megatron's.
+"""
+    assert audited(page, dict(convert, **{CLI: cli("'--seed'")})) == []
 
 
 def test_a_script_the_prose_cites_with_a_parser_of_its_own_owns_its_flags():
@@ -304,3 +360,39 @@ def test_a_flag_a_script_passes_to_one_program_is_not_vouched_for_another():
     found = audited(page, files, both)
     assert kinds(found) == [("unresolved", "--actor.lr"), ("unresolved", "--actor.path")]
     assert found[1].message == "`--actor.path` is not a flag at head; did you mean `--model.path`?"
+
+
+def test_a_block_of_flags_alone_is_the_pages_program_and_another_commands_continuation_is_not():
+    page = """
+## Run
+
+```bash
+python train.py --lr 1
+```
+
+## Layout
+
+```bash
+# 8 GPUs training
+--nodes 1 \\
+  --gpus-per-engine 2
+```
+
+```bash
+docker run --rm image:tag \\
+  --gpus-per-engine 2
+```
+"""
+    base = dict(TRAIN, **{CLI: cli("'--lr'", "'--nodes'", "'--gpus-per-engine'", "'--seed'"), DOC: page})
+    head = dict(
+        base, **{CLI: cli("'--lr'", "'--nodes'", "'--engine-gpus', dest='gpus_per_engine'", "'--seed'")}
+    )
+    found = check([RULE], MemoryTree(base), MemoryTree(head), [Change("modified", CLI)]).findings
+    assert [(f.kind, f.symbol, f.doc and f.doc.line) for f in found] == [("renamed", "--gpus-per-engine", 13)]
+    assert found[0].suggestion.replacement == "  --engine-gpus 2"
+    # A new line of such a block citing a flag nobody has is reported too.
+    edited = page.replace("--nodes 1 \\", "--nodes 1 --nmu-nodes 2 \\")
+    found = check(
+        [RULE], MemoryTree(base), MemoryTree(dict(base, **{DOC: edited})), [Change("modified", DOC)]
+    ).findings
+    assert kinds(list(found)) == [("unresolved", "--nmu-nodes")]
