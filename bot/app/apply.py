@@ -17,6 +17,10 @@ is the analysed head, and moves the branch with `force: false`, so a push that l
 the head check here and the ref update is refused by GitHub (422, not a fast-forward) rather
 than overwritten. Needs `contents: write` (app.yml).
 
+Only the base branch's config decides what is written: the doc pages its rules check and the
+files of their docs sites, never a file under `.github/` (`may_write`). A suggestion elsewhere
+(a `$ref` the pull request pointed at a workflow) is left out, and the reply names it.
+
 The commit is recorded (Store.applied, by job) before the branch is moved to it: a job retried
 after a crash between the ref update and the reply finds the branch at its own commit and
 answers as the first attempt would have, never "the branch moved".
@@ -24,14 +28,28 @@ answers as the first attempt would have, never "the branch moved".
 
 from __future__ import annotations
 
+import posixpath
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from bot.app.context import Context, Pull
 from bot.app.github import GitHubError
+from bot.app.repoconfig import rules_of
 from bot.app.store import Applied, PullRef
+from bot.core.globs import compile_pattern
 from bot.core.model import Report
-from bot.render.comments import applied, apply_fork, apply_message, apply_moved, nothing_to_apply
+from bot.core.rules import Rule, SiteTarget
+from bot.core.site.model import PAGE_SUFFIXES
+from bot.core.site.pages import CANDIDATES
+from bot.render.comments import (
+    applied,
+    apply_fork,
+    apply_message,
+    apply_moved,
+    not_doc_files,
+    nothing_to_apply,
+)
 from bot.render.patch import to_patch
 
 
@@ -53,10 +71,17 @@ def apply_command(ctx: Context, number: int) -> str:
     stored = ctx.store.last_report(PullRef(ctx.repo.full_name, number))
     if stored is None or stored.head_sha != pull.head_sha:
         return apply_moved(stored.head_sha if stored else None, pull.head_sha)
-    fixes = Report(tuple(f for f in stored.report.findings if f.suggestion))
-    if not fixes.findings:
+    suggested = [f for f in stored.report.findings if f.suggestion]
+    if not suggested:
         return nothing_to_apply(pull.head_sha)
-    pages = sorted({f.suggestion.path for f in fixes.findings if f.suggestion})
+    # What the check suggests can follow the pull request's own files (a `$ref` of its docs.json):
+    # only the base branch's doc pages and site files are written.
+    rules = base_rules(ctx, pull)
+    fixes = Report(tuple(f for f in suggested if f.suggestion and may_write(rules, f.suggestion.path)))
+    left_out = sorted({f.suggestion.path for f in suggested if f.suggestion} - _paths(fixes))
+    if not fixes.findings:
+        return nothing_to_apply(pull.head_sha, not_doc_files(left_out))
+    pages = sorted(_paths(fixes))
     read = read_pages(ctx, pull.head_sha, pages)
     texts = {p: t for p, t in read.items() if t is not None}
     missing = [p for p in pages if p not in texts]
@@ -67,7 +92,7 @@ def apply_command(ctx: Context, number: int) -> str:
     if not changed:
         return nothing_to_apply(pull.head_sha, "the pages already read as the suggestions say")
     sha = ctx.repo.create_commit(pull.head_sha, apply_message(fixes), changed)
-    answer = applied(sha, sorted(changed), fixes)
+    answer = applied(sha, sorted(changed), fixes, left_out)
     # Recorded before the branch moves: a retry after a crash between the two recognises its commit.
     ctx.store.save_applied(ctx.job_id, Applied(pull.head_sha, sha, answer))
     try:
@@ -78,6 +103,50 @@ def apply_command(ctx: Context, number: int) -> str:
         # The branch moved between the look-up above and the ref update: not a fast-forward.
         return apply_moved(pull.head_sha, None)
     return answer
+
+
+def base_rules(ctx: Context, pull: Pull) -> tuple[Rule, ...]:
+    """The rules of the config last seen on the pull request's base branch (none: nothing)."""
+    seen = ctx.store.config(ctx.repo.full_name, pull.base_ref or pull.base_sha)
+    return rules_of(ctx, seen.oid if seen is not None else None).rules or ()
+
+
+def may_write(rules: Sequence[Rule], path: str) -> bool:
+    """Is `path` a doc page one of `rules` checks, or a file of a rule's docs site? Never a
+    file under `.github/` (workflows run with the repository's secrets), nor a path that
+    leaves the repository."""
+    parts = path.split("/")
+    if any(p in ("", ".", "..") for p in parts) or parts[0].lower() == ".github":
+        return False
+    for rule in rules:
+        for doc in rule.docs:
+            if compile_pattern(doc.path).matches(path) and not any(
+                compile_pattern(x).matches(path) for x in doc.exclude
+            ):
+                return True
+        if rule.site is not None and _site_file(rule.site, path):
+            return True
+    return False
+
+
+def _site_file(site: SiteTarget, path: str) -> bool:
+    """The site's config, a page under its root, or a JSON file in its folder (a Mintlify
+    `$ref`); a site at the repository's root owns no JSON file but its config."""
+    if path == site.config or (site.config is None and path in CANDIDATES):
+        return True
+    if site.root is not None:
+        roots = [site.root.strip("/")]
+    else:
+        roots = [posixpath.dirname(site.config)] if site.config else ["", "docs"]
+    for root in roots:
+        inside = not root or path.startswith(root + "/")
+        if inside and (path.endswith(PAGE_SUFFIXES) or (root and path.endswith(".json"))):
+            return True
+    return False
+
+
+def _paths(report: Report) -> set[str]:
+    return {f.suggestion.path for f in report.findings if f.suggestion}
 
 
 def is_fork(pull: dict[str, Any], full_name: str) -> bool:

@@ -584,13 +584,23 @@ def apply_message(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def applied(sha: str, pages: Sequence[str], report: Report) -> str:
-    """The answer once the commit landed."""
+def applied(sha: str, pages: Sequence[str], report: Report, left_out: Sequence[str] = ()) -> str:
+    """The answer once the commit landed; `left_out`: files suggested that apply does not write."""
     fixed = sum(1 for f in report.findings if f.suggestion)
     names = ", ".join(md_code(p) for p in pages)
+    also = f" Left out: {not_doc_files(left_out)}." if left_out else ""
     return (
-        f"committed {sha[:12]} to this branch: {_plural(fixed, 'suggested doc change')} in {names}. "
+        f"committed {sha[:12]} to this branch: {_plural(fixed, 'suggested doc change')} in {names}.{also} "
         "The push starts a new docs-sync check of it."
+    )
+
+
+def not_doc_files(paths: Sequence[str]) -> str:
+    """Why suggestions for `paths` are not committed."""
+    names = ", ".join(md_code(p) for p in paths)
+    return (
+        f"{names} {'is' if len(paths) == 1 else 'are'} not a doc page or docs-site file of the base "
+        "branch's config (and nothing under `.github/` is ever written)"
     )
 
 

@@ -278,3 +278,55 @@ def test_a_retried_apply_whose_commit_landed_answers_committed(bot, standin, rep
     assert f"committed {new_head[:12]} to this branch" in reply and "nothing was committed" not in reply
     assert len(standin.calls("PATCH", r"/git/refs/heads/")) == 1
     assert len([c for c in standin.issue_comments if c["body"].startswith("> `/docs-sync apply`")]) == 1
+
+
+SITE_CONFIG = "rules:\n  - id: site\n    site: {config: docs/docs.json}\n"
+SITE_BASE = {
+    ".github/docs-sync.yml": SITE_CONFIG,
+    "docs/docs.json": '{\n  "navigation": {"pages": ["a", "b"]},\n  "redirects": [\n'
+    '    {"source": "/old", "destination": "/a", "permanent": true}\n  ]\n}\n',
+    "docs/a.mdx": "# A\n\ntext\n",
+    "docs/b.mdx": "# B\n\ntext\n",
+}
+REDIRECTS = '[\n  {"source": "/old", "destination": "/a", "permanent": true}\n]\n'
+
+
+@pytest.mark.parametrize("where", ["package.json", ".github/workflows/redirects.yml", "docs/redirects.json"])
+def test_apply_writes_only_the_base_configs_doc_and_site_files(bot, standin, repo_and_shas, where):
+    """The pull request moves the redirects behind a `$ref` of its choosing and deletes a page: the
+    check suggests the missing redirect in that file; apply writes it only in the site's folder."""
+    repo, shas = repo_and_shas
+    number = next(_numbers)
+    base = add_commit(repo, SITE_BASE, parent="main", branch=f"site-{number}")
+    config = '{\n  "navigation": {"pages": ["a"]},\n  "redirects": {"$ref": "../' + where + '"}\n}\n'
+    files = {"docs/docs.json": config, where: REDIRECTS, "docs/b.mdx": None}
+    head = add_commit(repo, files, parent=base, branch=f"site-pr-{number}")
+    standin.open_pull(number, f"site-{number}", f"site-pr-{number}")
+    bot.deliver("pull_request", pull_request_payload(standin, "opened", number, head, base, f"site-{number}"))
+    (summary,) = [c["body"] for c in standin.issue_comments if c["body"].startswith(SUMMARY_MARKER)]
+    assert f"diff --git a/{where} b/{where}" in summary  # what the check suggests
+    standin.set_permission("writer", "write")
+    reply = bot.comment(number, "/docs-sync apply", "writer")
+    if where.startswith("docs/"):
+        new_head = standin.pull(number)["head"]["sha"]
+        assert f"committed {new_head[:12]}" in reply
+        assert run_git(repo, "diff", "--name-only", head, new_head).decode().split() == [where]
+        return
+    assert f"nothing to commit at {head[:12]}: `{where}` is not a doc page or docs-site file" in reply
+    assert standin.pull(number)["head"]["sha"] == head and git_writes(standin) == []
+
+
+def test_may_write_names_the_base_configs_pages_and_site_files():
+    from bot.app.apply import may_write
+    from bot.core.packs import parse_repo_config
+
+    config = (
+        SITE_CONFIG
+        + '  - id: pages\n    docs:\n      - path: "guide/**/*.md"\n        exclude: [guide/old.md]\n'
+        "    sources:\n      - {id: p, kind: paths}\n"
+    )
+    rules = [r for pack in parse_repo_config(config, ".github/docs-sync.yml") for r in pack.rules]
+    for path in ("docs/docs.json", "docs/x/y.mdx", "docs/nav.json", "guide/a/b.md"):
+        assert may_write(rules, path), path
+    for path in ("package.json", ".github/workflows/ci.yml", ".GitHub/x.md", "guide/old.md", "docs/../x.md"):
+        assert not may_write(rules, path), path
