@@ -56,8 +56,13 @@ _LAUNCHER_MODULES = frozenset(
         "deepspeed.launcher.runner",
     }
 )
-_ANY_PARSER = Source(id="programs", kind="argparse")
-_OPTIONS_FORMAT = "options-1"  # cache key prefix of a module's option strings
+# Whatever declares a module's flags: argparse, and click or typer where the module names them.
+_ANY_PARSER = (
+    Source(id="programs", kind="argparse"),
+    Source(id="programs", kind="click"),
+    Source(id="programs", kind="typer"),
+)
+_OPTIONS_FORMAT = "options-2"  # cache key prefix of a module's option strings
 
 
 @dataclass(frozen=True)
@@ -249,8 +254,12 @@ class Programs:
                 found: frozenset[str] = hit
             else:
                 text = self.modules.tree.read(path)
-                extracted = extract(_ANY_PARSER, path, text) if text is not None else None
-                found = frozenset(f.token for f in extracted.facts) if extracted else frozenset()
+                found = frozenset(
+                    f.token
+                    for source in _ANY_PARSER
+                    if text is not None and (source.kind == "argparse" or source.kind in text)
+                    for f in extract(source, path, text).facts
+                )
                 if cache is not None and key is not None:
                     cache[key] = found
             self._options[path] = found

@@ -79,6 +79,7 @@ from dataclasses import dataclass, field
 
 SOURCE_KINDS: tuple[str, ...] = ("argparse", "dataclass-flags", "symbols", "strings", "paths", "tokens")
 SOURCE_KINDS += ("hf-dataclass", "tyro", "jsonargparse")  # typed parameters: bot/core/extract/typed_fields.py
+SOURCE_KINDS += ("click", "typer")  # decorated command lines: bot/core/extract/click_flags.py
 
 DEFAULT_SEVERITY: dict[str, str] = {
     "removed": "error",
@@ -284,7 +285,7 @@ SOURCE_KEY_KINDS = {
     "compared_with": ("strings",),
     "group": ("strings",),
     "names": ("symbols", "hf-dataclass", "tyro", "jsonargparse"),
-    "programs": ("argparse", "dataclass-flags", "hf-dataclass", "tyro", "jsonargparse"),
+    "programs": ("argparse", "dataclass-flags", "hf-dataclass", "tyro", "jsonargparse", "click", "typer"),
 }
 
 

@@ -548,3 +548,60 @@ def test_a_flag_moved_to_a_module_the_rule_does_not_read_is_still_declared():
     assert found.declares(old["--model"])
     assert not found.declares(old["--gone"])
     assert found.option_strings("tool/deprecated.py") == {"--opus"}
+
+
+def test_click_and_typer_command_lines_are_the_modules_their_entry_points_lead_to():
+    files = {
+        "pyproject.toml": '[project.scripts]\nshop = "shop.cli:cli"\nshopctl = "shop.admin:app"\n',
+        "shop/__init__.py": "",
+        "shop/__main__.py": "from shop.cli import cli\n\ncli()\n",
+        "shop/cli.py": dedent(
+            """
+            import click
+
+            from shop.orders import orders
+            from shop.util import slugify
+
+            @click.group()
+            @click.option("--store")
+            def cli(store):
+                pass
+
+            cli.add_command(orders)
+            """
+        ),
+        "shop/orders.py": dedent(
+            """
+            import click
+
+            @click.command()
+            @click.option("--since")
+            def orders(since):
+                pass
+            """
+        ),
+        "shop/util.py": "import click\n\ndef slugify(text):\n    return click.style(text)\n",
+        "shop/admin.py": dedent(
+            """
+            import typer
+
+            app = typer.Typer()
+
+            @app.command()
+            def reindex(full: bool = False):
+                pass
+            """
+        ),
+    }
+    found = programs(MemoryTree(files))
+    # The group, and the command it adds from another module; not a helper that merely uses click.
+    assert found.parsers("shop/cli.py") == {"shop/cli.py", "shop/orders.py"}
+    assert found.parsers("shop/__main__.py") == {"shop/cli.py", "shop/orders.py"}
+    assert found.parsers("shop/admin.py") == {"shop/admin.py"}
+    assert found.owner_of(["shopctl", "--full"]) == "shop/admin.py"
+    orders = [
+        f
+        for f in gather(Rule("r", (), (Source("c", "click", ("shop/orders.py",)),)), MemoryTree(files)).facts
+    ]
+    assert [f.token for f in orders] == ["--since"]
+    assert found.declares(orders[0])

@@ -19,7 +19,7 @@ from bot.core.programs import programs
 from bot.core.rules import Rule
 
 # Source kinds whose facts are flags: only their rules need to know the repository's programs.
-FLAG_KINDS = ("argparse", "dataclass-flags", "hf-dataclass", "tyro", "jsonargparse")
+FLAG_KINDS = ("argparse", "dataclass-flags", "hf-dataclass", "tyro", "jsonargparse", "click", "typer")
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import ast
 
 from bot.core.extract import (
     argparse_flags,
+    click_flags,
     dataclass_flags,
     hf_dataclass,
     jsonargparse_flags,
@@ -28,6 +29,8 @@ _EXTRACTORS = {
     "hf-dataclass": hf_dataclass.facts,
     "tyro": tyro_flags.facts,
     "jsonargparse": jsonargparse_flags.facts,
+    "click": click_flags.click_facts,
+    "typer": click_flags.typer_facts,
 }
 
 

@@ -30,7 +30,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-3"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-4"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -45,6 +45,11 @@ BUILDERS = frozenset(
     }
 )
 _TYRO_CLI = frozenset({"tyro.cli", "cli"})  # `cli` alone only where the module imports tyro
+# A module naming these may declare a command line with decorators (click, typer): its commands'
+# and groups' decorators (`@cli.command()`, `@click.option`) and a `typer.Typer()` declare flags.
+_DECORATED = ("click", "typer")
+_DECLARING_DECORATORS = frozenset({"command", "group", "option", "callback"})
+_DECLARING_CALLS = frozenset({"Typer", "Group", "add_command", "add_typer"})
 
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 
@@ -72,6 +77,7 @@ class Summary:
     argparse: bool  # the text mentions argparse: references are worth following out of it
     creates_parser: bool  # it calls ArgumentParser(...): it builds a command line, not only adds to one
     values: dict[str, frozenset[str]] | None = None  # top-level name -> the refs its value reads
+    decorated: bool = False  # it names click or typer: commands may be attached to groups at top level
 
 
 def summarize(text: str) -> Summary | None:
@@ -85,9 +91,10 @@ def summarize(text: str) -> Summary | None:
     assigned: set[str] = set()
     values: dict[str, frozenset[str]] = {}
     tyro = "tyro" in text
+    decorated = any(m in text for m in _DECORATED)
     for stmt in _top_statements(tree.body):
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            units.setdefault(stmt.name, _unit([stmt], tyro))
+            units.setdefault(stmt.name, _unit([stmt], tyro, decorated))
         elif _is_main_guard(stmt):
             main.append(stmt)
         else:
@@ -100,8 +107,8 @@ def summarize(text: str) -> Summary | None:
                 for target in targets:
                     if isinstance(target, ast.Name):
                         values[target.id] = _unit([stmt.value]).refs
-    units[TOP] = _unit(top, tyro)
-    units[MAIN] = _unit(main, tyro)
+    units[TOP] = _unit(top, tyro, decorated)
+    units[MAIN] = _unit(main, tyro, decorated)
     imports: dict[str, list[Import]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -120,12 +127,15 @@ def summarize(text: str) -> Summary | None:
         units=units,
         imports={k: tuple(dict.fromkeys(v)) for k, v in imports.items()},
         assigned=frozenset(assigned),
-        argparse=any(m in text for m in _MARKERS),
+        argparse=any(m in text for m in _MARKERS) or decorated,
+        # A click or typer command is a command line of its own, not flags added to another's.
         creates_parser=any(
             isinstance(n, ast.Call) and (_chain(n.func) or "").split(".")[-1] == "ArgumentParser"
             for n in ast.walk(tree)
-        ),
+        )
+        or (decorated and any(u.declares for u in units.values())),
         values=values,
+        decorated=decorated,
     )
 
 
@@ -153,21 +163,27 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
     return len(sides) == 2 and names == ["__name__"] and strings == ["__main__"]
 
 
-def _unit(nodes: list[ast.AST], tyro: bool = False) -> Unit:
+def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> Unit:
     refs: set[str] = set()
     builds: set[str] = set()
     declares = False
     for root in nodes:
+        if decorated and isinstance(root, ast.FunctionDef | ast.AsyncFunctionDef):
+            for d in root.decorator_list:
+                named = _chain(d.func if isinstance(d, ast.Call) else d) or ""
+                declares = declares or named.rpartition(".")[2] in _DECLARING_DECORATORS
         for node in ast.walk(root):
             if isinstance(node, ast.Attribute | ast.Name) and isinstance(node.ctx, ast.Load):
                 chain = _chain(node)
                 if chain:
                     refs.add(chain)
             elif isinstance(node, ast.Call):
+                last = (_chain(node.func) or "").rpartition(".")[2]
                 declares = (
                     declares
                     or _chain(node.func) in ("add_argument",)
                     or (isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument")
+                    or (decorated and last in _DECLARING_CALLS)
                 )
                 called = _chain(node.func) or ""
                 if called.split(".")[-1] in BUILDERS or (tyro and called in _TYRO_CLI):
@@ -271,6 +287,8 @@ class Modules:
                 continue
             if unit.declares or (built and name not in (TOP, MAIN)):
                 declaring.add(path)
+                if summary.decorated and unit.declares and name != TOP:
+                    stack.append((path, TOP, False))  # `cli.add_command(orders)`, `app.add_typer(...)`
             if built:  # a class made into flags: its bases (and what its fields name) are too
                 stack.extend(self._refs(path, summary, unit.refs, True))
                 continue

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from bot.core.check import check
 from bot.core.model import Change, Report
 from bot.core.packs import parse_repo_config
@@ -39,6 +41,62 @@ ARGPARSE = textwrap.dedent(
         p.parse_args()
     """
 )
+CLICK = textwrap.dedent(
+    """
+    import click
+
+    @click.group()
+    def main():
+        pass
+
+    @main.command()
+    @click.option("--output", default="dist", help="where to build")
+    @click.option("--jobs", type=int, default=1)
+    def build(output, jobs):
+        pass
+
+    @main.command("serve")
+    @click.option("--output", default="site", help="what to serve")
+    @click.option("--port", type=int, default=8000)
+    def serve_site(output, port):
+        pass
+    """
+)
+TYPER = textwrap.dedent(
+    """
+    from typing import Annotated
+
+    import typer
+
+    main = typer.Typer()
+
+    @main.command()
+    def build(
+        output: Annotated[str, typer.Option("--output", help="where to build")] = "dist",
+        jobs: int = 1,
+    ):
+        pass
+
+    @main.command()
+    def serve(
+        output: Annotated[str, typer.Option("--output", help="what to serve")] = "site",
+        port: int = 8000,
+    ):
+        pass
+    """
+)
+# How each framework spells the edits: (the build flag, the serve flag) as declared.
+SPELLED = {
+    "argparse": (ARGPARSE, 'b.add_argument("--output"', 's.add_argument("--output"'),
+    "click": (CLICK, '@click.option("--output", default="dist"', '@click.option("--output", default="site"'),
+    "typer": (TYPER, 'typer.Option("--output", help="where', 'typer.Option("--output", help="what'),
+}
+
+
+def config(kind: str) -> str:
+    return CONFIG.replace("kind: argparse", f"kind: {kind}")
+
+
 README = textwrap.dedent(
     """
     # Tool
@@ -85,9 +143,21 @@ def errors(report: Report) -> list[tuple[str, str, int | None, str | None]]:
     ]
 
 
-def test_a_flag_renamed_in_one_subcommand_is_found_where_that_subcommand_is_documented():
-    head = ARGPARSE.replace('s.add_argument("--output"', 's.add_argument("--root"')
-    report = run(ARGPARSE, head)
+KINDS = pytest.mark.parametrize("kind", sorted(SPELLED))
+
+
+def renamed(kind: str, which: int, new: str) -> str:
+    """The CLI of `kind` with the build (1) or serve (2) `--output` declared as `new`."""
+    cli, spelled = SPELLED[kind][0], SPELLED[kind][which]
+    head = cli.replace(spelled, spelled.replace('"--output"', f'"{new}"'))
+    assert head != cli
+    return head
+
+
+@KINDS
+def test_a_flag_renamed_in_one_subcommand_is_found_where_that_subcommand_is_documented(kind):
+    cli = SPELLED[kind][0]
+    report = run(cli, renamed(kind, 2, "--root"), config=config(kind))
     assert errors(report) == [
         ("renamed", "--output", line(README, "tool serve"), "tool serve --root DIR"),
         ("renamed", "--output", line(README, "It serves"), "It serves from `--root` (default `site`)."),
@@ -96,20 +166,21 @@ def test_a_flag_renamed_in_one_subcommand_is_found_where_that_subcommand_is_docu
     assert report.conclusion() == "failure"
 
 
-def test_the_other_subcommands_lines_are_left_alone():
-    head = ARGPARSE.replace('b.add_argument("--output"', 'b.add_argument("--out"')
-    assert errors(run(ARGPARSE, head)) == [
-        ("renamed", "--output", line(README, "tool build"), "tool build --out dist")
-    ]
+@KINDS
+def test_the_other_subcommands_lines_are_left_alone(kind):
+    report = run(SPELLED[kind][0], renamed(kind, 1, "--out"), config=config(kind))
+    assert errors(report) == [("renamed", "--output", line(README, "tool build"), "tool build --out dist")]
 
 
-def test_a_default_changed_in_one_subcommand_is_found_on_its_claim():
-    head = ARGPARSE.replace('default="site"', 'default="public"')
-    assert errors(run(ARGPARSE, head)) == [
+@KINDS
+def test_a_default_changed_in_one_subcommand_is_found_on_its_claim(kind):
+    cli = SPELLED[kind][0]
+    head = cli.replace('"site"', '"public"')
+    assert errors(run(cli, head, config=config(kind))) == [
         ("changed", "--output", line(README, "It serves"), "It serves from `--output` (default `public`).")
     ]
     # The build subcommand's default is another flag's: its change says nothing about `site`.
-    assert errors(run(ARGPARSE, ARGPARSE.replace('default="dist"', 'default="out"'))) == []
+    assert errors(run(cli, cli.replace('"dist"', '"out"'), config=config(kind))) == []
 
 
 def test_a_flag_moved_up_to_the_top_parser_is_still_taken_by_the_subcommand():
@@ -117,9 +188,11 @@ def test_a_flag_moved_up_to_the_top_parser_is_still_taken_by_the_subcommand():
     assert errors(run(ARGPARSE, head, README + "\n```bash\ntool serve --port 80\n```\n")) == []
 
 
-def test_a_doc_edit_citing_another_subcommands_flag_is_unresolved():
+@KINDS
+def test_a_doc_edit_citing_another_subcommands_flag_is_unresolved(kind):
+    cli = SPELLED[kind][0]
     edited = README.replace("tool serve --output DIR", "tool serve --output DIR --jobs 4")
-    report = run(ARGPARSE, ARGPARSE, readme_head=edited)
+    report = run(cli, cli, readme_head=edited, config=config(kind))
     assert errors(report) == [("unresolved", "--jobs", line(edited, "tool serve"), None)]
     fine = README.replace("tool build --output dist", "tool build --output dist --jobs 4")
-    assert errors(run(ARGPARSE, ARGPARSE, readme_head=fine)) == []
+    assert errors(run(cli, cli, readme_head=fine, config=config(kind))) == []

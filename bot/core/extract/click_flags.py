@@ -1,0 +1,559 @@
+"""Flags declared with click or typer, read as those libraries read them (never imported or run).
+
+click: `@click.command()` / `@click.group()` make commands, `@cli.command("name")` (or
+`cli.add_command(fn, "name")`) puts one under a group, and each `@click.option("--x", "-x", ...)`
+is a flag of the command it decorates (an option assigned to a module-level name and used as
+`@name` counts too). A command not named takes its function's name, lowercased, `_` -> `-`
+(click 7 and later); click 8.2 also drops a `_command`, `_cmd`, `_group` or `_grp` suffix, so
+such a command answers to both spellings. `"--shout/--no-shout"` is a switch and its opposite;
+`is_flag=True` sets `not default` (True unless the default is True); an option's destination is
+the name written without dashes, else its first long option, dashes to underscores.
+
+typer: `app = typer.Typer()`, `@app.command()` (named like click's commands, no suffix dropped),
+`@app.callback()` for the app's own options, `app.add_typer(sub, name="users")`, `typer.run(fn)`.
+Each parameter of a command with a default is an option (`typer.Option(...)` as its default or in
+`Annotated[..., typer.Option(...)]`): `--` and its name with `_` -> `-` unless names are given;
+a `bool` is `--x/--no-x` unless names are given. A parameter without a default, or a
+`typer.Argument`, is positional: no flag. An app with one command and no callback runs that
+command with no subcommand word.
+
+The facts are argparse's (kind "flag", token the option string, key the destination, attrs
+default, choices, type, help, required, envvar, action, sets), with `subcommand` for a command
+under a group: the words that invoke it, `,`-separated when it answers to several.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from bot.core.extract.argparse_flags import Scope, choices_text, string_value, text
+from bot.core.extract.constants import UNKNOWN, Module, as_text, value
+from bot.core.model import Fact
+from bot.core.rules import Source
+
+CLICK_MODULES = frozenset({"click", "rich_click", "cloup", "asyncclick"})
+TYPER_MODULES = frozenset({"typer"})
+_SUFFIXES = ("_command", "_cmd", "_group", "_grp")  # click 8.2 drops these from a command's name
+_TYPES = {"INT": "int", "FLOAT": "float", "STRING": "str", "BOOL": "bool", "UUID": "uuid"}
+_MAX_COMMANDS = 2_000
+
+Path = tuple[str, ...]
+
+
+@dataclass
+class _Command:
+    names: tuple[str, ...]  # the words that invoke it ("" for a group that is the program itself)
+    parent: str | None  # the group (function or variable name) it is under
+    function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    framework: str = "click"
+    options: list[ast.Call] = field(default_factory=list)  # click: the option decorators' calls
+
+
+def click_facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
+    return _facts(source, path, tree, CLICK_MODULES)
+
+
+def typer_facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
+    return _facts(source, path, tree, TYPER_MODULES)
+
+
+def _facts(source: Source, path: str, tree: ast.Module, frameworks: frozenset[str]) -> list[Fact]:
+    names = _Names(tree, frameworks)
+    if not names.modules and not names.members:
+        return []
+    scope = Scope(tree, None)
+    module = Module(tree)
+    commands = _commands(tree, names)
+    out: list[Fact] = []
+    for key, command in commands.items():
+        paths = _paths(key, commands)
+        where = ",".join(sorted(" ".join(p) for p in paths)) if paths != {()} else None
+        if command.framework == "typer" and command.function is not None:
+            for arg, default in _parameters(command.function):
+                out.extend(_typer_param(arg, default, names, scope, module, source.id, path, where))
+        for call in command.options:
+            out.extend(_click_option(call, names, scope, module, source.id, path, where))
+    return out
+
+
+# --- what names mean -----------------------------------------------------------------------------
+
+
+class _Names:
+    """The module's names for click's and typer's functions: `click`, `import typer as t`,
+    `from click import option`."""
+
+    def __init__(self, tree: ast.Module, frameworks: frozenset[str]):
+        self.modules: dict[str, str] = {}  # local name -> framework
+        self.members: dict[str, tuple[str, str]] = {}  # local name -> (framework, attribute)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    top = alias.name.split(".")[0]
+                    if top in frameworks and (alias.asname or "." not in alias.name):
+                        self.modules[alias.asname or top] = _framework(top)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                top = node.module.split(".")[0]
+                if top in frameworks:
+                    for alias in node.names:
+                        self.members[alias.asname or alias.name] = (_framework(top), alias.name)
+
+    def of(self, node: ast.expr) -> tuple[str, str] | None:
+        """(framework, attribute) when `node` names one of its functions: `click.option`, `Option`."""
+        if isinstance(node, ast.Name):
+            return self.members.get(node.id)
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in self.modules
+        ):
+            return (self.modules[node.value.id], node.attr)
+        return None
+
+    def is_call_of(self, node: ast.expr | None, *attrs: str) -> bool:
+        return isinstance(node, ast.Call) and (self.of(node.func) or ("", ""))[1] in attrs
+
+
+def _framework(module: str) -> str:
+    return "typer" if module in TYPER_MODULES else "click"
+
+
+# --- the command tree ----------------------------------------------------------------------------
+
+
+def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
+    """Every command and group of the module, keyed by the name the module calls it by."""
+    commands: dict[str, _Command] = {}
+    options: dict[str, ast.Call] = {}  # `verbose = click.option("--verbose", ...)`, used as @verbose
+    typer_apps: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            target = stmt.targets[0].id
+            if names.is_call_of(stmt.value, "option"):
+                assert isinstance(stmt.value, ast.Call)
+                options[target] = stmt.value
+            elif names.is_call_of(stmt.value, "Typer"):
+                assert isinstance(stmt.value, ast.Call)
+                typer_apps.add(target)
+                commands[target] = _Command(_given_name(stmt.value) or ("",), None, framework="typer")
+            elif names.is_call_of(stmt.value, "Group", "group"):
+                assert isinstance(stmt.value, ast.Call)
+                commands[target] = _Command(_given_name(stmt.value) or ("",), None)
+    for fn in _functions(tree):
+        if len(commands) > _MAX_COMMANDS:
+            break
+        command: _Command | None = None
+        found: list[ast.Call] = []
+        for decorator in fn.decorator_list:
+            call = decorator if isinstance(decorator, ast.Call) else None
+            func = call.func if call is not None else decorator
+            meant = names.of(func)
+            if meant is not None and meant[1] in ("command", "group"):
+                command = _Command(_given_name(call) or _click_name(fn.name), None, fn)
+            elif meant is not None and meant[1] == "option" and call is not None:
+                found.append(call)
+            elif isinstance(func, ast.Name) and func.id in options and call is None:
+                found.append(options[func.id])
+            elif (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.attr in ("command", "group", "callback")
+                and (
+                    func.value.id in commands
+                    or func.value.id in typer_apps
+                    or _is_decorated(tree, func.value.id)
+                )
+            ):
+                parent = func.value.id
+                typer = parent in typer_apps
+                if func.attr == "callback":
+                    if parent in commands:
+                        commands[parent].function = fn  # the app's own options
+                    continue
+                given = _given_name(call)
+                if typer:
+                    command = _Command(given or (_typer_name(fn.name),), parent, fn, framework="typer")
+                else:
+                    command = _Command(given or _click_name(fn.name), parent, fn)
+        if command is not None:
+            command.options = found
+            commands[fn.name] = command
+    _attach(tree, names, commands, typer_apps)
+    _single_commands(commands, typer_apps)
+    return commands
+
+
+def _functions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
+            yield node
+
+
+def _is_decorated(tree: ast.Module, name: str) -> bool:
+    """Is `name` a function of the module with a decorator (a group defined further down)?"""
+    return any(
+        isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name and n.decorator_list
+        for n in tree.body
+    )
+
+
+def _attach(tree: ast.Module, names: _Names, commands: dict[str, _Command], typer_apps: set[str]) -> None:
+    """`cli.add_command(fn, "name")`, `app.add_typer(sub, name="users")`, `typer.run(main)`."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if names.of(func) == ("typer", "run") and node.args and isinstance(node.args[0], ast.Name):
+            fn = next((f for f in _top_functions(tree) if f.name == node.args[0].id), None)
+            if fn is not None:
+                commands[fn.name] = _Command(("",), None, fn, framework="typer")
+            continue
+        if not (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in commands
+            and func.attr in ("add_command", "add_typer")
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+        ):
+            continue
+        child = commands.get(node.args[0].id)
+        if child is None or node.args[0].id == func.value.id:
+            continue
+        given = _given_name(node, position=1)
+        child.parent = func.value.id
+        if given:
+            child.names = given
+        elif func.attr == "add_typer" and child.names == ("",):
+            child.parent = func.value.id  # no name: its commands are the parent's own
+    for key in list(commands):
+        if commands[key].parent is not None and commands[key].parent not in commands:
+            commands[key].parent = None  # a group of another module: its words are unknown here
+
+
+def _single_commands(commands: dict[str, _Command], typer_apps: set[str]) -> None:
+    """A typer app that is the program, with one command and no callback, runs that command
+    without its name."""
+    for app in typer_apps:
+        if commands[app].parent is not None or commands[app].function is not None:
+            continue
+        children = [c for c in commands.values() if c.parent == app]
+        if len(children) == 1 and children[0].framework == "typer" and children[0].function is not None:
+            children[0].names = ("",)
+
+
+def _top_functions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def _paths(key: str, commands: dict[str, _Command], depth: int = 0) -> set[Path]:
+    """The words that invoke a command from its program: () for the program itself."""
+    command = commands[key]
+    if command.parent is None or depth > 16:
+        return {()}  # a command no group holds is a program of its own
+    parents = _paths(command.parent, commands, depth + 1)
+    words = [n for n in command.names if n]
+    if not words:
+        return parents
+    return {(*p, w) for p in parents for w in words}
+
+
+def _given_name(call: ast.Call | None, position: int = 0) -> tuple[str, ...] | None:
+    if call is None:
+        return None
+    named = next((k.value for k in call.keywords if k.arg == "name"), None)
+    if named is None and len(call.args) > position:
+        named = call.args[position]
+    if isinstance(named, ast.Constant) and isinstance(named.value, str) and named.value:
+        return (named.value,)
+    return None
+
+
+def _click_name(function: str) -> tuple[str, ...]:
+    dashed = function.lower().replace("_", "-")
+    for suffix in _SUFFIXES:
+        if function.endswith(suffix) and len(function) > len(suffix):
+            return (dashed, function[: -len(suffix)].lower().replace("_", "-"))
+    return (dashed,)
+
+
+def _typer_name(function: str) -> str:
+    return function.lower().replace("_", "-")
+
+
+# --- click's options -----------------------------------------------------------------------------
+
+
+def _click_option(
+    call: ast.Call,
+    names: _Names,
+    scope: Scope,
+    module: Module,
+    source_id: str,
+    path: str,
+    where: str | None,
+) -> list[Fact]:
+    decls = [(s, a.lineno) for a in call.args if (s := string_value(a, scope.lookup)) is not None]
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    return _option(decls, keywords, None, names, scope, module, source_id, path, where, implicit_bool=False)
+
+
+def _option(
+    decls: list[tuple[str, int]],
+    keywords: dict[str, ast.expr],
+    param: tuple[str, ast.expr | None, ast.expr | None, int] | None,
+    names: _Names,
+    scope: Scope,
+    module: Module,
+    source_id: str,
+    path: str,
+    where: str | None,
+    implicit_bool: bool,
+) -> list[Fact]:
+    """The flags of one option: its names (`--x/--no-x` split in two), destination and attributes.
+    `param` is typer's (name, annotation type, default, line); click's options have none."""
+    primary: list[tuple[str, int]] = []
+    secondary: list[tuple[str, int]] = []
+    dest: str | None = None
+    for decl, line in decls:
+        if "/" in decl and decl[:1] in "-/ ":
+            first, _, second = decl.partition("/")
+            if first.strip():
+                primary.append((first.strip(), line))
+            if second.strip():
+                secondary.append((second.strip(), line))
+        elif decl.startswith("-"):
+            primary.append((decl, line))
+        elif decl.isidentifier():
+            dest = decl
+    attrs: dict[str, str] = {}
+    unknown: list[str] = []
+    type_node = keywords.get("type")
+    annotation = param[1] if param is not None else None
+    is_bool = _type_name(type_node, annotation, names) == "bool"
+    if param is not None:
+        name, _, _, line = param
+        dest = name
+        if not primary:
+            flag = "--" + name.lower().replace("_", "-")
+            primary = [(flag, line)]
+            if is_bool and implicit_bool:
+                secondary = [("--no-" + flag[2:], line)]
+    if not primary:
+        return []
+    if dest is None:
+        longs = [o for o, _ in primary + secondary if o.startswith("--")]
+        dest = (longs[0] if longs else primary[0][0]).lstrip("-").replace("-", "_").lower()
+    default_node = keywords.get("default", param[2] if param is not None else None)
+    required = keywords.get("required")
+    if isinstance(default_node, ast.Constant) and default_node.value is Ellipsis:
+        default_node, attrs["required"] = None, "True"
+    elif required is not None:
+        attrs["required"] = text(required, _nothing)
+    default: object = UNKNOWN
+    if default_node is not None:
+        default = value(default_node, scope.lookup, module)
+        if default is UNKNOWN:
+            unknown.append("default")
+        else:
+            attrs["default"] = as_text(default)
+    flag_value = keywords.get("flag_value")
+    is_flag = (
+        _true(keywords.get("is_flag"))
+        or bool(secondary)
+        or flag_value is not None
+        or (param is not None and is_bool)
+    )
+    sets: str | None = None
+    if is_flag and flag_value is None:
+        if default_node is None and "required" not in attrs:
+            attrs["default"] = "False"
+            default = False
+        # click: a flag with no opposite sets `not default`; `--x/--no-x` sets True and False.
+        sets = "false" if default is True and not secondary else "true"
+    choices = _choices(type_node, annotation, names, scope, module)
+    if choices is not None:
+        attrs["choices"] = choices
+    type_name = _type_name(type_node, annotation, names)
+    if type_name is not None and not is_flag:
+        attrs["type"] = type_name
+    for attr in ("help", "envvar", "metavar"):
+        if attr in keywords:
+            attrs[attr] = text(keywords[attr], _nothing)
+    if _true(keywords.get("multiple")):
+        attrs["nargs"] = "*"
+    if _true(keywords.get("count")):
+        attrs["action"] = "count"
+    if unknown:
+        attrs["unknown"] = " ".join(unknown)
+    if where is not None:
+        attrs["subcommand"] = where
+    out = []
+    for token, line in primary:
+        own = {**attrs, "sets": sets} if sets is not None else attrs
+        out.append(_fact(token, dest, line, own, source_id, path))
+    for token, line in secondary:
+        own = {**attrs, "sets": "false"} if is_flag and flag_value is None else attrs
+        out.append(_fact(token, dest, line, own, source_id, path))
+    return out
+
+
+def _fact(token: str, dest: str, line: int, attrs: dict[str, str], source_id: str, path: str) -> Fact:
+    return Fact(
+        kind="flag",
+        token=token,
+        key=dest,
+        source=source_id,
+        path=path,
+        line=line,
+        attrs=tuple(sorted(attrs.items())),
+    )
+
+
+def _true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _nothing(node: ast.expr) -> None:
+    return None
+
+
+def _type_name(type_node: ast.expr | None, annotation: ast.expr | None, names: _Names) -> str | None:
+    """`int`, `float`, `str`, `bool`, `Path` as a doc would name the type; None when unsaid."""
+    node = type_node if type_node is not None else _unwrapped(annotation)
+    if node is None:
+        return None
+    meant = names.of(node)
+    if meant is not None:
+        return _TYPES.get(meant[1], meant[1])
+    if isinstance(node, ast.Call):
+        node = node.func
+        meant = names.of(node)
+        if meant is not None:
+            return meant[1]
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _unwrapped(annotation: ast.expr | None) -> ast.expr | None:
+    """`Annotated[int, ...]`, `Optional[int]`, `int | None` -> `int`; `List[int]` -> `int`."""
+    for _ in range(8):
+        if isinstance(annotation, ast.Subscript):
+            head = annotation.value
+            head_name = (
+                head.attr
+                if isinstance(head, ast.Attribute)
+                else head.id
+                if isinstance(head, ast.Name)
+                else ""
+            )
+            inner: ast.expr | None = annotation.slice
+            if isinstance(inner, ast.Tuple) and inner.elts:
+                inner = inner.elts[0] if head_name != "Union" else _not_none(inner.elts)
+            annotation = inner
+        elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            annotation = _not_none([annotation.left, annotation.right])
+        elif isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except SyntaxError:
+                return None
+        else:
+            return annotation
+    return None
+
+
+def _not_none(options: list[ast.expr]) -> ast.expr | None:
+    kept = [o for o in options if not (isinstance(o, ast.Constant) and o.value is None)]
+    return kept[0] if len(kept) == 1 else None
+
+
+def _choices(
+    type_node: ast.expr | None, annotation: ast.expr | None, names: _Names, scope: Scope, module: Module
+) -> str | None:
+    """`click.Choice([...])`'s values, or an Enum's (typer offers its values)."""
+    if (
+        isinstance(type_node, ast.Call)
+        and (names.of(type_node.func) or ("", ""))[1] == "Choice"
+        and type_node.args
+    ):
+        return choices_text(type_node.args[0], scope.lookup, module)
+    enum = _unwrapped(annotation) if type_node is None else None
+    if isinstance(enum, ast.Name) and enum.id in module.classes:
+        found = value(ast.Attribute(value=enum, attr="__members__"), scope.lookup, module)
+        if isinstance(found, dict):
+            return ",".join(as_text(v) for v in found.values())
+    return None
+
+
+# --- typer's parameters --------------------------------------------------------------------------
+
+
+def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.arg, ast.expr | None]]:
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    yield from zip(positional, defaults, strict=True)
+    yield from zip(args.kwonlyargs, args.kw_defaults, strict=True)
+
+
+def _typer_param(
+    arg: ast.arg,
+    default: ast.expr | None,
+    names: _Names,
+    scope: Scope,
+    module: Module,
+    source_id: str,
+    path: str,
+    where: str | None,
+) -> list[Fact]:
+    annotation = arg.annotation
+    info: ast.Call | None = None
+    if names.is_call_of(default, "Option", "Argument"):
+        assert isinstance(default, ast.Call)
+        info = default
+        # typer.Option(default, *names, ...): the first argument is the default.
+        default = (
+            info.args[0] if info.args else next((k.value for k in info.keywords if k.arg == "default"), None)
+        )
+        decl_args = info.args[1:]
+    else:
+        metadata = _annotated(annotation)
+        info = next(
+            (m for m in metadata if isinstance(m, ast.Call) and names.is_call_of(m, "Option", "Argument")),
+            None,
+        )
+        decl_args = info.args if info is not None else []
+    if info is not None and (names.of(info.func) or ("", ""))[1] == "Argument":
+        return []
+    if info is None and default is None:
+        return []  # no default: a positional argument
+    if _is_context(annotation, names):
+        return []
+    decls = [(s, a.lineno) for a in decl_args if (s := string_value(a, scope.lookup)) is not None]
+    keywords = {k.arg: k.value for k in info.keywords if k.arg is not None} if info is not None else {}
+    keywords.pop("default", None)
+    param = (arg.arg, annotation, default, arg.lineno)
+    return _option(decls, keywords, param, names, scope, module, source_id, path, where, implicit_bool=True)
+
+
+def _annotated(annotation: ast.expr | None) -> list[ast.expr]:
+    """The metadata of `Annotated[T, typer.Option(...)]`."""
+    if isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Tuple):
+        head = annotation.value
+        head_name = (
+            head.attr if isinstance(head, ast.Attribute) else head.id if isinstance(head, ast.Name) else ""
+        )
+        if head_name == "Annotated":
+            return list(annotation.slice.elts[1:])
+    return []
+
+
+def _is_context(annotation: ast.expr | None, names: _Names) -> bool:
+    node = _unwrapped(annotation)
+    return node is not None and (names.of(node) or ("", ""))[1] == "Context"

@@ -1,0 +1,221 @@
+"""click and typer command lines read statically: the facts argparse's would give."""
+
+from __future__ import annotations
+
+import textwrap
+
+from bot.core.extract import extract
+from bot.core.rules import Source
+
+
+def facts(kind: str, text: str) -> dict[str, dict[str, str]]:
+    """token -> its attributes, with the key as `key`."""
+    found = extract(Source(id="cli", kind=kind, paths=("cli.py",)), "cli.py", textwrap.dedent(text)).facts
+    out: dict[str, dict[str, str]] = {}
+    for f in found:
+        assert f.kind == "flag"
+        out[f.token + (f" @{f.attr('subcommand')}" if f.attr("subcommand") else "")] = {
+            "key": f.key,
+            **dict(f.attrs),
+        }
+    return out
+
+
+CLICK = """
+import click
+
+verbose = click.option("--verbose", "-v", is_flag=True, help="Say more.")
+
+
+@click.group()
+@click.option("--config", envvar="TOOL_CONFIG", type=click.Path(), help="Config file.")
+def cli(config):
+    pass
+
+
+@cli.command()
+@click.option("--output", "-o", "out_dir", default="dist", show_default=True, help="Where to build.")
+@click.option("--mode", type=click.Choice(["fast", "safe"]), default="safe")
+@click.option("--cache/--no-cache", default=True)
+@click.option("--jobs", type=int, default=1, required=False)
+@verbose
+@click.argument("src")
+def build(out_dir, mode, cache, jobs, verbose, src):
+    pass
+
+
+@cli.command("serve")
+@click.option("--output", default="site")
+@click.option("--quiet", is_flag=True, default=True)
+def serve_cmd(output, quiet):
+    pass
+
+
+@cli.group()
+def remote_grp():
+    pass
+
+
+@remote_grp.command()
+@click.option("--name", required=True)
+def add(name):
+    pass
+"""
+
+
+def test_click_options_flags_and_their_attributes():
+    found = facts("click", CLICK)
+    assert found["--config"] == {
+        "key": "config",
+        "envvar": "TOOL_CONFIG",
+        "type": "Path",
+        "help": "Config file.",
+    }
+    build = found["--output @build"]
+    assert build == {"key": "out_dir", "default": "dist", "help": "Where to build.", "subcommand": "build"}
+    assert found["-o @build"]["key"] == "out_dir"
+    assert found["--mode @build"]["choices"] == "fast,safe"
+    assert found["--mode @build"]["default"] == "safe"
+    assert found["--cache @build"]["sets"] == "true"
+    assert found["--no-cache @build"]["sets"] == "false"
+    assert found["--cache @build"]["default"] == "True"
+    assert found["--jobs @build"]["type"] == "int"
+    # An option kept in a name and used as a decorator; a flag's default is False.
+    assert found["--verbose @build"] == {
+        "key": "verbose",
+        "default": "False",
+        "sets": "true",
+        "help": "Say more.",
+        "subcommand": "build",
+    }
+    # A positional argument is no flag.
+    assert not any(token.startswith("src") for token in found)
+
+
+def test_click_command_names_and_groups():
+    found = facts("click", CLICK)
+    assert found["--output @serve"]["default"] == "site"
+    # `is_flag` with default True: passing it sets `not default`.
+    assert found["--quiet @serve"]["sets"] == "false"
+    # A group's name drops `_grp` in click 8.2 and keeps it before: both are its words.
+    assert found["--name @remote add,remote-grp add"]["required"] == "True"
+
+
+def test_click_add_command_names_the_subcommand():
+    text = """
+    import click
+
+    @click.command()
+    @click.option("--port", type=int, default=8000)
+    def run_server(port):
+        pass
+
+    cli = click.Group()
+    cli.add_command(run_server, "serve")
+    """
+    assert facts("click", text) == {
+        "--port @serve": {"key": "port", "type": "int", "default": "8000", "subcommand": "serve"}
+    }
+
+
+def test_a_click_command_without_group_is_the_program():
+    text = """
+    from click import command, option
+
+    @command()
+    @option("--line-length", "-l", type=int, default=88)
+    def main(line_length):
+        pass
+    """
+    assert facts("click", text)["--line-length"] == {"key": "line_length", "type": "int", "default": "88"}
+
+
+TYPER = """
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer()
+users = typer.Typer()
+app.add_typer(users, name="users")
+
+
+class Mode(str, Enum):
+    fast = "fast"
+    safe = "safe"
+
+
+@app.command()
+def train_model(
+    data: str,
+    learning_rate: float = 1e-3,
+    mode: Mode = Mode.safe,
+    fp16: bool = False,
+    out: Annotated[str, typer.Option("--output", "-o", help="Where to write.")] = "runs",
+    force: Annotated[bool, typer.Option("--force")] = False,
+    seed: Optional[int] = typer.Option(None, "--seed", envvar="SEED"),
+    name: Annotated[str, typer.Argument()] = "x",
+):
+    pass
+
+
+@app.command("eval")
+def evaluate(ctx: typer.Context, batch_size: int = typer.Option(8, help="Per device.")):
+    pass
+
+
+@users.command()
+def create(admin: Annotated[bool, typer.Option("--admin/--regular")] = False):
+    pass
+"""
+
+
+def test_typer_parameters_become_flags():
+    found = facts("typer", TYPER)
+    assert found["--learning-rate @train-model"] == {
+        "key": "learning_rate",
+        "type": "float",
+        "default": "0.001",
+        "subcommand": "train-model",
+    }
+    assert found["--mode @train-model"]["choices"] == "fast,safe"
+    # A bool is a switch and its opposite, unless its names are given.
+    assert found["--fp16 @train-model"]["sets"] == "true"
+    assert found["--no-fp16 @train-model"]["sets"] == "false"
+    assert "--no-force @train-model" not in found and found["--force @train-model"]["sets"] == "true"
+    assert found["--output @train-model"]["key"] == "out"
+    assert found["-o @train-model"]["help"] == "Where to write."
+    assert found["--seed @train-model"]["envvar"] == "SEED"
+    assert found["--batch-size @eval"] == {
+        "key": "batch_size",
+        "type": "int",
+        "default": "8",
+        "help": "Per device.",
+        "subcommand": "eval",
+    }
+    assert found["--admin @users create"]["sets"] == "true"
+    assert found["--regular @users create"]["sets"] == "false"
+    # Positional parameters (no default, or typer.Argument) and the context are no flags.
+    assert not {"--data", "--name", "--ctx"} & {t.split(" @")[0] for t in found}
+
+
+def test_a_typer_app_with_one_command_runs_it_without_its_name():
+    text = """
+    import typer
+
+    app = typer.Typer()
+
+    @app.command()
+    def main(steps: int = 10):
+        pass
+    """
+    assert facts("typer", text) == {"--steps": {"key": "steps", "type": "int", "default": "10"}}
+    run = "import typer\n\ndef main(steps: int = typer.Option(10, '--steps', '-s')):\n    pass\n\n"
+    run += "typer.run(main)\n"
+    assert set(facts("typer", run)) == {"--steps", "-s"}
+
+
+def test_nothing_from_a_module_without_the_framework():
+    assert facts("click", "import argparse\n@group.command()\ndef f(x=1): pass\n") == {}
+    assert facts("typer", CLICK) == {}
