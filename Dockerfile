@@ -16,7 +16,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     DOCS_SYNC_DB=/data/docs-sync.db
 COPY --from=build /dist /dist
-RUN pip install --no-cache-dir --disable-pip-version-check "$(ls /dist/*.whl)[postgres]" \
+RUN pip install --no-cache-dir --disable-pip-version-check "$(ls /dist/*.whl)[app,postgres]" \
     && rm -rf /dist \
     && useradd --system --uid 10001 --user-group --create-home --home-dir /home/docs-sync docs-sync \
     && mkdir /data \

@@ -40,14 +40,31 @@ class ConfigErrors(Exception):
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    # A static string, not importlib.metadata (55 ms on every start); tests/test_packaging.py
+    # keeps it equal to pyproject.toml's version.
+    from bot import __version__
 
-    try:
-        return version("docs-sync")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        from bot import __version__
+    return __version__
 
-        return __version__
+
+# What `pip install 'docs-sync[app]'` adds: the GitHub App's imports. The checker needs none of them.
+APP_PACKAGES = ("githubkit", "starlette", "uvicorn", "httpx", "prometheus_client", "jwt", "cryptography")
+
+
+def _need_app(command: str) -> None:
+    """The App's commands say which extra to install rather than failing on an import."""
+    import importlib
+
+    for name in APP_PACKAGES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name is None or e.name.split(".")[0] != name:
+                raise
+            raise UsageError(
+                f"`docs-sync {command}` runs the GitHub App, which this install lacks ({name} is "
+                "missing): install docs-sync[app] (pip install 'docs-sync[app]')"
+            ) from None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -507,14 +524,18 @@ def _run(argv: Sequence[str] | None) -> int:
         if args.command == "demo":
             from bot.demo.run import main as demo_main
 
+            if not args.cli_only:
+                _need_app("demo")  # `--cli-only` is the checker alone
             return demo_main(app=not args.cli_only, keep=args.keep)
         if args.command == "serve":
+            _need_app("serve")
             from bot.app.web import serve
 
             # port None: the PORT setting, checked with the others
             serve(args.host, args.port, with_worker=not args.no_worker)
             return 0
         if args.command == "worker":
+            _need_app("worker")
             from bot.app.web import work
 
             work()

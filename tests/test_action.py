@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -95,6 +96,7 @@ class Run:
     summary: str
     outputs: dict[str, str]  # the action's outputs
     steps: dict[str, dict[str, str]] = field(default_factory=dict)
+    ran: list[str] = field(default_factory=list)  # the names of the steps that ran
 
 
 # ------------------------------------------------------------------ a workflow runner, in small
@@ -138,9 +140,16 @@ def read_outputs(path: Path) -> dict[str, str]:
 
 
 def run_action(
-    workspace: Path, temp: Path, pull: Pull | None, inputs: dict[str, str], steps: tuple[str, ...] = ()
+    workspace: Path,
+    temp: Path,
+    pull: Pull | None,
+    inputs: dict[str, str],
+    steps: tuple[str, ...] = (),
+    cache: Path | None = None,
 ) -> Run:
-    """Run action.yml's `run:` steps (only those named in `steps`, when given) in `workspace`."""
+    """Run action.yml's `run:` steps (only those named in `steps`, when given) in `workspace`.
+    `actions/cache` is played by the folder `cache` (one folder a key): restored before the step
+    that follows it and saved when the job succeeds, as its post step does; without `cache`, a miss."""
     given = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
     given.update(inputs)
     event = {"pull_request": {"base": {"sha": pull.base_sha}, "head": {"sha": pull.head_sha}}} if pull else {}
@@ -155,6 +164,7 @@ def run_action(
     runner_env.update(
         PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
         RUNNER_TEMP=str(temp),
+        RUNNER_OS="Linux",
         GITHUB_WORKSPACE=str(workspace),
         GITHUB_ACTION_PATH=str(ROOT),
         GITHUB_SERVER_URL="https://github.com",
@@ -163,19 +173,33 @@ def run_action(
     )
 
     code, stdout, stderr, summary = 0, "", "", ""
+    saves: list[tuple[Path, Path]] = []
+    ran: list[str] = []
     for number, step in enumerate(ACTION["runs"]["steps"]):
         if "if" in step and not evaluate(step["if"], ctx):
             continue
+        if steps and step.get("id") not in (*steps, "environment"):
+            continue
+        if "uses" in step and step["uses"].startswith("actions/cache@"):
+            path, key = (Path(substitute(step["with"][k], ctx)) for k in ("path", "key"))
+            assert str(key).startswith("docs-sync-") and path.is_absolute()
+            stored = cache / str(key) if cache else None
+            hit = stored is not None and stored.exists()
+            if hit:
+                shutil.copytree(stored, path, symlinks=True)
+            elif stored is not None:
+                saves.append((path, stored))
+            ctx["steps"][step["id"]] = {"outputs": {"cache-hit": "true" if hit else "false"}}
+            continue
         if "uses" in step:
             pytest.fail(f"step {step['name']!r} would run {step['uses']}, which this runner cannot")
-        if steps and step.get("id") not in steps:
-            continue
         assert step["shell"] == "bash"
         output, summary_file = temp / f"output-{number}", temp / f"summary-{number}"
         output.write_text("")
         summary_file.write_text("")
         env = dict(runner_env, GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(summary_file))
         env.update({k: substitute(str(v), ctx) for k, v in step.get("env", {}).items()})
+        ran.append(step["name"])
         script = temp / f"step-{number}.sh"
         script.write_text(substitute(step["run"], ctx))
         proc = subprocess.run(
@@ -192,8 +216,10 @@ def run_action(
             ctx["steps"][step["id"]] = {"outputs": read_outputs(output)}
         if code != 0:
             break  # a failed step ends the job's steps, as on GitHub
+    for path, stored in saves if code in (0, 1) else ():
+        shutil.copytree(path, stored, symlinks=True)
     outputs = {name: substitute(spec["value"], ctx) for name, spec in ACTION["outputs"].items()}
-    return Run(code, stdout, stderr, summary, outputs, ctx["steps"])
+    return Run(code, stdout, stderr, summary, outputs, ctx["steps"], ran)
 
 
 def checkout(pull: Pull, dest: Path, *, depth: int | None = None) -> Path:
@@ -214,7 +240,9 @@ def full_run(pull: Pull, tmp_path_factory) -> tuple[Run, Path]:
     """The whole action on the pull request, install step included, as its defaults have it."""
     temp = tmp_path_factory.mktemp("runner")
     workspace = checkout(pull, temp / "workspace")
-    return run_action(workspace, temp, pull, {"python-version": ""}), temp
+    return run_action(
+        workspace, temp, pull, {"python-version": ""}, cache=temp.parent / "actions-cache"
+    ), temp
 
 
 def test_the_action_annotates_summarises_every_finding_and_fails(full_run, pull: Pull):
@@ -252,12 +280,31 @@ def test_the_action_annotates_summarises_every_finding_and_fails(full_run, pull:
 def test_the_install_step_puts_docs_sync_in_a_virtualenv_of_its_own(full_run):
     _, temp = full_run
     python = temp / "docs-sync-venv" / "bin" / "python"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as on a runner
     proc = subprocess.run(
-        [str(python), "-c", "import bot; print(bot.__file__)"], capture_output=True, text=True, cwd=temp
+        [str(python), "-c", "import bot; print(bot.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=temp,
+        env=env,
     )
     assert proc.returncode == 0 and Path(proc.stdout.strip()).is_relative_to(temp / "docs-sync-venv")
     version = subprocess.run([str(python), "-m", "bot", "--version"], capture_output=True, text=True)
     assert version.stdout.startswith("docs-sync ")
+
+
+def test_the_next_job_restores_the_environment_instead_of_installing(full_run, pull: Pull):
+    first, temp = full_run
+    store = temp.parent / "actions-cache"
+    (stored,) = store.iterdir()  # the first job missed, installed, and saved its virtualenv
+    assert first.steps["cache"]["outputs"]["cache-hit"] == "false" and "Install docs-sync" in first.ran
+    assert stored.name == first.steps["environment"]["outputs"]["key"]
+    assert stored.name.startswith("docs-sync-Linux-0.1.0-py3.")
+    shutil.rmtree(temp / "docs-sync-venv")  # the next job's RUNNER_TEMP starts empty
+    again = run_action(temp / "workspace", temp, pull, {"python-version": ""}, cache=store)
+    assert again.steps["cache"]["outputs"]["cache-hit"] == "true"
+    assert "Install docs-sync" not in again.ran
+    assert again.code == 1 and again.outputs["errors"] == "12", again.stderr
 
 
 def test_fail_on_never_passes_and_still_reports(full_run, pull: Pull):
@@ -308,6 +355,8 @@ def test_what_stops_the_check_is_an_error_annotation_and_the_summary_says_why(fu
 def test_setup_python_runs_unless_the_runners_python_is_asked_for():
     setup = next(step for step in ACTION["runs"]["steps"] if "uses" in step)
     assert setup["uses"].startswith("actions/setup-python@")
+    for step in ACTION["runs"]["steps"]:  # every action pinned by its commit, not by a tag that moves
+        assert "uses" not in step or re.fullmatch(r"actions/[a-z-]+@[0-9a-f]{40}", step["uses"])
     assert evaluate(setup["if"], {"inputs": {"python-version": "3.12"}})
     assert not evaluate(setup["if"], {"inputs": {"python-version": ""}})
     # Inputs and event fields reach the scripts through env, never pasted into a script.
