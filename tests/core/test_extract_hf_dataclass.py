@@ -104,3 +104,21 @@ def test_a_default_made_by_code_is_unknown_not_guessed():
         """
     )
     assert attrs(found["--workers"]) == {"type": "int", "unknown": "default"}
+
+
+def test_a_base_from_another_package_opens_the_parser():
+    text = """
+    from dataclasses import dataclass, field
+    from transformers import Seq2SeqTrainingArguments
+
+    @dataclass
+    class TrainingArguments(Seq2SeqTrainingArguments):
+        sortish: bool = False
+    """
+    assert attrs(flags(text)["--sortish"])["open"] == "true"
+    assert "open" not in attrs(flags(ARGS)["--seed"])  # every base is in the file
+    assert "open" not in attrs(
+        flags(text.replace("(Seq2SeqTrainingArguments)", "(Base)"), names=("TrainingArguments", "Base"))[
+            "--sortish"
+        ]
+    )

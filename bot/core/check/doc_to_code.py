@@ -156,7 +156,10 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
             # repository's own scripts pass is one of a command line it runs.
             return
-        near = _near_flag(ref.token, scope.flags(inputs.head_facts.facts))
+        known = scope.flags(inputs.head_facts.facts)
+        near = _near_flag(ref.token, known)
+        if near is None and any(f.attr("open") for f in known):
+            return  # a parser with flags of another package's (a base class): it may be one of those
         out.emit(
             "unresolved",
             ref.token,

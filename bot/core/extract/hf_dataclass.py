@@ -13,7 +13,9 @@
 
 The classes are the rule's `names` (with their bases in the same file), or every dataclass in
 the file. Fields of a base in another module are that module's facts: name it in `names` and
-list its file in `paths`.
+list its file in `paths`. A base from another package (transformers' `TrainingArguments`) has
+fields no file of the repository shows: the flags carry `open`, and a page citing a flag none
+of them has is told only when it looks like a misspelling of one.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ import ast
 from bot.core.extract.argparse_flags import Scope
 from bot.core.extract.constants import UNKNOWN, Module, as_text, value
 from bot.core.extract.typed_fields import (
+    NO_FIELDS,
     Param,
+    bases,
     class_fields,
     enum_member,
     is_dataclass,
@@ -49,12 +53,17 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     scope, module = Scope(tree, None), Module(tree)
     out: list[Fact] = []
     seen: set[str] = set()
+    # A base from another package (transformers' TrainingArguments) adds fields no file here shows.
+    known = set(classes) | {n.rpartition("=")[2] for n in source.names}
+    opened = any(b not in known and b not in NO_FIELDS for name in wanted for b in bases(classes, name))
     for name in wanted:
         for param in class_fields(classes, name, scope, module) or ():
             for token, attrs in field_flags(param, scope, module):
                 if token in seen:
                     continue
                 seen.add(token)
+                if opened:
+                    attrs["open"] = "true"
                 out.append(
                     Fact("flag", token, param.name, source.id, path, param.line, tuple(sorted(attrs.items())))
                 )

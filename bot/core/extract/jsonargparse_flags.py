@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 
+from bot.core.extract.nested_flags import LIGHTNING_CLI as LIGHTNING
 from bot.core.extract.nested_flags import Root, Style, call_targets
 from bot.core.extract.nested_flags import facts as nested_facts
 from bot.core.model import Fact
@@ -28,7 +29,6 @@ _ADD = {
     "add_dataclass_arguments": 1,
     "add_method_arguments": 2,
 }
-LIGHTNING = frozenset({"LightningCLI", "cli.LightningCLI", "pl.cli.LightningCLI", "L.cli.LightningCLI"})
 
 
 def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.core.extract.argparse_flags import Scope
 from bot.core.extract.constants import Module, as_text, value
@@ -58,16 +58,56 @@ def facts(
     source: Source, path: str, tree: ast.Module, style: Style, roots: Callable[[ast.Module], list[Root]]
 ) -> list[Fact]:
     found = [Root(p, n) for p, n in named_roots(source.names)] if source.names else roots(tree)
-    walker = _Walker(tree, style, source.id, path)
+    walker = _Walker(tree, style, source.id, path, {r.prefix for r in found if r.prefix})
     for root in found:
         params = walker.params_of(root.name)
         if params is not None:
             walker.walk(params, root.prefix, root.prefix.replace("-", "_"), {}, 0)
-    return walker.out
+    if not walker.opened and not opens(tree):
+        return walker.out
+    return [replace(f, attrs=tuple(sorted({**dict(f.attrs), "open": "true"}.items()))) for f in walker.out]
+
+
+def opens(tree: ast.Module) -> bool:
+    """Does the file build a command line with groups of another package's (LightningCLI's
+    `--trainer.*`)?"""
+    return bool(call_targets(tree, LIGHTNING_CLI))
+
+
+LIGHTNING_CLI = frozenset({"LightningCLI", "cli.LightningCLI", "pl.cli.LightningCLI", "L.cli.LightningCLI"})
+# Types a framework reads as one value; any other class from elsewhere may be a group of flags.
+PRIMITIVES = frozenset(
+    {
+        "int",
+        "float",
+        "str",
+        "bool",
+        "bytes",
+        "Path",
+        "list",
+        "dict",
+        "tuple",
+        "set",
+        "List",
+        "Dict",
+        "Tuple",
+        "Set",
+        "Sequence",
+        "Literal",
+        "Any",
+        "Optional",
+        "Union",
+        "Callable",
+        "type",
+        "complex",
+    }
+)
 
 
 class _Walker:
-    def __init__(self, tree: ast.Module, style: Style, source_id: str, path: str):
+    def __init__(self, tree: ast.Module, style: Style, source_id: str, path: str, groups: set[str]):
+        self.groups = groups  # the prefixes the rule's `names` give: groups another file fills
+        self.opened = False  # a parameter's class is another module's: flags this file cannot show
         self.classes = module_classes(tree)
         self.functions = module_functions(tree)
         self.scope, self.module = Scope(tree, None), Module(tree)
@@ -120,6 +160,11 @@ class _Walker:
                 and any(self._nested(m) for m in union_members(inner))
             ):
                 continue  # a union of classes is a choice of subcommands
+            if flag in self.groups:
+                continue  # a group the rule names with the class that fills it
+            elsewhere = inner is not None and origin(inner) not in PRIMITIVES and self._nested(inner) is None
+            if elsewhere and not (isinstance(inner, ast.Name) and inner.id in self.classes):
+                self.opened = True
             has_default = param.has_default or param.name in overrides
             self._emit(param, flag, key, inner, optional, default, has_default, conf)
 

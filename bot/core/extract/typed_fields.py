@@ -18,6 +18,10 @@ from bot.core.extract.constants import UNKNOWN, Module, _enum_members, as_text, 
 _NOT_FIELDS = frozenset({"ClassVar", "InitVar", "KW_ONLY", "Final"})
 _FIELD_CALLS = frozenset({"field", "dataclasses.field", "Field", "pydantic.Field", "attr.ib", "attrs.field"})
 _EMPTY: dict[str, object] = {"list": [], "dict": {}, "set": set(), "tuple": ()}
+# Bases that add no fields: a class deriving from one alone is no wider than its file shows.
+NO_FIELDS = frozenset(
+    {"object", "ABC", "Generic", "Protocol", "Enum", "str", "int", "NamedTuple", "TypedDict"}
+)
 MAX_DEPTH = 8  # bases and nesting followed at most this deep: a file mid-edit may hold a cycle
 
 
@@ -384,3 +388,16 @@ def enum_member(node: ast.expr | None, module: Module) -> tuple[str, object] | N
         if name == node.attr:
             return name, member_value
     return None
+
+
+def bases(classes: dict[str, ast.ClassDef], name: str, depth: int = 0) -> list[str]:
+    """The last names of `name`'s bases, and of theirs when the file defines them."""
+    cls = classes.get(name)
+    if cls is None or depth > MAX_DEPTH:
+        return []
+    out = []
+    for base in cls.bases:
+        found = last(base.value if isinstance(base, ast.Subscript) else base)
+        if found is not None and found != name:
+            out += [found, *bases(classes, found, depth + 1)]
+    return out

@@ -215,3 +215,16 @@ def test_a_bool_flipped_to_false_loses_its_no_flag_in_hf_and_changes_meaning_in_
 def test_help_and_comment_edits_say_nothing(project):
     edited = project.files[project.path].replace('"The model."', '"The model id."') + "\n# a comment\n"
     assert project.run({project.path: edited}) == []
+
+
+def test_an_open_parser_reports_only_misspellings_of_its_own_flags():
+    wider = HF_ARGS.replace("class DataArguments:", "class DataArguments(TrainingArguments):")
+    project = Project(
+        "hf-dataclass",
+        HF.path,
+        {**HF.files, HF.path: "from transformers import TrainingArguments\n" + wider},
+        HF.doc,
+    )
+    edit = HF.doc + "\nSet `--per_device_train_batch_size 8` and `--max_seq_len 128`.\n"
+    findings = project.run({"README.md": edit})
+    assert [(f.kind, f.symbol) for f in findings] == [("unresolved", "--max_seq_len")]
