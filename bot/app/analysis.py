@@ -46,6 +46,7 @@ class Analysis:
     notes: tuple[str, ...] = ()  # for the summaries: what was not checked
     moved: bool = False  # the pull request's head is no longer the commit this job checks
     config: bool = False  # a note on the config the pull request edits: worth a summary comment
+    rules: str | None = None  # the digest of the rules it was checked under (repoconfig.Rules)
 
 
 def analyze(ctx: Context) -> Analysis:
@@ -54,7 +55,7 @@ def analyze(ctx: Context) -> Analysis:
     reader = BlobReader(ctx.repo, ctx.store)
     rules = known_rules(ctx, reader)
     if rules.rules is None:
-        return Analysis(problem=rules.problem(pull))
+        return Analysis(problem=rules.problem(pull), rules=rules.digest)
 
     files = ctx.repo.pull_files(pull.number)
     if listed_head(files) not in (None, pull.head_sha):
@@ -64,7 +65,7 @@ def analyze(ctx: Context) -> Analysis:
     if len(files) >= MAX_LISTED_FILES:
         rest = _unlisted_files(reader, files, pull.base_sha, pull.head_sha)
         if rest is None:
-            return Analysis(problem=failed(_too_large(len(files))))
+            return Analysis(problem=failed(_too_large(len(files))), rules=rules.digest)
         files = [*files, *rest]
     changes = changes_from_files(files)
     revisions = PullRevisions(
@@ -79,13 +80,13 @@ def analyze(ctx: Context) -> Analysis:
         revisions.prefetch(watched(rules.rules, changes, revisions.base, revisions.head), extra=[at])[at],
     )
     if again.rules is None:  # the config changed on the base branch and cannot be used
-        return Analysis(problem=again.problem(pull))
+        return Analysis(problem=again.problem(pull), rules=again.digest)
     if again is not rules:
         revisions.prefetch(watched(again.rules, changes, revisions.base, revisions.head))
 
     problem = unmatched_problem(ctx, again, revisions, changes)
     if problem is not None:  # the config names what the repository lacks: said on its line
-        return Analysis(problem=problem)
+        return Analysis(problem=problem, rules=again.digest)
     config = edited_config(ctx, revisions, changes)  # the new config, when the pull request edits it
 
     try:  # in a process of its own, within the App's budgets (sandbox.py)
@@ -94,11 +95,13 @@ def analyze(ctx: Context) -> Analysis:
             again.rules, revisions.base, revisions.head, changes, ctx.facts, ctx.settings.budget, history
         )
     except BudgetExceeded as exc:
-        return Analysis(problem=exc.outcome)
+        return Analysis(problem=exc.outcome, rules=again.digest)
     report = apply_waivers(report, ctx.store.waivers(ctx.pr))
     links = Links(repo_html_url(files, ctx.repo.full_name, ctx.settings.github_api_url), pull.head_sha)
     notes = (config,) if config is not None else ()
-    return Analysis(report, None, revisions, tuple(files), links, notes, config=config is not None)
+    return Analysis(
+        report, None, revisions, tuple(files), links, notes, config=config is not None, rules=again.digest
+    )
 
 
 def _unlisted_files(

@@ -2,10 +2,11 @@
 
     the pull request (from the payload; by head SHA for a fork's check suite)
     -> skipped when an automatic trigger names a head already checked against the same base
+       under the same rules
     -> a pull request the database does not know (new, or the database was lost): what
        docs-sync wrote on it is looked up on GitHub and adopted, once (its runs on the head,
-       its review comments, its summary); a head with a completed run is not checked again
-       by an automatic trigger
+       its review comments, its summary); a head with a completed run whose summary names the
+       same base and rules is not checked again by an automatic trigger
     -> check run "docs-sync" in_progress on the head SHA (reused when the job is retried)
     -> the analysis (analysis.py: rules, files, blobs, the check, waivers)
     -> a newer push (a queued or later job for another head, or a file list made for another
@@ -42,6 +43,7 @@ from bot.app.context import Context, Deps, Pull, job_context
 from bot.app.github import Repo
 from bot.app.payloads import CheckJob, parse
 from bot.app.queue import Job
+from bot.app.repoconfig import known_rules
 from bot.app.review import (
     MAX_INLINE,
     adopt_comments,
@@ -51,6 +53,7 @@ from bot.app.review import (
     recover_review,
     right_lines,
 )
+from bot.app.snapshot import BlobReader
 from bot.app.store import Checked, CheckRun, StoredReport
 from bot.app.summary import adopt_summary, upsert_summary
 from bot.app.worker import RetryableError
@@ -109,7 +112,10 @@ def already_checked(ctx: Context, trigger: str) -> bool:
     if not trigger.startswith(AUTOMATIC_TRIGGERS) or checkruns.started(ctx):
         return False  # asked for by a person, or a retry of a job that already started
     pull = ctx.pull
-    return ctx.store.checked(ctx.repo.full_name, pull.head_sha) == Checked(pull.number, pull.base_sha)
+    checked = ctx.store.checked(ctx.repo.full_name, pull.head_sha)
+    if checked is None or (checked.pr, checked.base_sha) != (pull.number, pull.base_sha):
+        return False
+    return checked.rules == rules_digest(ctx)
 
 
 def check_pull(ctx: Context, *, automatic: bool = False) -> Report | None:
@@ -121,7 +127,7 @@ def check_pull(ctx: Context, *, automatic: bool = False) -> Report | None:
     started = checkruns.started(ctx)
     if not started and adopt_from_github(ctx) and automatic:
         log.info("job %s: GitHub shows %s checked already; nothing new to say", ctx.job_id, pull.head_sha)
-        _mark_checked(ctx)
+        _mark_checked(ctx, rules_digest(ctx))
         return None
     run = checkruns.start(ctx, pull.head_sha)
     if run.done:
@@ -144,8 +150,8 @@ def check_pull(ctx: Context, *, automatic: bool = False) -> Report | None:
 def _check_and_publish(ctx: Context, run: CheckRun) -> Report | None:
     result = analyze(ctx)
     if result.problem is not None:
-        checkruns.finish(ctx, run, result.problem)
-        _mark_checked(ctx)
+        checkruns.finish(ctx, run, result.problem, result.rules)
+        _mark_checked(ctx, result.rules)
         return None
     if result.moved or newer_push(ctx):
         _finish_superseded(ctx, run)
@@ -157,8 +163,8 @@ def _check_and_publish(ctx: Context, run: CheckRun) -> Report | None:
     ctx.store.save_report(ctx.pr, StoredReport(ctx.pull.head_sha, links.html_url, report))
     assert result.revisions is not None
     outcome = report_outcome(report, links, notes, gone_at_head(result.files), result.revisions.head.read)
-    checkruns.finish(ctx, run, outcome)
-    _mark_checked(ctx)
+    checkruns.finish(ctx, run, outcome, result.rules)
+    _mark_checked(ctx, result.rules)
     return report
 
 
@@ -166,11 +172,11 @@ def adopt_from_github(ctx: Context) -> bool:
     """Once per pull request and database: adopt what docs-sync wrote on it before this database
     knew it (its run in progress on the head, its review comments, its summary comment), so
     nothing is written twice after the database was lost. True when GitHub shows the head
-    checked (a completed run on it)."""
+    checked against the same base under the same rules (a completed run saying so)."""
     state = ctx.store.pull_state(ctx.pr)
     if state.synced:
         return False
-    checked = checkruns.adopt(ctx)
+    checked = checkruns.adopt(ctx, lambda: rules_digest(ctx))
     state = adopt_summary(ctx, adopt_comments(ctx, state))
     ctx.store.save_pull_state(ctx.pr, replace(state, synced=True))
     return checked
@@ -211,9 +217,15 @@ def newer_push(ctx: Context) -> bool:
     return ctx.queue.has_newer(str(ctx.pr), ctx.job_id, "check", head_sha=ctx.pull.head_sha)
 
 
-def _mark_checked(ctx: Context) -> None:
+def _mark_checked(ctx: Context, rules: str | None) -> None:
     pull = ctx.pull
-    ctx.store.mark_checked(ctx.repo.full_name, pull.head_sha, Checked(pull.number, pull.base_sha))
+    checked = Checked(pull.number, pull.base_sha, rules or "")
+    ctx.store.mark_checked(ctx.repo.full_name, pull.head_sha, checked)
+
+
+def rules_digest(ctx: Context) -> str:
+    """The digest of the rules that judge `ctx.pull` now (usually no call: the config is known)."""
+    return known_rules(ctx, BlobReader(ctx.repo, ctx.store)).digest
 
 
 def _finish_superseded(ctx: Context, run: CheckRun) -> None:

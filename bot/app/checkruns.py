@@ -18,6 +18,7 @@ its retry sends the rest and no annotation goes twice.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -34,6 +35,8 @@ from bot.render.comments import (
     TEXT_LIMIT,
     TITLE_LIMIT,
     CheckOutcome,
+    checked_against,
+    checked_marker,
     clip,
     failed,
     left_behind,
@@ -72,11 +75,14 @@ def known(ctx: Context) -> CheckRun | None:
     return run
 
 
-def adopt(ctx: Context) -> bool:
+def adopt(ctx: Context, rules: Callable[[], str]) -> bool:
     """Look up docs-sync's runs on the pull request's head: the newest still in progress becomes
     the job's run (unless the job has one); True when one completed with a result (neither a
-    failure to run nor superseded), so the head was checked."""
-    head = ctx.pull.head_sha
+    failure to run nor superseded) against the pull request's base and under its `rules` (a
+    digest, asked for only then), so the head was checked. The same head pushed for another
+    base, or checked under other rules, is checked again: a run of one pull request passes
+    another's required check otherwise."""
+    head, base = ctx.pull.head_sha, ctx.pull.base_sha
     runs = [
         r
         for r in ctx.repo.check_runs(head, CHECK_NAME)
@@ -87,11 +93,13 @@ def adopt(ctx: Context) -> bool:
         data = max(waiting, key=lambda r: int(r["id"]))
         ctx.store.save_check_run(ctx.job_id, CheckRun(int(data["id"]), head, str(data.get("html_url") or "")))
         return False
-    return any(
-        r.get("status") == "completed"
-        and (r.get("output") or {}).get("title") not in (FAILED_TITLE, SUPERSEDED_TITLE)
+    against = {
+        checked_against(str((r.get("output") or {}).get("summary") or ""))
         for r in runs
-    )
+        if r.get("status") == "completed"
+        and (r.get("output") or {}).get("title") not in (FAILED_TITLE, SUPERSEDED_TITLE)
+    }
+    return any(a is not None and a[0] == base for a in against) and (base, rules()) in against
 
 
 def start(ctx: Context, head_sha: str) -> CheckRun:
@@ -123,18 +131,22 @@ def start(ctx: Context, head_sha: str) -> CheckRun:
     return run
 
 
-def finish(ctx: Context, run: CheckRun, outcome: CheckOutcome) -> CheckRun:
+def finish(ctx: Context, run: CheckRun, outcome: CheckOutcome, rules: str | None = None) -> CheckRun:
     """Send the outcome's annotations 50 a request, the last batch with its conclusion, which
-    completes the run; returns the run as completed. A completed run is left as it is."""
+    completes the run; returns the run as completed. A completed run is left as it is.
+
+    `rules`: the digest of the rules the pull request was checked under; the summary then
+    starts by naming them and the base (`checked_marker`), for `adopt`."""
     store, job = ctx.store, ctx.job_id
     saved = store.check_run(job)
     if saved is not None and saved.id == run.id:
         run = saved  # the latest progress: what an earlier call (or attempt) already sent
     if run.done:
         return run
+    marker = checked_marker(ctx.pull.base_sha, rules) if rules is not None else ""
     output: dict[str, Any] = {
         "title": outcome.title[:TITLE_LIMIT],
-        "summary": clip(outcome.summary, TEXT_LIMIT),
+        "summary": marker + clip(outcome.summary, TEXT_LIMIT - len(marker)),
     }
     notes = outcome.annotations
     while len(notes) - run.sent > ANNOTATION_BATCH:

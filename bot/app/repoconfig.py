@@ -15,6 +15,7 @@ checked with the base branch's, and gets the new one validated against its head 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -41,6 +42,16 @@ class Rules:
     oid: str | None  # the config blob they come from (None: the base branch has no config)
     rules: tuple[Rule, ...] | None
     error: RulesError | None = None
+
+    @property
+    def digest(self) -> str:
+        """The rules in a word, for telling whether a head was checked under these: the config
+        blob they come from (the base commit's), else a hash of the App's own, else "none"."""
+        if self.oid is not None:
+            return f"config:{self.oid}"
+        if self.rules is None:
+            return "none"
+        return "app:" + hashlib.sha256(repr(self.rules).encode()).hexdigest()[:16]
 
     def problem(self, pull: Pull) -> CheckOutcome | None:
         """The check run to finish with when there are no rules to check with, else None."""

@@ -8,7 +8,7 @@ same as the database has always held, so an upgrade keeps its state) is:
     ns "waivers",     "owner/repo#12"           [{"symbol", "reason", "user"}]: `/docs-sync ignore`
     ns "report",      "owner/repo#12"           {"head_sha", "html_url", "findings", "ignored"}:
                                                 the last report, for `/docs-sync explain`
-    ns "checked",     "owner/repo@<head sha>"   {"pr", "base_sha"}: that commit was checked and
+    ns "checked",     "owner/repo@<head sha>"   {"pr", "base_sha", "rules"}: that commit was checked and
                                                 published against that base
     ns "check-run",   "<job id>"                {"id", "head_sha", "html_url", "sent", "done"}:
                                                 the job's check run, annotations already sent,
@@ -76,10 +76,12 @@ class Waiver:
 
 @dataclass(frozen=True)
 class Checked:
-    """A head commit checked and published: the pull request and the base it was checked against."""
+    """A head commit checked and published: the pull request, the base and the rules
+    (`repoconfig.Rules.digest`) it was checked against."""
 
     pr: int
     base_sha: str
+    rules: str = ""
 
 
 @dataclass(frozen=True)
@@ -197,10 +199,11 @@ class Store:
         data = self._get("checked", f"{repo}@{head_sha}")
         if not isinstance(data, dict) or data.get("pr") is None:
             return None
-        return Checked(int(data["pr"]), str(data.get("base_sha")))
+        return Checked(int(data["pr"]), str(data.get("base_sha")), str(data.get("rules") or ""))
 
     def mark_checked(self, repo: str, head_sha: str, checked: Checked) -> None:
-        self._put("checked", f"{repo}@{head_sha}", {"pr": checked.pr, "base_sha": checked.base_sha})
+        value = {"pr": checked.pr, "base_sha": checked.base_sha, "rules": checked.rules}
+        self._put("checked", f"{repo}@{head_sha}", value)
 
     # -- waivers -----------------------------------------------------------------------------------
 

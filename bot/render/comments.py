@@ -91,6 +91,23 @@ def marked_fingerprint(body: str) -> str | None:
     return m.group(1) if m else None
 
 
+_CHECKED = re.compile(r"<!-- docs-sync:checked base=([0-9a-f]{40}) rules=([\w:]+) -->\n")
+
+
+def checked_marker(base_sha: str, rules: str) -> str:
+    """The hidden first line of a completed check run's summary: what the head was checked
+    against, so a pull request with the same head on another base, or under other rules, does
+    not take the run for its own check."""
+    return f"<!-- docs-sync:checked base={base_sha} rules={rules} -->\n"
+
+
+def checked_against(summary: str) -> tuple[str, str] | None:
+    """The base and rules a run's summary starts by naming (a marker further down is a user's
+    text, quoted), else None."""
+    m = _CHECKED.match(summary)
+    return (m.group(1), m.group(2)) if m else None
+
+
 def reply_marker(comment_id: int) -> str:
     """The hidden line ending the reply to the `/docs-sync` comment `comment_id`."""
     return f"<!-- docs-sync:reply-to={comment_id} -->"

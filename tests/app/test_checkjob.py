@@ -9,9 +9,9 @@ from bot.app.events import route
 from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
-from bot.app.store import Checked, PullRef, Store
+from bot.app.store import PullRef, Store
 from bot.app.worker import RetryableError, Worker
-from tests.appkit import check_run_payload, pull_request_payload, settings_for, writes_and_reads
+from tests.appkit import CheckBot, check_run_payload, pull_request_payload, settings_for, writes_and_reads
 
 
 def test_the_calls_a_typical_pull_request_and_a_clean_one_cost(bot, standin):
@@ -158,9 +158,9 @@ def test_the_store_records_what_was_posted(bot, standin, repo_and_shas):
         "--disable-fp32-master",
         "--attn-implementation",
     ]
-    assert store.checked("octo-org/docs-repo", repo_and_shas[1]["pr"]) == Checked(
-        12, repo_and_shas[1]["main"]
-    )
+    checked = store.checked("octo-org/docs-repo", repo_and_shas[1]["pr"])
+    assert checked is not None and (checked.pr, checked.base_sha) == (12, repo_and_shas[1]["main"])
+    assert checked.rules.startswith("config:")
     (run,) = standin.check_runs
     saved = store.check_run(1)  # the job's id
     assert saved is not None and (saved.id, saved.head_sha, saved.sent, saved.done) == (
@@ -288,3 +288,29 @@ def test_a_check_run_whose_completion_github_refuses_is_retried_until_it_is_comp
     # attempt 1: the conclusion and the failure both refused; attempt 2: the failure goes through
     assert [s for _, _, s in standin.calls("PATCH", r"/check-runs/")] == [403, 403, 403, 200]
     assert bot.queue.counts()["failed"] == 1
+
+
+def test_a_head_checked_against_another_base_is_checked_again(bot, standin, repo_and_shas):
+    # Pull request A puts a head on a branch with no config: neutral, "not configured". B puts
+    # the same head against main: a run on that head does not pass B's required check.
+    bot.check(15, "noconf", "noconf-pr")
+    (first,) = standin.check_runs
+    assert first["conclusion"] == "neutral"
+    bot.check(16, "main", "noconf-pr")
+    assert [r["head_sha"] for r in standin.check_runs] == [repo_and_shas[1]["noconf-pr"]] * 2
+    second = standin.check_runs[1]
+    assert (second["conclusion"], second["output"]["title"]) == ("failure", "2 doc lines out of date")
+
+
+def test_a_head_checked_against_the_same_base_and_rules_is_adopted(bot, standin, repo_and_shas, tmp_path):
+    bot.check(17, "main", "pr")
+    (run,) = standin.check_runs
+    marker = f"<!-- docs-sync:checked base={repo_and_shas[1]['main']} rules=config:"
+    assert run["output"]["summary"].startswith(marker)
+    # The database is lost: the same head delivered again is GitHub's run, not a new one.
+    (tmp_path / "again").mkdir()
+    again = CheckBot(standin, repo_and_shas[1], tmp_path / "again")
+    again.opened = set(bot.opened)
+    again.check(17, "main", "pr")
+    assert [r["id"] for r in standin.check_runs] == [run["id"]]
+    again.queue.close()

@@ -76,9 +76,16 @@ def test_config_tells_never_looked_from_no_config(db):
 def test_checked_commits(db):
     store = Store(db)
     assert store.checked("octo/docs", "h" * 40) is None
-    store.mark_checked("octo/docs", "h" * 40, Checked(12, "b" * 40))
-    assert store.checked("octo/docs", "h" * 40) == Checked(12, "b" * 40)
-    assert raw(db, "checked", f"octo/docs@{'h' * 40}") == {"pr": 12, "base_sha": "b" * 40}
+    store.mark_checked("octo/docs", "h" * 40, Checked(12, "b" * 40, "config:" + "c" * 40))
+    assert store.checked("octo/docs", "h" * 40) == Checked(12, "b" * 40, "config:" + "c" * 40)
+    assert raw(db, "checked", f"octo/docs@{'h' * 40}") == {
+        "pr": 12,
+        "base_sha": "b" * 40,
+        "rules": "config:" + "c" * 40,
+    }
+    # Written before the rules were: never the same rules as any now.
+    db.kv_put("checked", "octo/docs@" + "e" * 40, '{"pr": 12, "base_sha": "' + "b" * 40 + '"}')
+    assert store.checked("octo/docs", "e" * 40) == Checked(12, "b" * 40, "")
 
 
 def test_the_last_report_keeps_what_explaining_needs(db):
