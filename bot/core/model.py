@@ -44,10 +44,14 @@ class Fact:
     `dp_shard`). `key` identifies the fact across revisions when its token changes: a flag's
     dest, a symbol's qualified name, a string's group. `attrs` holds what the doc may claim
     about it, as text: for flags `default`, `choices` (comma-separated), `type`, `action`,
-    `sets` ("true"/"false" for boolean switches), `help`.
+    `sets` ("true"/"false" for boolean switches), `help`. A config key (`kind="key"`: a
+    pydantic field or a key of a shipped config file, bot/core/extract/pydantic_keys.py and
+    config_keys.py) is its dotted path (`optimizer.lr`) or, for a settings field, the
+    environment variable that sets it (`APP_DATABASE_URL`, attribute `kind` "env"); its `key`
+    is the field's path by name, so an alias or prefix changed is a rename.
     """
 
-    kind: Literal["flag", "symbol", "string"]
+    kind: Literal["flag", "symbol", "string", "key"]
     token: str
     key: str
     source: str  # id of the rule source that produced it

@@ -33,7 +33,7 @@ class Section:
 @dataclass(frozen=True)
 class Ref:
     token: str  # what is cited, exactly as written: "--fsdp-cpu-backend", "miles/utils/arguments.py"
-    kind: str  # "flag" | "path" | "name" | "value"
+    kind: str  # "flag" | "path" | "name" | "value" | "key" (set in a YAML/TOML block: configblocks.py)
     line: int  # 1-based line where the token itself sits
     where: str  # "inline" | "table" | "fence" | "link" (relative to the page) | "url" (a GitHub URL)
     section: Section
@@ -489,10 +489,33 @@ def _quoted_spans(text: str) -> Callable[[int], bool]:
     return lambda col: 0 <= col < len(inside) and inside[col]
 
 
+def _fence_lang(tok: Token) -> str:
+    info = (tok.info or "").strip()
+    return info.split(maxsplit=1)[0].lower() if info else ""
+
+
+def _config_refs(tok: Token, first_line0: int, source: _Source, lines: list[str]) -> list[_Raw]:
+    """The keys a YAML or TOML block sets (kind "key", bot/core/configblocks.py), each at its name."""
+    from bot.core.configblocks import CONFIG_LANGS, block_keys
+
+    lang = _fence_lang(tok)
+    if lang not in CONFIG_LANGS:
+        return []
+    content = tok.content.split("\n")
+    out = []
+    for key, value, i, col in block_keys(lang, tok.content):
+        line0 = first_line0 + i
+        if line0 >= len(lines) or i >= len(content):
+            continue
+        shift = max(lines[line0].find(content[i]), 0) if content[i] else 0
+        out.append(_Raw(key, "key", source.offset(line0) + shift + col, "fence", value))
+    return out
+
+
 def _fence_refs(tok: Token, first_line0: int, source: _Source, lines: list[str]) -> list[_Raw]:
     """Flags (with values) and script paths a shell block passes, each with the words of its
     command before it; other languages cite nothing. Whose flags they are is the check's call."""
-    lang = (tok.info or "").strip().split(maxsplit=1)[0].lower() if (tok.info or "").strip() else ""
+    lang = _fence_lang(tok)
     if lang not in _SHELL_LANGS:
         return []
     console = lang in ("console", "shell-session", "shellsession", "terminal")
@@ -801,6 +824,7 @@ class _Walker:
                 self.claims.extend(_row_claims(self.src, cells, default_col, row_hi))
             elif t == "fence" and tok.map is not None:
                 self.refs.extend(_fence_refs(tok, tok.map[0] + off + 1, self.source, self.lines))
+                self.refs.extend(_config_refs(tok, tok.map[0] + off + 1, self.source, self.lines))
             elif t == "html_block" and tok.map is not None:
                 self.anchors.update(_ANCHOR_TAG_RE.findall(tok.content))
                 if depth == 0:

@@ -14,6 +14,7 @@ A pack file looks like this (see rules/miles.yml for a real one):
         sources:
           - id: fsdp-args            # unique in the rule
             kind: dataclass-flags    # argparse | dataclass-flags | symbols | strings | paths | tokens
+                                     #   | pydantic | config (extract/pydantic_keys.py, config_keys.py)
             paths: [miles/backends/fsdp_utils/arguments.py]   # or `path: ...`; globs allowed
             programs: [miles-train]  # optional: the commands that run this parser
             dataclass: FSDPArgs      # dataclass-flags only
@@ -27,7 +28,8 @@ A pack file looks like this (see rules/miles.yml for a real one):
             position: 2
             compared_with: [args.train_backend, backend]  # strings: literals compared against these
             group: mesh-dims         # strings: name of the enumerated set (default: the source id)
-            names: [init, train]     # symbols, optional: only these names
+            names: [init, train]     # symbols, optional: only these names; pydantic: the models
+                                     #   whose fields are the config's top-level keys
                                      # hf-dataclass | tyro | jsonargparse, optional: the classes or
                                      #   functions whose parameters are flags (`model=LitModel`:
                                      #   under the group --model.); default: what the file parses
@@ -80,6 +82,7 @@ from dataclasses import dataclass, field
 SOURCE_KINDS: tuple[str, ...] = ("argparse", "dataclass-flags", "symbols", "strings", "paths", "tokens")
 SOURCE_KINDS += ("hf-dataclass", "tyro", "jsonargparse")  # typed parameters: bot/core/extract/typed_fields.py
 SOURCE_KINDS += ("click", "typer")  # decorated command lines: bot/core/extract/click_flags.py
+SOURCE_KINDS += ("pydantic", "config")  # config keys: extract/pydantic_keys.py, config_keys.py
 
 DEFAULT_SEVERITY: dict[str, str] = {
     "removed": "error",
@@ -284,7 +287,7 @@ SOURCE_KEY_KINDS = {
     "position": ("strings",),
     "compared_with": ("strings",),
     "group": ("strings",),
-    "names": ("symbols", "hf-dataclass", "tyro", "jsonargparse"),
+    "names": ("symbols", "pydantic", "hf-dataclass", "tyro", "jsonargparse"),
     "programs": ("argparse", "dataclass-flags", "hf-dataclass", "tyro", "jsonargparse", "click", "typer"),
 }
 

@@ -11,8 +11,8 @@ Two directions are checked for every rule whose files the change touched:
 `audit` runs the doc -> code direction over every line of a single revision.
 
 One rule's check flows one way: `inputs` (read once) -> `deltas` (what became of each base
-fact) -> the checks (`code_to_doc`, `undocumented`, `paths`, `vanished`, `doc_to_code`,
-`unreadable`), which word their findings with `wording` and hand them to `findings`, which
+fact) -> the checks (`code_to_doc`, `keys`, `undocumented`, `paths`, `vanished`,
+`doc_to_code`, `unreadable`), which word their findings with `wording` and hand them to `findings`, which
 returns them merged, deduplicated and ordered.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core.check import evidence, paths, unreadable
+from bot.core.check import evidence, keys, paths, unreadable
 from bot.core.check.code_to_doc import code_to_doc
 from bot.core.check.deltas import deltas, renamed_to
 from bot.core.check.doc_to_code import doc_to_code
@@ -102,10 +102,12 @@ def _judge(
     for page in inputs.pages:
         if not audit:
             code_to_doc(inputs, page, found, out)
+            keys.stale(inputs, page, found, out)
             undocumented(inputs, page, successors, out)
             paths.moved_or_deleted(inputs, page, out)
             vanished(inputs, page, out)
         doc_to_code(inputs, page, out)
+        keys.unresolved(inputs, page, out)
         unread_env(inputs, page, out)
     if history is not None:  # last: it rewrites what the checks found
         from_history(inputs, out, history, lookups or Lookups(), cache, audit=audit)

@@ -38,8 +38,8 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
                 continue  # another program's flag
             deltas = for_scope(deltas, scope, inputs.base_facts)
         for delta in deltas:
-            if (ref.kind == "flag") != (delta.old.kind == "flag"):
-                continue
+            if (ref.kind == "flag") != (delta.old.kind == "flag") or delta.old.kind == "key":
+                continue  # config keys: keys.py
             if delta.kind == "changed":
                 _changed(inputs, doc, ref, delta, out)
                 continue

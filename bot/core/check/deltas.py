@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot.core.check.evidence import Because, ChangeEvidence, Replacements
-from bot.core.check.near import closest, same_polarity
+from bot.core.check.near import closest, misspelt, same_polarity
 from bot.core.doclines import normalize_default
 from bot.core.facts import Facts
 from bot.core.model import Fact
@@ -71,6 +71,11 @@ def deltas(base: Facts, head: Facts, evidence: ChangeEvidence | None = None) -> 
                 del out[token]
             continue
         if news:
+            if old.kind == "key":
+                # A key of many config files has a value in each: each is compared with its own.
+                changes = [d for one in olds for d in _key_changes(one, news)]
+                if changes:
+                    out[token] = changes
             continue
         if any(e.path == old.path for e in head.errors):
             continue  # the file does not parse at head; that is the finding
@@ -134,6 +139,12 @@ def _changes(old: Fact, new: Fact) -> Iterable[Delta]:
             yield Delta("changed", old, new, attr, a, b)
 
 
+def _key_changes(old: Fact, news: Sequence[Fact]) -> Iterable[Delta]:
+    """A config key's change in the same file (the first of its facts there: a list's items)."""
+    same = next((f for f in news if f.path == old.path and f.attr("kind") == old.attr("kind")), None)
+    return _changes(old, same) if same is not None else ()
+
+
 def renamed_to(found: Deltas) -> set[str]:
     """The new tokens of every renamed fact."""
     return {d.new.token for ds in found.values() for d in ds if d.kind == "renamed" and d.new}
@@ -170,7 +181,11 @@ def successor(
 
 def _same_dest(old: Fact, head: Facts, new_tokens: set[str]) -> Fact | None:
     """A new flag setting the same destination the same way: `--disable-fp32-master` (a
-    `store_false` on keep_fp32_master) -> `--no-keep-fp32-master`."""
+    `store_false` on keep_fp32_master) -> `--no-keep-fp32-master`. A config key: the same field
+    under a new alias or environment prefix."""
+    if old.kind == "key":
+        same = [f for f in head.by_key.get((old.source, "key", old.key), ()) if f.token in new_tokens]
+        return same[0] if len(same) == 1 else None
     if old.kind != "flag":
         return None
     same_key = [
@@ -198,6 +213,19 @@ def _similar(old: Fact, base: Facts, head: Facts, new_tokens: set[str]) -> Fact 
     if old.kind == "string":
         candidates = [f for f in head.group(old.group or "").values() if f.token in new_tokens]
         return _pick(old, candidates, 0.6)
+    if old.kind == "key":  # a misspelling fixed, in the same section
+        parent = old.token.rpartition(".")[0]
+        candidates = [
+            f
+            for f in head.facts
+            if f.kind == "key"
+            and f.token in new_tokens
+            and f.source == old.source
+            and f.attr("kind") == old.attr("kind")
+            and f.token.rpartition(".")[0] == parent
+            and misspelt(old.token.rpartition(".")[2], f.token.rpartition(".")[2])
+        ]
+        return _pick(old, candidates, 0.8)
     candidates = [
         f
         for f in head.facts
@@ -320,12 +348,12 @@ def _same_place(
     """One destination gone from a parser (or a field from a dataclass) and one new between the
     same two neighbours, with the same type, default and action (stated: a flag that states none
     of them is like every other). Only when exactly one fits, and it fits no other gone one."""
-    if old.kind != "flag" or not any(old.attr(a) for a in ("type", "default", "action")):
+    if old.kind not in ("flag", "key") or not any(old.attr(a) for a in ("type", "default", "action")):
         return None
     head_path = renames.get(old.path, old.path)
     sub = old.attr("subcommand")
-    before = _keys_in_order(base, old.source, old.path, sub)
-    after = _keys_in_order(head, old.source, head_path, sub)
+    before = _keys_in_order(base, old, old.path, sub)
+    after = _keys_in_order(head, old, head_path, sub)
     if old.key not in before or old.key in after:
         return None
     fits = [
@@ -345,13 +373,26 @@ def _same_place(
     return new, Because("same-place", old.key, fits[0])
 
 
-def _keys_in_order(facts: Facts, source: str, path: str, subcommand: str | None = None) -> list[str]:
-    """The destinations of one parser (one subcommand's) in the order they are declared."""
+def _keys_in_order(facts: Facts, like: Fact, path: str, subcommand: str | None = None) -> list[str]:
+    """The destinations of one parser (one subcommand's) in the order they are declared; for a
+    config key, the keys of its section."""
     lines: dict[str, int] = {}
-    for f in facts.flags():
-        if f.source == source and f.path == path and f.attr("subcommand") == subcommand:
+    for f in facts.facts:
+        if (
+            f.kind == like.kind
+            and f.source == like.source
+            and f.path == path
+            and f.attr("subcommand") == subcommand
+            and _same_section(f, like)
+        ):
             lines[f.key] = min(lines.get(f.key, f.line), f.line)
     return sorted(lines, key=lambda k: (lines[k], k))
+
+
+def _same_section(f: Fact, like: Fact) -> bool:
+    if like.kind != "key":
+        return True
+    return f.attr("kind") == like.attr("kind") and f.key.rpartition(".")[0] == like.key.rpartition(".")[0]
 
 
 def _neighbours(key: str, order: list[str]) -> tuple[str | None, str | None]:

@@ -47,6 +47,8 @@ def describe(fact: Fact) -> str:
         sub = fact.attr("subcommand")
         # The same flag may be every subcommand's: say which one's changed.
         return f"`{sub.split(',')[0]}` flag" if sub else "flag"
+    if fact.kind == "key":
+        return "environment variable" if fact.attr("kind") == "env" else "config key"
     if fact.kind == "symbol":
         return fact.attr("kind") or "symbol"
     return (fact.group or "value").replace("-", " ")
@@ -186,6 +188,27 @@ def path_missing(token: str, near: str | None) -> str:
 
 def unknown_name(token: str, near: str) -> str:
     return f"`{token}` is not defined by the code this page is checked against; did you mean `{near}`?"
+
+
+def key_value_changed(fact: Fact, old_value: str | None, new_value: str | None, claimed: str) -> str:
+    where = f" in {fact.path}" if fact.attr("file") else ""
+    what = "value" if fact.attr("file") else "default"
+    return (
+        f"the {what} of {describe(fact)} `{fact.token}`{where} is now `{display(new_value)}` "
+        f"(was `{display(old_value)}`); the doc still says `{claimed}`"
+    )
+
+
+def key_rename_evidence(because: Because | None) -> str:
+    if because is not None and because.kind == "same-place":
+        return "; it took the place of the old key, with the same type and value"
+    return rename_evidence(because)
+
+
+def unknown_key(token: str, near: str | None, section: str | None) -> str:
+    if near:
+        return f"no config or model this page is checked against has `{token}`; did you mean `{near}`?"
+    return f"`{section}` has no key `{token.rpartition('.')[2]}` in the models this page is checked against"
 
 
 def unknown_flag(token: str, near: str | None) -> str:

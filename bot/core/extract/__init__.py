@@ -1,19 +1,24 @@
-"""Fact extractors: (rule source, path, text) -> facts. Pure; stdlib `ast` only.
+"""Fact extractors: (rule source, path, text) -> facts. Pure.
 
-The file is parsed once; each source kind reads the same tree. A file that does not parse
-yields no facts and one ParseError, so a broken head is reported rather than raised.
+A Python file is parsed once with the standard library's `ast`; each source kind reads the same
+tree. A file that does not parse yields no facts and one ParseError, so a broken head is
+reported rather than raised. Kinds that read data files (`config`) get the text itself and
+report what they cannot read the same way.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from bot.core.extract import (
     argparse_flags,
     click_flags,
+    config_keys,
     dataclass_flags,
     hf_dataclass,
     jsonargparse_flags,
+    pydantic_keys,
     strings,
     symbols,
     tyro_flags,
@@ -31,12 +36,20 @@ _EXTRACTORS = {
     "jsonargparse": jsonargparse_flags.facts,
     "click": click_flags.click_facts,
     "typer": click_flags.typer_facts,
+    "pydantic": pydantic_keys.facts,
+}
+# Kinds whose files are not Python: the text itself, read by the extractor.
+_TEXT_EXTRACTORS: dict[str, Callable[[Source, str, str], Extraction]] = {
+    "config": config_keys.facts,
 }
 
 
 def extract(source: Source, path: str, text: str) -> Extraction:
     if source.kind in ("paths", "tokens"):  # no facts: paths are the tree's, tokens see tokens.py
         return Extraction(facts=())
+    reads_text = _TEXT_EXTRACTORS.get(source.kind)
+    if reads_text is not None:
+        return reads_text(source, path, text)
     extractor = _EXTRACTORS.get(source.kind)
     if extractor is None:
         raise ValueError(f"unknown source kind {source.kind!r}")

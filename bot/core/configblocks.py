@@ -1,0 +1,117 @@
+"""The config keys a page's fenced YAML and TOML blocks set: each key as its dotted path from the
+top of the block (`optimizer.lr` for `lr:` under `optimizer:`, the items of a list seen
+through, as bot/core/extract/config_keys.py reads a config file), with its value and where its
+name sits. The page records them whatever the block is about; only rules with config sources
+(`pydantic`, `config`) judge them, against the keys those define (bot/core/check/keys.py).
+
+A block that is not valid YAML (a snippet with `...` in it) sets nothing; blocks are bounded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import yaml
+
+YAML_LANGS = frozenset({"yaml", "yml"})
+TOML_LANGS = frozenset({"toml"})
+CONFIG_LANGS = YAML_LANGS | TOML_LANGS
+MAX_BLOCK = 100_000  # characters of one block
+MAX_KEYS = 2_000  # keys of one block
+MAX_DEPTH = 16
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# (dotted key, value or None for a section, 0-based line in the block, column of the key's name)
+BlockKey = tuple[str, str | None, int, int]
+
+
+def block_keys(lang: str, content: str) -> list[BlockKey]:
+    if len(content) > MAX_BLOCK:
+        return []
+    if lang in YAML_LANGS:
+        try:
+            return list(_limited(_yaml_keys(content)))
+        except (yaml.YAMLError, RecursionError, _TooMany):
+            return []
+    if lang in TOML_LANGS:
+        return list(_limited(_toml_keys(content)))
+    return []
+
+
+class _TooMany(Exception):
+    pass
+
+
+def _limited(keys: Iterator[BlockKey]) -> Iterator[BlockKey]:
+    for n, key in enumerate(keys):
+        if n >= MAX_KEYS:
+            raise _TooMany
+        yield key
+
+
+def _yaml_keys(content: str) -> Iterator[BlockKey]:
+    budget = [MAX_KEYS * 4]
+    for node in yaml.compose_all(content, Loader=_Loader):
+        if node is not None:
+            yield from _walk(node, "", 0, budget)
+
+
+def _walk(node: yaml.Node, prefix: str, depth: int, budget: list[int]) -> Iterator[BlockKey]:
+    budget[0] -= 1  # every node walked counts: aliases may repeat one a billion times
+    if depth > MAX_DEPTH or budget[0] < 0:
+        raise _TooMany
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            yield from _walk(item, prefix, depth + 1, budget)
+        return
+    if not isinstance(node, yaml.MappingNode):
+        return
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.value == "<<":
+            continue
+        key = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
+        value = None
+        if isinstance(value_node, yaml.ScalarNode):
+            value = "None" if value_node.tag.endswith(":null") else str(value_node.value)
+        elif isinstance(value_node, yaml.SequenceNode) and all(
+            isinstance(n, yaml.ScalarNode) for n in value_node.value
+        ):
+            value = "[" + ", ".join(str(n.value) for n in value_node.value) + "]"
+        yield key, value, key_node.start_mark.line, key_node.start_mark.column
+        if value is None:
+            yield from _walk(value_node, key, depth + 1, budget)
+
+
+_TOML_TABLE = re.compile(r"\s*\[\[?\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(?:#.*)?$")
+_TOML_KEY = re.compile(r"(\s*)([A-Za-z0-9_\-.\"']+?)\s*=\s*(.*?)\s*$")
+
+
+def _toml_keys(content: str) -> Iterator[BlockKey]:
+    """Keys of a TOML snippet, line by line: `[table]` headers and `key = value` lines (a snippet
+    is rarely a whole file, so it is not parsed as one)."""
+    table = ""
+    for i, line in enumerate(content.split("\n")):
+        header = _TOML_TABLE.match(line)
+        if header:
+            table = _unquote(header.group(1))
+            col = line.find(header.group(1).split(".")[-1])
+            yield table, None, i, max(col, 0)
+            continue
+        m = _TOML_KEY.match(line)
+        if not m or line.lstrip().startswith("#"):
+            continue
+        name = _unquote(m.group(2))
+        raw = m.group(3).split(" #", 1)[0].strip()
+        if raw.startswith(("{", '"""', "'''")) or (raw.startswith("[") and not raw.endswith("]")):
+            value = None  # a table or a value over several lines: nothing to compare
+        else:
+            value = raw[1:-1] if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'" else raw
+        col = len(m.group(1)) + m.group(2).rfind(name.split(".")[-1])
+        yield f"{table}.{name}" if table else name, value or None, i, col
+
+
+def _unquote(dotted: str) -> str:
+    return ".".join(part.strip().strip("\"'") for part in dotted.split("."))

@@ -1,0 +1,189 @@
+"""Config keys against the pages citing them: pydantic models and shipped config files, both
+directions (a change to the code makes a line stale; a line the change wrote cites what no
+source has)."""
+
+from __future__ import annotations
+
+from bot.core.check import check
+from bot.core.model import Finding
+from bot.core.rules import DEFAULT_SEVERITY, DocTarget, Rule, Source
+from bot.trees.memory import MemoryTree
+from tests.core.check.checkkit import changes_between
+
+SETTINGS = "app/settings.py"
+RECIPE = "configs/train.yaml"
+DOC = "docs/config.md"
+
+MODEL = """from typing import Literal
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+class Optimizer(BaseModel):
+    lr: float = 3e-4
+    name: Literal["adam", "sgd"] = "adam"
+    warmup_steps: int = 100
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="APP_")
+    database_url: str = "sqlite:///app.db"
+    optimizer: Optimizer = Field(default_factory=Optimizer)
+"""
+
+PAGE = """# Configuration
+
+Set `database_url` (or `APP_DATABASE_URL` in the environment).
+
+```yaml
+optimizer:
+  lr: 3e-4
+  name: sgd
+  warmup_steps: 100
+```
+
+```yaml
+# a workflow, not this config
+on: push
+jobs: {}
+```
+"""
+
+YAML = """model: llama
+optimizer:
+  lr: 2e-5
+  weight_decay: 0.0
+trainer:
+  max_steps: 1000
+"""
+
+RECIPE_PAGE = """# Recipes
+
+`configs/train.yaml` trains for `trainer.max_steps` steps:
+
+```yaml
+trainer:
+  max_steps: 1000
+```
+"""
+
+
+def rule(*sources: Source) -> Rule:
+    return Rule(id="config", docs=(DocTarget(DOC),), sources=sources, severity=dict(DEFAULT_SEVERITY))
+
+
+MODELS = rule(Source(id="settings", kind="pydantic", paths=(SETTINGS,)))
+CONFIGS = rule(Source(id="recipes", kind="config", paths=(RECIPE,)))
+
+
+def run(r: Rule, base: dict[str, str], head: dict[str, str]) -> list[Finding]:
+    return list(check([r], MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings)
+
+
+def said(findings: list[Finding]) -> list[tuple[str, str, int | None, str | None]]:
+    return [
+        (f.kind, f.symbol, f.doc.line if f.doc else None, f.suggestion.replacement if f.suggestion else None)
+        for f in findings
+    ]
+
+
+BASE = {SETTINGS: MODEL, DOC: PAGE}
+
+
+def test_a_changed_default_is_reported_on_the_block_line_in_the_page_s_style() -> None:
+    head = {**BASE, SETTINGS: MODEL.replace("lr: float = 3e-4", "lr: float = 1e-4")}
+    assert said(run(MODELS, BASE, head)) == [("changed", "optimizer.lr", 7, "  lr: 1e-4")]
+
+
+def test_a_renamed_field_is_renamed_where_the_block_writes_it() -> None:
+    head = {**BASE, SETTINGS: MODEL.replace("warmup_steps: int", "warmup_iters: int")}
+    (finding,) = run(MODELS, BASE, head)
+    assert said([finding]) == [("renamed", "optimizer.warmup_steps", 9, "  warmup_iters: 100")]
+    assert finding.code is not None and finding.code.line == 8
+
+
+def test_a_new_env_prefix_renames_the_variable_a_page_cites() -> None:
+    head = {**BASE, SETTINGS: MODEL.replace('env_prefix="APP_"', 'env_prefix="MYAPP_"')}
+    assert said(run(MODELS, BASE, head)) == [
+        ("renamed", "APP_DATABASE_URL", 3, "Set `database_url` (or `MYAPP_DATABASE_URL` in the environment).")
+    ]
+
+
+def test_a_removed_field_is_reported_for_the_key_and_its_variable() -> None:
+    head = {**BASE, SETTINGS: MODEL.replace('    database_url: str = "sqlite:///app.db"\n', "")}
+    assert said(run(MODELS, BASE, head)) == [
+        ("removed", "APP_DATABASE_URL", 3, None),
+        ("removed", "database_url", 3, None),
+    ]
+
+
+def test_a_dropped_choice_is_reported_on_the_value() -> None:
+    head = {**BASE, SETTINGS: MODEL.replace('Literal["adam", "sgd"]', 'Literal["adam", "adamw"]')}
+    assert said(run(MODELS, BASE, head)) == [("changed", "optimizer.name sgd", 8, None)]
+
+
+def test_refactors_and_the_page_fixed_with_the_code_give_nothing() -> None:
+    moved = MODEL.replace(
+        "class Optimizer(BaseModel):", "class Optimizer(BaseModel):\n    '''The optimizer.'''"
+    )
+    assert run(MODELS, BASE, {**BASE, SETTINGS: moved}) == []
+    head = {
+        SETTINGS: MODEL.replace("lr: float = 3e-4", "lr: float = 1e-4"),
+        DOC: PAGE.replace("lr: 3e-4", "lr: 1e-4"),
+    }
+    assert run(MODELS, BASE, head) == []
+
+
+def test_a_doc_edit_citing_a_key_no_model_has() -> None:
+    added = (
+        "\n```yaml\noptimizer:\n  warmup_stpes: 10\n  lrate: 1\n```\n\n"
+        "Set `APP_DATABSE_URL`, or `app_database_url`.\n"
+    )
+    head = {**BASE, DOC: PAGE + added}
+    assert said(run(MODELS, BASE, head)) == [
+        ("unresolved", "optimizer.warmup_stpes", 20, "  warmup_steps: 10"),
+        ("unresolved", "optimizer.lrate", 21, None),  # the model defines the section in full
+        ("unresolved", "APP_DATABSE_URL", 24, "Set `APP_DATABASE_URL`, or `app_database_url`."),
+    ]
+
+
+def test_blocks_about_other_things_are_not_judged() -> None:
+    added = "\n```yaml\nservices:\n  web:\n    image: nginx\n```\n\n`torch.float16`, `jobs.build`\n"
+    assert run(MODELS, BASE, {**BASE, DOC: PAGE + added}) == []
+
+
+CONFIG_BASE = {RECIPE: YAML, DOC: RECIPE_PAGE}
+
+
+def test_a_shipped_config_s_value_changed_or_key_renamed() -> None:
+    head = {**CONFIG_BASE, RECIPE: YAML.replace("max_steps: 1000", "max_steps: 2000")}
+    (finding,) = run(CONFIGS, CONFIG_BASE, head)
+    assert said([finding]) == [("changed", "trainer.max_steps", 7, "  max_steps: 2000")]
+    assert "in configs/train.yaml" in finding.message
+    head = {**CONFIG_BASE, RECIPE: YAML.replace("max_steps: 1000", "total_steps: 1000")}
+    assert said(run(CONFIGS, CONFIG_BASE, head)) == [
+        ("renamed", "trainer.max_steps", 3, "`configs/train.yaml` trains for `trainer.total_steps` steps:"),
+        ("renamed", "trainer.max_steps", 7, "  total_steps: 1000"),
+    ]
+
+
+def test_a_key_some_config_still_has_is_not_removed() -> None:
+    other = "configs/other.yaml"
+    r = rule(Source(id="recipes", kind="config", paths=(RECIPE, other)))
+    base = {**CONFIG_BASE, other: YAML}
+    head = {**base, RECIPE: YAML.replace("trainer:\n  max_steps: 1000\n", "")}
+    assert run(r, base, head) == []
+
+
+def test_with_configs_alone_only_near_misses_are_unresolved() -> None:
+    added = "\n```yaml\ntrainer:\n  max_stpes: 10\n  log_every: 5\n```\n"
+    head = {**CONFIG_BASE, DOC: RECIPE_PAGE + added}
+    # `log_every` may be a key the schema allows that no shipped config sets
+    assert said(run(CONFIGS, CONFIG_BASE, head)) == [
+        ("unresolved", "trainer.max_stpes", 12, "  max_steps: 10")
+    ]
+
+
+def test_a_config_that_does_not_parse_at_head_is_a_parse_error() -> None:
+    head = {**CONFIG_BASE, RECIPE: "trainer: [\n"}
+    assert [(f.kind, f.code.path if f.code else None) for f in run(CONFIGS, CONFIG_BASE, head)] == [
+        ("parse-error", RECIPE)
+    ]
