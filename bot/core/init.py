@@ -39,10 +39,12 @@ class Parser:
     """A module whose flags a page may cite."""
 
     path: str
-    kind: str  # argparse | dataclass-flags
+    kind: str  # argparse | dataclass-flags | hf-dataclass | tyro | jsonargparse
     flags: frozenset[str]
     dataclass: str | None = None
     builder: str | None = None
+    paths: tuple[str, ...] = ()  # typed parameters (bot/core/typed_clis.py): the files it spans
+    names: tuple[str, ...] = ()  # and the classes and functions made into its flags
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,10 @@ class Plan:
 
 def plan(tree: Tree) -> Plan:
     paths = sorted(tree.paths())
+    from bot.core import typed_clis  # it builds on this module's Parser
+
     parsers = list(_parsers(tree, [p for p in paths if _is_source(p)]))
+    parsers += typed_clis.parsers(tree, [p for p in paths if _is_source(p)])
     by_flag: dict[str, list[Parser]] = defaultdict(list)
     for parser in parsers:
         for flag in parser.flags - COMMON_FLAGS:
@@ -119,6 +124,9 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         ]
         if parser.builder:
             lines.append(f"        builder: {parser.builder}")
+    from bot.core import typed_clis
+
+    lines += typed_clis.source_lines([p for p in found.parsers if p.kind in typed_clis.KINDS], taken)
     lines += ["      - id: cited-paths", "        kind: paths", ""]
     return "\n".join(lines)
 

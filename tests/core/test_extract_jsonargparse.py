@@ -85,7 +85,7 @@ def test_cli_of_a_function_and_nested_dataclasses():
     )
     assert set(found) == {"--max_epochs", "--optim.lr", "--seed"}
     assert attrs(found["--optim.lr"])["default"] == "0.5"
-    assert attrs(found["--seed"]) == {"default": "None", "type": "int"}
+    assert attrs(found["--seed"]) == {"default": "None", "open": "true", "type": "int"}  # --config is its
 
 
 def test_add_class_arguments_with_a_nested_key_and_names_from_the_rule():

@@ -1,7 +1,8 @@
 """Flags that jsonargparse makes of signatures, and LightningCLI of a model's and a data
 module's `__init__`, read as jsonargparse documents them: a parameter keeps its name
 (`--max_epochs`); a dataclass-typed one is a group (`--data.batch_size`); a bool takes a value
-(`--flag true`); help comes from the docstring (`Args:`, `:param x:`).
+(`--flag true`); help comes from the docstring (`Args:`, `:param x:`). The flags are `open`:
+jsonargparse adds `--config` and `--print_config`, LightningCLI Lightning's `--trainer.*`.
 
 Roots, unless the rule's `names` gives them (`model=LitModel`, `model.init_args=LitModel` for
 LightningCLI's subclass mode): `CLI(fn)` / `auto_cli(fn)` (a list: each), `add_class_arguments(
@@ -21,7 +22,8 @@ from bot.core.extract.nested_flags import facts as nested_facts
 from bot.core.model import Fact
 from bot.core.rules import Source
 
-STYLE = Style(separator="_", bool_pair=False, dataclass_fields=True)
+# Open: jsonargparse adds `--config` and `--print_config`, LightningCLI Lightning's own groups.
+STYLE = Style(separator="_", bool_pair=False, dataclass_fields=True, open=True)
 _CLI = frozenset({"CLI", "jsonargparse.CLI", "auto_cli", "jsonargparse.auto_cli"})
 _ADD = {
     "add_class_arguments": 1,

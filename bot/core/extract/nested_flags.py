@@ -46,6 +46,7 @@ class Style:
     bool_pair: bool  # a bool with a default is `--x` / `--no-x` (tyro); else it takes a value
     dataclass_fields: bool  # a class's parameters are its fields when it is a dataclass
     # (else, and for jsonargparse's plain classes, those of its __init__)
+    open: bool = False  # the framework adds flags of its own (jsonargparse's --config, Lightning's groups)
 
 
 @dataclass(frozen=True)
@@ -63,15 +64,9 @@ def facts(
         params = walker.params_of(root.name)
         if params is not None:
             walker.walk(params, root.prefix, root.prefix.replace("-", "_"), {}, 0)
-    if not walker.opened and not opens(tree):
+    if not walker.opened and not style.open:
         return walker.out
     return [replace(f, attrs=tuple(sorted({**dict(f.attrs), "open": "true"}.items()))) for f in walker.out]
-
-
-def opens(tree: ast.Module) -> bool:
-    """Does the file build a command line with groups of another package's (LightningCLI's
-    `--trainer.*`)?"""
-    return bool(call_targets(tree, LIGHTNING_CLI))
 
 
 LIGHTNING_CLI = frozenset({"LightningCLI", "cli.LightningCLI", "pl.cli.LightningCLI", "L.cli.LightningCLI"})

@@ -1,0 +1,208 @@
+"""Command lines made of typed parameters, found for `docs-sync init`: the calls that build one
+(`HfArgumentParser((ModelArguments, DataArguments))`, `tyro.cli(Config)`, `CLI(main)`,
+`LightningCLI(Model, Data)`), the classes and functions they are handed, followed through the
+repository's imports to where they are defined, and from there to what makes their flags: a
+dataclass's bases (HfArgumentParser), the dataclasses its fields nest (`--optimizer.lr`, tyro and
+jsonargparse). Each becomes one source of the rule: the files it spans, and its `names`.
+
+Pure, and nothing executed: files are read from the tree and parsed.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bot.core.extract.imports import Modules
+from bot.core.extract.typed_fields import (
+    is_dataclass,
+    last,
+    module_classes,
+    module_functions,
+    read_annotation,
+)
+from bot.core.init import MAX_TEXT, Parser, _kebab, _quote, _unique
+from bot.core.model import Tree
+from bot.core.rules import Source
+
+KINDS = ("hf-dataclass", "tyro", "jsonargparse")
+_MARKERS = ("HfArgumentParser", "tyro", "jsonargparse", "LightningCLI")
+MAX_NAMES = 200  # classes one command line is followed to
+MAX_HOPS = 6  # re-exports followed to a definition
+
+
+@dataclass(frozen=True)
+class Root:
+    kind: str
+    prefix: str  # the group its flags are under ("" at the top)
+    path: str  # the module where the builder call is
+    name: str  # as that module names it
+
+
+def parsers(tree: Tree, paths: Iterable[str]) -> list[Parser]:
+    """One Parser per builder call whose classes the repository defines (its flags: all of theirs)."""
+    from bot.core.extract import extract  # imported when init runs
+
+    modules = Modules(tree)
+    out: list[Parser] = []
+    for path in paths:
+        text = tree.read(path)
+        if text is None or len(text) > MAX_TEXT or not any(m in text for m in _MARKERS):
+            continue
+        module = _parse(text)
+        if module is None:
+            continue
+        for kind, roots in _calls(path, module, "tyro" in text):
+            names: dict[str, set[str]] = {}  # file -> names entries
+            for root in roots:
+                _follow(modules, kind, root, names)
+            if not names:
+                continue
+            flags: set[str] = set()
+            every = tuple(sorted({n for entries in names.values() for n in entries}))
+            for file in sorted(names):
+                source = Source(id="cli", kind=kind, paths=(file,), names=every)
+                found = tree.read(file)
+                if found is not None:
+                    flags |= {f.token for f in extract(source, file, found).facts if f.kind == "flag"}
+            if flags:
+                out.append(Parser(path, kind, frozenset(flags), paths=tuple(sorted(names)), names=every))
+    return out
+
+
+def source_lines(found: Iterable[Parser], taken: set[str]) -> list[str]:
+    """The rule's sources for the typed command lines init keeps."""
+    lines: list[str] = []
+    for parser in found:
+        first = parser.names[0].rpartition("=")[2] if parser.names else parser.kind
+        lines += [
+            f"      - id: {_unique(_kebab(first), taken)}",
+            f"        kind: {parser.kind}",
+            "        paths:",
+        ]
+        lines += [f"          - {_quote(p)}" for p in parser.paths]
+        lines.append(f"        names: [{', '.join(_quote_name(n) for n in parser.names)}]")
+    return lines
+
+
+def _quote_name(name: str) -> str:
+    return f'"{name}"' if "=" in name or "." in name else name
+
+
+def _parse(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _calls(path: str, module: ast.Module, tyro: bool) -> list[tuple[str, list[Root]]]:
+    """(kind, roots) of each builder call in the module."""
+    out: list[tuple[str, list[Root]]] = []
+    assigned = _top_assignments(module)
+    for node in ast.walk(module):
+        if not isinstance(node, ast.Call):
+            continue
+        called = _dotted(node.func)
+        first = node.args[0] if node.args else None
+        if last(node.func) == "HfArgumentParser" and first is not None:
+            items = _items(first, assigned)
+            out.append(("hf-dataclass", [Root("hf-dataclass", "", path, n) for n in items]))
+        elif tyro and called in ("tyro.cli", "cli") and isinstance(first, ast.Name):
+            out.append(("tyro", [Root("tyro", "", path, first.id)]))
+        elif called in ("CLI", "jsonargparse.CLI", "auto_cli", "jsonargparse.auto_cli") and first is not None:
+            out.append(("jsonargparse", [Root("jsonargparse", "", path, n) for n in _items(first, assigned)]))
+        elif last(node.func) == "LightningCLI":
+            from bot.core.extract.jsonargparse_flags import lightning_roots
+
+            roots = [Root("jsonargparse", r.prefix, path, r.name) for r in lightning_roots(node)]
+            if roots:
+                out.append(("jsonargparse", roots))
+    return out
+
+
+def _top_assignments(module: ast.Module) -> dict[str, ast.expr]:
+    out: dict[str, ast.expr] = {}
+    for stmt in module.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            out[stmt.targets[0].id] = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            out[stmt.target.id] = stmt.value
+    return out
+
+
+def _items(node: ast.expr, assigned: dict[str, ast.expr]) -> list[str]:
+    """The names a builder is handed: `X`, `(X, Y)`, `[X, Y]`, or a module-level name holding one."""
+    if isinstance(node, ast.Name) and isinstance(assigned.get(node.id), ast.List | ast.Tuple):
+        node = assigned[node.id]
+    if isinstance(node, ast.List | ast.Tuple):
+        return [e.id for e in node.elts if isinstance(e, ast.Name)]
+    return [node.id] if isinstance(node, ast.Name) else []
+
+
+def _follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]]) -> None:
+    """Record where `root` is defined, then its bases (hf) or its nested dataclasses (tyro,
+    jsonargparse), each as a names entry of its own file."""
+    stack = [(root.path, root.name, root.prefix, 0)]
+    seen: set[tuple[str, str, str]] = set()
+    while stack and sum(len(v) for v in names.values()) < MAX_NAMES:
+        path, name, prefix, depth = stack.pop()
+        found = _definition(modules, path, name)
+        if found is None or (found[0], found[1], prefix) in seen or depth > MAX_HOPS:
+            continue
+        file, defined, node = found
+        seen.add((file, defined, prefix))
+        names.setdefault(file, set()).add(f"{prefix}={defined}" if prefix else defined)
+        if not isinstance(node, ast.ClassDef):
+            continue
+        if kind == "hf-dataclass":
+            for base in node.bases:
+                if isinstance(base, ast.Name | ast.Attribute) and last(base) not in ("object",):
+                    stack.append((file, ast.unparse(base), "", depth + 1))
+            continue
+        local = module_classes(_module(modules, file) or ast.Module(body=[], type_ignores=[]))
+        for stmt in node.body:
+            if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+                continue
+            annotation = read_annotation(stmt.annotation)
+            if not isinstance(annotation, ast.Name) or (
+                annotation.id in local and is_dataclass(local[annotation.id])
+            ):
+                continue  # a nested class of the same file: the extractor follows it there
+            field = stmt.target.id.replace("_", "-") if kind == "tyro" else stmt.target.id
+            stack.append((file, annotation.id, f"{prefix}.{field}" if prefix else field, depth + 1))
+
+
+def _definition(modules: Modules, path: str, name: str) -> tuple[str, str, ast.AST] | None:
+    """(file, name, node) where `name`, as module `path` uses it, is defined in the repository."""
+    for _ in range(MAX_HOPS):
+        module = _module(modules, path)
+        if module is None:
+            return None
+        head = name.split(".")[0]
+        defined = {**module_classes(module), **module_functions(module)}
+        if name in defined:
+            return path, name, defined[name]
+        summary = modules.summary(path)
+        if summary is None or head not in summary.imports:
+            return None
+        targets = modules._follow(path, summary, name)
+        if not targets:
+            return None
+        path, name = targets[0]
+    return None
+
+
+def _module(modules: Modules, path: str) -> ast.Module | None:
+    text = modules.tree.read(path)
+    return _parse(text) if text is not None and len(text) <= MAX_TEXT else None
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None

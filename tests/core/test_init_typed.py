@@ -1,0 +1,127 @@
+"""`docs-sync init` on small projects whose command line is made of typed parameters:
+HfArgumentParser dataclasses, tyro and LightningCLI. The rule it writes validates, names the
+classes that make the flags, and checks the pages citing them."""
+
+from __future__ import annotations
+
+from bot.core.check import audit, check
+from bot.core.init import config_for
+from bot.core.model import Change
+from bot.core.packs import parse_repo_config
+from bot.core.validate import unmatched
+from bot.trees.memory import MemoryTree
+
+HF_FILES = {
+    "src/tuner/__init__.py": "",
+    "src/tuner/hparams/__init__.py": (
+        "from .data_args import DataArguments\nfrom .model_args import ModelArguments\n"
+    ),
+    "src/tuner/hparams/base.py": (
+        "from dataclasses import dataclass, field\n\n@dataclass\nclass QuantArguments:\n"
+        '    quant_bits: int = field(default=4, metadata={"help": "Bits."})\n'
+    ),
+    "src/tuner/hparams/model_args.py": (
+        "from dataclasses import dataclass, field\nfrom .base import QuantArguments\n\n"
+        "@dataclass\nclass ModelArguments(QuantArguments):\n"
+        '    model_name_or_path: str = field(default=None, metadata={"help": "Model."})\n'
+    ),
+    "src/tuner/hparams/data_args.py": (
+        "from dataclasses import dataclass, field\n\n@dataclass\nclass DataArguments:\n"
+        '    cutoff_len: int = field(default=1024, metadata={"help": "Cut."})\n'
+    ),
+    "src/tuner/hparams/parser.py": (
+        "from transformers import HfArgumentParser\nfrom . import DataArguments, ModelArguments\n\n"
+        "_ARGS = [ModelArguments, DataArguments]\n\n"
+        "def get_args():\n    return HfArgumentParser(_ARGS).parse_args_into_dataclasses()\n"
+    ),
+    "README.md": (
+        "# Tuner\n\nRun with `--model_name_or_path` and `--cutoff_len 1024`; `--quant_bits` defaults to 4.\n"
+    ),
+}
+
+TYRO_FILES = {
+    "pkg/__init__.py": "",
+    "pkg/optim.py": (
+        "import dataclasses\n\n@dataclasses.dataclass\nclass AdamConfig:\n    learning_rate: float = 1e-3\n"
+    ),
+    "pkg/train.py": (
+        "import dataclasses\nimport tyro\nfrom pkg.optim import AdamConfig\n\n"
+        "@dataclasses.dataclass\nclass TrainConfig:\n    max_steps: int = 1000\n"
+        "    optimizer: AdamConfig = dataclasses.field(default_factory=AdamConfig)\n\n"
+        'if __name__ == "__main__":\n    tyro.cli(TrainConfig)\n'
+    ),
+    "docs/train.md": (
+        "# Train\n\n```bash\npython pkg/train.py --max-steps 10 --optimizer.learning-rate 3e-4\n```\n"
+    ),
+}
+
+LIGHTNING_FILES = {
+    "project/__init__.py": "",
+    "project/model.py": (
+        "class LitClassifier:\n    def __init__(\n        self,\n        hidden_dim: int = 128,\n"
+        "        learning_rate: float = 0.0001,\n    ):\n        ...\n"
+    ),
+    "project/main.py": (
+        "from lightning.pytorch.cli import LightningCLI\nfrom project.model import LitClassifier\n\n"
+        'if __name__ == "__main__":\n    LightningCLI(LitClassifier)\n'
+    ),
+    "README.md": (
+        "# Classifier\n\n```bash\npython project/main.py fit --model.hidden_dim 64 "
+        "--model.learning_rate 0.001 --trainer.max_epochs 3\n```\n"
+    ),
+}
+
+
+def written(files: dict[str, str]) -> tuple[str, list]:
+    tree = MemoryTree(files)
+    text = config_for(tree)
+    assert text is not None
+    rules = [r for pack in parse_repo_config(text) for r in pack.rules]
+    assert unmatched(rules, MemoryTree({}), tree) == []
+    return text, rules
+
+
+def test_hf_argument_parser_classes_are_followed_through_reexports_and_bases():
+    text, rules = written(HF_FILES)
+    (source,) = [s for s in rules[0].sources if s.kind == "hf-dataclass"]
+    assert source.paths == (
+        "src/tuner/hparams/base.py",
+        "src/tuner/hparams/data_args.py",
+        "src/tuner/hparams/model_args.py",
+    )
+    assert source.names == ("DataArguments", "ModelArguments", "QuantArguments")
+    assert [d.path for d in rules[0].docs] == ["README.md"]
+    assert audit(rules, MemoryTree(HF_FILES)).findings == ()
+
+
+def test_hf_rule_reports_a_renamed_base_field():
+    _, rules = written(HF_FILES)
+    head = dict(HF_FILES)
+    head["src/tuner/hparams/base.py"] = head["src/tuner/hparams/base.py"].replace(
+        "quant_bits", "quantization_bit"
+    )
+    report = check(
+        rules, MemoryTree(HF_FILES), MemoryTree(head), [Change("modified", "src/tuner/hparams/base.py")]
+    )
+    assert [(f.kind, f.symbol) for f in report.findings] == [("renamed", "--quant_bits")]
+
+
+def test_tyro_nesting_across_modules_is_written_as_a_prefixed_name():
+    text, rules = written(TYRO_FILES)
+    (source,) = [s for s in rules[0].sources if s.kind == "tyro"]
+    assert source.paths == ("pkg/optim.py", "pkg/train.py")
+    assert source.names == ("TrainConfig", "optimizer=AdamConfig")
+    assert audit(rules, MemoryTree(TYRO_FILES)).findings == ()
+    head = dict(TYRO_FILES)
+    head["pkg/optim.py"] = head["pkg/optim.py"].replace("learning_rate", "lr")
+    report = check(rules, MemoryTree(TYRO_FILES), MemoryTree(head), [Change("modified", "pkg/optim.py")])
+    assert [(f.kind, f.symbol) for f in report.findings] == [("renamed", "--optimizer.learning-rate")]
+
+
+def test_lightning_cli_model_from_another_module():
+    text, rules = written(LIGHTNING_FILES)
+    (source,) = [s for s in rules[0].sources if s.kind == "jsonargparse"]
+    assert source.paths == ("project/model.py",)
+    assert source.names == ("model=LitClassifier",)
+    # `--trainer.max_epochs` is Lightning's: the open parser does not call it unresolved
+    assert audit(rules, MemoryTree(LIGHTNING_FILES)).findings == ()
