@@ -31,6 +31,8 @@ _NOT_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CODE_OF_CONDUCT", "
 # Dated writing: what a release or a post said then is not wrong now.
 _HISTORY_DIRS = frozenset({"_posts", "blog", "news", "changelog", "changelogs", "releases", "release-notes"})
 _HISTORY_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "RELEASE", "NEWS")
+# Markdown, MDX, Quarto and reStructuredText (bot/core/page.py reads each).
+PAGE_SUFFIXES = (".md", ".mdx", ".qmd", ".rst")
 MAX_TEXT = 2_000_000  # a file larger than this is data, not a parser or a page
 
 
@@ -98,7 +100,7 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         "# `docs-sync validate` checks this file; `docs-sync audit` lists what is stale today.",
     ]
     lines = [*head, "rules:", "  - id: cli-docs", "    docs:"]
-    for pattern, count in _grouped(found.pages, "md", deep=True):
+    for pattern, count in _grouped(found.pages, None, deep=True):
         note = f"  # {count} pages cite flags" if count > 1 else ""
         lines.append(f"      - path: {_quote(pattern)}{note}")
         excluded = _history(tree, pattern) if "*" in pattern else []
@@ -145,7 +147,7 @@ def _is_source(path: str) -> bool:
 
 
 def _is_page(path: str) -> bool:
-    if not path.endswith((".md", ".mdx")):
+    if not path.endswith(PAGE_SUFFIXES):
         return False
     parts = path.split("/")
     if any(p in _TEST_DIRS or p in _HISTORY_DIRS or p.startswith(".") for p in parts[:-1]):
@@ -233,27 +235,29 @@ def _dotted(node: ast.expr) -> str:
 # --- writing it short ---------------------------------------------------------------------------
 
 
-def _grouped(paths: Sequence[str], ext: str, deep: bool) -> list[tuple[str, int]]:
+def _grouped(paths: Sequence[str], ext: str | None, deep: bool) -> list[tuple[str, int]]:
     """Paths, with GLOB_AT or more of them written as one glob; (pattern, how many it stands for).
+    A glob names one extension: `ext`, or (None) each path's own, pages of each kind apart.
 
     `deep`: pages under one top folder become the glob of the folder they share (`docs/**/*.md`,
     a page tree). Otherwise only files side by side share a glob (`pkg/cli/*.py`): a package's
     whole tree would make every module a parser to read.
     """
-    groups: dict[str, list[str]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for path in paths:
+        suffix = ext or path.rsplit(".", 1)[-1]
         if deep:
-            groups[path.split("/", 1)[0] if "/" in path else ""].append(path)
+            groups[(path.split("/", 1)[0] if "/" in path else "", suffix)].append(path)
         else:
-            groups[posixpath.dirname(path)].append(path)
+            groups[(posixpath.dirname(path), suffix)].append(path)
     out: list[tuple[str, int]] = []
-    for key, members in sorted(groups.items()):
+    for (key, suffix), members in sorted(groups.items()):
         if not key or len(members) < GLOB_AT:
             out += [(p, 1) for p in members]
             continue
         folder = posixpath.commonpath([posixpath.dirname(p) for p in members])
         flat = all(posixpath.dirname(p) == folder for p in members)
-        out.append((f"{folder}/*.{ext}" if flat else f"{folder}/**/*.{ext}", len(members)))
+        out.append((f"{folder}/*.{suffix}" if flat else f"{folder}/**/*.{suffix}", len(members)))
     return out
 
 

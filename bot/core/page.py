@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
+from bot.core.anchors import custom_id, docutils_id, github_anchor, mintlify_slug, pandoc_id
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
@@ -109,11 +111,6 @@ _ANCHOR_TAG_RE = re.compile(r"<a\s[^>]*?\b(?:id|name)\s*=\s*[\"']([^\"']+)[\"']"
 _TAG_LINE_RE = re.compile(r"\s*</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>\s*")
 _VERBATIM_TAG_RE = re.compile(r"\s*<(?:pre|script|style|textarea)\b", re.IGNORECASE)
 _CODE_CLOSE = {n: re.compile(rf"(?<!`){'`' * n}(?!`)") for n in range(1, 8)}
-
-
-def github_anchor(title: str) -> str:
-    """The slug GitHub gives a heading (without the -1, -2 suffix for repeats)."""
-    return re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
 
 
 def classify(token: str) -> str:
@@ -383,9 +380,11 @@ def _scan_inline(
                 cur = p + 1
             add_prose(" ", None)
         elif t == "code_inline":
-            start = src.find(tok.markup, cur, hi)
+            start = tok.meta.get("start", -1) if tok.meta else src.find(tok.markup, cur, hi)
             end = start
-            if start >= 0:
+            if tok.meta:  # a reader that knows where the span is (reStructuredText's) says so
+                end = cur = tok.meta["end"]
+            elif start >= 0:
                 close = _CODE_CLOSE.get(len(tok.markup))
                 m = close.search(src, start + len(tok.markup), hi) if close else None
                 end = m.end() if m else start + len(tok.markup)
@@ -795,7 +794,7 @@ class _Walker:
                     else:
                         column = headers[len(cells)] if len(cells) < len(headers) else None
                         row = body_row
-                    start = cells[-1].end if cells else lo
+                    start = tok.meta.get("start", cells[-1].end if cells else lo)
                     scan = _scan_inline(self.src, children, start, hi, "table", self.anchors, column, row)
                     self.claims.extend(_plain_claims(self.src, scan))
                     cells.append(scan)
@@ -843,7 +842,43 @@ class _Walker:
         self.walk(_markdown().parse("\n".join(inner)), off + tok.map[0], depth=1)
 
 
-def _sections(headings: list[tuple[int, str, int]], n_lines: int) -> list[Section]:
+def _github_repeat(slug: str, n: int) -> str:
+    return slug if n == 0 else f"{slug}-{n}"
+
+
+def _rst_repeat(slug: str, n: int) -> str:
+    return slug if n == 0 else ""  # docutils numbers a repeated title's id with the page's others
+
+
+def _mintlify_repeat(slug: str, n: int) -> str:
+    return slug if n == 0 else f"{slug}-{n + 1}"
+
+
+# Each format's heading anchor and the anchor of its repeats (bot/core/anchors.py).
+_SLUGS: dict[str, tuple[Callable[[str], str], Callable[[str, int], str]]] = {
+    "markdown": (github_anchor, _github_repeat),
+    "mdx": (mintlify_slug, _mintlify_repeat),
+    "qmd": (pandoc_id, _github_repeat),
+    "rst": (docutils_id, _rst_repeat),
+}
+
+
+_ATTRIBUTES = re.compile(r"\s*\{[^{}]*\}\s*$")
+
+
+def page_format(path: str) -> str:
+    """markdown, mdx, qmd or rst: how a page is read, by its file name."""
+    lowered = path.lower()
+    if lowered.endswith((".rst", ".rest")):
+        return "rst"
+    if lowered.endswith(".mdx"):
+        return "mdx"
+    if lowered.endswith(".qmd"):
+        return "qmd"
+    return "markdown"
+
+
+def _sections(headings: list[tuple[int, str, int]], n_lines: int, fmt: str = "markdown") -> list[Section]:
     sections: list[Section] = []
     if not headings or headings[0][0] > 1:
         first = headings[0][0] if headings else n_lines + 1
@@ -854,10 +889,14 @@ def _sections(headings: list[tuple[int, str, int]], n_lines: int) -> list[Sectio
         while stack and stack[-1][0] >= level:
             stack.pop()
         stack.append((level, title))
-        slug = github_anchor(title)
+        slug_of, repeat = _SLUGS[fmt]
+        own = custom_id(title) if fmt in ("mdx", "qmd") else None
+        if fmt == "qmd":  # Pandoc's attributes (`{.unnumbered}`) are no part of the title
+            title = _ATTRIBUTES.sub("", title)
+        slug = own[1] if own else slug_of(title)
         count = seen.get(slug, 0)
         seen[slug] = count + 1
-        anchor = slug if count == 0 else f"{slug}-{count}"
+        anchor = slug if own else repeat(slug, count)
         end = headings[i + 1][0] - 1 if i + 1 < len(headings) else n_lines
         sections.append(Section(title, " > ".join(t for _, t in stack), anchor, level, line, end))
     return sections
@@ -868,13 +907,25 @@ def parse_doc(path: str, text: str) -> DocPage:
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    fm_end = _front_matter_end(lines)
-    # Blank the front matter instead of cutting it so markdown-it's line numbers stay the page's.
-    body = [("" if i <= fm_end else line) for i, line in enumerate(lines)]
+    fmt = page_format(path)
     walker = _Walker(lines)
-    walker.walk(_markdown().parse("\n".join(body)), 0)
+    if fmt == "rst":
+        from bot.core import rst  # imported for the first reStructuredText page only
 
-    sections = _sections(walker.headings, len(lines))
+        read = rst.read(lines)
+        walker.walk(read.tokens, 0)
+        walker.anchors |= read.anchors
+    else:
+        fm_end = _front_matter_end(lines)
+        # Blank the front matter instead of cutting it so markdown-it's line numbers stay the page's.
+        body = [("" if i <= fm_end else line) for i, line in enumerate(lines)]
+        if fmt in ("mdx", "qmd"):
+            from bot.core import dialects
+
+            body = dialects.mdx(body) if fmt == "mdx" else dialects.quarto(body)
+        walker.walk(_markdown().parse("\n".join(body)), 0)
+
+    sections = _sections(walker.headings, len(lines), fmt)
     section_lines = tuple(s.line for s in sections)
 
     def section_at(line: int) -> Section:

@@ -113,3 +113,37 @@ def test_audit_right_after_init_finds_the_stale_citation_only():
 def test_nothing_to_couple_gives_no_config():
     files = {"tool/cli.py": CLI, "README.md": "# Tool\n\nSee `--help`.\n", "docs/a.md": "# A\n\n`--model`\n"}
     assert config_for(MemoryTree(files)) is None  # one flag cited: not enough to say what a page is about
+
+
+def test_rst_mdx_and_quarto_pages_are_pages_with_a_glob_of_their_own():
+    files = {
+        "tool/cli.py": CLI,
+        "docs/usage.md": "# Usage\n\nPass `--model` and `--device cuda`.\n",
+        "docs/a.rst": "A\n=\n\nPass ``--model`` and :option:`--batch-size`.\n",
+        "docs/b.rst": "B\n=\n\n.. code-block:: bash\n\n   tool --model x --device cpu\n",
+        "docs/c/d.rst": "D\n=\n\n``--model`` and ``--device``.\n",
+        "docs/e.mdx": "import X from './x'\n\nPass `--model` and `--batch-size 2`.\n",
+        "docs/f.qmd": "```{bash}\ntool --model x --batch-size 2\n```\n",
+        "docs/notes.txt": "--model --batch-size\n",
+    }
+    tree = MemoryTree(files)
+    found = plan(tree)
+    assert found.pages == (
+        "docs/a.rst",
+        "docs/b.rst",
+        "docs/c/d.rst",
+        "docs/e.mdx",
+        "docs/f.qmd",
+        "docs/usage.md",
+    )
+    text = config_for(tree)
+    assert text is not None
+    assert '      - path: "docs/**/*.rst"  # 3 pages cite flags\n' in text
+    assert "      - path: docs/e.mdx\n" in text and "      - path: docs/f.qmd\n" in text
+    (pack,) = parse_repo_config(text)
+    assert unmatched(pack.rules, MemoryTree({}), tree) == []
+    stale = dict(files, **{"docs/c/d.rst": "D\n=\n\n``--model`` and ``--devices``.\n"})
+    report = audit(pack.rules, MemoryTree(stale))
+    assert [(f.kind, f.symbol, f.doc.path) for f in report.findings] == [
+        ("unresolved", "--devices", "docs/c/d.rst")
+    ]

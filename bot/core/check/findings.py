@@ -11,13 +11,13 @@ import fnmatch
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import cast
 
 from bot.core.check.wording import fixed_line
 from bot.core.model import CodeLocation, DocLocation, Finding, FindingKind, Severity, Suggestion
-from bot.core.page import DocPage
+from bot.core.page import DocPage, page_format
 from bot.core.rules import Rule
 
 
@@ -54,8 +54,8 @@ class Findings:
         self.rule = rule
         self._done: list[Finding] = []
         # Findings whose suggestion waits for every edit of their line:
-        # (finding, line text, line, its edit).
-        self._pending: list[tuple[Finding, str, int, tuple[str, str]]] = []
+        # (finding, its page, line, its edit).
+        self._pending: list[tuple[Finding, DocPage, int, tuple[str, str]]] = []
         # (doc path, line) -> its (old, new) token replacements, merged into one suggestion.
         self._line_edits: dict[tuple[str, int], list[tuple[str, str]]] = defaultdict(list)
 
@@ -78,7 +78,7 @@ class Findings:
         loc = doc_location(doc, line) if doc is not None and line is not None else None
         suggestion = None
         if doc is not None and line is not None and replacement is not None:
-            suggestion = Suggestion(doc.path, line, line, replacement)
+            suggestion = _in_place(doc, line, lambda text: replacement, whole=True)
         finding = Finding(
             kind=kind,
             severity=cast(Severity, severity),  # the rule file admits only the three levels
@@ -93,7 +93,7 @@ class Findings:
         )
         if edit is not None and doc is not None and line is not None:
             self._line_edits[(doc.path, line)].append(edit)
-            self._pending.append((finding, doc.lines[line - 1], line, edit))
+            self._pending.append((finding, doc, line, edit))
         else:
             self._done.append(finding)
 
@@ -115,18 +115,34 @@ class Findings:
         # Every finding on a line suggests the same text: the line with all its fixes applied,
         # so accepting any one of them leaves the line right.
         findings = list(self._done)
-        for finding, original, line, _ in self._pending:
-            assert finding.doc is not None
+        for finding, doc, line, _ in self._pending:
             # The longest token first: `a/b/c.py` before `a/b/`, which would rewrite its start.
-            edits = sorted(self._line_edits[(finding.doc.path, line)], key=lambda e: -len(e[0]))
-            fixed = fixed_line(original, edits)
-            suggestion = Suggestion(finding.doc.path, line, line, fixed) if fixed != original else None
+            edits = sorted(self._line_edits[(doc.path, line)], key=lambda e: -len(e[0]))
+            suggestion = _in_place(doc, line, functools.partial(fixed_line, edits=edits))
             findings.append(replace(finding, suggestion=suggestion))
         unique: dict[tuple[object, ...], Finding] = {}
         for f in findings:
             key = (f.kind, f.symbol, f.doc.path if f.doc else None, f.doc.line if f.doc else None, f.message)
             unique.setdefault(key, f)
         return sorted(unique.values(), key=_order)
+
+
+def _in_place(doc: DocPage, line: int, fix: Callable[[str], str], whole: bool = False) -> Suggestion | None:
+    """The suggestion that rewrites `line` by `fix` in the page's own syntax; None when it
+    changes nothing or cannot be written there. `whole`: `fix` replaces the line, it does not
+    edit its tokens (in a reStructuredText table that is no row any more)."""
+    original = doc.lines[line - 1]
+    if page_format(doc.path) != "rst":
+        fixed = fix(original)
+        return Suggestion(doc.path, line, line, fixed) if fixed != original else None
+    from bot.core import rst
+
+    if whole:
+        fixed = fix(original)
+        kept = rst.refit(doc.lines, line, lambda text: text if text != original else fixed)
+        return Suggestion(doc.path, *kept) if kept is not None and kept[2] == fixed else None
+    kept = rst.refit(doc.lines, line, fix)
+    return Suggestion(doc.path, *kept) if kept is not None else None
 
 
 def _order(f: Finding) -> tuple[str, int, str, str]:

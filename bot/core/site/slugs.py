@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from bot.core.page import DocPage, github_anchor
+from bot.core.anchors import github_anchor, mintlify_slug
+from bot.core.page import DocPage
 
 # `## Title {#custom-id}` (Mintlify, attr_list) and `## Title {: #custom-id .class }` (attr_list).
 _CUSTOM_ID = re.compile(r"\s*\{:?\s*#([^\s}]+)[^}]*\}\s*$")
@@ -32,8 +33,6 @@ _PARAM = re.compile(
     r"""<(?:ParamField|ResponseField)\b[^>]*?\b(?:name|path|query|body|header)\s*=\s*["']([^"']+)["']"""
 )
 
-_DROPPED = re.compile(r"""[()\[\]{}<>?!,;"`*|]""")
-_NOT_PLAIN = re.compile(r"[^\w\s\-\u2019/&]")
 
 GITHUB, MINTLIFY, MINTLIFY_PLAIN, TOC, TOC_UNICODE = (
     "github",
@@ -42,14 +41,6 @@ GITHUB, MINTLIFY, MINTLIFY_PLAIN, TOC, TOC_UNICODE = (
     "toc",
     "toc-unicode",
 )
-
-
-def mintlify_slug(title: str, plain: bool = False) -> str:
-    """Mintlify's generated id: lowercase, whitespace to `-`, `.` to `-`, `'` to `’`,
-    parentheses dropped, `/`, `&`, `:` and `$` kept; `plain` drops all other punctuation."""
-    text = title.strip().lower().replace("'", "\u2019").replace(".", "-")
-    text = (_NOT_PLAIN if plain else _DROPPED).sub("", text)
-    return re.sub(r"\s", "-", text)
 
 
 def toc_slug(title: str, unicode: bool = False) -> str:

@@ -1,0 +1,106 @@
+"""MDX and Quarto pages, read as the CommonMark they carry.
+
+Each is turned into a Markdown page of the same lines and columns: what is not Markdown is
+overwritten with spaces, so every position markdown-it reports is the page's own.
+
+- MDX: `import`/`export` statements (up to the blank line that ends them) and JS expressions
+  (`{props.x}`, `{/* comments */}`) outside code are blanked; JSX tags are left to the page
+  reader, which reads the Markdown between them. A heading's `{#custom-id}` stays.
+- Quarto: an executable chunk's braces (```` ```{bash} ````, ```` ```{.python} ````) become the
+  fence's language, fenced divs (`::: {.callout-note}`, `:::`) and shortcodes (`{{< ... >}}`)
+  are blanked.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"\s{0,3}(`{3,}|~{3,})")
+_ESM = re.compile(r"(?:import|export)\b")
+_HEADING_ID = re.compile(r"\s*\{:?\s*#[^\s}]+[^}]*\}\s*$")
+_CHUNK = re.compile(r"(\s{0,3}(?:`{3,}|~{3,}))\s*\{\s*\.?([A-Za-z][\w+-]*)[^}]*\}(.*)")
+_DIV = re.compile(r"\s*:::+(?:\s.*|\{.*)?$")
+_SHORTCODE = re.compile(r"\{\{[<%].*?[>%]\}\}")
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+def mdx(lines: list[str]) -> list[str]:
+    out = list(lines)
+    fence: str | None = None
+    depth = 0  # open braces of a JS expression carried across lines
+    esm = False
+    for i, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if depth == 0 and opened:
+            fence = opened.group(1)
+            continue
+        if esm or (depth == 0 and _ESM.match(line)):
+            esm = bool(line.strip())
+            out[i] = _blank(line) if esm else line
+            continue
+        out[i], depth = _expressions(line, depth)
+    return out
+
+
+def _expressions(line: str, depth: int) -> tuple[str, int]:
+    """The line with JS expressions blanked, outside code spans; the braces still open after it."""
+    chars = list(line)
+    keep_id = _HEADING_ID.search(line) if line.lstrip().startswith("#") else None
+    i = 0
+    while i < len(chars):
+        c = chars[i]
+        if depth == 0:
+            if c == "\\":
+                i += 2
+                continue
+            if c == "`":
+                run = len(line[i:]) - len(line[i:].lstrip("`"))
+                close = line.find("`" * run, i + run)
+                i = close + run if close >= 0 else i + run
+                continue
+            if c == "{" and not (keep_id and i >= keep_id.start()):
+                depth = 1
+                chars[i] = " "
+        else:
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+            chars[i] = " "
+        i += 1
+    blanked = "".join(chars)
+    lead = len(line) - len(line.lstrip())
+    if blanked.strip() and not blanked[lead].strip():
+        # What follows an expression at the start of a line is not indented code: keep the
+        # line's first character a character (a zero-width space, which no citation holds).
+        blanked = blanked[:lead] + "\u200b" + blanked[lead + 1 :]
+    return blanked, depth
+
+
+def quarto(lines: list[str]) -> list[str]:
+    out = list(lines)
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            chunk = _CHUNK.fullmatch(line)
+            if chunk:
+                out[i] = f"{chunk.group(1)}{chunk.group(2)}"
+            continue
+        if _DIV.fullmatch(line):
+            out[i] = _blank(line)
+        elif "{{" in line:
+            out[i] = _SHORTCODE.sub(lambda m: _blank(m.group(0)), line)
+    return out

@@ -1,0 +1,733 @@
+"""reStructuredText pages (Sphinx), read into the block tokens markdown-it gives a Markdown page,
+with the same line maps, so one walker (bot/core/page.py) reads both formats.
+
+What is read: section titles (underlined, or over- and underlined; levels in the order the page
+first uses each adornment), explicit targets (`.. _label:`), paragraphs, bullet, enumerated,
+definition, field and option lists, block quotes, the bodies of admonitions, tabs and domain
+directives; code as a shell block (`.. code-block:: bash`, `.. code::`, `.. sourcecode::`,
+`.. prompt:: bash`, `.. code-tab::`, and `::` literal blocks in `.. highlight::`'s language, a
+shell's when none is set); tables (grid, simple and `.. list-table::`); inline literals
+(``` ``--flag`` ```) and the roles that cite code (`:option:`, `:class:`, `:func:`, `:meth:`,
+`:mod:`, `:attr:`, `:envvar:`, `:file:`, ...), and `.. option::` directives. Comments, raw
+HTML, math, `toctree` and directives of unknown meaning are skipped: no citation read from
+them beats a wrong one.
+
+Why not docutils: its doctree gives no position to an inline node and only approximate lines
+to blocks (a literal block's is where it ends), while every citation here must keep its line
+and column; and Sphinx's roles and directives are unknown to it without Sphinx. The reader is
+a handful of line rules, linear in the page, nesting at most `MAX_DEPTH` deep.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from markdown_it.token import Token
+
+from bot.core.anchors import docutils_id
+
+MAX_DEPTH = 16  # nested bodies deeper than this are not read
+_PUNCT = r"""!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~"""
+_ADORNMENT = re.compile(rf"([{_PUNCT}])\1+\s*")
+_TARGET = re.compile(r"\.\.\s+_(`[^`]+`|[^:`][^:]*):(?:\s+(.*))?$")
+_DIRECTIVE = re.compile(r"\.\.\s+([A-Za-z][\w:.+-]*)::(?:\s+(.*))?$")
+_SUBSTITUTION = re.compile(r"\.\.\s+\|[^|]+\|")
+_BULLET = re.compile(r"([-*+\u2022])(\s+|$)")
+_ENUMERATED = re.compile(r"(?:\d+|#|[a-zA-Z]|[ivxlcdmIVXLCDM]+)[.)](\s+|$)|\((?:\d+|#|[a-zA-Z])\)(\s+|$)")
+_FIELD = re.compile(r":(?![\s:])[^`:]+(?<!\s):(\s+|$)")
+_OPTION = r"(?:--?[A-Za-z0-9][\w.-]*(?:[ =](?:<[^>]+>|[A-Za-z_][\w-]*))?)"
+_OPTION_LIST = re.compile(rf"({_OPTION}(?:,\s{_OPTION})*)(?:\s\s+|$)")
+_GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+\s*")
+_SIMPLE_BORDER = re.compile(r"=+(?: +=+)+\s*")
+_OPTION_FIELD = re.compile(r":[\w-]+:")
+_BACKTICKS = re.compile(r"`+")
+_LOOKAHEAD = 64  # runs of backticks searched for the one closing a literal: a bound on the scan
+
+_SHELL = "bash"
+_CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-tab"}
+# Directives whose body is more reStructuredText.
+_BODY_DIRECTIVES = frozenset(
+    {
+        "note",
+        "warning",
+        "tip",
+        "important",
+        "caution",
+        "danger",
+        "error",
+        "hint",
+        "attention",
+        "seealso",
+        "admonition",
+        "todo",
+        "versionadded",
+        "versionchanged",
+        "deprecated",
+        "versionremoved",
+        "topic",
+        "sidebar",
+        "rubric",
+        "container",
+        "only",
+        "tab",
+        "tabs",
+        "tab-set",
+        "tab-item",
+        "group-tab",
+        "dropdown",
+        "card",
+        "grid",
+        "grid-item",
+        "grid-item-card",
+        "details",
+        "option",
+        "cmdoption",
+        "describe",
+        "program",
+        "envvar",
+        "function",
+        "class",
+        "method",
+        "attribute",
+        "data",
+        "module",
+        "exception",
+        "decorator",
+        "py:function",
+        "py:class",
+        "py:method",
+        "py:attribute",
+        "py:data",
+        "py:module",
+        "std:option",
+        "std:envvar",
+        "figure",
+        "hlist",
+        "centered",
+        "epigraph",
+        "highlights",
+        "pull-quote",
+        "compound",
+    }
+)
+# Roles whose text is code: a flag, a name, a path.
+_CODE_ROLES = frozenset(
+    {
+        "option",
+        "program",
+        "envvar",
+        "class",
+        "func",
+        "meth",
+        "mod",
+        "attr",
+        "data",
+        "const",
+        "exc",
+        "obj",
+        "any",
+        "file",
+        "command",
+        "code",
+        "literal",
+        "samp",
+    }
+)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _is_adornment(line: str) -> bool:
+    return len(line.strip()) >= 2 and _ADORNMENT.fullmatch(line) is not None and line[0] != " "
+
+
+@dataclass
+class Read:
+    """A page read: its block tokens and the ids its explicit targets give."""
+
+    tokens: list[Token] = field(default_factory=list)
+    anchors: set[str] = field(default_factory=set)
+
+
+class _Reader:
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+        self.starts: list[int] = []
+        pos = 0
+        for line in lines:
+            self.starts.append(pos)
+            pos += len(line) + 1
+        self.out = Read()
+        self.styles: list[tuple[str, bool]] = []  # adornments in the order of first use
+        self.highlight = _SHELL  # the language of `::` blocks
+
+    # -- helpers --
+
+    def _tok(self, kind: str, tag: str, nesting: Literal[-1, 0, 1], lo: int, hi: int) -> Token:
+        tok = Token(kind, tag, nesting)
+        tok.map = [lo, hi]
+        self.out.tokens.append(tok)
+        return tok
+
+    def _extent(self, start: int, end: int, indent: int) -> int:
+        """The end of the block whose lines after `start` are blank or indented past `indent`."""
+        j = start + 1
+        while j < end and (not self.lines[j].strip() or _indent(self.lines[j]) > indent):
+            j += 1
+        while j > start + 1 and not self.lines[j - 1].strip():
+            j -= 1
+        return j
+
+    # -- blocks --
+
+    def body(self, start: int, end: int, indent: int, depth: int = 0, first_col: int | None = None) -> None:
+        """Read lines[start:end], a body whose text starts at column `indent` (the first line
+        at `first_col` when it follows a list marker)."""
+        if depth > MAX_DEPTH:
+            return
+        i = start
+        literal_next = False
+        while i < end:
+            line = self.lines[i]
+            if not line.strip():
+                i += 1
+                continue
+            col = first_col if (i == start and first_col is not None) else _indent(line)
+            text = line[col:]
+            if col > indent:  # a block quote, or the literal block a `::` announced
+                j = i + 1
+                while j < end and (not self.lines[j].strip() or _indent(self.lines[j]) >= col):
+                    j += 1
+                while j > i + 1 and not self.lines[j - 1].strip():
+                    j -= 1
+                if literal_next:
+                    self._fence(i, j, self.highlight)
+                else:
+                    self.body(i, j, col, depth + 1)
+                literal_next = False
+                i = j
+                continue
+            literal_next = False
+            if depth == 0 and indent == 0 and self._title(i, end):
+                i += 3 if _is_adornment(line) else 2
+                continue
+            if text.startswith(".. ") or text.rstrip() == "..":
+                i = self._explicit(i, end, col, text, depth)
+                continue
+            if _GRID_BORDER.fullmatch(text):
+                i = self._grid(i, end, col)
+                continue
+            if _SIMPLE_BORDER.fullmatch(text):
+                i = self._simple(i, end, col)
+                continue
+            if text.startswith(">>>"):
+                while i < end and self.lines[i].strip():
+                    i += 1
+                continue
+            marker = _BULLET.match(text) or _ENUMERATED.match(text)
+            if marker is None and text.startswith(":"):
+                marker = _FIELD.match(text)
+            if marker is not None:
+                content = col + marker.end()
+                j = self._extent(i, end, col)
+                if content >= len(line):  # the item's text starts on the next line
+                    nxt = next((k for k in range(i + 1, j) if self.lines[k].strip()), None)
+                    if nxt is not None:
+                        self.body(nxt, j, _indent(self.lines[nxt]), depth + 1)
+                else:
+                    self.body(i, j, content, depth + 1, first_col=content)
+                i = j
+                continue
+            option = _OPTION_LIST.match(text) if text.startswith("-") else None
+            if option is not None:
+                j = self._extent(i, end, col)
+                self._paragraph(i, i + 1, col, code=(col, col + len(option.group(1))))
+                if j > i + 1:
+                    first = next(k for k in range(i + 1, j) if self.lines[k].strip())
+                    self.body(first, j, _indent(self.lines[first]), depth + 1)
+                i = j
+                continue
+            # a paragraph: up to a blank line, a line indented otherwise, or a title under it
+            j = i + 1
+            while j < end and self.lines[j].strip() and _indent(self.lines[j]) == col:
+                if j + 1 < end and _is_adornment(self.lines[j + 1]) and depth == 0:
+                    break
+                j += 1
+            if j < end and self.lines[j].strip() and _indent(self.lines[j]) > col:
+                # a definition list: the term, then its definition indented under it
+                self._paragraph(i, j, col, first_col=first_col if i == start else None)
+                k = self._extent(j - 1, end, col)
+                self.body(j, k, _indent(self.lines[j]), depth + 1)
+                i = k
+                continue
+            self._paragraph(i, j, col, first_col=first_col if i == start else None)
+            last = self.lines[j - 1].rstrip()
+            literal_next = last.endswith("::") and not _DIRECTIVE.match(last.strip())
+            i = j
+
+    def _title(self, i: int, end: int) -> bool:
+        lines = self.lines
+        line = lines[i]
+        if i > 0 and lines[i - 1].strip() and not _is_adornment(lines[i - 1]):
+            return False
+        over = _is_adornment(line)
+        if over:
+            if i + 2 >= end or not lines[i + 1].strip() or lines[i + 2].rstrip() != line.rstrip():
+                return False
+            at, style = i + 1, (line[0], True)
+        else:
+            if i + 1 >= end or not _is_adornment(lines[i + 1]) or _indent(line) > 0:
+                return False
+            under = lines[i + 1].rstrip()
+            if len(under) < min(len(line.rstrip()), 4):
+                return False
+            at, style = i, (under[0], False)
+        if style not in self.styles:
+            self.styles.append(style)
+        level = self.styles.index(style) + 1
+        title = lines[at]
+        self._tok("heading_open", f"h{level}", 1, at, at + 1)
+        self._inline(at, at + 1, _indent(title))
+        self._tok("heading_close", f"h{level}", -1, at, at + 1)
+        return True
+
+    def _explicit(self, i: int, end: int, col: int, text: str, depth: int) -> int:
+        """A target, directive, substitution or comment starting at line i; the line after it."""
+        j = self._extent(i, end, col)
+        target = _TARGET.match(text)
+        if target is not None:
+            if not (target.group(2) or "").strip():
+                self.out.anchors.add(docutils_id(target.group(1).strip("`")))
+            return j
+        directive = _DIRECTIVE.match(text)
+        if directive is None or _SUBSTITUTION.match(text):
+            return j  # a comment (docs-sync's own among them) or a substitution
+        name, args = directive.group(1).lower(), (directive.group(2) or "").strip()
+        content = self._content(i + 1, j)
+        if name in _CODE_DIRECTIVES:
+            lang = args.split()[0].lower() if args else self.highlight
+            if content is not None:
+                self._fence(content, j, lang)
+        elif name == "prompt":
+            words = args.split()
+            lang = words[0].lower() if words else _SHELL
+            if content is not None:
+                self._fence(content, j, "console" if "auto" in words[1:] else lang)
+        elif name == "highlight":
+            self.highlight = args.split()[0].lower() if args else self.highlight
+        elif name == "literalinclude" and args:
+            self._link(i, col, text, args.split()[0])
+        elif name == "list-table":
+            if content is not None:
+                self._list_table(i + 1, content, j)
+        elif name in _BODY_DIRECTIVES:
+            if name in ("option", "cmdoption", "std:option") and args:
+                at = col + text.index("::") + 2
+                at += len(self.lines[i][at:]) - len(self.lines[i][at:].lstrip())
+                self._paragraph(i, i + 1, col, code=(at, at + len(args)))
+            if content is not None:
+                self.body(content, j, _indent(self.lines[content]), depth + 1)
+        return j
+
+    def _content(self, start: int, end: int) -> int | None:
+        """The first line of a directive's content, past its options; None when it has none."""
+        k = start
+        while k < end and self.lines[k].strip() and _OPTION_FIELD.match(self.lines[k].strip()):
+            k += 1
+        while k < end and not self.lines[k].strip():
+            k += 1
+        return k if k < end else None
+
+    def _fence(self, start: int, end: int, lang: str) -> None:
+        """A code block of lines[start:end] (its content as one block, indentation as written)."""
+        tok = self._tok("fence", "code", 0, start - 1, end)
+        tok.info = lang
+        tok.content = "\n".join(self.lines[start:end]) + "\n"
+        tok.markup = "::"
+
+    def _link(self, i: int, col: int, text: str, target: str) -> None:
+        at = self.lines[i].find(target, col)
+        self._tok("paragraph_open", "p", 1, i, i + 1)
+        inline = self._tok("inline", "", 0, i, i + 1)
+        link = Token("link_open", "a", 1)
+        link.attrSet("href", target)
+        label = Token("text", "", 0)
+        label.content = self.lines[i][at : at + len(target)] if at >= 0 else target
+        inline.children = [link, label, Token("link_close", "a", -1)]
+        self._tok("paragraph_close", "p", -1, i, i + 1)
+
+    # -- paragraphs and inline markup --
+
+    def _paragraph(
+        self,
+        start: int,
+        end: int,
+        col: int,
+        first_col: int | None = None,
+        code: tuple[int, int] | None = None,
+    ) -> None:
+        self._tok("paragraph_open", "p", 1, start, end)
+        self._inline(start, end, col, first_col, code)
+        self._tok("paragraph_close", "p", -1, start, end)
+
+    def _inline(
+        self,
+        start: int,
+        end: int,
+        col: int,
+        first_col: int | None = None,
+        code: tuple[int, int] | None = None,
+        segments: list[tuple[int, int, int]] | None = None,
+    ) -> Token:
+        """The inline token of lines[start:end] from column `col` (or of `segments`, each
+        (line, from column, to column)); `code` marks columns of the first line as code
+        (an option list's or `.. option::`'s flags)."""
+        if segments is None:
+            segments = []
+            for k in range(start, end):
+                line = self.lines[k]
+                lo = first_col if (k == start and first_col is not None) else min(col, _indent(line))
+                segments.append((k, lo, len(line.rstrip())))
+        tok = self._tok("inline", "", 0, start, end)
+        tok.children = _children(self, segments, code)
+        return tok
+
+    # -- tables --
+
+    def _grid(self, i: int, end: int, col: int) -> int:
+        """A grid table from its top border at line i; the line after it."""
+        j = i
+        while j < end and self.lines[j][col : col + 1] in ("+", "|"):
+            j += 1
+        borders = [k for k in range(i, j) if _GRID_BORDER.fullmatch(self.lines[k][col:])]
+        top = self.lines[i]
+        edges = [p for p, c in enumerate(top) if c == "+" and p >= col]
+        if len(edges) < 2:
+            return j
+        header_end = next((k for k in borders if "=" in self.lines[k]), None)
+        rows: list[tuple[int, int]] = [
+            (a + 1, b) for a, b in zip(borders, borders[1:], strict=False) if b > a + 1
+        ]
+        cells_of = []
+        for lo, hi in rows:
+            cells = []
+            for a, b in zip(edges, edges[1:], strict=False):
+                if any(len(self.lines[k]) <= b or self.lines[k][b] not in "|+" for k in range(lo, hi)):
+                    return j  # a spanning cell: not read as a plain grid
+                cells.append([(k, a + 1, b) for k in range(lo, hi)])
+            cells_of.append((lo, hi, cells))
+        self._table(cells_of, header_end, i, j)
+        return j
+
+    def _simple(self, i: int, end: int, col: int) -> int:
+        """A simple table from its top border at line i; the line after it."""
+        border = self.lines[i]
+        columns = [(m.start(), m.end()) for m in re.finditer(r"=+", border)]
+        j = i + 1
+        borders = [i]
+        while j < end:
+            line = self.lines[j]
+            if _SIMPLE_BORDER.fullmatch(line[col:]) or re.fullmatch(r"\s*=+\s*", line):
+                borders.append(j)
+                j += 1
+                if j >= end or not self.lines[j].strip():
+                    break
+                continue
+            if not line.strip() and len(borders) >= 2:
+                break
+            j += 1
+        if len(borders) < 2:
+            return j
+        header_end = borders[1] if len(borders) >= 3 else None
+        rows: list[list[int]] = []
+        for k in range(i + 1, borders[-1]):
+            line = self.lines[k]
+            if k in borders or not line.strip():
+                continue
+            starts = [c[0] for c in columns]
+            if rows and not line[: columns[0][1]].strip():
+                rows[-1][1] = k + 1  # a first column left blank continues the row above
+                continue
+            rows.append([k, k + 1])
+        cells_of = []
+        for lo, hi in rows:
+            cells = []
+            for n, (a, _) in enumerate(columns):
+                right = starts[n + 1] if n + 1 < len(columns) else 10**9
+                cells.append([(k, a, min(right, len(self.lines[k]))) for k in range(lo, hi)])
+            cells_of.append((lo, hi, cells))
+        self._table(cells_of, header_end, i, j)
+        return j
+
+    def _list_table(self, directive: int, start: int, end: int) -> None:
+        header_rows = 0
+        for k in range(directive, start):
+            m = re.match(r"\s*:header-rows:\s*(\d+)", self.lines[k])
+            if m:
+                header_rows = int(m.group(1))
+        rows: list[tuple[int, int, list[list[tuple[int, int, int]]]]] = []
+        k = start
+        while k < end:
+            line = self.lines[k]
+            m = re.match(r"(\s*)\*\s+-\s+", line)
+            if not m:
+                k += 1
+                continue
+            row_end = self._extent(k, end, len(m.group(1)))
+            cells: list[list[tuple[int, int, int]]] = []
+            for n in range(k, row_end):
+                cell = re.match(r"(\s*)(?:\*\s+)?-(\s+|$)", self.lines[n])
+                text = self.lines[n]
+                if cell and (n == k or _indent(text) == len(m.group(1)) + 2):
+                    cells.append([(n, cell.end(), len(text.rstrip()))])
+                elif cells and text.strip():
+                    cells[-1].append((n, _indent(text), len(text.rstrip())))
+            rows.append((k, row_end, cells))
+            k = row_end
+        header_end = None
+        if header_rows and len(rows) > header_rows:
+            header_end = rows[header_rows][0]
+        self._table(rows, header_end, start, end)
+
+    def _table(
+        self,
+        rows: list[tuple[int, int, list[list[tuple[int, int, int]]]]],
+        header_end: int | None,
+        lo: int,
+        hi: int,
+    ) -> None:
+        self._tok("table_open", "table", 1, lo, hi)
+        head = [r for r in rows if header_end is not None and r[0] < header_end]
+        body = [r for r in rows if r not in head]
+        self._tok("thead_open", "thead", 1, lo, hi)
+        for row in head:
+            self._row(row, "th")
+        self._tok("thead_close", "thead", -1, lo, hi)
+        self._tok("tbody_open", "tbody", 1, lo, hi)
+        for row in body:
+            self._row(row, "td")
+        self._tok("tbody_close", "tbody", -1, lo, hi)
+        self._tok("table_close", "table", -1, lo, hi)
+
+    def _row(self, row: tuple[int, int, list[list[tuple[int, int, int]]]], tag: str) -> None:
+        lo, hi, cells = row
+        self._tok("tr_open", "tr", 1, lo, hi)
+        for segments in cells:
+            self._tok(f"{tag}_open", tag, 1, lo, hi)
+            first = next(((k, a) for k, a, b in segments if self.lines[k][a:b].strip()), None)
+            inline = self._inline(lo, hi, 0, segments=segments)
+            # Cells of a row side by side: each is read from its own first line, not after
+            # the cell before it (which may end lines below).
+            inline.meta["start"] = self.starts[first[0]] + first[1] if first else self.starts[lo]
+            self._tok(f"{tag}_close", tag, -1, lo, hi)
+        self._tok("tr_close", "tr", -1, lo, hi)
+
+
+def _children(
+    reader: _Reader, segments: list[tuple[int, int, int]], code: tuple[int, int] | None
+) -> list[Token]:
+    """Inline tokens of the text in `segments`: text, soft breaks, code spans (with their exact
+    offsets in `meta`) and links, in source order."""
+    lines, starts = reader.lines, reader.starts
+    # The text as one string, with where each of its characters sits in the page.
+    parts: list[str] = []
+    where: list[int] = []
+    for n, (k, a, b) in enumerate(segments):
+        if n:
+            parts.append("\n")
+            where.append(starts[k] - 1)
+        piece = lines[k][a:b]
+        parts.append(piece)
+        where.extend(range(starts[k] + a, starts[k] + a + len(piece)))
+    text = "".join(parts)
+    out: list[Token] = []
+    pos = 0
+
+    def add_text(upto: int) -> None:
+        chunk = text[pos:upto]
+        for n, piece in enumerate(chunk.split("\n")):
+            if n:
+                out.append(Token("softbreak", "br", 0))
+            if piece.strip():
+                t = Token("text", "", 0)
+                t.content = piece
+                out.append(t)
+
+    def add_code(lo: int, hi: int, content: str, markup: str) -> None:
+        t = Token("code_inline", "code", 0)
+        t.content = content
+        t.markup = markup
+        t.meta = {"start": where[lo], "end": where[hi - 1] + 1}
+        out.append(t)
+
+    if code is not None and segments:
+        k, a, _ = segments[0]
+        lo, hi = code[0] - a, code[1] - a
+        if 0 <= lo < hi <= len(lines[k]) - a:
+            add_code(lo, hi, text[lo:hi], "")
+            pos = hi
+    for lo, hi, content, href in _markup(text, pos):
+        add_text(lo)
+        if href is not None:
+            link = Token("link_open", "a", 1)
+            link.attrSet("href", href)
+            label = Token("text", "", 0)
+            label.content = text[lo + 1 : text.rfind("<", lo, hi)].strip() or href
+            out.extend([link, label, Token("link_close", "a", -1)])
+        else:
+            add_code(lo, hi, content, "``")
+        pos = hi
+    add_text(len(text))
+    return out
+
+
+def _markup(text: str, pos: int) -> list[tuple[int, int, str, str | None]]:
+    """(start, end, code, href) of each inline literal, code role and `text <href>`_ link of
+    `text` from `pos`: a literal's content and a role's target (`~pkg.Foo` is `pkg.Foo`), or the
+    href of a link. One pass over the runs of backticks."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, pos)]
+    out: list[tuple[int, int, str, str | None]] = []
+    i = 0
+    while i < len(runs):
+        a, b = runs[i]
+        if b - a == 2 and _opens(text, a, b):
+            close = next(
+                (n for n in range(i + 1, min(len(runs), i + _LOOKAHEAD)) if _is_close(text, runs[n])),
+                None,
+            )
+            if close is not None:
+                c, d = runs[close]
+                out.append((a, d, text[b:c], None))
+                i = close + 1
+                continue
+        elif b - a == 1 and _opens(text, a, b):
+            ahead = range(i + 1, min(len(runs), i + _LOOKAHEAD))
+            close = next((n for n in ahead if runs[n][1] - runs[n][0] == 1), None)
+            if close is not None:
+                c, d = runs[close]
+                inner = text[b:c]
+                role = re.search(r"(?<![\w:]):((?:[\w.+-]+:)?[\w.+-]+):$", text[max(0, a - 40) : a])
+                target = re.fullmatch(r"(.*?)\s*<([^<>]+)>", inner, re.S)
+                if role is not None and role.group(1).split(":")[-1] in _CODE_ROLES:
+                    name = (target.group(2) if target else inner).strip().lstrip("~!")
+                    out.append((a - len(role.group(0)), d, name, None))
+                elif role is None and target is not None and text[d : d + 1] == "_":
+                    out.append((a, d + (2 if text[d : d + 2] == "__" else 1), "", target.group(2).strip()))
+                i = close + 1
+                continue
+        i += 1
+    return out
+
+
+def _is_close(text: str, run: tuple[int, int]) -> bool:
+    return run[1] - run[0] == 2 and _closes(text, *run)
+
+
+def _opens(text: str, a: int, b: int) -> bool:
+    before = text[a - 1] if a else " "
+    after = text[b] if b < len(text) else " "
+    return (before.isspace() or before in "'\"([{<-/:‘“’«¡¿") and not after.isspace()
+
+
+def _closes(text: str, a: int, b: int) -> bool:
+    before = text[a - 1] if a else " "
+    after = text[b] if b < len(text) else " "
+    return not before.isspace() and (after.isspace() or after in "'\")]}>-/:.,;!?\\’”»")
+
+
+def read(lines: list[str]) -> Read:
+    """The block tokens of a reStructuredText page, as markdown-it would give a Markdown one."""
+    reader = _Reader(lines)
+    reader.body(0, len(lines), 0)
+    return reader.out
+
+
+# --- rewriting a line in place ------------------------------------------------------------------
+
+
+def refit(
+    lines: list[str] | tuple[str, ...], line: int, fix: Callable[[str], str]
+) -> tuple[int, int, str] | None:
+    """The rewrite of `line` (1-based) by `fix` that keeps the page valid reStructuredText, as
+    (first line, last line, their new text): a grid or simple table's columns keep their widths
+    (each cell rewritten on its own, padded back), a title's adornment grows with it. None when
+    the new text does not fit its cell: no suggestion beats a broken table."""
+    text = lines[line - 1]
+    fixed = fix(text)
+    if fixed == text:
+        return None
+    grid = _grid_columns(lines, line)
+    if grid is not None:
+        return _refit_cells(text, grid, fix, line)
+    simple = _simple_columns(lines, line)
+    if simple is not None:
+        return _refit_cells(text, simple, fix, line)
+    under = lines[line] if line < len(lines) else ""
+    if text.strip() and _is_adornment(under) and _indent(text) == 0:
+        width = max(len(under.rstrip()), len(fixed.rstrip()))
+        over = lines[line - 2] if line >= 2 else ""
+        if _is_adornment(over) and over.rstrip() == under.rstrip():
+            bar = under[0] * width
+            return line - 1, line + 1, f"{bar}\n{fixed}\n{bar}"
+        return line, line + 1, f"{fixed}\n{under[0] * width}"
+    return line, line, fixed
+
+
+def _refit_cells(
+    text: str, bounds: list[tuple[int, int, int]], fix: Callable[[str], str], line: int
+) -> tuple[int, int, str] | None:
+    """`text` with each cell (`bounds`: its columns and how wide its text may be; the last one
+    open) rewritten by `fix` and padded back; None when a rewritten cell outgrows its room."""
+    out = []
+    done = 0
+    for a, b, room in bounds:
+        out.append(text[done:a])  # a grid's bar between cells
+        new = fix(text[a:b])
+        if b >= len(text):  # the row's last cell, open to the right
+            out.append(new)
+            done = len(text)
+            break
+        content = new.rstrip()
+        if len(content) > room:
+            return None
+        out.append(content.ljust(b - a))
+        done = b
+    out.append(text[done:])
+    return line, line, "".join(out)
+
+
+def _grid_columns(lines: list[str] | tuple[str, ...], line: int) -> list[tuple[int, int, int]] | None:
+    """The cells of a grid table's row line (between its bars), from the border above it."""
+    text = lines[line - 1]
+    if not text.lstrip().startswith("|"):
+        return None
+    k = line - 2
+    while k >= 0 and lines[k].lstrip().startswith("|"):
+        k -= 1
+    if k < 0 or not _GRID_BORDER.fullmatch(lines[k].strip()):
+        return None
+    edges = [p for p, c in enumerate(lines[k]) if c == "+"]
+    if any(p >= len(text) or text[p] != "|" for p in edges):
+        return None
+    return [(a + 1, b, b - a - 2) for a, b in zip(edges, edges[1:], strict=False)]
+
+
+def _simple_columns(lines: list[str] | tuple[str, ...], line: int) -> list[tuple[int, int, int]] | None:
+    """The columns of a simple table's row line: each from its border's run of `=` to the next
+    run (the last one open), and None when the line is in no simple table."""
+    k = line - 2
+    while k >= 0 and lines[k].strip() and not _SIMPLE_BORDER.fullmatch(lines[k].strip()):
+        k -= 1
+    if k < 0 or not lines[k].strip():
+        return None
+    runs = [(m.start(), m.end()) for m in re.finditer(r"=+", lines[k])]
+    open_end = 10**9
+    return [
+        (a, runs[n + 1][0] if n + 1 < len(runs) else open_end, b - a if n + 1 < len(runs) else open_end)
+        for n, (a, b) in enumerate(runs)
+    ]

@@ -1,0 +1,106 @@
+"""The check on reStructuredText, MDX and Quarto pages: a flag renamed in code is reported on
+the stale line with a suggestion in the page's own syntax; a doc edit citing an unknown flag is
+unresolved; a table keeps its layout or gets no suggestion."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.check import audit, check
+from bot.core.rules import DocTarget
+from bot.trees.memory import MemoryTree
+from tests.core.check.checkkit import CLI, changes_between, cli, rule
+
+BASE = cli("'--lr', type=float, default=0.1", "'--epochs', type=int, default=3")
+HEAD = cli("'--learning-rate', dest='lr', type=float, default=0.1", "'--epochs', type=int, default=3")
+
+PAGES = {
+    "docs/train.rst": "Training\n========\n\nSet ``--lr 0.1`` and ``--epochs``.\n",
+    "docs/train.mdx": "import X from './x'\n\n# Training\n\nSet `--lr 0.1` and `--epochs`. {/* x */}\n",
+    "docs/train.qmd": "## Training {#sec-train}\n\n```{bash}\npython tool/cli.py --lr 0.1 --epochs 3\n```\n",
+}
+STALE = {
+    "docs/train.rst": (4, "Set ``--learning-rate 0.1`` and ``--epochs``."),
+    "docs/train.mdx": (5, "Set `--learning-rate 0.1` and `--epochs`. {/* x */}"),
+    "docs/train.qmd": (4, "python tool/cli.py --learning-rate 0.1 --epochs 3"),
+}
+SECTIONS = {"docs/train.rst": "training", "docs/train.mdx": "training", "docs/train.qmd": "sec-train"}
+
+
+LR = cli("'--lr', type=float, default=0.1")
+
+
+def run(path: str, base_page: str, head_page: str, base_cli: str = BASE, head_cli: str = HEAD):
+    base = {CLI: base_cli, path: base_page}
+    head = {CLI: head_cli, path: head_page}
+    rules = [rule(docs=(DocTarget(path),))]
+    return check(rules, MemoryTree(base), MemoryTree(head), changes_between(base, head))
+
+
+@pytest.mark.parametrize("path", sorted(PAGES))
+def test_a_renamed_flag_is_reported_on_the_stale_line_in_the_pages_syntax(path: str):
+    report = run(path, PAGES[path], PAGES[path])
+    [f] = report.findings
+    line, fixed = STALE[path]
+    assert (f.kind, f.symbol, f.doc.line, f.doc.anchor) == ("renamed", "--lr", line, SECTIONS[path])
+    assert (f.suggestion.start_line, f.suggestion.end_line, f.suggestion.replacement) == (line, line, fixed)
+
+
+@pytest.mark.parametrize("path", sorted(PAGES))
+def test_a_doc_edit_citing_an_unknown_flag_is_unresolved(path: str):
+    head_page = PAGES[path].replace("--epochs", "--epocs")
+    report = run(path, PAGES[path], head_page, base_cli=BASE, head_cli=BASE)
+    assert [(f.kind, f.symbol) for f in report.findings] == [("unresolved", "--epocs")]
+    assert "--epochs" in report.findings[0].suggestion.replacement
+
+
+GRID = """\
+Flags
+=====
+
++------------+---------+
+| Flag       | Default |
++============+=========+
+| ``--lr``   | ``0.1`` |
++------------+---------+
+"""
+
+
+def test_a_grid_row_keeps_its_column_widths():
+    head_cli = cli("'--rate', dest='lr', type=float, default=0.1")
+    [f] = run("docs/f.rst", GRID, GRID, base_cli=LR, head_cli=head_cli).findings
+    assert f.suggestion.replacement == "| ``--rate`` | ``0.1`` |"
+
+
+def test_a_grid_row_too_narrow_for_the_new_name_gets_no_suggestion():
+    head_cli = cli("'--learning-rate', dest='lr', type=float, default=0.1")
+    [f] = run("docs/f.rst", GRID, GRID, base_cli=LR, head_cli=head_cli).findings
+    assert (f.kind, f.symbol, f.doc.line) == ("renamed", "--lr", 7)
+    assert f.suggestion is None
+
+
+def test_a_simple_table_row_keeps_its_columns():
+    simple = "========== =======\nFlag       Default\n========== =======\n"
+    simple += "``--lr``   ``0.1``\n========== =======\n"
+    head_cli = cli("'--rate', dest='lr', type=float, default=0.1")
+    [f] = run("docs/s.rst", simple, simple, base_cli=LR, head_cli=head_cli).findings
+    assert f.suggestion.replacement == "``--rate`` ``0.1``"
+    head_cli = cli("'--learning-rate', dest='lr', type=float, default=0.1")
+    [wide] = run("docs/s.rst", simple, simple, base_cli=LR, head_cli=head_cli).findings
+    assert wide.suggestion is None  # ``--learning-rate`` would run into the next column
+
+
+def test_a_title_that_grows_gets_a_longer_underline():
+    text = "``--lr``\n========\n\nText.\n"
+    [f] = run("docs/t.rst", text, text).findings
+    s = f.suggestion
+    assert (s.start_line, s.end_line, s.replacement) == (1, 2, "``--learning-rate``\n===================")
+
+
+def test_audit_reads_rst_pages():
+    page = "Use ``--lr`` and :option:`--nope`.\n"
+    tree = MemoryTree({CLI: BASE, "docs/a.rst": page})
+    report = audit([rule(docs=(DocTarget("docs/*.rst"),))], tree)
+    assert [(f.kind, f.symbol, f.doc.path) for f in report.findings] == [
+        ("unresolved", "--nope", "docs/a.rst")
+    ]

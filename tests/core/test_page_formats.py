@@ -1,0 +1,259 @@
+"""reStructuredText, MDX and Quarto pages read like Markdown: every citation on its own line and
+column, tables with their columns, headings with the anchors each format gives them."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from bot.core.anchors import docutils_id, pandoc_id
+from bot.core.page import DocPage, parse_doc
+
+
+def page(path: str, src: str) -> DocPage:
+    return parse_doc(path, textwrap.dedent(src).lstrip("\n"))
+
+
+def cited(p: DocPage) -> list[tuple[str, str, int, str]]:
+    """(token, where, line, the text at the ref's column): each ref is where it says it is."""
+    out = []
+    for r in p.refs:
+        assert r.col is not None, r
+        assert p.lines[r.line - 1][r.col : r.col + len(r.token)] == r.token, r
+        out.append((r.token, r.where, r.line, r.column or ""))
+    return out
+
+
+RST = """
+=========
+Tool docs
+=========
+
+.. _usage-label:
+
+Usage
+-----
+
+Run ``tool --lr 0.1`` with :option:`--batch-size` and :class:`~pkg.Foo`.
+See `the parser <../pkg/cli.py>`_ and *not* `--emphasis`.
+
+.. code-block:: bash
+   :linenos:
+
+   python train.py --lr 0.1 \\
+       --epochs 3
+
+Literal::
+
+    tool --old-flag 3
+
+.. code-block:: python
+
+   parser.add_argument("--in-python")
+
+.. note::
+
+   Use ``--in-note`` here.
+
+.. option:: --output FILE
+
+   Where to write.
+
+-v, --verbose   Be chatty.
+
+.. prompt:: bash $
+
+   tool --prompted
+
+..
+   A comment citing ``--commented``.
+
+.. raw:: html
+
+   <code>--raw</code>
+"""
+
+
+def test_rst_literals_roles_blocks_and_option_lists_are_cited_where_they_are():
+    p = page("docs/tool.rst", RST)
+    assert cited(p) == [
+        ("--lr", "inline", 10, ""),
+        ("--batch-size", "inline", 10, ""),
+        ("pkg.Foo", "inline", 10, ""),
+        ("../pkg/cli.py", "link", 11, ""),
+        ("train.py", "fence", 16, ""),
+        ("--lr", "fence", 16, ""),
+        ("--epochs", "fence", 17, ""),
+        ("--old-flag", "fence", 21, ""),
+        ("--in-note", "inline", 29, ""),
+        ("--output", "inline", 31, ""),
+        ("--verbose", "inline", 35, ""),
+        ("--prompted", "fence", 39, ""),
+    ]
+    lr = p.refs[0]
+    assert (lr.value, lr.command) == ("0.1", ("tool",))
+
+
+def test_rst_sections_take_docutils_ids_and_targets_are_anchors():
+    p = page("docs/tool.rst", RST)
+    assert [(s.title, s.path, s.level, s.line, s.anchor) for s in p.sections[1:]] == [
+        ("Tool docs", "Tool docs", 1, 2, "tool-docs"),
+        ("Usage", "Tool docs > Usage", 2, 7, "usage"),
+    ]
+    assert {"usage-label", "usage", "tool-docs"} <= p.anchors
+    assert docutils_id("3. Mixed precision (FP8)") == "mixed-precision-fp8"
+    assert docutils_id("Straße") == "strasze"
+
+
+def test_rst_grid_simple_and_list_tables_have_columns_rows_and_default_claims():
+    p = page(
+        "docs/flags.rst",
+        """
+        +--------------+---------+
+        | Flag         | Default |
+        +==============+=========+
+        | ``--lr``     | ``0.1`` |
+        +--------------+---------+
+        | ``--epochs`` | ``3``   |
+        | (two lines)  |         |
+        +--------------+---------+
+
+        =============  =======
+        Flag           Default
+        =============  =======
+        ``--warmup``   ``10``
+        =============  =======
+
+        .. list-table:: Flags
+           :header-rows: 1
+
+           * - Flag
+             - Default
+           * - ``--seed``
+             - ``42``
+        """,
+    )
+    assert cited(p) == [
+        ("--lr", "table", 4, "Flag"),
+        ("0.1", "table", 4, "Default"),
+        ("--epochs", "table", 6, "Flag"),
+        ("3", "table", 6, "Default"),
+        ("--warmup", "table", 13, "Flag"),
+        ("10", "table", 13, "Default"),
+        ("--seed", "table", 21, "Flag"),
+        ("42", "table", 22, "Default"),
+    ]
+    assert [(c.subject, c.value, c.line, c.text) for c in p.claims] == [
+        ("--lr", "0.1", 4, "``0.1``"),
+        ("--epochs", "3", 6, "``3``"),
+        ("--warmup", "10", 13, "``10``"),
+        ("--seed", "42", 22, "``42``"),
+    ]
+
+
+def test_rst_definition_and_bullet_lists_with_a_default_across_lines():
+    p = page(
+        "docs/x.rst",
+        """
+        ``--lr``
+           The learning rate.
+
+        * ``--a`` and
+          ``--b`` in one item; the default
+          is ``0.1``.
+        """,
+    )
+    assert [(r.token, r.line) for r in p.refs] == [("--lr", 1), ("--a", 4), ("--b", 5), ("0.1", 6)]
+    assert [(c.subject, c.value, c.line) for c in p.claims] == [("--b", "0.1", 6)]
+
+
+def test_rst_reading_is_bounded_on_unclosed_markup():
+    text = "``--x " * 4_000 + "\n\n" + ("   " * 40 + "* a\n") * 50
+    p = parse_doc("docs/big.rst", text)
+    assert p.refs == ()
+
+
+MDX = """
+---
+title: X
+---
+import { Tabs } from '@site/tabs'
+export const meta = {
+  a: `--in-export`,
+}
+
+# Usage {#use}
+
+{props.value} and `--kept` {`--in-expression`}
+
+<Tabs>
+<Tab title={"x"}>
+
+Inside `--inside`.
+
+</Tab>
+</Tabs>
+
+```bash
+tool --fence {x}
+```
+
+| Flag | Default |
+|---|---|
+| `--a` | `1` |
+"""
+
+
+def test_mdx_reads_markdown_and_code_but_not_imports_exports_or_expressions():
+    p = page("docs/usage.mdx", MDX)
+    assert cited(p) == [
+        ("--kept", "inline", 11, ""),
+        ("--inside", "inline", 16, ""),
+        ("--fence", "fence", 22, ""),
+        ("--a", "table", 27, "Flag"),
+        ("1", "table", 27, "Default"),
+    ]
+    assert [(s.title, s.anchor) for s in p.sections[1:]] == [("Usage {#use}", "use")]
+    assert page("docs/a.mdx", "# Setup v1.2 (GPU)\n").sections[0].anchor == "setup-v1-2-gpu"
+
+
+QMD = """
+---
+title: Q
+---
+
+## Setup {#sec-setup}
+
+::: {.callout-note}
+Use `--q-flag` here.
+:::
+
+```{bash}
+#| echo: true
+tool --chunk 3
+```
+
+```{python}
+run("--in-python")
+```
+
+## 2. Other Title {.unnumbered}
+
+{{< include _x.qmd >}}
+"""
+
+
+def test_quarto_reads_chunks_callouts_and_section_ids():
+    p = page("docs/guide.qmd", QMD)
+    assert cited(p) == [("--q-flag", "inline", 8, ""), ("--chunk", "fence", 13, "")]
+    assert [(s.title, s.anchor) for s in p.sections[1:]] == [
+        ("Setup", "sec-setup"),
+        ("2. Other Title", "other-title"),
+    ]
+    assert pandoc_id("2. Other Title") == "other-title"
+
+
+@pytest.mark.parametrize("path", ["docs/x.md", "docs/x.mdx", "docs/x.qmd", "docs/x.rst"])
+def test_every_format_reads_an_empty_page(path: str):
+    assert parse_doc(path, "").refs == ()
