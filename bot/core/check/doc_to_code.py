@@ -9,7 +9,7 @@ from bot.core.check import paths, wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs, cites_paths
 from bot.core.check.near import closest, fits_name, misspelt, subject
-from bot.core.check.ownership import Scope
+from bot.core.check.ownership import PLACEHOLDER_WORD, Scope, is_fragment
 from bot.core.doclines import (
     cited_values,
     first_cell_token,
@@ -132,8 +132,11 @@ def _is_choice(fact: Fact) -> bool:
 
 
 def _names_one_flag(token: str) -> bool:
-    """`--debug-*-only`, `--fp8-` and `--<name>` name families of flags, not a flag."""
-    return not any(c in token for c in "*<>") and not token.endswith("-")
+    """`--debug-*-only`, `--fp8-` and `--<name>` name families of flags, and `--something-path`
+    a flag the reader makes up: not a flag."""
+    return (
+        not any(c in token for c in "*<>") and not token.endswith("-") and not PLACEHOLDER_WORD.search(token)
+    )
 
 
 # argparse gives every parser these unless told not to.
@@ -152,9 +155,17 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         ):
             return  # prose near one program's command, citing another program of the rule's flag
         short = scope.program is None and not ref.token.startswith("--")
-        if short or inputs.own.passed_by_scripts(ref.token, scope.program):
+        # A flag given to a command of ours must be that command's; one cited on its own may be
+        # any of the repository's command lines'.
+        cited_alone = ref.command is None or is_fragment(ref.command)
+        if (
+            short
+            or inputs.own.passed_by_scripts(ref.token, scope.program)
+            or (cited_alone and inputs.own.declared_somewhere(ref.token))
+        ):
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
-            # repository's own scripts pass is one of a command line it runs.
+            # repository's own scripts pass, or one of its modules declares (a launcher's, a
+            # test runner's option), is one of a command line it runs: only nobody's is said.
             return
         known = scope.flags(inputs.head_facts.facts)
         near = _near_flag(ref.token, known)

@@ -25,6 +25,7 @@ it; anything else is left alone, with no list of foreign names to keep.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import posixpath
 import re
@@ -41,6 +42,10 @@ from bot.core.rules import Rule
 _NOT_A_PATH = re.compile(r"[<>{}*$%\[\]~`|\"'\s]|://|\.\.\.")
 # `weight_vNNNNNN`, `run_XXXX`, `YYYY-MM-DD`: a run of one capital letter stands for digits.
 _PLACEHOLDER_RUN = re.compile(r"([A-Z])\1{2,}")
+# Words that stand for a name the reader picks: `--something-path`, `my_pkg/`, `test_x.py`.
+PLACEHOLDER_WORD = re.compile(
+    r"(?<![A-Za-z0-9])(?:foo|bar|baz|something|xxx|yourname|your[-_][a-z]+|my[-_][a-z]+|test_x)(?![A-Za-z0-9])"
+)
 
 
 def normalize(path: str) -> str | None:
@@ -127,6 +132,9 @@ class Ownership:
     _ignored: list[str] | None = None
     _page_runs: dict[str, list[Run]] = field(default_factory=dict)
     _foreign_flags: dict[str, frozenset[str]] = field(default_factory=dict)
+    _declared: frozenset[str] | None = None
+    _tool_words: frozenset[str] | None = None
+    _tool_lines: dict[str, frozenset[int]] = field(default_factory=dict)
 
     def exists(self, path: str) -> bool:
         """Is `path` a file or folder at base or at head?"""
@@ -138,7 +146,12 @@ class Ownership:
         """The repository path a path reference names, or None when it names none of the
         repository's (another repository's file, an image, a model id, a placeholder)."""
         token = ref.token.rstrip("/")
-        if not token or _NOT_A_PATH.search(token) or _PLACEHOLDER_RUN.search(token):
+        if (
+            not token
+            or _NOT_A_PATH.search(token)
+            or _PLACEHOLDER_RUN.search(token)
+            or PLACEHOLDER_WORD.search(token)
+        ):
             return None
         folder = posixpath.dirname(doc_path)
         if ref.where == "url":
@@ -200,6 +213,69 @@ class Ownership:
             self._script_flags = self._read_scripts()
         keys = self._script_flags.get(token, set())
         return bool(keys) and (program is None or program in keys or None in keys)
+
+    def _other_tool_named(self, doc: DocPage, line: int, since: int) -> bool:
+        """Does a code span on `line`, or one between `since` and it in its section, name a
+        program that is not the repository's: `python -m sglang.launch_server` (a module no
+        file of ours is), or a tool the repository runs (`gh`, `isort`: its CI workflows',
+        pre-commit hooks' and shell scripts' commands)? Flags cited after it are that tool's."""
+        if doc.path not in self._tool_lines:
+            self._tool_lines[doc.path] = frozenset(
+                n for n, text in enumerate(doc.lines, 1) if "`" in text and self._names_tool(text, doc.path)
+            )
+        found = self._tool_lines[doc.path]
+        return line in found or any(since <= n < line for n in found)
+
+    def _names_tool(self, text: str, doc_path: str) -> bool:
+        for m in _CODE_SPAN.finditer(text):
+            words = command_words(m.group(2))
+            if not words or words[0].startswith("-"):
+                continue
+            named = _PYTHON_M.match(m.group(2).strip()) or words[0] in self._tools()
+            if named and self._run(words, doc_path).kind == _FOREIGN:
+                return True
+        return False
+
+    def _tools(self) -> frozenset[str]:
+        """The commands the repository itself runs that are not its own: the first words of its
+        CI workflows' and shell scripts' lines, and its pre-commit hooks."""
+        if self._tool_words is None:
+            words: set[str] = set()
+            paths = sorted(self.head.paths())
+            workflows = [p for p in paths if p.startswith(".github/workflows/") and p.endswith(".yml")]
+            shells = [p for p in paths if p.endswith(".sh")]
+            for path in (workflows + shells)[:_MAX_SCRIPTS]:
+                for raw in (self.head.read(path) or "").splitlines():
+                    text = raw.strip().removeprefix("- ").removeprefix("run:").strip()
+                    first = command_words(text)[:1] if text and not text.startswith("#") else []
+                    if first and _TOOL_WORD.fullmatch(first[0]):
+                        words.add(first[0])
+            hooks = self.head.read(".pre-commit-config.yaml") or ""
+            words.update(_HOOK_ID.findall(hooks))
+            self._tool_words = frozenset(words)
+        return self._tool_words
+
+    def declared_somewhere(self, token: str) -> bool:
+        """Does any Python file of the repository declare the flag `token`: an `add_argument`,
+        a test runner's `addoption` (pytest's conftest.py), a click or typer option, or a field
+        of a dataclass a launcher's typer command line is built from (`use_single_node: bool`
+        is `--use-single-node` and `--no-use-single-node`)? Then it is a flag of one of the
+        repository's command lines the rule does not read, not nobody's."""
+        if self._declared is None:
+            self._declared = self._read_declared()
+        return token in self._declared
+
+    def _read_declared(self) -> frozenset[str]:
+        found: set[str] = set()
+        paths = sorted(p for p in self.head.paths() if p.endswith(".py"))
+        for path in paths[:_MAX_MODULES]:
+            text = self.head.read(path) or ""
+            if len(text) > _MAX_MODULE_TEXT:
+                continue
+            found.update(_OPTION_CALL.findall(text))
+            if "typer" in text:
+                found.update(_typer_options(path, text))
+        return frozenset(found)
 
     def _read_scripts(self) -> dict[str, set[str | None]]:
         paths = self.head.paths()
@@ -279,6 +355,8 @@ class Ownership:
             return None  # the page passes it to another program and none of ours has it
         section = doc.section_at(line)
         near = [r for r in runs if section.line <= r.line <= line]
+        if not ours and self._other_tool_named(doc, line, near[-1].line if near else section.line):
+            return None  # the line, or its section since our last command, names another tool
         if not near and not ours:
             # A flag none of the rule's parsers has may be that of a program a parent section runs.
             near = [r for r in runs if r.line <= line and _within(doc.section_at(r.line), section)]
@@ -388,3 +466,46 @@ _SCRIPT_FLAG = re.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9]
 _DECLARED_FLAG = re.compile(
     r"""add_argument\(\s*(?:["'][^"']*["']\s*,\s*)*["'](--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""
 )
+_CODE_SPAN = re.compile(r"(`+)([^`]+)\1")
+_PYTHON_M = re.compile(r"python[0-9.]*\s+-m\s+[A-Za-z_]")
+_TOOL_WORD = re.compile(r"[a-z][a-z0-9_.-]*[a-z0-9]")
+_HOOK_ID = re.compile(r"^\s*-?\s*id:\s*([a-z][a-z0-9_.-]*)\s*$", re.M)
+
+# Modules read for the flags they declare: at most this many, each at most this long.
+_MAX_MODULES = 4000
+_MAX_MODULE_TEXT = 500_000
+_OPTION_CALL = re.compile(
+    r"""(?:add_argument|addoption|option|Option)\(\s*(?:["'][^"']*["']\s*,\s*)*"""
+    r"""["'](--?[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""
+)
+
+
+def _typer_options(path: str, text: str) -> set[str]:
+    """The options typer makes of the module's command functions' parameters given a
+    `typer.Option(...)` default, and of the fields of its dataclasses (a command line built
+    from one, as `dataclass_cli` helpers do)."""
+    try:
+        module = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    out: set[str] = set()
+
+    def add(name: str, annotation: ast.expr | None) -> None:
+        flag = "--" + name.replace("_", "-")
+        out.add(flag)
+        if annotation is not None and ast.unparse(annotation) == "bool":
+            out.add("--no-" + flag[2:])
+
+    for node in ast.walk(module):
+        if isinstance(node, ast.ClassDef) and any("dataclass" in ast.unparse(d) for d in node.decorator_list):
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    add(item.target.id, item.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args.args + node.args.kwonlyargs
+            defaults = [None] * (len(node.args.args) - len(node.args.defaults)) + list(node.args.defaults)
+            defaults += list(node.args.kw_defaults)
+            for arg, default in zip(args, defaults, strict=False):
+                if isinstance(default, ast.Call) and ast.unparse(default.func).endswith("Option"):
+                    add(arg.arg, arg.annotation)
+    return out

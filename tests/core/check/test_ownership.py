@@ -328,7 +328,7 @@ def test_a_flag_the_repositorys_own_scripts_pass_is_no_typo():
     }
     page = "Pass `--num-layers 28` with `--seed`; `--only-mine` is the runner's own, `--nmu-layers` a typo.\n"
     found = audited(page, dict(scripts, **{CLI: cli("'--seed'")}))
-    assert kinds(found) == [("unresolved", "--nmu-layers"), ("unresolved", "--only-mine")]
+    assert kinds(found) == [("unresolved", "--nmu-layers")]
 
 
 def test_families_of_flags_short_flags_and_placeholders_are_not_flags_to_resolve():
@@ -396,3 +396,58 @@ docker run --rm image:tag \\
         [RULE], MemoryTree(base), MemoryTree(dict(base, **{DOC: edited})), [Change("modified", DOC)]
     ).findings
     assert kinds(list(found)) == [("unresolved", "--nmu-nodes")]
+
+
+def test_a_flag_another_command_line_of_the_repository_declares_is_not_nobodys():
+    files = {
+        CLI: cli("'--seed'"),
+        # pytest's options, a typer launcher's dataclass and parameters, another argparse module
+        "tests/conftest.py": "def pytest_addoption(parser):\n    parser.addoption('--run-slow', action='store_true')\n",
+        "scripts/run_big.py": (
+            "import typer\nfrom dataclasses import dataclass\n\n@dataclass\nclass ScriptArgs:\n"
+            "    use_single_node: bool = False\n    model_org: str = 'org'\n\n"
+            "def main(dockerfile: str = typer.Option('Dockerfile')):\n    pass\n"
+        ),
+        "tools/other.py": "def add(parser):\n    parser.add_argument('--cache-dir')\n",
+    }
+    page = (
+        "| Flag | What |\n|---|---|\n| `--run-slow` | pytest |\n| `--use-single-node` | launcher |\n"
+        "| `--no-use-single-node` | its negation |\n| `--model-org` | launcher |\n| `--dockerfile` | typer |\n"
+        "| `--cache-dir` | another module |\n| `--no-model-org` | nobody's: a str has no negation |\n"
+    )
+    assert kinds(audited(page, files)) == [("unresolved", "--no-model-org")]
+
+
+def test_a_flag_after_a_tool_the_repository_runs_or_a_module_not_ours_is_that_tools():
+    files = {
+        CLI: cli("'--seed'"),
+        ".github/workflows/ci.yml": "jobs:\n  x:\n    steps:\n      - run: gh workflow run build.yml\n",
+        ".pre-commit-config.yaml": "repos:\n  - repo: https://github.com/pycqa/isort\n    hooks:\n      - id: isort\n",
+    }
+    page = """
+## Tools
+
+- `gh` dispatches on the default branch; pass `--ref <branch>` to build another.
+- | `isort` | `--profile=black` |
+
+## Serving
+
+Any flag `python -m sglang.launch_server` accepts, pass through:
+
+- `--model-path` from `--seed`
+
+## Ours
+
+Pass `--sede` and `--quantum-flux` here.
+"""
+    assert kinds(audited(page, files)) == [("unresolved", "--quantum-flux"), ("unresolved", "--sede")]
+
+
+def test_placeholders_the_reader_fills_in_are_not_checked():
+    page = (
+        "Pass `--something-path my_pkg.thing`; add a test such as `tests/e2e/test_x.py` or `my_pkg/run.py`.\n"
+    )
+    assert audited(page, {CLI: cli("'--seed'"), "tests/e2e/test_real.py": ""}) == []
+    assert kinds(
+        audited("Add `tests/e2e/test_y.py`.\n", {CLI: cli("'--seed'"), "tests/e2e/test_real.py": ""})
+    ) == [("unresolved", "tests/e2e/test_y.py")]
