@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -360,7 +361,8 @@ def test_validate_reports_schema_matches_and_examples(small: Path, tmp_path: Pat
     # The built-in pack's examples all pass; outside a repository nothing is matched.
     proc = docs_sync("validate", "--rules", "miles", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "5 of 5 examples pass: ok" in proc.stdout and "not matched against a repository" in proc.stdout
+    assert re.search(r"\b(\d+) of \1 examples pass: ok", proc.stdout), proc.stdout
+    assert "not matched against a repository" in proc.stdout
 
     renamed = CLI_SRC.replace("alpha", "alphas")
     failing = tmp_path / "failing.yml"

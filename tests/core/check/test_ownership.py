@@ -402,7 +402,9 @@ def test_a_flag_another_command_line_of_the_repository_declares_is_not_nobodys()
     files = {
         CLI: cli("'--seed'"),
         # pytest's options, a typer launcher's dataclass and parameters, another argparse module
-        "tests/conftest.py": "def pytest_addoption(parser):\n    parser.addoption('--run-slow', action='store_true')\n",
+        "tests/conftest.py": (
+            "def pytest_addoption(parser):\n    parser.addoption('--run-slow', action='store_true')\n"
+        ),
         "scripts/run_big.py": (
             "import typer\nfrom dataclasses import dataclass\n\n@dataclass\nclass ScriptArgs:\n"
             "    use_single_node: bool = False\n    model_org: str = 'org'\n\n"
@@ -412,7 +414,8 @@ def test_a_flag_another_command_line_of_the_repository_declares_is_not_nobodys()
     }
     page = (
         "| Flag | What |\n|---|---|\n| `--run-slow` | pytest |\n| `--use-single-node` | launcher |\n"
-        "| `--no-use-single-node` | its negation |\n| `--model-org` | launcher |\n| `--dockerfile` | typer |\n"
+        "| `--no-use-single-node` | its negation |\n| `--model-org` | launcher |\n"
+        "| `--dockerfile` | typer |\n"
         "| `--cache-dir` | another module |\n| `--no-model-org` | nobody's: a str has no negation |\n"
     )
     assert kinds(audited(page, files)) == [("unresolved", "--no-model-org")]
@@ -422,7 +425,9 @@ def test_a_flag_after_a_tool_the_repository_runs_or_a_module_not_ours_is_that_to
     files = {
         CLI: cli("'--seed'"),
         ".github/workflows/ci.yml": "jobs:\n  x:\n    steps:\n      - run: gh workflow run build.yml\n",
-        ".pre-commit-config.yaml": "repos:\n  - repo: https://github.com/pycqa/isort\n    hooks:\n      - id: isort\n",
+        ".pre-commit-config.yaml": (
+            "repos:\n  - repo: https://github.com/pycqa/isort\n    hooks:\n      - id: isort\n"
+        ),
     }
     page = """
 ## Tools
