@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 
-from bot.core.extract import extract
+from bot.core.extract import extract, launchers
 from bot.core.extract.imports import MAIN, PROJECT_FILES, TOP, Modules
 from bot.core.extract.scripts import EntryPoint, from_pyproject, from_setup_cfg, from_setup_py
 from bot.core.model import Fact, Tree
@@ -57,6 +57,8 @@ _LAUNCHER_MODULES = frozenset(
     }
 )
 # Whatever declares a module's flags: argparse, and click or typer where the module names them.
+# Shells that run a script given them: `bash scripts/train.sh --lr 1e-4`.
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "source", "."})
 _ANY_PARSER = (
     Source(id="programs", kind="argparse"),
     Source(id="programs", kind="click"),
@@ -93,6 +95,7 @@ class Programs:
         self._programs_of: dict[str, tuple[str, ...]] | None = None
         self._extends_memo: dict[str, bool] = {}
         self._options: dict[str, frozenset[str]] = {}
+        self._forwards: dict[str, list[list[str]]] = {}
 
     # --- command lines ---------------------------------------------------------------------------
 
@@ -155,8 +158,53 @@ class Programs:
                 return None
             return self._dispatch(Command(path, tuple(words[1:])), words[0])
         if words[0].endswith(".py"):
-            path = self._script(words[0], cwd)
-            return Command(path, tuple(words[1:])) if path else None
+            return self._python_script(words[0], words[1:], cwd, depth)
+        if words[0] in _SHELLS:
+            rest = words[1:]
+            while rest and rest[0].startswith("-") and rest[0] not in ("-c", "--"):
+                rest = rest[1:]  # `bash -x script.sh`; `bash -c "..."` runs no script of ours
+            return self._wrapper(rest[0], rest[1:], cwd, depth) if rest and rest[0] != "-c" else None
+        if words[0].endswith(".sh"):
+            return self._wrapper(words[0], words[1:], cwd, depth)
+        return None
+
+    def _python_script(self, word: str, args: Sequence[str], cwd: str, depth: int) -> Command | None:
+        """`python train.py ...`: that script, or, when it parses nothing and runs another
+        program with its own arguments (`[sys.executable, "-m", "pkg.train", *sys.argv[1:]]`),
+        that program."""
+        path = self._script(word, cwd)
+        if path is None:
+            return None
+        if depth < 4 and not self.parsers(path):
+            found = self._forwarded(path, args, depth, python=True)
+            if found is not None:
+                return found
+        return Command(path, tuple(args))
+
+    def _wrapper(self, word: str, args: Sequence[str], cwd: str, depth: int) -> Command | None:
+        """A shell script of the repository that runs one of its programs with `"$@"`: that program,
+        given the script's own words and then `args`."""
+        path = self._script(word, cwd)
+        return self._forwarded(path, args, depth, python=False) if path is not None else None
+
+    def _forwarded(self, path: str, args: Sequence[str], depth: int, python: bool) -> Command | None:
+        if path not in self._forwards:
+            text = self.modules.tree.read(path)
+            if text is None or len(text) > launchers.MAX_BYTES:
+                self._forwards[path] = []
+            elif python:
+                self._forwards[path] = launchers.python_forwards(text)
+            else:
+                self._forwards[path] = launchers.shell_forwards(text)
+        folder = posixpath.dirname(path)
+        for words in self._forwards[path]:
+            spelled = [
+                posixpath.join(folder, inner) if (inner := launchers.beside(w)) is not None else w
+                for w in words
+            ]
+            found = self._command([*spelled, *args], folder, depth + 1)
+            if found is not None:
+                return found
         return None
 
     def _python(self, args: list[str], cwd: str, depth: int) -> Command | None:
@@ -182,8 +230,7 @@ class Programs:
             if word.startswith("-"):
                 i += 1
                 continue
-            path = self._script(word, cwd)
-            return Command(path, tuple(args[i + 1 :])) if path else None
+            return self._python_script(word, args[i + 1 :], cwd, depth)
         return None
 
     def _launched(self, args: list[str], cwd: str, depth: int, module: bool) -> Command | None:
@@ -199,8 +246,7 @@ class Programs:
             if word.startswith("-"):
                 continue
             if word.endswith(".py"):
-                path = self._script(word, cwd)
-                return Command(path, tuple(args[i + 1 :])) if path else None
+                return self._python_script(word, args[i + 1 :], cwd, depth)
             if module:
                 path = self.modules.package_main(word) or self.modules.find(word)
                 if path is not None:

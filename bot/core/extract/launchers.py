@@ -1,0 +1,123 @@
+"""Launchers that forward their arguments: a shell script running `python -m pkg.train "$@"`, or
+a Python script running `subprocess.run([sys.executable, "train.py", *sys.argv[1:]])`, is that
+program under another name, and `./run_train.sh --lr 1e-4` passes `--lr` to its parser.
+
+Pure and bounded: text in, the command lines that forward (their words before the forwarded
+arguments) out; nothing is run. Only the first MAX_BYTES of a file and its first MAX_LINES
+lines are read, and at most MAX_COMMANDS forwarding lines are kept.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+
+MAX_BYTES = 200_000
+MAX_LINES = 2_000
+MAX_COMMANDS = 16
+
+# What a shell script writes for "all my arguments", once the shell has removed the quotes.
+_FORWARDS = frozenset({"$@", "${@}", "$*", "${*}", "${@:1}", "${*:1}"})
+_OPENERS = frozenset({"{", "then", "do", "else", "!", "exec"})  # words before a command that runs
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "()", ";;"})
+# `$(dirname "$0")/train.py`, `${SCRIPT_DIR}/train.py`, `$DIR/train.py`: a path next to the script
+# (the variable is taken to name the script's folder, which is what launchers use them for).
+_BESIDE = re.compile(r"^(?:\$\(\s*dirname\s+[^)]*\)|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\.)/(.+)$")
+
+
+def shell_forwards(text: str) -> list[list[str]]:
+    """The commands of a shell script that pass it its own arguments: each as its words up to
+    the forwarded ones (`["python", "-m", "pkg.train", "--config", "x.yaml"]`)."""
+    if not any(f in text for f in ("$@", "${@", "$*", "${*")):
+        return []
+    out: list[list[str]] = []
+    lines = text[:MAX_BYTES].replace("\\\n", " ").splitlines()[:MAX_LINES]
+    for line in lines:
+        if len(out) >= MAX_COMMANDS:
+            break
+        if not any(f in line for f in ("$@", "${@", "$*", "${*")) or line.lstrip().startswith("#"):
+            continue
+        for words in _commands(line):
+            while words and words[0] in _OPENERS:
+                words = words[1:]
+            forward = next((i for i, w in enumerate(words) if w in _FORWARDS), None)
+            if forward:
+                out.append(words[:forward])
+    return out
+
+
+def _commands(line: str) -> list[list[str]]:
+    """The simple commands of one line, split as the shell splits words (quotes removed)."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()")
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    try:
+        tokens = list(lexer)
+    except ValueError:  # an unclosed quote: not a line we can read
+        return []
+    out: list[list[str]] = [[]]
+    for token in tokens:
+        if token in _SEPARATORS:
+            out.append([])
+        else:
+            out[-1].append(token)
+    return [words for words in out if words]
+
+
+def beside(word: str) -> str | None:
+    """The path a word names relative to the script's own folder (`$(dirname "$0")/train.py`)."""
+    found = _BESIDE.match(word)
+    return found.group(1) if found else None
+
+
+def python_forwards(text: str) -> list[list[str]]:
+    """The commands a Python script runs with its own arguments appended: the string words of a
+    list written with `*sys.argv[1:]` in it or `+ sys.argv[1:]` after it (`sys.executable` is
+    `python`)."""
+    if "sys.argv" not in text or len(text) > MAX_BYTES:
+        return []
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    out: list[list[str]] = []
+    for node in ast.walk(tree):
+        if len(out) >= MAX_COMMANDS:
+            break
+        if isinstance(node, ast.List) and node.elts and _is_argv_tail(node.elts[-1], starred=True):
+            words = _words(node.elts[:-1])
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _is_argv_tail(node.right):
+            words = _words(node.left.elts) if isinstance(node.left, ast.List) else None
+        else:
+            continue
+        if words:
+            out.append(words)
+    return out
+
+
+def _is_argv_tail(node: ast.expr, starred: bool = False) -> bool:
+    if starred:
+        if not isinstance(node, ast.Starred):
+            return False
+        node = node.value
+    return (
+        isinstance(node, ast.Subscript)
+        and ast.unparse(node.value) == "sys.argv"
+        and isinstance(node.slice, ast.Slice)
+        and isinstance(node.slice.lower, ast.Constant)
+        and node.slice.lower.value == 1
+        and node.slice.upper is None
+    )
+
+
+def _words(elts: list[ast.expr]) -> list[str] | None:
+    words: list[str] = []
+    for e in elts:
+        if isinstance(e, ast.Constant) and isinstance(e.value, str):
+            words.append(e.value)
+        elif ast.unparse(e) == "sys.executable":
+            words.append("python")
+        else:
+            return None  # a word the file does not spell out
+    return words

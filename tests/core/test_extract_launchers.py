@@ -1,0 +1,60 @@
+"""The command lines a launcher script forwards its arguments to, read without running it."""
+
+from __future__ import annotations
+
+from bot.core.extract.launchers import MAX_BYTES, beside, python_forwards, shell_forwards
+
+
+def test_shell_commands_that_forward_their_arguments():
+    text = (
+        "#!/bin/bash\n"
+        "set -euo pipefail\n"
+        '# python old.py "$@"\n'
+        'cd "$(dirname "$0")"\n'
+        "CUDA_VISIBLE_DEVICES=0 torchrun --nproc_per_node=8 \\\n"
+        '   -m pkg.train --config "my cfg.yaml" "$@" 2>&1 | tee log.txt\n'
+        'main() { python "$(dirname "$0")/train.py" ${@}; }\n'
+        'if [ -n "$X" ]; then python -m pkg.eval $*; fi\n'
+        'exec "$@"\n'
+        'echo unclosed "quote $@\n'
+    )
+    assert shell_forwards(text) == [
+        [
+            "CUDA_VISIBLE_DEVICES=0",
+            "torchrun",
+            "--nproc_per_node=8",
+            "-m",
+            "pkg.train",
+            "--config",
+            "my cfg.yaml",
+        ],
+        ["python", "$(dirname $0)/train.py"],
+        ["python", "-m", "pkg.eval"],
+    ]
+    assert shell_forwards("python train.py --lr 1\n") == []
+
+
+def test_shell_reads_are_bounded():
+    line = 'python -m pkg.train "$@"\n'
+    assert shell_forwards("#" * MAX_BYTES + "\n" + line) == []
+    assert len(shell_forwards(line * 1000)) == 16
+
+
+def test_a_path_beside_the_script():
+    assert beside("$(dirname $0)/train.py") == "train.py"
+    assert beside("${SCRIPT_DIR}/../pkg/train.py") == "../pkg/train.py"
+    assert beside("$DIR/x.py") == "x.py"
+    assert beside("pkg/train.py") is None
+
+
+def test_python_commands_that_forward_sys_argv():
+    text = (
+        "import os, subprocess, sys\n"
+        'subprocess.run([sys.executable, "-m", "pkg.train", *sys.argv[1:]], check=True)\n'
+        'os.execvp("python", ["python", "t.py", "--x"] + sys.argv[1:])\n'
+        "subprocess.run([sys.executable, SCRIPT, *sys.argv[1:]])\n"  # a word the file does not spell
+        'print(["a", *sys.argv[2:]])\n'
+    )
+    assert python_forwards(text) == [["python", "-m", "pkg.train"], ["python", "t.py", "--x"]]
+    assert python_forwards("import sys\nmain(sys.argv[1:])\n") == []
+    assert python_forwards("def (:\n sys.argv") == []
