@@ -466,16 +466,19 @@ def _plural(n: int, noun: str) -> str:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from bot.core.init import config_for
+    from bot.core.init import config_for, not_read
     from bot.trees.git import GitRepo
 
     with GitRepo(args.repo) as repo:
         sha = repo.resolve(args.rev)
         text = config_for(repo.tree(sha), sha[:9])
     if text is None:
+        with GitRepo(args.repo) as repo:
+            unread = not_read(repo.tree(sha))
         raise UsageError(
-            f"no page at {args.rev} cites two or more flags of a command-line parser of {args.repo}; "
-            "nothing to couple (write the rules by hand: see the README's Rules section)"
+            f"no page at {args.rev} cites two or more flags of a command-line parser of {args.repo}, "
+            "or keys of its config models and shipped configs; nothing to couple (write the rules by "
+            "hand: see the README's Rules section)" + "".join(f"\n  {note}" for note in unread)
         )
     if not args.write:
         sys.stdout.write(text)

@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
 from bot.core.page import parse_doc
 from bot.core.rules import REPO_CONFIG, Source
@@ -91,8 +92,9 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
     """The config text for `tree` (`revision` names it in the header); None when no page cites
     the flags of any parser: a config that checks nothing would pass silently."""
     found = plan(tree)
+    keys = plan_keys(tree, tree.paths(), _is_source, _is_page)  # bot/core/init_config.py
     if not found.parsers:
-        return None
+        return _keys_only(keys, revision)
     at = f" at {revision}" if revision else ""
     head = [
         f"# docs-sync configuration, written by `docs-sync init`{at}: the pages that cite the",
@@ -129,8 +131,28 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
     from bot.core import typed_clis
 
     lines += typed_clis.source_lines([p for p in found.parsers if p.kind in typed_clis.KINDS], taken)
-    lines += ["      - id: cited-paths", "        kind: paths", ""]
+    lines += ["      - id: cited-paths", "        kind: paths"]
+    lines += [*rule_lines(keys, _grouped, _quote), *(f"# {note}" for note in keys.unread), ""]
     return "\n".join(lines)
+
+
+def _keys_only(keys: KeysPlan, revision: str) -> str | None:
+    """The config of a repository whose pages cite config keys and no flags (None: neither)."""
+    rules = rule_lines(keys, _grouped, _quote)
+    if not rules:
+        return None
+    at = f" at {revision}" if revision else ""
+    head = [
+        f"# docs-sync configuration, written by `docs-sync init`{at}: the pages that cite the",
+        "# keys of this repository's config models and shipped configs, checked against them.",
+        "# `docs-sync validate` checks this file; `docs-sync audit` lists what is stale today.",
+    ]
+    return "\n".join([*head, "rules:", *rules, *(f"# {note}" for note in keys.unread), ""])
+
+
+def not_read(tree: Tree) -> list[str]:
+    """What init saw and cannot read, for the message of an init that writes nothing."""
+    return list(plan_keys(tree, tree.paths(), _is_source, _is_page).unread)
 
 
 # --- what is a parser, what is a page ------------------------------------------------------------

@@ -1,0 +1,164 @@
+"""`docs-sync init` for config keys: the pydantic models and shipped config files (YAML, TOML,
+JSON) whose keys pages cite, as one rule of kinds `pydantic` and `config`; and the config
+systems it finds and cannot read (Hydra's composed groups, gin, draccus, ml_collections), said
+rather than skipped.
+
+A source counts when pages cite at least MIN_KEYS of its keys that name something (`optimizer.lr`,
+`warmup_steps`, `APP_DATABASE_URL`: dotted, with an underscore, or an environment variable;
+`name` or `model` alone say nothing about which config a page is about). Pure: it reads the
+tree it is given.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from bot.core.extract import extract
+from bot.core.model import Fact, Tree
+from bot.core.page import parse_doc
+from bot.core.rules import Source
+
+MIN_KEYS = 2  # distinct telling keys of one source a page must cite
+MAX_CONFIG = 200_000  # a config file larger than this is data, not a recipe
+_CONFIG_EXTS = (".yaml", ".yml", ".toml", ".json")
+# Files with keys of their own that are no config of the project's code.
+_NOT_CONFIGS = frozenset(
+    {
+        "pyproject.toml", "package.json", "package-lock.json", "tsconfig.json", "mkdocs.yml",
+        "mkdocs.yaml", "docs.json", "mint.json", ".pre-commit-config.yaml", "environment.yml",
+        "environment.yaml", "codecov.yml", ".readthedocs.yaml", ".readthedocs.yml", "citation.cff",
+        "compose.yaml", "docker-compose.yml", "docker-compose.yaml", "renovate.json", "ruff.toml",
+        "setup.cfg", "tox.ini", "poetry.lock", "uv.lock", "pixi.toml", "cargo.toml", "netlify.toml",
+        "vercel.json", "_config.yml", "book.toml", "typos.toml", ".markdownlint.json",
+    }
+)  # fmt: skip
+_NOT_CONFIG_DIRS = frozenset({".github", "docs", "doc", "site", "node_modules", "tests", "test", ".circleci"})
+_TELLING = re.compile(r"[A-Za-z][\w-]*(?:[._][\w-]+)+")
+
+# Config systems init recognises and does not read, each with how it is recognised.
+_UNREAD: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("Hydra", re.compile(r"^\s*(?:import hydra|from hydra\b)", re.M), "its config groups compose keys"),
+    ("draccus", re.compile(r"^\s*(?:import draccus|from draccus\b)", re.M), "dataclass configs"),
+    (
+        "ml_collections",
+        re.compile(r"^\s*(?:import ml_collections|from ml_collections\b)", re.M),
+        "ConfigDicts",
+    ),
+    ("gin", re.compile(r"^\s*(?:import gin\b|from gin\b)", re.M), ".gin bindings"),
+)
+
+
+@dataclass(frozen=True)
+class KeysPlan:
+    models: tuple[str, ...]  # Python files of pydantic models pages cite
+    configs: tuple[str, ...]  # config files pages cite
+    pages: tuple[str, ...]
+    unread: tuple[str, ...]  # "found Hydra (train.py): not read, its config groups compose keys"
+
+
+def plan_keys(
+    tree: Tree, paths: Iterable[str], source_test: Callable[[str], bool], page_test: Callable[[str], bool]
+) -> KeysPlan:
+    """`source_test` and `page_test` are init's own tests of what is code and what is a page."""
+    paths = sorted(paths)
+    by_source: dict[str, frozenset[str]] = {}
+    unread: dict[str, list[str]] = {}
+    for path in paths:
+        if source_test(path):
+            text = tree.read(path)
+            if text is None or len(text) > MAX_CONFIG * 10:
+                continue
+            for name, pattern, _ in _UNREAD:
+                if pattern.search(text):
+                    unread.setdefault(name, []).append(path)
+            if "BaseModel" in text or "BaseSettings" in text:
+                keys = _keys(Source(id="m", kind="pydantic", paths=(path,)), path, text)
+                if keys:
+                    by_source[path] = keys
+        elif _is_config(path):
+            text = tree.read(path)
+            if text is not None and len(text) <= MAX_CONFIG:
+                keys = _keys(Source(id="c", kind="config", paths=(path,)), path, text)
+                if keys:
+                    by_source[path] = keys
+        elif path.endswith(".gin"):
+            unread.setdefault("gin", []).append(path)
+    by_key: dict[str, list[str]] = {}
+    for path, keys in by_source.items():
+        for key in keys:
+            by_key.setdefault(key, []).append(path)
+    pages: list[str] = []
+    cited: Counter[str] = Counter()
+    for path in paths:
+        if not page_test(path):
+            continue
+        text = tree.read(path)
+        if text is None or len(text) > 2_000_000:
+            continue
+        tokens = {r.token for r in parse_doc(path, text).refs if r.kind in ("key", "name", "value")}
+        shared: Counter[str] = Counter()
+        for token in tokens & by_key.keys():
+            for source in by_key[token]:
+                shared[source] += 1
+        hits = [s for s, n in shared.items() if n >= MIN_KEYS]
+        if hits:
+            pages.append(path)
+            cited.update(hits)
+    models = tuple(p for p in by_source if cited[p] and p.endswith(".py"))
+    configs = tuple(p for p in by_source if cited[p] and not p.endswith(".py"))
+    notes = tuple(
+        f"found {name} ({_few(found)}): not read, {why}"
+        for name, _, why in _UNREAD
+        if (found := unread.get(name))
+    )
+    return KeysPlan(models, configs, tuple(pages), notes)
+
+
+def _keys(source: Source, path: str, text: str) -> frozenset[str]:
+    """The telling keys a file defines (none when it does not parse)."""
+    found = extract(source, path, text)
+    return frozenset(f.token for f in found.facts if _telling(f))
+
+
+def _telling(fact: Fact) -> bool:
+    return fact.kind == "key" and (fact.attr("kind") == "env" or _TELLING.fullmatch(fact.token) is not None)
+
+
+def _is_config(path: str) -> bool:
+    name = posixpath.basename(path).lower()
+    if not name.endswith(_CONFIG_EXTS) or name in _NOT_CONFIGS:
+        return False
+    parts = path.split("/")[:-1]
+    return not any(p in _NOT_CONFIG_DIRS or p.startswith(".") for p in parts)
+
+
+def _few(paths: list[str]) -> str:
+    return ", ".join(paths[:2]) + (f" and {len(paths) - 2} more" if len(paths) > 2 else "")
+
+
+def rule_lines(
+    found: KeysPlan, group: Callable[..., list[tuple[str, int]]], q: Callable[[str], str]
+) -> list[str]:
+    """The rule's YAML lines (under `rules:`); `group` and `q` are init's writers of globs and paths.
+    Configs are globbed by their top folder (`examples/**/*.yaml`): every recipe there says
+    which keys exist."""
+    if not found.pages or not (found.models or found.configs):
+        return []
+    lines = ["  - id: config-docs", "    docs:"]
+    for pattern, count in group(list(found.pages), "md", deep=True):
+        note = f"  # {count} pages cite config keys" if count > 1 else ""
+        lines.append(f"      - path: {q(pattern)}{note}")
+    lines.append("    sources:")
+    if found.models:
+        lines += ["      - id: config-models", "        kind: pydantic", "        paths:"]
+        lines += [f"          - {q(p)}" for p, _ in group(list(found.models), "py", deep=False)]
+    if found.configs:
+        lines += ["      - id: shipped-configs", "        kind: config", "        paths:"]
+        for ext in sorted({posixpath.splitext(p)[1] for p in found.configs}):
+            same = [p for p in found.configs if p.endswith(ext)]
+            lines += [f"          - {q(p)}" for p, _ in group(same, ext[1:], deep=True)]
+    return lines

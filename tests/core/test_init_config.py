@@ -1,0 +1,81 @@
+"""`docs-sync init` on a small project driven by pydantic settings and YAML recipes: the rule it
+writes for config keys validates, cites the models and configs its pages cite, and what it saw
+and cannot read is said."""
+
+from __future__ import annotations
+
+from bot.core.check import audit
+from bot.core.init import config_for, not_read
+from bot.core.packs import parse_repo_config
+from bot.core.validate import unmatched
+from bot.trees.memory import MemoryTree
+
+SETTINGS = """\
+from pydantic import BaseModel
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+class Optimizer(BaseModel):
+    lr: float = 3e-4
+    warmup_steps: int = 100
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="APP_")
+    database_url: str = "sqlite://"
+    optimizer: Optimizer = Optimizer()
+"""
+
+RECIPE = "model: llama\ntrainer:\n  max_steps: 1000\n  eval_every: 50\n"
+
+FILES = {
+    "app/__init__.py": "",
+    "app/settings.py": SETTINGS,
+    "app/other.py": "class Plain:\n    name: str = 'x'\n",
+    "examples/llama/sft.yaml": RECIPE,
+    "examples/llama/dpo.yaml": RECIPE.replace("1000", "500"),
+    "examples/qwen/sft.yaml": RECIPE,
+    ".github/workflows/ci.yml": "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n",
+    "mkdocs.yml": "site_name: x\nnav:\n  - index.md\n",
+    "README.md": "# App\n\nSet `APP_DATABASE_URL`; tune `optimizer.lr` and `optimizer.warmup_steps`.\n",
+    "docs/recipes.md": "# Recipes\n\n```yaml\ntrainer:\n  max_steps: 1000\n  eval_every: 50\n```\n",
+    "docs/ci.md": "# CI\n\n```yaml\njobs:\n  test:\n    runs-on: ubuntu-latest\n```\n",
+    "docs/about.md": "# About\n\nThe `model` is `llama`.\n",
+}
+
+
+def test_init_couples_the_pages_citing_config_keys_to_their_models_and_recipes() -> None:
+    tree = MemoryTree(FILES)
+    text = config_for(tree, "abc123")
+    assert text is not None
+    assert "kind: pydantic" in text and "          - app/settings.py\n" in text
+    assert '          - "examples/**/*.yaml"\n' in text  # every recipe says which keys exist
+    assert "      - path: README.md\n" in text and "      - path: docs/recipes.md\n" in text
+    # A workflow's keys, a site's config and a page naming one generic key are nobody's config.
+    assert "docs/ci.md" not in text and "mkdocs" not in text and "about" not in text and ".github" not in text
+    (pack,) = parse_repo_config(text)
+    assert unmatched(pack.rules, MemoryTree({}), tree) == []
+    assert audit(pack.rules, tree).findings == ()
+
+
+def test_audit_after_init_finds_a_stale_key() -> None:
+    files = dict(FILES, **{"README.md": FILES["README.md"].replace("warmup_steps", "warmup_stesp")})
+    tree = MemoryTree(files)
+    text = config_for(tree)
+    assert text is not None
+    (pack,) = parse_repo_config(text)
+    assert [(f.kind, f.symbol) for f in audit(pack.rules, tree).findings] == [
+        ("unresolved", "optimizer.warmup_stesp")
+    ]
+
+
+def test_what_init_cannot_read_is_said() -> None:
+    hydra = {
+        "train.py": "import hydra\n\n@hydra.main(config_path='conf')\ndef main(cfg):\n    pass\n",
+        "conf/config.yaml": "defaults:\n  - optimizer: adam\n",
+        "README.md": "# Train\n\nRun `python train.py`.\n",
+    }
+    tree = MemoryTree(hydra)
+    assert config_for(tree) is None
+    assert not_read(tree) == ["found Hydra (train.py): not read, its config groups compose keys"]
+    # Written into the config when init writes one.
+    text = config_for(MemoryTree({**FILES, **hydra, "README.md": FILES["README.md"]}))
+    assert text is not None and "# found Hydra (train.py): not read" in text
