@@ -8,14 +8,17 @@ webhooks, or hold the worker for minutes. So the check runs in a child process (
 bot.app.sandbox`), which exits after each job and gives its memory back:
 
     the worker (parent)                          the analysis (child)
-    rules, changes, limits  ------------------>  setrlimit(RLIMIT_AS, RLIMIT_CPU), check(...)
+    limits (its command line)  --------------->  setrlimit(RLIMIT_AS, RLIMIT_CPU) first
+    rules, changes  -------------------------->  check(...)
     file texts, blob ids, listings  <--------->  reads through the trees, asked for one by one
     the history's answers (optional)  <------->  what replaced a token (bot/core/check/history.py)
     extractions by blob id (the facts cache) <->  cache lookups and stores
     the report  <-------------------------------  done
 
 The parent reads the trees (over the GitHub API) and keeps the facts cache; the child never
-makes a call. Frames are pickles with a length in front, on the child's stdin and stdout.
+makes a call, and inherits none of the App's secrets: its environment is PATH, HOME, the
+temporary folder and the locale (`CHILD_ENVIRONMENT`), plus the PYTHONPATH that finds `bot`.
+Frames are pickles with a length in front, on the child's stdin and stdout.
 Starting Python and importing the check takes a few tenths of a second, so each thread that runs
 checks keeps one process started ahead, idle until its job's first frame; a process still serves
 one job only.
@@ -47,7 +50,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator, MutableMapping, Sequence
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -98,7 +101,7 @@ def check(
     The child asks `history` through the parent, as it reads the trees."""
     if len(rules) > budget.rules:
         raise over("rules", _count(len(rules), "rule"), _count(budget.rules, "rule"))
-    with _Child() as child:
+    with _Child(_limits(budget)) as child:
         report = _Session(child, base, head, cache, budget, history).run(rules, changes)
     if len(report.findings) > budget.findings:
         raise over("findings", _count(len(report.findings), "finding"), _count(budget.findings, "finding"))
@@ -108,14 +111,31 @@ def check(
 # -- the parent's side ---------------------------------------------------------------------------
 
 
-def _spawn() -> subprocess.Popen[bytes]:
+# What the analysis inherits of the worker's environment: where programs and temporary files
+# are, the locale. Not the App's key, its webhook secret or the database URL with its password.
+CHILD_ENVIRONMENT = ("PATH", "HOME", "TMPDIR", "TMP", "TEMP", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ")
+
+Limits = tuple[int, float]  # the analysis's address space in bytes, and its seconds
+
+
+def _limits(budget: Budget) -> Limits:
+    return budget.memory_mb << 20, budget.seconds
+
+
+def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
     root = str(Path(__file__).resolve().parents[2])  # where `bot` is, installed or not
-    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    path = os.pathsep.join(filter(None, [root, environ.get("PYTHONPATH")]))
+    return {**{k: environ[k] for k in CHILD_ENVIRONMENT if k in environ}, "PYTHONPATH": path}
+
+
+def _spawn(limits: Limits) -> subprocess.Popen[bytes]:
+    """An analysis process, its limits given on its command line: set before it reads a frame."""
+    memory, seconds = limits
     return subprocess.Popen(
-        [sys.executable, "-m", "bot.app.sandbox"],
+        [sys.executable, "-m", "bot.app.sandbox", str(memory), repr(seconds)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": path},
+        env=child_environment(os.environ),
     )
 
 
@@ -137,30 +157,32 @@ class _Spares:
     """
 
     def __init__(self) -> None:
-        self._ready: dict[int, subprocess.Popen[bytes]] = {}
+        self._ready: dict[int, tuple[Limits, subprocess.Popen[bytes]]] = {}
         self._lock = threading.Lock()
         atexit.register(self.close)
 
-    def take(self) -> subprocess.Popen[bytes]:
+    def take(self, limits: Limits) -> subprocess.Popen[bytes]:
         me = threading.get_ident()
         with self._lock:
-            proc = self._ready.pop(me, None)
-        if proc is None or proc.poll() is not None:
-            if proc is not None:
-                _reap(proc)
-            proc = _spawn()
-        spare = _spawn()
+            ready = self._ready.pop(me, None)
+        proc = ready[1] if ready is not None and ready[0] == limits else None
+        if ready is not None and (proc is None or proc.poll() is not None):
+            _reap(ready[1])  # ended, or started under other limits
+            proc = None
+        if proc is None:
+            proc = _spawn(limits)
+        spare = _spawn(limits)
         with self._lock:
-            self._ready[me] = spare
+            self._ready[me] = (limits, spare)
             alive = {t.ident for t in threading.enumerate()}
-            gone = [self._ready.pop(t) for t in list(self._ready) if t not in alive]
+            gone = [self._ready.pop(t)[1] for t in list(self._ready) if t not in alive]
         for old in gone:  # started for a thread that has ended since
             _reap(old)
         return proc
 
     def close(self) -> None:
         with self._lock:
-            ready, self._ready = list(self._ready.values()), {}
+            ready, self._ready = [proc for _, proc in self._ready.values()], {}
         for proc in ready:
             _reap(proc)
 
@@ -171,8 +193,11 @@ _SPARES = _Spares()
 class _Child:
     """The analysis process of one job, killed on the way out whatever happened."""
 
+    def __init__(self, limits: Limits):
+        self.limits = limits
+
     def __enter__(self) -> subprocess.Popen[bytes]:
-        self.proc = _SPARES.take()
+        self.proc = _SPARES.take(self.limits)
         return self.proc
 
     def __exit__(self, *exc: object) -> None:
@@ -200,16 +225,7 @@ class _Session:
     def run(self, rules: Sequence[Rule], changes: Sequence[Change]) -> Report:
         budget = self.budget
         self.deadline = time.monotonic() + budget.seconds
-        self._send(
-            (
-                "check",
-                list(rules),
-                list(changes),
-                budget.memory_mb << 20,
-                budget.seconds,
-                self.history is not None,
-            )
-        )
+        self._send(("check", list(rules), list(changes), self.history is not None))
         while True:
             message = self._receive()
             kind = message[0]
@@ -476,19 +492,21 @@ def _status_kb(field: str) -> int | None:
     return None
 
 
-def child_main() -> int:
-    """The analysis process: one check, asked for on stdin, answered on stdout."""
+def child_main(argv: Sequence[str]) -> int:
+    """The analysis process: one check, asked for on stdin, answered on stdout; its limits
+    (address space in bytes, seconds) on its command line, set before anything is read."""
+    memory_bytes, seconds = int(argv[0]), float(argv[1])
+    spare = bytearray(4 << 20)  # given back to say "out of memory" when memory runs out
+    _limit(memory_bytes, seconds)
     from bot.core.check import check
     from bot.core.extract import TOO_COMPLEX
 
     channel = _Channel(sys.stdin.buffer, sys.stdout.buffer)
     sys.stdout = sys.stderr  # a stray print must not land in the frames
     try:
-        _, rules, changes, memory_bytes, seconds, with_history = channel.receive()
+        _, rules, changes, with_history = channel.receive()
     except EOFError:
         return 0  # started ahead for a job that never came: the worker stopped
-    spare = bytearray(4 << 20)  # given back to say "out of memory" when memory runs out
-    _limit(memory_bytes, seconds)
     try:
         history = _RemoteHistory(channel) if with_history else None
         base, head = _RemoteTree(channel, "base"), _RemoteTree(channel, "head")
@@ -515,4 +533,4 @@ def child_main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(child_main())
+    sys.exit(child_main(sys.argv[1:]))

@@ -5,10 +5,13 @@ the intake go on."""
 from __future__ import annotations
 
 import re
+import threading
 import time
+from pathlib import Path
 
 import pytest
 
+from bot.app import sandbox
 from bot.app.config import Budget
 from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
@@ -110,3 +113,38 @@ def test_an_analysis_out_of_memory_ends_its_job_not_the_app(standin, repo_and_sh
         assert titles[shas["big"]].startswith("Over the memory budget")
         assert titles[shas["one"]] == "1 doc line out of date"  # the next job went on as usual
         assert queue.counts()["done"] == 2
+
+
+SECRETS = {
+    "PRIVATE_KEY": "-----BEGIN RSA PRIVATE KEY-----\nkey-material\n-----END RSA PRIVATE KEY-----",
+    "WEBHOOK_SECRET": "the-webhook-secret",
+    "DATABASE_URL": "postgresql://docs:the-db-password@db:5432/docs",
+}
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+def test_the_analysis_has_none_of_the_apps_secrets_and_its_limits_before_any_read(
+    standin, repo_and_shas, tmp_path, monkeypatch
+):
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    bot = CheckBot(standin, repo_and_shas[1], tmp_path, budget=Budget(memory_mb=300, seconds=7))
+    try:
+        bot.check(1, "main", "pr")  # a real job; it starts the next job's process ahead
+    finally:
+        bot.queue.close()
+    assert standin.check_runs[0]["output"]["title"] == "3 doc lines out of date"
+    limits, spare = sandbox._SPARES._ready[threading.get_ident()]
+    assert limits == (300 << 20, 7)
+    environ = Path(f"/proc/{spare.pid}/environ").read_bytes()
+    names = {entry.split(b"=", 1)[0].decode() for entry in environ.split(b"\0") if entry}
+    assert names <= {*sandbox.CHILD_ENVIRONMENT, "PYTHONPATH"} and "PATH" in names
+    assert not any(value.encode() in environ for value in SECRETS.values())
+    # Not sent a frame yet, the process has its address space and CPU time limited already.
+    deadline = time.monotonic() + 30
+    while str(300 << 20) not in (text := Path(f"/proc/{spare.pid}/limits").read_text()):
+        assert spare.poll() is None and time.monotonic() < deadline, text
+        time.sleep(0.01)
+    (memory,) = [line.split()[3:5] for line in text.splitlines() if line.startswith("Max address space")]
+    (cpu,) = [line.split()[3:5] for line in text.splitlines() if line.startswith("Max cpu time")]
+    assert memory == [str(300 << 20)] * 2 and cpu == ["12", "17"]
