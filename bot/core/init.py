@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from bot.core import typed_clis
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
 from bot.core.page import parse_doc
@@ -61,10 +62,9 @@ class Plan:
 
 def plan(tree: Tree) -> Plan:
     paths = sorted(tree.paths())
-    from bot.core import typed_clis  # it builds on this module's Parser
-
     parsers = list(_parsers(tree, [p for p in paths if _is_source(p)]))
-    parsers += typed_clis.parsers(tree, [p for p in paths if _is_source(p)])
+    for cli in typed_clis.found(tree, [p for p in paths if _is_source(p)], MAX_TEXT):
+        parsers.append(Parser(cli.path, cli.kind, cli.flags, paths=cli.paths, names=cli.names))
     by_flag: dict[str, list[Parser]] = defaultdict(list)
     for parser in parsers:
         for flag in parser.flags - COMMON_FLAGS:
@@ -128,9 +128,15 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         ]
         if parser.builder:
             lines.append(f"        builder: {parser.builder}")
-    from bot.core import typed_clis
-
-    lines += typed_clis.source_lines([p for p in found.parsers if p.kind in typed_clis.KINDS], taken)
+    for parser in (p for p in found.parsers if p.kind in typed_clis.KINDS):
+        first = parser.names[0].rpartition("=")[2] if parser.names else parser.kind
+        lines += [
+            f"      - id: {_unique(_kebab(first), taken)}",
+            f"        kind: {parser.kind}",
+            "        paths:",
+        ]
+        lines += [f"          - {_quote(p)}" for p in parser.paths]
+        lines.append(f"        names: [{', '.join(_quote(n) for n in parser.names)}]")
     lines += ["      - id: cited-paths", "        kind: paths"]
     lines += [*rule_lines(keys, _grouped, _quote), *(f"# {note}" for note in keys.unread), ""]
     return "\n".join(lines)

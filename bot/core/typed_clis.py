@@ -22,7 +22,6 @@ from bot.core.extract.typed_fields import (
     module_functions,
     read_annotation,
 )
-from bot.core.init import MAX_TEXT, Parser, _kebab, _quote, _unique
 from bot.core.model import Tree
 from bot.core.rules import Source
 
@@ -33,6 +32,17 @@ MAX_HOPS = 6  # re-exports followed to a definition
 
 
 @dataclass(frozen=True)
+class TypedCli:
+    """One command line made of typed parameters."""
+
+    path: str  # the module of the builder call
+    kind: str  # hf-dataclass | tyro | jsonargparse
+    flags: frozenset[str]
+    paths: tuple[str, ...]  # the files defining its classes and functions
+    names: tuple[str, ...]  # the rule's `names`: those classes and functions (`prefix=Class`)
+
+
+@dataclass(frozen=True)
 class Root:
     kind: str
     prefix: str  # the group its flags are under ("" at the top)
@@ -40,15 +50,16 @@ class Root:
     name: str  # as that module names it
 
 
-def parsers(tree: Tree, paths: Iterable[str]) -> list[Parser]:
-    """One Parser per builder call whose classes the repository defines (its flags: all of theirs)."""
+def found(tree: Tree, paths: Iterable[str], max_text: int) -> list[TypedCli]:
+    """One command line per builder call whose classes the repository defines (its flags: all of
+    theirs). Files longer than `max_text` are data, not code."""
     from bot.core.extract import extract  # imported when init runs
 
     modules = Modules(tree)
-    out: list[Parser] = []
+    out: list[TypedCli] = []
     for path in paths:
         text = tree.read(path)
-        if text is None or len(text) > MAX_TEXT or not any(m in text for m in _MARKERS):
+        if text is None or len(text) > max_text or not any(m in text for m in _MARKERS):
             continue
         module = _parse(text)
         if module is None:
@@ -56,38 +67,17 @@ def parsers(tree: Tree, paths: Iterable[str]) -> list[Parser]:
         for kind, roots in _calls(path, module, "tyro" in text):
             names: dict[str, set[str]] = {}  # file -> names entries
             for root in roots:
-                _follow(modules, kind, root, names)
-            if not names:
-                continue
-            flags: set[str] = set()
+                _follow(modules, kind, root, names, max_text)
             every = tuple(sorted({n for entries in names.values() for n in entries}))
+            flags: set[str] = set()
             for file in sorted(names):
                 source = Source(id="cli", kind=kind, paths=(file,), names=every)
-                found = tree.read(file)
-                if found is not None:
-                    flags |= {f.token for f in extract(source, file, found).facts if f.kind == "flag"}
+                content = tree.read(file)
+                if content is not None:
+                    flags |= {f.token for f in extract(source, file, content).facts if f.kind == "flag"}
             if flags:
-                out.append(Parser(path, kind, frozenset(flags), paths=tuple(sorted(names)), names=every))
+                out.append(TypedCli(path, kind, frozenset(flags), tuple(sorted(names)), every))
     return out
-
-
-def source_lines(found: Iterable[Parser], taken: set[str]) -> list[str]:
-    """The rule's sources for the typed command lines init keeps."""
-    lines: list[str] = []
-    for parser in found:
-        first = parser.names[0].rpartition("=")[2] if parser.names else parser.kind
-        lines += [
-            f"      - id: {_unique(_kebab(first), taken)}",
-            f"        kind: {parser.kind}",
-            "        paths:",
-        ]
-        lines += [f"          - {_quote(p)}" for p in parser.paths]
-        lines.append(f"        names: [{', '.join(_quote_name(n) for n in parser.names)}]")
-    return lines
-
-
-def _quote_name(name: str) -> str:
-    return f'"{name}"' if "=" in name or "." in name else name
 
 
 def _parse(text: str) -> ast.Module | None:
@@ -141,17 +131,17 @@ def _items(node: ast.expr, assigned: dict[str, ast.expr]) -> list[str]:
     return [node.id] if isinstance(node, ast.Name) else []
 
 
-def _follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]]) -> None:
+def _follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]], max_text: int) -> None:
     """Record where `root` is defined, then its bases (hf) or its nested dataclasses (tyro,
     jsonargparse), each as a names entry of its own file."""
     stack = [(root.path, root.name, root.prefix, 0)]
     seen: set[tuple[str, str, str]] = set()
     while stack and sum(len(v) for v in names.values()) < MAX_NAMES:
         path, name, prefix, depth = stack.pop()
-        found = _definition(modules, path, name)
-        if found is None or (found[0], found[1], prefix) in seen or depth > MAX_HOPS:
+        where = _definition(modules, path, name, max_text)
+        if where is None or (where[0], where[1], prefix) in seen or depth > MAX_HOPS:
             continue
-        file, defined, node = found
+        file, defined, node = where
         seen.add((file, defined, prefix))
         names.setdefault(file, set()).add(f"{prefix}={defined}" if prefix else defined)
         if not isinstance(node, ast.ClassDef):
@@ -161,7 +151,7 @@ def _follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]])
                 if isinstance(base, ast.Name | ast.Attribute) and last(base) not in ("object",):
                     stack.append((file, ast.unparse(base), "", depth + 1))
             continue
-        local = module_classes(_module(modules, file) or ast.Module(body=[], type_ignores=[]))
+        local = module_classes(_module(modules, file, max_text) or ast.Module(body=[], type_ignores=[]))
         for stmt in node.body:
             if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
                 continue
@@ -174,10 +164,10 @@ def _follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]])
             stack.append((file, annotation.id, f"{prefix}.{field}" if prefix else field, depth + 1))
 
 
-def _definition(modules: Modules, path: str, name: str) -> tuple[str, str, ast.AST] | None:
+def _definition(modules: Modules, path: str, name: str, max_text: int) -> tuple[str, str, ast.AST] | None:
     """(file, name, node) where `name`, as module `path` uses it, is defined in the repository."""
     for _ in range(MAX_HOPS):
-        module = _module(modules, path)
+        module = _module(modules, path, max_text)
         if module is None:
             return None
         head = name.split(".")[0]
@@ -194,9 +184,9 @@ def _definition(modules: Modules, path: str, name: str) -> tuple[str, str, ast.A
     return None
 
 
-def _module(modules: Modules, path: str) -> ast.Module | None:
+def _module(modules: Modules, path: str, max_text: int) -> ast.Module | None:
     text = modules.tree.read(path)
-    return _parse(text) if text is not None and len(text) <= MAX_TEXT else None
+    return _parse(text) if text is not None and len(text) <= max_text else None
 
 
 def _dotted(node: ast.expr) -> str | None:
