@@ -20,6 +20,12 @@ has already dropped comments by bots, edits and deletions. The reply's id is kep
 (`Store.reply`, by job id; id None while the reply is being sent), so a retried job does not
 answer twice: a reply whose answer was lost is found by its hidden marker
 `<!-- docs-sync:reply-to=<comment id> -->`. The reaction is idempotent on GitHub's side.
+
+Commands are counted (`JobQueue.tally`, in the database, so every worker process counts
+together) per commenter and per repository (Settings.command_limits; a command its writer's
+permission covers is not counted). The first command past a limit is answered with the limit;
+the ones after it, until the window ends, get no reaction and no reply: a spammer's 30
+`/docs-sync recheck` cost 10 checks and 11 replies, not 30 of each.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from bot.app.analysis import analyze
 from bot.app.apply import apply_command
 from bot.app.checkjob import check_pull
+from bot.app.config import CommandLimits
 from bot.app.context import Context, Pull
 from bot.app.events import COMMAND_PREFIX
 from bot.app.github import GitHubError, Repo
@@ -44,6 +51,7 @@ from bot.render.comments import (
     ignoring,
     needs_permission,
     nothing_to_explain,
+    over_limit,
     rechecked,
     refused_by_github,
     reply_marker,
@@ -199,6 +207,17 @@ def run(ctx: Context, job: CommandJob) -> None:
     """Acknowledge the comment, answer it once (a retry finds the reply it sent), in a reply."""
     ask = COMMANDS.resolve(job)
     repo, store = ctx.repo, ctx.store
+    held = None
+    verdict = store.limit_verdict(ctx.job_id)  # decided once per job: a retry is not counted again
+    if verdict is None:
+        if ask.command.permission is not None:
+            held = repo.permission(job.user)
+        needs = ask.command.permission
+        verdict = "run" if needs is not None and held in PERMISSIONS[needs] else _counted(ctx, job)
+        store.save_limit_verdict(ctx.job_id, verdict)
+    if verdict == "quiet":
+        log.info("command %s by %s not answered: over its limit, said once", ask.command.name, job.user)
+        return
     repo.react(job.comment_id, "eyes")
     reply = store.reply(ctx.job_id)
     if reply is not None:
@@ -209,7 +228,9 @@ def run(ctx: Context, job: CommandJob) -> None:
             store.save_reply(ctx.job_id, Reply(found))
             return
     try:
-        answer = _answer(ctx, ask)
+        answer = (
+            _over_limit(ctx.settings.command_limits, verdict) if verdict != "run" else _answer(ctx, ask, held)
+        )
     except GitHubError as exc:  # GitHub will not do it: say so rather than go quiet
         log.warning("command %s failed: %s", ask.command.name, exc)
         answer = refused_by_github(str(exc))
@@ -219,10 +240,30 @@ def run(ctx: Context, job: CommandJob) -> None:
     store.save_reply(ctx.job_id, Reply(int(sent["id"]) if sent.get("id") is not None else None))
 
 
-def _answer(ctx: Context, ask: Ask) -> str:
+def _counted(ctx: Context, job: CommandJob) -> str:
+    """Count the command against its commenter's limit, then its repository's: "run", "tell:<who>"
+    for the first one past a limit (its reply says so), "quiet" for the ones after it."""
+    limits = ctx.settings.command_limits
+    for who, bucket, limit in (
+        ("commenter", f"commenter:{job.user.lower()}", limits.per_commenter),
+        ("repository", f"repository:{job.full_name.lower()}", limits.per_repository),
+    ):
+        n = ctx.queue.tally(bucket, limits.window_s)
+        if n > limit:
+            return f"tell:{who}" if n == limit + 1 else "quiet"
+    return "run"
+
+
+def _over_limit(limits: CommandLimits, verdict: str) -> str:
+    who = verdict.partition(":")[2]
+    limit = limits.per_commenter if who == "commenter" else limits.per_repository
+    return over_limit(who, limit, limits.window_s)
+
+
+def _answer(ctx: Context, ask: Ask, held: str | None = None) -> str:
     command = ask.command
     if command.permission is not None:
-        held = ctx.repo.permission(ask.job.user)
+        held = held or ctx.repo.permission(ask.job.user)
         if held not in PERMISSIONS[command.permission]:
             return needs_permission(command.name, command.because, command.permission, held)
     return command.run(ctx, ask)

@@ -21,6 +21,10 @@ Variables (Probot's names where Probot has one):
                       Prometheus to scrape each worker process (default: no server). A web
                       process serves both on PORT already.
 
+    DOCS_SYNC_COMMANDS_PER_COMMENTER, DOCS_SYNC_COMMANDS_PER_REPOSITORY
+                      `/docs-sync` commands answered in 10 minutes per commenter (default 10)
+                      and per repository (default 30); past them, one reply says so
+
 What one pull request may cost (bot.app.sandbox); past any of them its check run fails, naming it:
 
     DOCS_SYNC_MAX_SOURCE_MB   megabytes of files the analysis reads, base and head (default 5)
@@ -72,6 +76,16 @@ class Budget:
         return int(self.source_mb * 1024 * 1024)
 
 
+@dataclass(frozen=True)
+class CommandLimits:
+    """How many `/docs-sync` commands are answered in a window: per commenter (all repositories)
+    and per repository (all commenters). A writer's `ignore` and `apply` are not counted."""
+
+    per_commenter: int = 10
+    per_repository: int = 30
+    window_s: float = 600.0
+
+
 BUDGET_SETTINGS = {
     "source_mb": "DOCS_SYNC_MAX_SOURCE_MB",
     "findings": "DOCS_SYNC_MAX_FINDINGS",
@@ -97,6 +111,7 @@ class Settings:
     workers: int = 4
     metrics_port: int | None = None  # METRICS_PORT: a worker process's /metrics
     budget: Budget = Budget()
+    command_limits: CommandLimits = CommandLimits()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -116,6 +131,14 @@ class Settings:
             workers=int(_number(environ, "DOCS_SYNC_WORKERS", 4, 1, 64, whole=True)),
             metrics_port=_metrics_port(environ),
             budget=_budget(environ),
+            command_limits=CommandLimits(
+                per_commenter=int(
+                    _number(environ, "DOCS_SYNC_COMMANDS_PER_COMMENTER", 10, 1, 10_000, whole=True)
+                ),
+                per_repository=int(
+                    _number(environ, "DOCS_SYNC_COMMANDS_PER_REPOSITORY", 30, 1, 100_000, whole=True)
+                ),
+            ),
         )
 
     @property

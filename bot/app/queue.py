@@ -56,6 +56,13 @@ STATES = ("queued", "running", "done", "failed", "superseded")
 FINISHED = ("done", "failed", "superseded")
 JOBS_KEPT_S = 7 * 86400.0  # GitHub lets a delivery be redelivered for 3 days
 CACHES_KEPT_S = 30 * 86400.0
+TALLIES_KEPT_S = 86400.0  # rate limits count within minutes
+# One statement on both databases: a window past its end starts again at 1 (SET reads the old row).
+_TALLY = (
+    "INSERT INTO tallies (bucket, since, n) VALUES (%s, %s, 1) ON CONFLICT (bucket) DO UPDATE SET "
+    "n = CASE WHEN tallies.since <= %s THEN 1 ELSE tallies.n + 1 END, "
+    "since = CASE WHEN tallies.since <= %s THEN %s ELSE tallies.since END RETURNING n"
+)
 # What can be read again from GitHub: dropped once unused for CACHES_KEPT_S. The rest ("pr",
 # "waivers", "report") is what docs-sync wrote or was told, and stays.
 CACHE_NAMESPACES = (
@@ -67,6 +74,7 @@ CACHE_NAMESPACES = (
     "check-run-pending",
     "reply",
     "applied",
+    "limit",
     "credential",
     "history",
 )
@@ -189,6 +197,12 @@ class JobQueue(Protocol):
         after the previous reservation on it: every process gets its own turn, in order."""
         ...
 
+    def tally(self, bucket: str, window_s: float) -> int:
+        """Count one event in `bucket`: how many it has had in its window so far, this one
+        included. A window opens at a bucket's first event and lasts `window_s`; one atomic
+        statement, so processes sharing the database count together."""
+        ...
+
     def kv_get(self, ns: str, key: str) -> str | None: ...
 
     def kv_put(self, ns: str, key: str, value_json: str) -> None: ...
@@ -230,6 +244,11 @@ CREATE TABLE IF NOT EXISTS blobs (
 CREATE TABLE IF NOT EXISTS lanes (
     lane    TEXT PRIMARY KEY,
     next_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tallies (
+    bucket TEXT PRIMARY KEY,
+    since  REAL NOT NULL,
+    n      INTEGER NOT NULL
 );
 """
 
@@ -444,7 +463,8 @@ class SQLiteQueue:
                 (*CACHE_NAMESPACES, now - CACHES_KEPT_S),
             ).rowcount
             blobs = db.execute("DELETE FROM blobs WHERE created_at < ?", (now - CACHES_KEPT_S,)).rowcount
-        return jobs + kv + blobs
+            tallies = db.execute("DELETE FROM tallies WHERE since < ?", (now - TALLIES_KEPT_S,)).rowcount
+        return jobs + kv + blobs + tallies
 
     def ping(self) -> None:
         self.kv_put("health", "ping", json.dumps(self._clock()))
@@ -462,6 +482,14 @@ class SQLiteQueue:
                 (lane, turn + interval_s),
             )
         return turn
+
+    def tally(self, bucket: str, window_s: float) -> int:
+        now = self._clock()
+        with self._tx() as db:
+            (n,) = db.execute(
+                _TALLY.replace("%s", "?"), (bucket, now, now - window_s, now - window_s, now)
+            ).fetchone()
+        return int(n)
 
     # -- App state --------------------------------------------------------------------------
 

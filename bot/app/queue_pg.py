@@ -38,7 +38,16 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from bot.app.queue import CACHE_NAMESPACES, CACHES_KEPT_S, JOBS_KEPT_S, STATES, Job, NewJob
+from bot.app.queue import (
+    _TALLY,
+    CACHE_NAMESPACES,
+    CACHES_KEPT_S,
+    JOBS_KEPT_S,
+    STATES,
+    TALLIES_KEPT_S,
+    Job,
+    NewJob,
+)
 
 CLAIM_LOCK = 0x0D0C5C1A  # advisory lock keys: one number each, unlikely to meet another app's
 MIGRATE_LOCK = 0x0D0C5DB0
@@ -84,6 +93,11 @@ CREATE TABLE IF NOT EXISTS blobs (
 CREATE TABLE IF NOT EXISTS lanes (
     lane    TEXT PRIMARY KEY,
     next_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tallies (
+    bucket TEXT PRIMARY KEY,
+    since  DOUBLE PRECISION NOT NULL,
+    n      INTEGER NOT NULL
 )
 """
 
@@ -379,7 +393,8 @@ class PostgresQueue:
                 (list(CACHE_NAMESPACES), now - CACHES_KEPT_S),
             ).rowcount
             blobs = db.execute("DELETE FROM blobs WHERE created_at < %s", (now - CACHES_KEPT_S,)).rowcount
-        return jobs + kv + blobs
+            tallies = db.execute("DELETE FROM tallies WHERE since < %s", (now - TALLIES_KEPT_S,)).rowcount
+        return jobs + kv + blobs + tallies
 
     def ping(self) -> None:
         self.kv_put("health", "ping", json.dumps(self._clock()))
@@ -396,6 +411,12 @@ class PostgresQueue:
                 (lane, now + interval_s, now, interval_s),
             ).fetchone()
         return float(row[0]) - interval_s
+
+    def tally(self, bucket: str, window_s: float) -> int:
+        now = self._clock()
+        with self._tx() as db:
+            row = db.execute(_TALLY, (bucket, now, now - window_s, now - window_s, now)).fetchone()
+        return int(row[0])
 
     # -- App state --------------------------------------------------------------------------
 

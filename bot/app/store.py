@@ -21,6 +21,8 @@ same as the database has always held, so an upgrade keeps its state) is:
                                                 what docs-sync has written on the pull request
     ns "reply",       "<job id>"                {"id"}: the reply to a command (id null while
                                                 it is being sent)
+    ns "limit",       "<job id>"                {"verdict"}: "run", "tell:<who>" or "quiet", what
+                                                the command limits said of the job
     ns "applied",     "<job id>"                {"parent", "commit", "answer"}: the commit
                                                 `/docs-sync apply` made, before the branch was
                                                 moved to it, and what the reply says
@@ -318,6 +320,14 @@ class Store:
 
     def save_reply(self, job_id: int, reply: Reply) -> None:
         self._put("reply", str(job_id), {"id": reply.id})
+
+    def limit_verdict(self, job_id: int) -> str | None:
+        """What the command limits said of a command job: "run", "tell:<who>" or "quiet"."""
+        data = self._get("limit", str(job_id))
+        return None if not isinstance(data, dict) else str(data.get("verdict"))
+
+    def save_limit_verdict(self, job_id: int, verdict: str) -> None:
+        self._put("limit", str(job_id), {"verdict": verdict})
 
     def applied(self, job_id: int) -> Applied | None:
         data = self._get("applied", str(job_id))

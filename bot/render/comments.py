@@ -612,6 +612,16 @@ def applied(sha: str, pages: Sequence[str], report: Report, left_out: Sequence[s
     )
 
 
+def over_limit(who: str, limit: int, window_s: float) -> str:
+    """The one answer to the first command past a limit; the ones after it get none."""
+    whose = "per commenter" if who == "commenter" else "per repository"
+    return (
+        f"docs-sync answers at most {limit} commands {whose} in {window_s / 60:g} minutes, and this "
+        "one is past it: this and the next commands are not carried out (and not answered) until "
+        "the window ends. The check still runs on every push."
+    )
+
+
 def not_doc_files(paths: Sequence[str]) -> str:
     """Why suggestions for `paths` are not committed."""
     names = ", ".join(md_code(p) for p in paths)

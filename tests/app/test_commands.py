@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.app.commands import COMMANDS, Registry
+from bot.app.config import CommandLimits
 from bot.app.events import route
 from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
@@ -20,10 +21,11 @@ from tests.render.test_comments import TYPED, assert_inert
 
 
 class Bot:
-    def __init__(self, standin: GitHubStandIn, shas: dict[str, str], tmp_path):
+    def __init__(self, standin: GitHubStandIn, shas: dict[str, str], tmp_path, **settings_kw):
         self.standin, self.shas = standin, shas
-        settings = settings_for(standin, tmp_path / "q.db")
-        self.queue = SQLiteQueue(settings.db_path, clock=Clock())
+        settings = settings_for(standin, tmp_path / "q.db", **settings_kw)
+        self.clock = Clock()
+        self.queue = SQLiteQueue(settings.db_path, clock=self.clock)
         self.worker = Worker(
             self.queue, make_handler(settings, self.queue, Metrics(), write_interval_s=0), base_delay_s=0
         )
@@ -264,6 +266,7 @@ def test_what_a_commenter_typed_comes_back_inert_in_every_place(bot, standin):
     bot.open_and_check(30, "one")
     standin.set_permission("maint", "maintain")
     for n, typed in enumerate(TYPED):
+        bot.clock.advance(600)  # each try in a window of the command limits of its own
         bot.comment(30, f"/docs-sync {typed}")  # not a verb: the help answers, naming it
         reply = replies(standin)[-1]
         assert "unknown command" in reply
@@ -281,3 +284,31 @@ def test_what_a_commenter_typed_comes_back_inert_in_every_place(bot, standin):
         for place, markdown in places.items():
             assert f"{n} {typed}" in markdown, place  # the newest reason is the one shown
             assert_inert(markdown, typed), place
+
+
+def test_commands_anyone_may_run_are_limited_per_commenter_and_per_repository(
+    standin, repo_and_shas, tmp_path
+):
+    """30 `/docs-sync recheck` from a user with no permission: a few checks, one reply saying the
+    limit, then silence; another commenter is served until the repository's limit."""
+    limits = CommandLimits(per_commenter=3, per_repository=4)
+    b = Bot(standin, repo_and_shas[1], tmp_path, command_limits=limits)
+    try:
+        b.open_and_check(20, "clean")
+        standin.set_permission("mallory", "none")
+        spam = [b.comment(20, "/docs-sync recheck", user="mallory") for _ in range(30)]
+        assert len(standin.check_runs) == 1 + 3
+        said = replies(standin)
+        assert len(said) == 3 + 1 and "at most 3 commands per commenter in 10 minutes" in said[-1]
+        assert sum(eyes_on(standin, c) for c in spam) == 4  # the unanswered get no reaction either
+        b.comment(20, "/docs-sync help", user="bob")
+        b.comment(20, "/docs-sync help", user="bob")
+        b.comment(20, "/docs-sync help", user="bob")
+        said = replies(standin)
+        assert len(said) == 4 + 2 and "at most 4 commands per repository" in said[-1]
+        standin.set_permission("writer", "write")
+        b.comment(20, "/docs-sync ignore --x", user="writer")  # a writer's own command is not counted
+        assert "docs-sync now ignores findings about `--x`" in replies(standin)[-1]
+        assert b.queue.counts()["done"] == 1 + 30 + 3 + 1
+    finally:
+        b.queue.close()

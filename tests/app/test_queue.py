@@ -465,3 +465,17 @@ def test_ping_writes_and_reads(path, clock):
             errors = (psycopg.Error,)
         with pytest.raises(errors):
             q.ping()
+
+
+def test_tallies_count_across_connections_and_start_again_after_their_window(path, clock):
+    """A rate limit's count: two processes on one database count together; a window ends."""
+    with open_queue(path, clock) as a, open_queue(path, clock) as b:
+        assert [a.tally("u", 600), b.tally("u", 600), a.tally("u", 600)] == [1, 2, 3]
+        assert b.tally("other", 600) == 1
+        clock.now += 599
+        assert b.tally("u", 600) == 4
+        clock.now += 1
+        assert a.tally("u", 600) == 1  # the window opened 600 s ago has closed
+        clock.now += 2 * 86400
+        assert a.prune() >= 2  # old tallies are deleted
+        assert a.tally("other", 600) == 1
