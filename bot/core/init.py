@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bot.core import typed_clis
+from bot.core import decorated_clis, typed_clis
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
 from bot.core.page import parse_doc
@@ -43,7 +43,7 @@ class Parser:
     """A module whose flags a page may cite."""
 
     path: str
-    kind: str  # argparse | dataclass-flags | hf-dataclass | tyro | jsonargparse
+    kind: str  # argparse | dataclass-flags | hf-dataclass | tyro | jsonargparse | click | typer
     flags: frozenset[str]
     dataclass: str | None = None
     builder: str | None = None
@@ -65,6 +65,8 @@ def plan(tree: Tree) -> Plan:
     parsers = list(_parsers(tree, [p for p in paths if _is_source(p)]))
     for cli in typed_clis.found(tree, [p for p in paths if _is_source(p)], MAX_TEXT):
         parsers.append(Parser(cli.path, cli.kind, cli.flags, paths=cli.paths, names=cli.names))
+    found = decorated_clis.parsers(tree, [p for p in paths if _is_source(p)])
+    parsers += [Parser(path, kind, flags) for path, kind, flags in found]
     by_flag: dict[str, list[Parser]] = defaultdict(list)
     for parser in parsers:
         for flag in parser.flags - COMMON_FLAGS:
@@ -137,6 +139,17 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         ]
         lines += [f"          - {_quote(p)}" for p in parser.paths]
         lines.append(f"        names: [{', '.join(_quote(n) for n in parser.names)}]")
+    for kind in decorated_clis.KINDS:  # click, typer: the modules of each, globbed like argparse's
+        decorated = [p.path for p in found.parsers if p.kind == kind]
+        if decorated:
+            lines += [
+                f"      - id: {_unique(kind + '-cli', taken)}",
+                f"        kind: {kind}",
+                "        paths:",
+            ]
+            lines += [
+                f"          - {_quote(pattern)}" for pattern, _ in _grouped(decorated, "py", deep=False)
+            ]
     lines += ["      - id: cited-paths", "        kind: paths"]
     lines += [*rule_lines(keys, _grouped, _quote), *(f"# {note}" for note in keys.unread), ""]
     return "\n".join(lines)

@@ -30,12 +30,12 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from bot.core.model import Fact, Tree
 from bot.core.page import DocPage, Ref, Section, command_words, parse_doc
-from bot.core.programs import Programs, for_subcommand, subcommands
+from bot.core.programs import Programs, for_subcommand, invoked, subcommands
 from bot.core.rules import Rule
 
 # Characters no file name of a repository holds but placeholders and shell syntax do.
@@ -92,6 +92,10 @@ class Scope:
     # the subcommands the program's flags name at base and at head: which of them `args` invokes
     # is decided against all of them, not against the few flags a question is about
     paths: frozenset[tuple[str, ...]] | None = field(default=None, compare=False, repr=False)
+    # for a flag cited in prose after a command: the tokens the subcommand it invokes takes. A
+    # flag of another subcommand is then about that one (the prose after `tool eval` may name
+    # `tool train`'s `--max-steps`), one the invoked subcommand has is about it alone.
+    loose: frozenset[str] | None = field(default=None, compare=False, repr=False)
 
     def takes(self, fact: Fact) -> bool:
         """Is `fact` (a flag at base or at head) one of this program's?"""
@@ -104,7 +108,9 @@ class Scope:
     def flags(self, facts: Iterable[Fact]) -> list[Fact]:
         """The flags among `facts` that this program's command line takes."""
         mine = [f for f in facts if f.kind == "flag" and self.takes(f)]
-        return mine if self.program is None else for_subcommand(mine, self.args, self.paths)
+        if self.program is None or (self.loose is not None and not any(f.token in self.loose for f in mine)):
+            return mine
+        return for_subcommand(mine, self.args, self.paths)
 
 
 ANY = Scope(None)
@@ -365,7 +371,7 @@ class Ownership:
         if near:
             run = near[-1]
             if run.kind == _READ or ours or token is None:
-                return run.scope  # None for a program whose parser the rule does not read
+                return self._loose(run.scope)  # None for a program whose parser the rule does not read
             # Another program of ours runs here: the flag is its, or nobody's when that
             # program's whole command line is read and does not have it.
             return ANY if self._nobodys(token, run.program) else None
@@ -374,6 +380,12 @@ class Ownership:
             if named is not None:
                 return named
         return ANY
+
+    def _loose(self, scope: Scope | None) -> Scope | None:
+        """`scope` for prose after its command (Scope.loose)."""
+        if scope is None or scope.program is None or invoked(scope.args, scope.paths or ()) is None:
+            return scope
+        return replace(scope, loose=frozenset(f.token for f in scope.flags(self.flags)))
 
     def _nobodys(self, token: str, program: str | None) -> bool:
         """Is `token` a flag no parser of `program` declares, when its parsers are all read: it

@@ -196,3 +196,14 @@ def test_a_doc_edit_citing_another_subcommands_flag_is_unresolved(kind):
     assert errors(report) == [("unresolved", "--jobs", line(edited, "tool serve"), None)]
     fine = README.replace("tool build --output dist", "tool build --output dist --jobs 4")
     assert errors(run(cli, cli, readme_head=fine, config=config(kind))) == []
+
+
+@KINDS
+def test_prose_after_one_subcommand_may_name_another_subcommands_flag(kind):
+    cli = SPELLED[kind][0]
+    page = "# Tool\n\n```bash\ntool build --output dist\ntool serve --output DIR\n```\n"
+    page += "\n`--jobs` defaults to 1.\n"
+    head = cli.replace("default=1", "default=2").replace("jobs: int = 1", "jobs: int = 2")
+    assert errors(run(cli, head, page, config=config(kind))) == [
+        ("changed", "--jobs", line(page, "defaults"), "`--jobs` defaults to 2.")
+    ]

@@ -1,0 +1,36 @@
+"""Command lines declared with decorators, found for `docs-sync init`: the modules whose click or
+typer commands declare options (bot/core/extract/click_flags.py), each with its flags, so the
+pages citing them are coupled to them as a `click` or `typer` source.
+
+Pure, and nothing executed: files are read from the tree and parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from bot.core.model import Tree
+from bot.core.rules import Source
+
+KINDS = ("click", "typer")
+MAX_TEXT = 2_000_000  # a file larger than this is data, not a command line
+_IMPORTS = {kind: re.compile(rf"^\s*(?:import|from)\s+{kind}\b", re.M) for kind in KINDS}
+_IMPORTS["click"] = re.compile(r"^\s*(?:import|from)\s+(?:click|rich_click|asyncclick|cloup)\b", re.M)
+
+
+def parsers(tree: Tree, paths: Iterable[str]) -> Iterator[tuple[str, str, frozenset[str]]]:
+    """(path, kind, option strings) of each module declaring a click or typer command line."""
+    from bot.core.extract import extract  # imported when init runs
+
+    for path in paths:
+        text = tree.read(path)
+        if text is None or len(text) > MAX_TEXT:
+            continue
+        for kind in KINDS:
+            if not _IMPORTS[kind].search(text):
+                continue
+            facts = extract(Source(id=f"{kind}-cli", kind=kind, paths=(path,)), path, text).facts
+            flags = frozenset(f.token for f in facts if f.kind == "flag")
+            if flags:
+                yield path, kind, flags

@@ -1,0 +1,133 @@
+"""`docs-sync init` on a small click project and a small typer project: the rules it writes cite
+their command modules as `click` and `typer` sources, validate, and check a change."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from bot.core.check import check
+from bot.core.init import config_for, plan
+from bot.core.model import Change
+from bot.core.packs import parse_repo_config
+from bot.core.validate import unmatched
+from bot.trees.memory import MemoryTree
+
+CLICK_CLI = textwrap.dedent(
+    """
+    import click
+
+    from shop.orders import orders
+
+    @click.group()
+    @click.option("--store", default="main", help="The store.")
+    def cli(store):
+        pass
+
+    @cli.command()
+    @click.option("--dry-run/--no-dry-run", default=False)
+    @click.option("--batch-size", type=int, default=50)
+    def sync(dry_run, batch_size):
+        pass
+
+    cli.add_command(orders)
+    """
+)
+CLICK_ORDERS = textwrap.dedent(
+    """
+    import click
+
+    @click.command()
+    @click.option("--since", help="ISO date.")
+    @click.option("--status", type=click.Choice(["open", "paid"]), default="open")
+    def orders(since, status):
+        pass
+    """
+)
+TYPER_CLI = textwrap.dedent(
+    """
+    from typing import Annotated
+
+    import typer
+
+    app = typer.Typer()
+
+    @app.command()
+    def train(
+        config: str,
+        learning_rate: float = 3e-4,
+        max_steps: Annotated[int, typer.Option(help="Steps to run.")] = 1000,
+        fp16: bool = False,
+    ):
+        pass
+
+    @app.command()
+    def evaluate(checkpoint: str, batch_size: int = 16):
+        pass
+    """
+)
+PROJECTS = {
+    "click": {
+        "pyproject.toml": '[project]\nname = "shop"\n\n[project.scripts]\nshop = "shop.cli:cli"\n',
+        "shop/__init__.py": "",
+        "shop/cli.py": CLICK_CLI,
+        "shop/orders.py": CLICK_ORDERS,
+        "shop/util.py": "import click\n\ndef shout(text):\n    click.echo(text.upper())\n",
+        "README.md": "# shop\n\n```bash\nshop --store eu sync --batch-size 20 --dry-run\n```\n",
+        "docs/orders.md": "# Orders\n\n```bash\nshop orders --since 2024-01-01 --status paid\n```\n",
+        "docs/other.md": "# Other\n\nNothing about flags here.\n",
+    },
+    "typer": {
+        "pyproject.toml": '[project]\nname = "trainer"\n\n[project.scripts]\ntrainer = "trainer.cli:app"\n',
+        "trainer/__init__.py": "",
+        "trainer/cli.py": TYPER_CLI,
+        "README.md": textwrap.dedent(
+            """
+            # trainer
+
+            ```bash
+            trainer train cfg.yaml --learning-rate 1e-4 --max-steps 500 --fp16
+            trainer evaluate ckpt/ --batch-size 32
+            ```
+
+            `--max-steps` defaults to 1000.
+            """
+        ),
+    },
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PROJECTS))
+def test_init_couples_the_pages_to_the_command_modules_and_validates(kind):
+    tree = MemoryTree(PROJECTS[kind])
+    found = plan(tree)
+    modules = {"click": ["shop/cli.py", "shop/orders.py"], "typer": ["trainer/cli.py"]}[kind]
+    assert [(p.path, p.kind) for p in found.parsers] == [(m, kind) for m in modules]
+    text = config_for(tree)
+    assert text is not None
+    assert f"        kind: {kind}\n" in text and "kind: argparse" not in text
+    assert all(f"          - {m}\n" in text for m in modules)
+    assert "shop/util.py" not in text and "docs/other.md" not in text
+    (pack,) = parse_repo_config(text)
+    assert unmatched(pack.rules, MemoryTree({}), tree) == []
+
+
+def test_a_check_with_inits_rules_finds_a_click_rename_on_its_subcommands_line():
+    base = PROJECTS["click"]
+    (pack,) = parse_repo_config(config_for(MemoryTree(base)) or "")
+    head = dict(base, **{"shop/orders.py": CLICK_ORDERS.replace('"--status"', '"--state"')})
+    report = check(pack.rules, MemoryTree(base), MemoryTree(head), [Change("modified", "shop/orders.py")])
+    assert [(f.kind, f.symbol, f.doc.path, f.suggestion.replacement) for f in report.findings] == [
+        ("renamed", "--status", "docs/orders.md", "shop orders --since 2024-01-01 --state paid")
+    ]
+
+
+def test_a_check_with_inits_rules_finds_a_typer_default_change():
+    base = PROJECTS["typer"]
+    (pack,) = parse_repo_config(config_for(MemoryTree(base)) or "")
+    head = dict(base, **{"trainer/cli.py": TYPER_CLI.replace("= 1000", "= 2000")})
+    report = check(pack.rules, MemoryTree(base), MemoryTree(head), [Change("modified", "trainer/cli.py")])
+    assert [(f.kind, f.symbol, f.suggestion.replacement) for f in report.findings] == [
+        ("changed", "--max-steps", "`--max-steps` defaults to 2000.")
+    ]
