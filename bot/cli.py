@@ -21,7 +21,7 @@ from bot.render.common import DocText, Options, RenderError
 
 if TYPE_CHECKING:
     from bot.trees.factcache import FactsCache
-    from bot.trees.git import GitTree
+    from bot.trees.git import GitRepo, GitTree
 
 REPO_CONFIG = ".github/docs-sync.yml"
 RULES_FORMAT = 2
@@ -188,6 +188,35 @@ def _repo_config(tree: GitTree) -> str | None:
     return None if blob is None else config_text(tree.repo.read_blob(blob), REPO_CONFIG)
 
 
+def _config_here(repo: GitRepo, tree: GitTree, rev: str) -> str | None:
+    """The config `audit` and `validate` read at HEAD: the working tree's when it has one HEAD
+    lacks or differs from (an `init --write` not committed yet), said on stderr; else HEAD's."""
+    from bot.core.packs import config_text
+    from bot.core.rules import MAX_RULES_BYTES
+    from bot.trees.git import GitError
+    from bot.trees.worktree import WorkTree
+
+    committed = _repo_config(tree)
+    if rev != "HEAD":
+        return committed
+    try:
+        path = WorkTree(repo).root / REPO_CONFIG
+    except GitError:  # a bare repository
+        return committed
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_RULES_BYTES + 1)  # one byte over: the reader says it is too large
+    except FileNotFoundError:
+        return committed
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    text = config_text(data, REPO_CONFIG)
+    if text != committed:
+        state = "not committed yet" if committed is None else "with changes not committed"
+        print(f"docs-sync: {REPO_CONFIG} read from the working tree ({state})", file=sys.stderr)
+    return text
+
+
 def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | None:
     import hashlib
 
@@ -349,7 +378,7 @@ def run_audit(args: argparse.Namespace) -> int:
     with GitRepo(args.repo) as repo:
         tree = repo.tree(args.rev)
         cache = _cache(args.no_cache)
-        packs = _load_rules(args.rules, None if args.rules else _repo_config(tree), cache)
+        packs = _load_rules(args.rules, None if args.rules else _config_here(repo, tree, args.rev), cache)
         rules = _rules_of(packs)
         _require_matches(rules, MemoryTree({}), tree, {}, cache)
         key = _audit_key(rules, tree, None if args.no_history else tree.sha) if cache is not None else None
@@ -415,7 +444,7 @@ def run_validate(args: argparse.Namespace) -> int:
         with GitRepo(repo_dir) as repo:
             tree = repo.tree(args.rev)
             if packs is None:
-                text = _repo_config(tree)
+                text = _config_here(repo, tree, args.rev)
                 if text is None:
                     raise UsageError(f"no {REPO_CONFIG} at {args.rev} in {repo_dir}; pass --rules FILE")
                 packs = _load_rules(None, text, None)
@@ -491,7 +520,11 @@ def run_init(args: argparse.Namespace) -> int:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    print(f"docs-sync: wrote {path}; `docs-sync audit` lists what it finds today", file=sys.stderr)
+    print(
+        f"docs-sync: wrote {path}; `docs-sync validate` checks it and `docs-sync audit` lists what it "
+        "finds today (both read it from the working tree until it is committed)",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -448,9 +448,31 @@ def test_init_prints_or_writes_a_config_that_works_on_the_first_run(small: Path)
     assert written.returncode == 0
     assert (small / ".github" / "docs-sync.yml").read_text() == printed.stdout
     assert docs_sync("init", "--repo", str(small), "--write").returncode == 2  # never overwrites
+    # Not committed yet: validate and audit read it from the working tree, and say so.
+    said = "docs-sync: .github/docs-sync.yml read from the working tree (not committed yet)"
+    for command in (("validate",), ("audit", "--no-cache")):
+        proc = docs_sync(*command, "--repo", str(small))
+        assert proc.returncode == 0 and said in proc.stderr, proc.stderr
     _commit(small, "config")
-    assert docs_sync("validate", "--repo", str(small)).returncode == 0
-    assert docs_sync("audit", "--repo", str(small), "--no-cache").returncode == 0
+    for command in (("validate",), ("audit", "--no-cache")):
+        proc = docs_sync(*command, "--repo", str(small))
+        assert proc.returncode == 0 and "working tree" not in proc.stderr
+    # An edit not committed is read too; an explicit --rev reads that revision's.
+    config = small / ".github" / "docs-sync.yml"
+    config.write_text(config.read_text().replace("tool/cli.py", "tool/gone.py"))
+    proc = docs_sync("validate", "--repo", str(small))
+    assert proc.returncode == 2 and "(with changes not committed)" in proc.stderr
+    assert "tool/gone.py" in proc.stderr
+    assert docs_sync("validate", "--repo", str(small), "--rev", "main").returncode == 0
+
+
+def test_a_folder_that_is_no_repository_says_so(tmp_path: Path):
+    proc = docs_sync("audit", "--repo", str(tmp_path), "--rules", "miles")
+    assert proc.returncode == 2
+    assert (
+        proc.stderr.strip()
+        == f"docs-sync: {tmp_path} is not a git repository (pass --repo DIR, the folder of one)"
+    )
 
 
 def test_a_warm_audit_of_an_unchanged_revision_is_not_checked_again(small: Path, tmp_path: Path):

@@ -44,7 +44,22 @@ class GitRepo:
         try:
             return self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
         except GitError:
-            raise GitError(f"unknown revision {rev!r} in {self.path}") from None
+            raise GitError(self._unknown(rev)) from None
+
+    def _unknown(self, rev: str) -> str:
+        """Why `rev` does not resolve, in the words that say what to do."""
+        try:
+            shallow = self._git("rev-parse", "--is-shallow-repository").strip() == "true"
+        except GitError:
+            return f"{self.path} is not a git repository (pass --repo DIR, the folder of one)"
+        if shallow:
+            return (
+                f"unknown revision {rev!r} in {self.path}, a shallow clone: its history stops before "
+                "it; fetch the history (`git fetch --unshallow`, or actions/checkout with fetch-depth: 0)"
+            )
+        if rev == "HEAD":
+            return f"{self.path} has no commit yet (HEAD names none)"
+        return f"unknown revision {rev!r} in {self.path}"
 
     def merge_base(self, base: str, head: str) -> str:
         """Where `head` forked from `base`: what GitHub compares a pull request against."""

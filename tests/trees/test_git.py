@@ -52,11 +52,20 @@ def test_unknown_revision_is_a_clear_error(repo):
         r.tree("no-such")
 
 
+def test_a_folder_that_is_no_repository_and_a_repository_with_no_commit_say_so(tmp_path):
+    (tmp_path / "plain").mkdir()
+    with GitRepo(tmp_path / "plain") as r, pytest.raises(GitError, match="is not a git repository"):
+        r.resolve("HEAD")
+    git(tmp_path, "init", "-q", str(tmp_path / "empty"))
+    with GitRepo(tmp_path / "empty") as r, pytest.raises(GitError, match="has no commit yet"):
+        r.resolve("HEAD")
+
+
 def test_deepen_fetches_the_history_a_shallow_clone_lacks(repo, tmp_path):
     shallow = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
     with GitRepo(shallow) as r:
-        with pytest.raises(GitError):
+        with pytest.raises(GitError, match="a shallow clone: .*fetch-depth: 0"):
             r.resolve("HEAD~1")
         r.deepen()
         assert r.tree("HEAD~1").read("pkg/args.py") == "x = 1\n" * 20
