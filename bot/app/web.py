@@ -8,13 +8,16 @@ verifies the HMAC signature over the raw bytes before parsing anything, routes t
     400  no delivery id / event header, an id over 200 characters, or a body that is not a
          JSON object (nested too deeply to parse included)
     401  signature missing or wrong       413  body over 25 MB (GitHub never sends those)
-    408  the body took over 10 s to arrive
-    503  busy: 4 bodies were being read and no slot freed within 5 s (GitHub shows the delivery
-         as failed, and it can be redelivered)
+    408  the body took over 10 s to arrive, or was arriving too slowly to be in by then
+    503  busy: 256 bodies, or 100 MB of them, were being read (GitHub shows the delivery as
+         failed, and it can be redelivered)
 
 A body is read before anyone knows who sent it, so reading is bounded: the declared size is
-checked first, the bytes go into one buffer of that size, at most 4 bodies are read at once
-(so unsigned bodies cost at most 100 MB), and each must arrive in 10 s.
+checked first, the bytes go into one buffer of that size, at most 256 bodies are read at once
+and at most 100 MB of them (their declared sizes; an undeclared one counts 25 MB), and each
+must arrive in 10 s; one still short after a second, at a pace that cannot make the 10 s (a
+byte a second of a declared megabyte), is cut then. Slow clients hold a slot a second or two
+each, and GitHub's deliveries (tens of kilobytes, sent at once) find a free one among 256.
 
 Deliveries that arrive together are stored together: one transaction, one flush to disk, for
 all that came while the previous one was being written (group commit), so the answer time
@@ -65,9 +68,11 @@ log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 25 * 1024 * 1024
 MAX_DELIVERY_ID = 200  # GitHub's are UUIDs (36); a longer one is refused, never cut
-MAX_BODY_READS = 4  # bodies read at once, before their signature can be checked
+MAX_BODY_READS = 256  # bodies read at once, before their signature can be checked
+MAX_READING_BYTES = 100 * 1024 * 1024  # their declared sizes together (an undeclared one: 25 MB)
 READ_WAIT_S = 5.0  # how long a request waits for a reading slot before "busy"
 BODY_TIMEOUT_S = 10.0  # GitHub gives up on an answer after 10 s; so does the body read
+BODY_GRACE_S = 1.0  # past this, a body arriving too slowly to be in by the deadline is cut
 SIGNATURE_HEADER = "X-Hub-Signature-256"
 
 T = TypeVar("T")
@@ -94,11 +99,14 @@ def build_app(
     *,
     worker: Worker | None = None,
     max_body_reads: int = MAX_BODY_READS,
+    max_reading_bytes: int = MAX_READING_BYTES,
     read_wait_s: float = READ_WAIT_S,
     body_timeout_s: float = BODY_TIMEOUT_S,
+    body_grace_s: float = BODY_GRACE_S,
 ) -> Starlette:
     """The ASGI app. With `worker`, the app's lifespan starts it and stops it on shutdown."""
     slots = PerLoop(lambda: asyncio.Semaphore(max_body_reads))
+    reading = PerLoop(lambda: [0])  # bytes the bodies being read declared, together
     commits = PerLoop(lambda: GroupCommit(queue))
 
     async def webhook(request: Request) -> Response:
@@ -110,18 +118,24 @@ def build_app(
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             return _reject(413, "size", "payload too large: GitHub never delivers more than 25 MB")
+        size = int(declared) if declared.isdigit() else MAX_BODY_BYTES
+        held = reading()
+        if held[0] + size > max_reading_bytes:  # what the buffers would take: refused, never waited for
+            return _reject(503, "busy", f"busy: {held[0] >> 20} MB of deliveries are being read; try again")
         slot = slots()
         try:
             # A free slot is taken at once; only a wait needs the timeout (and its task).
             await (asyncio.wait_for(slot.acquire(), read_wait_s) if slot.locked() else slot.acquire())
         except asyncio.TimeoutError:
             return _reject(503, "busy", f"busy: {max_body_reads} deliveries are being read; try again")
+        held[0] += size
         try:
             async with _deadline(body_timeout_s):
-                body = await _read_body(request)
+                body = await _read_body(request, body_timeout_s, body_grace_s)
         except asyncio.TimeoutError:
             return _reject(408, "timeout", f"the body did not arrive within {body_timeout_s:g} s")
         finally:
+            held[0] -= size
             slot.release()
         if body is None:
             return _reject(413, "size", "payload too large: GitHub never delivers more than 25 MB")
@@ -213,21 +227,30 @@ def build_app(
     return app
 
 
-async def _read_body(request: Request) -> bytearray | None:
+async def _read_body(request: Request, timeout_s: float, grace_s: float) -> bytearray | None:
     """The raw body in one buffer, or None once it passes MAX_BODY_BYTES (declared or sent).
 
     A declared size is the buffer's size, so the body is held once, never as chunks and a copy.
+    Past `grace_s`, a body whose bytes so far, at their pace, cannot all be in within `timeout_s`
+    is cut at once (TimeoutError): a client sending a byte a second frees its slot in a second
+    or two, not at the deadline.
     """
     declared = request.headers.get("content-length", "")
     body = bytearray()
-    if declared.isdigit():
-        body = bytearray(int(declared))
+    expected = int(declared) if declared.isdigit() else 0
+    if expected:
+        body = bytearray(expected)
     size = 0
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     async for chunk in request.stream():
         if size + len(chunk) > MAX_BODY_BYTES:
             return None
         body[size : size + len(chunk)] = chunk
         size += len(chunk)
+        elapsed = loop.time() - started
+        if elapsed > grace_s and size < expected and elapsed * expected / size > timeout_s:
+            raise asyncio.TimeoutError
     del body[size:]
     return body
 
