@@ -219,3 +219,15 @@ def test_a_typer_app_with_one_command_runs_it_without_its_name():
 def test_nothing_from_a_module_without_the_framework():
     assert facts("click", "import argparse\n@group.command()\ndef f(x=1): pass\n") == {}
     assert facts("typer", CLICK) == {}
+
+
+def test_options_kept_for_commands_of_other_modules_are_flags():
+    text = """
+    import click
+
+    dry_run = click.option("-n", "--dry-run", is_flag=True, help="Only show what would happen.")
+    upgrade = click.option("-U", "--upgrade/--no-upgrade", default=False)
+    """
+    found = facts("click", text)
+    assert found["--dry-run"]["sets"] == "true" and found["-n"]["key"] == "dry_run"
+    assert found["--no-upgrade"]["sets"] == "false"

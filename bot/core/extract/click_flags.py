@@ -7,7 +7,9 @@ is a flag of the command it decorates (an option assigned to a module-level name
 (click 7 and later); click 8.2 also drops a `_command`, `_cmd`, `_group` or `_grp` suffix, so
 such a command answers to both spellings. `"--shout/--no-shout"` is a switch and its opposite;
 `is_flag=True` sets `not default` (True unless the default is True); an option's destination is
-the name written without dashes, else its first long option, dashes to underscores.
+the name written without dashes, else its first long option, dashes to underscores. Options a
+module assigns to names and no command of its own uses are kept for commands elsewhere: flags
+under no subcommand.
 
 typer: `app = typer.Typer()`, `@app.command()` (named like click's commands, no suffix dropped),
 `@app.callback()` for the app's own options, `app.add_typer(sub, name="users")`, `typer.run(fn)`.
@@ -182,6 +184,12 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
             commands[fn.name] = command
     _attach(tree, names, commands, typer_apps)
     _single_commands(commands, typer_apps)
+    used = {id(call) for c in commands.values() for call in c.options}
+    shared = [call for call in options.values() if id(call) not in used]
+    if shared:
+        # Options a module keeps for commands elsewhere (pip-tools' `options.py`, used as
+        # `@options.dry_run`): flags of whatever command line takes them, under no subcommand here.
+        commands["<options>"] = _Command(("",), None, options=shared)
     return commands
 
 

@@ -49,7 +49,7 @@ _TYRO_CLI = frozenset({"tyro.cli", "cli"})  # `cli` alone only where the module 
 # and groups' decorators (`@cli.command()`, `@click.option`) and a `typer.Typer()` declare flags.
 _DECORATED = ("click", "typer")
 _DECLARING_DECORATORS = frozenset({"command", "group", "option", "callback"})
-_DECLARING_CALLS = frozenset({"Typer", "Group", "add_command", "add_typer"})
+_DECLARING_CALLS = frozenset({"Typer", "Group", "add_command", "add_typer", "option"})
 
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 
