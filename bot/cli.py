@@ -105,6 +105,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="check the files on disk (staged, unstaged and untracked, not ignored) instead of --head",
     )
+    check.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="an audit's baseline (docs-sync audit --baseline FILE): report only findings it does not record",
+    )
 
     audit = sub.add_parser("audit", help="list every doc reference that does not resolve at one revision")
     common(audit)
@@ -366,6 +371,8 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
 
 def run_check(args: argparse.Namespace) -> int:
     with checked(args) as (report, doc_text):
+        if getattr(args, "baseline", None) is not None:
+            report = _against_baseline(report, args.baseline, doc_text, record=False)
         return _emit(report, args, doc_text)  # the suggestions' doc lines, while git is open
 
 
@@ -395,9 +402,9 @@ def run_audit(args: argparse.Namespace) -> int:
         return _emit(report, args, tree.read)
 
 
-def _against_baseline(report: Report, file: str, doc_text: DocText) -> Report:
+def _against_baseline(report: Report, file: str, doc_text: DocText, record: bool = True) -> Report:
     """The first run records `report` in `file` (and reports nothing); later runs report only the
-    findings the file does not record."""
+    findings the file does not record. Without `record` (a check), the file must exist."""
     from bot.core import baseline
 
     try:
@@ -407,6 +414,8 @@ def _against_baseline(report: Report, file: str, doc_text: DocText) -> Report:
         text = None
     except OSError as e:
         raise UsageError(f"cannot read the baseline {file}: {e.strerror or e}") from None
+    if text is None and not record:
+        raise UsageError(f"no baseline {file}: `docs-sync audit --baseline {file}` records one")
     if text is None:
         try:
             with open(file, "w", encoding="utf-8") as f:

@@ -424,6 +424,27 @@ def test_audit_baseline_records_then_reports_only_new_findings(small: Path, tmp_
     assert proc.returncode == 2 and "not a docs-sync baseline" in proc.stderr
 
 
+def test_check_baseline_reports_only_what_the_audit_baseline_does_not_record(small: Path, tmp_path: Path):
+    (small / "docs" / "index.md").write_text("# Tool\n\nRun `--alpah 2`.\n\nOne.\nTwo.\nThree.\n")
+    _commit(small, "a stale flag")
+    file = tmp_path / "baseline.json"
+    check = ["check", "--repo", str(small), "--base", "HEAD~1", "--format", "json", "--no-cache"]
+    missing = docs_sync(*check, "--baseline", str(file))
+    assert missing.returncode == 2 and f"no baseline {file}" in missing.stderr and not file.exists()
+    assert docs_sync("audit", "--repo", str(small), "--baseline", str(file), "--no-cache").returncode == 0
+
+    # The change moves the recorded debt below a paragraph (so it writes that line again) and
+    # writes a new mistake.
+    moved = "# Tool\n\nOne.\nTwo.\nThree.\n\nRun `--alpah 2`.\n\nOr `--alhpa 3`.\n"
+    (small / "docs" / "index.md").write_text(moved)
+    _commit(small, "more")
+    plain = docs_sync(*check)
+    assert sorted(f["symbol"] for f in json.loads(plain.stdout)["findings"]) == ["--alhpa", "--alpah"]
+    known = docs_sync(*check, "--baseline", str(file))
+    assert known.returncode == 1, known.stderr
+    assert [(f["symbol"], f["doc"]["line"]) for f in json.loads(known.stdout)["findings"]] == [("--alhpa", 9)]
+
+
 def test_rules_given_in_the_config_format(small: Path, tmp_path: Path):
     config = tmp_path / "my-config.yml"
     config.write_text((small / ".github" / "docs-sync.yml").read_text() + "fail_on: never\n")

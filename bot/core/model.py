@@ -30,9 +30,11 @@ SEVERITY_RANK: dict[str, int] = {"notice": 0, "warning": 1, "error": 2}
 #                 old URL left without one; a `permanent` unlike the file's other redirects
 #   link          a link in the docs that reaches no page or file
 #   anchor        a link's or redirect's `#anchor` that no heading of its page has
+# An audit:
+#   unused-ignore a `docs-sync: ignore` comment in a page that suppresses no finding
 FindingKind = Literal[
     "removed", "renamed", "changed", "undocumented", "new-flag", "unresolved", "wrong-default", "parse-error",
-    "vanished", "nav", "redirect", "link", "anchor",
+    "vanished", "nav", "redirect", "link", "anchor", "unused-ignore",
 ]  # fmt: skip
 
 

@@ -100,6 +100,7 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "redirect": "error",
     "link": "error",
     "anchor": "warning",
+    "unused-ignore": "notice",  # a `docs-sync: ignore` that suppresses nothing (audit)
 }
 
 

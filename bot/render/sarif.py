@@ -33,6 +33,7 @@ DESCRIPTIONS = {
     "redirect": "A redirect of the docs site is broken, chained or stale, or a moved page has none.",
     "link": "A link in the docs reaches no page or file of the site.",
     "anchor": "A link's or redirect's #anchor names no heading of its page.",
+    "unused-ignore": "A docs-sync: ignore comment in a page suppresses no finding.",
 }
 _LEVEL = {"error": "error", "warning": "warning", "notice": "note"}
 

@@ -19,19 +19,21 @@ returns them merged, deduplicated and ordered.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+from bot.core import suppress
 from bot.core.check import evidence, keys, paths, unreadable
 from bot.core.check.code_to_doc import code_to_doc
 from bot.core.check.deltas import deltas, renamed_to
 from bot.core.check.doc_to_code import doc_to_code
-from bot.core.check.findings import Findings
+from bot.core.check.findings import Findings, doc_location
 from bot.core.check.history import History, Lookups, from_history
 from bot.core.check.inputs import RuleInputs, Touched, build, touches
 from bot.core.check.undocumented import undocumented
 from bot.core.check.vanished import unread_env, vanished
-from bot.core.facts import ParseCache
+from bot.core.facts import ParseCache, parse_doc_cached
 from bot.core.globs import expand_all
-from bot.core.model import Change, EmptyTree, Finding, Report, Tree
+from bot.core.model import Change, DocLocation, EmptyTree, Finding, Report, Tree
 from bot.core.rules import Rule
 from bot.core.site.check import site_audit, site_check
 from bot.core.site.check import touches as site_touches
@@ -63,7 +65,8 @@ def check(
         checked.append(rule.id)
         inputs = build(rule, base, head, touched, cache)
         findings.extend(_judge(inputs, audit=False, history=history, lookups=lookups, cache=cache))
-    return Report(findings=tuple(findings), rules_checked=tuple(checked))
+    report, _ = suppress.apply(Report(findings=tuple(findings), rules_checked=tuple(checked)), head.read)
+    return report
 
 
 def audit(
@@ -80,7 +83,17 @@ def audit(
     for rule in expanded:
         inputs = build(rule, EmptyTree(), tree, Touched.of(()), cache)
         findings.extend(_judge(inputs, audit=True, history=history, lookups=lookups, cache=cache))
-    return Report(findings=tuple(findings), rules_checked=tuple(r.id for r in expanded))
+    report = Report(findings=tuple(findings), rules_checked=tuple(r.id for r in expanded))
+    # A suppression in a page that covers nothing is reported: it would hide the next finding.
+    rule_of = {doc.path: rule for rule in reversed(expanded) for doc in rule.docs}
+    report, unused = suppress.apply(report, tree.read, list(rule_of))
+
+    def where(path: str, line: int) -> DocLocation:
+        return doc_location(parse_doc_cached(path, tree.read(path) or "", tree.blob_id(path), cache), line)
+
+    mine = [s for s in unused if s.path in rule_of]  # a docs site's other pages are not read whole
+    notices = suppress.unused_notices(mine, rule_of.__getitem__, where)
+    return replace(report, findings=report.findings + tuple(notices))
 
 
 def _judge(
