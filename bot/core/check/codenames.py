@@ -115,7 +115,33 @@ def vanished_names(
             return {}  # a file read in part may use any of them past where it stopped
         for name in [n for n in lost if tokens.uses(n)]:
             del lost[name]
+    # Still used beside the sources: a name the package uses elsewhere (`from_pretrained`, a
+    # field of its config class) is the package's, not only the sources'. The part of the
+    # repository a source stands for is its top-level folder (`miles/`, `scripts/`).
+    if lost:
+        read = {h for _, h in pairs}
+        tops = {_top(h) for h in read}
+        beside = sorted(
+            p for p in head.paths() if p not in read and _top(p) in tops and p.endswith(_CODE_FILES)
+        )
+        for path in beside[:_MAX_BESIDE]:
+            if not lost:
+                break
+            tokens = code_tokens_cached(path, head, cache, mentions=lost)
+            if tokens is None or tokens.error is not None:
+                continue
+            for name in [n for n in lost if tokens.uses(n)]:
+                del lost[name]
     return lost
+
+
+# Files read for names still used beside the sources: code, at most this many.
+_CODE_FILES = (".py", ".sh", ".bash")
+_MAX_BESIDE = 3000
+
+
+def _top(path: str) -> str:
+    return path.split("/", 1)[0] if "/" in path else ""
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -116,6 +116,8 @@ def _same_program(old: Fact, news: Sequence[Fact]) -> Fact | None:
         return same_file[0]
     keys = set((old.attr("programs") or "").split())
     shared = [f for f in news if keys & set((f.attr("programs") or "").split())]
+    if not shared and keys and all(f.attr("programs") for f in news):
+        return None  # only other command lines have it (a sibling script's copy): gone from this one
     return (shared or list(news))[0]
 
 

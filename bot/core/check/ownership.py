@@ -404,6 +404,10 @@ class Ownership:
             self._flag_tokens = frozenset(f.token for f in self.flags)
         return self._flag_tokens
 
+    def runs(self, doc: DocPage) -> list[Run]:
+        """The repository's programs the page runs (or cites with a parser of their own)."""
+        return list(self._runs(doc))
+
     def _runs(self, doc: DocPage) -> list[Run]:
         """The repository's programs the page runs, in page order. A fenced command runs one
         where it is written; so does a prose citation of a script with a parser of its own that

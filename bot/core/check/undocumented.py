@@ -102,9 +102,10 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
     # lines in one rule are two references).
     keys: dict[str, set[str]] = defaultdict(set)
     cited_keys: dict[str, set[str]] = defaultdict(set)
+    documented = _Documented(inputs, page)
     for f in head.flags():
         keys[f.path].add(f.key)
-        if f.token in cited:
+        if f.token in cited and (documented(f) or f.token not in documented.shared):
             cited_keys[f.path].add(f.key)
     coverage = {path: len(cited_keys[path]) / len(k) for path, k in keys.items()}
     # A flag and its negation are one fact: a page citing `--no-x` documents `--x`.
@@ -149,6 +150,40 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
             code=inputs.code_line(flag, flag),
             replacement=placed.replacement if placed else None,
         )
+
+
+class _Documented:
+    """Whose flags a page's citations count for. Sibling scripts (examples/a/train.py,
+    examples/b/train.py) declare the same flags: a page citing `--lr` documents the script it
+    runs or cites, not every script that has `--lr`. A flag only one command line of the rule
+    declares counts for it wherever it is cited."""
+
+    def __init__(self, inputs: RuleInputs, page: Page):
+        self.inputs, self.page = inputs, page
+        owners: dict[str, set[frozenset[str]]] = defaultdict(set)
+        for f in inputs.head_facts.flags():
+            owners[f.token].add(_programs(f))
+        self.shared = frozenset(token for token, programs in owners.items() if len(programs) > 1)
+        self._mine: frozenset[str] | None = None
+
+    def __call__(self, flag: Fact) -> bool:
+        if self._mine is None:
+            self._mine = self._cited_programs() if self.shared else frozenset()
+        return bool(_programs(flag) & self._mine) or flag.path in self._mine
+
+    def _cited_programs(self) -> frozenset[str]:
+        own, doc = self.inputs.own, self.page.doc
+        found = {run.program for run in own.runs(doc) if run.program}
+        for ref in doc.refs:
+            if ref.kind == "path" and ref.token.endswith(".py"):
+                cited = own.path(ref, doc.path)
+                if cited is not None:
+                    found.add(cited.path)
+        return frozenset(found)
+
+
+def _programs(flag: Fact) -> frozenset[str]:
+    return frozenset((flag.attr("programs") or flag.path).split())
 
 
 def _declared(head: Facts) -> dict[tuple[str, str], list[str]]:

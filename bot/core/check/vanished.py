@@ -11,6 +11,9 @@ whose commands define what they use. A name the rule says is external is left al
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Iterator
+
 from bot.core.check import wording
 from bot.core.check.codenames import cited_name, env_name
 from bot.core.check.findings import Findings, is_external
@@ -24,6 +27,7 @@ _SPANS = ("inline", "table")
 def vanished(inputs: RuleInputs, page: Page, out: Findings) -> None:
     if not inputs.vanished:
         return
+    own = _own_names(page, inputs.vanished.keys())
     for ref in page.refs:
         if ref.where not in _SPANS or ref.kind not in ("name", "value"):
             continue
@@ -31,6 +35,8 @@ def vanished(inputs: RuleInputs, page: Page, out: Findings) -> None:
         gone = inputs.vanished.get(name) if name is not None else None
         if gone is None or is_external(ref.token, inputs.rule.external):
             continue
+        if own.get(gone.name, ref.line + 1) < ref.line:
+            continue  # the page's own snippet set it up before this line: the page's name
         if name is not None and is_external(name, inputs.rule.external):
             continue
         out.emit(
@@ -42,6 +48,46 @@ def vanished(inputs: RuleInputs, page: Page, out: Findings) -> None:
             code=_code_location(inputs, gone.path, gone.line),
             why=wording.why_vanished(gone.name, gone.path, gone.line, inputs.rule.id),
         )
+
+
+def _own_names(page: Page, names: Iterable[str]) -> dict[str, int]:
+    """Name -> the line where the page's own shell snippet defines it (`NAME=...`, `read -ra
+    NAME`, `export NAME=`), for names the page defines before its prose first cites them: the
+    page introduces them itself (a conversion snippet's `MODEL_ARGS`). One the prose cites first
+    is the code's, even when a later snippet sets it too."""
+    wanted = set(names)
+    if not wanted:
+        return {}
+    first_cited: dict[str, int] = {}
+    for ref in page.refs:
+        name = cited_name(ref.token) if ref.where in _SPANS else None
+        if name in wanted:
+            first_cited.setdefault(name, ref.line)
+    out: dict[str, int] = {}
+    for n, text in _fenced_lines(page.doc.lines):
+        for m in _DEFINES.finditer(text):
+            name = m.group(1) or m.group(2)
+            if name in wanted and name not in out and n < first_cited.get(name, n + 1):
+                out[name] = n
+    return out
+
+
+def _fenced_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(1-based number, text) of each line inside a fenced block."""
+    fence = ""
+    for n, text in enumerate(lines, 1):
+        stripped = text.lstrip()
+        if fence and stripped.startswith(fence):
+            fence = ""
+        elif not fence and stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif fence:
+            yield n, text
+
+
+_DEFINES = re.compile(
+    r"(?:^|[\s;(])(?:export\s+|declare\s+-\w+\s+|local\s+)?([A-Za-z_][A-Za-z0-9_]*)=|\bread\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)"
+)
 
 
 def _code_location(inputs: RuleInputs, path: str, line: int) -> CodeLocation:

@@ -112,3 +112,61 @@ def test_new_flags_are_news_only_on_a_page_that_documents_most_of_their_parser()
     base = {DOC: reference, CLI: base_cli, other: serve_base}
     found = judge(both, base, dict(base, **{CLI: head_cli, other: serve_head}))
     assert kinds(found) == [("new-flag", "--max-tokens")]
+
+
+def _siblings(a_flags: tuple[str, ...], b_flags: tuple[str, ...]) -> tuple[Rule, dict[str, str]]:
+    """Two example folders, each a README running its own copy of a training script, coupled by
+    one rule with globs (not paired)."""
+    from bot.core.rules import DocTarget
+
+    both = Rule(
+        id="examples",
+        docs=(DocTarget("examples/a/README.md"), DocTarget("examples/b/README.md")),
+        sources=(Source(id="cli", kind="argparse", paths=("examples/a/train.py", "examples/b/train.py")),),
+    )
+    files = {
+        "examples/a/train.py": cli(*a_flags),
+        "examples/b/train.py": cli(*b_flags),
+        "examples/a/README.md": "```bash\npython examples/a/train.py --lr 1 --epochs 2\n```\n",
+        "examples/b/README.md": "```bash\npython examples/b/train.py --lr 1 --epochs 2\n```\n",
+    }
+    return both, files
+
+
+def test_a_new_flag_of_one_sibling_script_is_news_only_on_the_page_that_runs_it():
+    flags = ("'--lr'", "'--epochs'", "'--batch'")
+    both, base = _siblings(flags, flags)
+    head = dict(base, **{"examples/a/train.py": cli(*flags, "'--warmup'")})
+    found = judge(both, base, head)
+    assert [(f.kind, f.symbol) for f in found] == [("new-flag", "--warmup")]
+    assert "examples/a/README.md" in found[0].message
+
+
+def test_a_flag_removed_from_one_sibling_is_reported_where_that_script_is_documented():
+    from bot.core.check import check
+    from bot.trees.memory import MemoryTree
+    from tests.core.check.checkkit import changes_between
+
+    flags = ("'--lr'", "'--epochs'", "'--batch'")
+    both, base = _siblings(flags, flags)
+    head = dict(base, **{"examples/b/train.py": cli("'--lr'", "'--batch'")})
+    found = check([both], MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings
+    assert [(f.kind, f.symbol, f.doc and f.doc.path) for f in found] == [
+        ("removed", "--epochs", "examples/b/README.md")
+    ]
+
+
+def test_a_default_is_compared_with_the_flag_of_the_script_the_page_runs():
+    from bot.core.check import check
+    from bot.trees.memory import MemoryTree
+    from tests.core.check.checkkit import changes_between
+
+    both, base = _siblings(("'--lr', default=0.001", "'--epochs'"), ("'--lr', default=0.0001", "'--epochs'"))
+    page = base["examples/b/README.md"] + "\n`--lr` defaults to `0.0001`.\n"
+    head = dict(base, **{"examples/b/README.md": page})
+    assert check([both], MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings == ()
+    wrong = dict(base, **{"examples/b/README.md": page.replace("0.0001", "0.001")})
+    found = check([both], MemoryTree(base), MemoryTree(wrong), changes_between(base, wrong)).findings
+    assert [(f.kind, f.symbol, f.code.path) for f in found] == [
+        ("wrong-default", "--lr", "examples/b/train.py")
+    ]

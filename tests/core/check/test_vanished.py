@@ -230,3 +230,43 @@ def test_no_source_is_tokenized_when_no_removed_line_names_a_cited_name():
     commented = RUN_SH.replace("PERF_ARGS=(", "# PERF_ARGS=(").replace(" ${PERF_ARGS[@]}", "")
     found = vanished(run(BASE, {**BASE, "scripts/run-qwen3.sh": commented}, cache=cache))
     assert {s for s, _ in found} == {"PERF_ARGS"}
+
+
+def test_a_name_the_page_sets_up_itself_before_citing_it_is_the_pages():
+    # The page's own snippet defines MODEL_ARGS, then its prose explains it: the page's name.
+    own = textwrap.dedent(
+        """\
+        # Quick start
+
+        ```bash
+        read -ra MODEL_ARGS <<< "$(python3 model_args.py)"
+        PERF_ARGS=(--tp 2)
+        ```
+
+        `MODEL_ARGS` is the architecture; `PERF_ARGS` the parallelism.
+        """
+    )
+    base = {**BASE, "docs/launch.md": own}
+    assert vanished(run(base, replaced_by_python(base))) == []
+    # Cited before the snippet (PAGE's prose comes first), it is the launchers' name: vanished.
+    assert ("MODEL_ARGS", line_of(PAGE, "architecture flags")) in vanished(run(BASE, replaced_by_python()))
+
+
+def test_a_name_the_package_still_uses_beside_the_sources_does_not_vanish():
+    config = """\
+rules:
+  - id: api
+    docs: [{path: "docs/*.md"}]
+    sources:
+      - {id: loader, kind: symbols, path: pkg/loader.py}
+"""
+    page = "# Load\n\nCall `from_pretrained`, then `load_shards`.\n"
+    base = {
+        "pkg/loader.py": "def load(m):\n    m.from_pretrained('x')\n    m.load_shards()\n",
+        "pkg/other.py": "def other(m):\n    return m.from_pretrained('y')\n",
+        "examples/run.py": "m.load_shards()\n",
+        "docs/load.md": page,
+    }
+    head = {**base, "pkg/loader.py": "def load(m):\n    return m\n"}
+    # from_pretrained lives on in pkg/; load_shards only in examples/, another part of the repository.
+    assert vanished(run(base, head, config)) == [("load_shards", 3)]
