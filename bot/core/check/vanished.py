@@ -12,7 +12,7 @@ whose commands define what they use. A name the rule says is external is left al
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from bot.core.check import wording
 from bot.core.check.codenames import cited_name, env_name
@@ -72,7 +72,7 @@ def _own_names(page: Page, names: Iterable[str]) -> dict[str, int]:
     return out
 
 
-def _fenced_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+def _fenced_lines(lines: Sequence[str]) -> Iterator[tuple[int, str]]:
     """(1-based number, text) of each line inside a fenced block."""
     fence = ""
     for n, text in enumerate(lines, 1):
