@@ -95,7 +95,7 @@ class Programs:
         self._programs_of: dict[str, tuple[str, ...]] | None = None
         self._extends_memo: dict[str, bool] = {}
         self._options: dict[str, frozenset[str]] = {}
-        self._forwards: dict[str, list[list[str]]] = {}
+        self._forwards: dict[str, list[launchers.Forward]] = {}
 
     # --- command lines ---------------------------------------------------------------------------
 
@@ -197,15 +197,23 @@ class Programs:
             else:
                 self._forwards[path] = launchers.shell_forwards(text)
         folder = posixpath.dirname(path)
-        for words in self._forwards[path]:
+        forwards = self._forwards[path]
+        # A branch the first argument selects (`./run.sh train --lr 1`) takes the rest; else the
+        # commands of no branch take them all.
+        chosen = [(f, args[1:]) for f in forwards if f.when is not None and args and args[0] in f.when]
+        chosen = chosen or [(f, args) for f in forwards if f.when is None]
+        found: list[Command] = []
+        for forward, rest in chosen:
             spelled = [
                 posixpath.join(folder, inner) if (inner := launchers.beside(w)) is not None else w
-                for w in words
+                for w in forward.words
             ]
-            found = self._command([*spelled, *args], folder, depth + 1)
-            if found is not None:
-                return found
-        return None
+            command = self._command([*spelled, *rest], folder, depth + 1)
+            if command is not None:
+                found.append(command)
+        if len({c.program for c in found}) != 1:
+            return None  # no program of ours, or several the words do not choose between
+        return found[0]
 
     def _python(self, args: list[str], cwd: str, depth: int) -> Command | None:
         i = 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.core.extract.launchers import MAX_BYTES, beside, python_forwards, shell_forwards
+from bot.core.extract.launchers import MAX_BYTES, Forward, beside, python_forwards, shell_forwards
 
 
 def test_shell_commands_that_forward_their_arguments():
@@ -18,7 +18,7 @@ def test_shell_commands_that_forward_their_arguments():
         'exec "$@"\n'
         'echo unclosed "quote $@\n'
     )
-    assert shell_forwards(text) == [
+    assert [f.words for f in shell_forwards(text)] == [
         [
             "CUDA_VISIBLE_DEVICES=0",
             "torchrun",
@@ -55,6 +55,32 @@ def test_python_commands_that_forward_sys_argv():
         "subprocess.run([sys.executable, SCRIPT, *sys.argv[1:]])\n"  # a word the file does not spell
         'print(["a", *sys.argv[2:]])\n'
     )
-    assert python_forwards(text) == [["python", "-m", "pkg.train"], ["python", "t.py", "--x"]]
+    assert python_forwards(text) == [
+        Forward(["python", "-m", "pkg.train"]),
+        Forward(["python", "t.py", "--x"]),
+    ]
     assert python_forwards("import sys\nmain(sys.argv[1:])\n") == []
     assert python_forwards("def (:\n sys.argv") == []
+
+
+def test_branches_a_first_argument_selects():
+    text = (
+        'case "$1" in\n'
+        '  train)    shift; exec python train.py "$@" ;;\n'
+        "  eval|test)\n"
+        "    shift\n"
+        '    python evaluate.py "$@"\n'
+        "    ;;\n"
+        '  *) echo "usage: $0 train|eval" ;;\n'
+        "esac\n"
+        'if [ "$1" = "export" ]; then\n'
+        '  shift; python export.py "$@"\n'
+        "fi\n"
+        'python report.py "$@"\n'
+    )
+    assert shell_forwards(text) == [
+        Forward(["python", "train.py"], ("train",)),
+        Forward(["python", "evaluate.py"], ("eval", "test")),
+        Forward(["python", "export.py"], ("export",)),
+        Forward(["python", "report.py"]),
+    ]

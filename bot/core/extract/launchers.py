@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+from typing import NamedTuple
 
 MAX_BYTES = 200_000
 MAX_LINES = 2_000
@@ -19,6 +20,11 @@ MAX_COMMANDS = 16
 
 # What a shell script writes for "all my arguments", once the shell has removed the quotes.
 _FORWARDS = frozenset({"$@", "${@}", "$*", "${*}", "${@:1}", "${*:1}"})
+# A `case` arm (`train)`, `train|fit)`; not `*)`, which any argument selects) and a test of the
+# first argument (`if [ "$1" = "train" ]`, `[[ $1 == train ]]`).
+_ARM = re.compile(r"^\(?\s*([A-Za-z0-9_.-]+(?:\|[A-Za-z0-9_.-]+)*)\s*\)(?!\))")
+_TEST = re.compile(r"""\$\{?1\}?"?\s*==?\s*["']?([A-Za-z0-9_.-]+)""")
+_BRANCH_END = re.compile(r"^(?:esac|fi|else|elif\b)|;;\s*$|\bfi\s*$")
 _OPENERS = frozenset({"{", "then", "do", "else", "!", "exec"})  # words before a command that runs
 _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "()", ";;"})
 # `$(dirname "$0")/train.py`, `${SCRIPT_DIR}/train.py`, `$DIR/train.py`: a path next to the script
@@ -26,24 +32,43 @@ _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "()", ";;"})
 _BESIDE = re.compile(r"^(?:\$\(\s*dirname\s+[^)]*\)|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\.)/(.+)$")
 
 
-def shell_forwards(text: str) -> list[list[str]]:
+class Forward(NamedTuple):
+    """A command a launcher runs with its own arguments."""
+
+    words: list[str]  # its words up to the forwarded arguments
+    when: tuple[str, ...] | None = None  # the first arguments that select it (a `case` arm), if any
+
+
+def shell_forwards(text: str) -> list[Forward]:
     """The commands of a shell script that pass it its own arguments: each as its words up to
-    the forwarded ones (`["python", "-m", "pkg.train", "--config", "x.yaml"]`)."""
+    the forwarded ones (`["python", "-m", "pkg.train", "--config", "x.yaml"]`). One in a branch
+    that a first argument selects (`train) python train.py "$@" ;;`, `if [ "$1" = train ]`) says
+    which (`when`)."""
     if not any(f in text for f in ("$@", "${@", "$*", "${*")):
         return []
-    out: list[list[str]] = []
+    out: list[Forward] = []
+    when: tuple[str, ...] | None = None
     lines = text[:MAX_BYTES].replace("\\\n", " ").splitlines()[:MAX_LINES]
     for line in lines:
         if len(out) >= MAX_COMMANDS:
             break
-        if not any(f in line for f in ("$@", "${@", "$*", "${*")) or line.lstrip().startswith("#"):
+        stripped = line.strip()
+        if stripped.startswith("#"):
             continue
-        for words in _commands(line):
-            while words and words[0] in _OPENERS:
-                words = words[1:]
-            forward = next((i for i, w in enumerate(words) if w in _FORWARDS), None)
-            if forward:
-                out.append(words[:forward])
+        arm = _ARM.match(stripped) or _TEST.search(stripped)
+        if arm is not None:
+            when = tuple(arm.group(1).split("|"))
+        elif _BRANCH_END.match(stripped):
+            when = None
+        if any(f in line for f in ("$@", "${@", "$*", "${*")):
+            for words in _commands(_ARM.sub("", stripped, count=1) if _ARM.match(stripped) else line):
+                while words and words[0] in _OPENERS:
+                    words = words[1:]
+                forward = next((i for i, w in enumerate(words) if w in _FORWARDS), None)
+                if forward:
+                    out.append(Forward(words[:forward], when))
+        if stripped.endswith(";;") or _BRANCH_END.search(stripped):
+            when = None
     return out
 
 
@@ -71,7 +96,7 @@ def beside(word: str) -> str | None:
     return found.group(1) if found else None
 
 
-def python_forwards(text: str) -> list[list[str]]:
+def python_forwards(text: str) -> list[Forward]:
     """The commands a Python script runs with its own arguments appended: the string words of a
     list written with `*sys.argv[1:]` in it or `+ sys.argv[1:]` after it (`sys.executable` is
     `python`)."""
@@ -81,7 +106,7 @@ def python_forwards(text: str) -> list[list[str]]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    out: list[list[str]] = []
+    out: list[Forward] = []
     for node in ast.walk(tree):
         if len(out) >= MAX_COMMANDS:
             break
@@ -92,7 +117,7 @@ def python_forwards(text: str) -> list[list[str]]:
         else:
             continue
         if words:
-            out.append(words)
+            out.append(Forward(words))
     return out
 
 

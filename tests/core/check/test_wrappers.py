@@ -111,3 +111,26 @@ def test_a_doc_edit_giving_the_launcher_a_flag_the_entry_point_lacks_is_unresolv
     ]
     fine = dict(base, **{"README.md": readme(form, "--lr 1e-4 --steps 20")})
     assert found(run(base, fine)) == []
+
+
+DISPATCH = (
+    'case "$1" in\n'
+    '  train) shift; python -m pkg.train "$@" ;;\n'
+    '  serve) shift; python -m pkg.serve "$@" ;;\n'
+    "esac\n"
+)
+
+
+def test_a_dispatching_launcher_runs_the_program_its_first_argument_selects():
+    tree = MemoryTree({TRAIN: PARSER, "pkg/serve.py": PARSER, "run.sh": DISPATCH, "both.sh": BOTH})
+    found = programs(tree)
+    train = found.command(["./run.sh", "train", "--lr", "1"])
+    assert train is not None and (train.program, train.args) == (TRAIN, ("--lr", "1"))
+    serve = found.command(["bash", "run.sh", "serve", "--port", "80"])
+    assert serve is not None and serve.program == "pkg/serve.py"
+    # No branch chosen, or two programs given the same arguments: nobody's to judge.
+    assert found.command(["./run.sh", "--lr", "1"]) is None
+    assert found.command(["./both.sh", "--lr", "1"]) is None
+
+
+BOTH = 'python -m pkg.train "$@"\npython -m pkg.serve "$@"\n'
