@@ -31,7 +31,9 @@ _TEST_DIRS = frozenset(
 )
 _NOT_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CODE_OF_CONDUCT", "SECURITY", "CONTRIBUTING")
 # Dated writing: what a release or a post said then is not wrong now.
-_HISTORY_DIRS = frozenset({"_posts", "blog", "news", "changelog", "changelogs", "releases", "release-notes"})
+_HISTORY_DIRS = frozenset(
+    {"_posts", "blog", "news", "changes", "changelog", "changelogs", "releases", "release-notes"}
+)
 _HISTORY_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "RELEASE", "NEWS")
 # Markdown, MDX, Quarto and reStructuredText (bot/core/page.py reads each).
 PAGE_SUFFIXES = (".md", ".mdx", ".qmd", ".rst")

@@ -20,6 +20,7 @@ a handful of line rules, linear in the page, nesting at most `MAX_DEPTH` deep.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -43,6 +44,15 @@ _OPTION_LIST = re.compile(rf"({_OPTION}(?:,\s{_OPTION})*)(?:\s\s+|$)")
 _GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+\s*")
 _SIMPLE_BORDER = re.compile(r"=+(?: +=+)+\s*")
 _OPTION_FIELD = re.compile(r":[\w-]+:")
+_RUN = re.compile(r"=+")
+_ONE_COLUMN = re.compile(r"\s*=+\s*")
+_HEADER_ROWS = re.compile(r"\s*:header-rows:\s*(\d+)")
+_LIST_ROW = re.compile(r"(\s*)\*\s+-\s+")
+_LIST_CELL = re.compile(r"(\s*)(?:\*\s+)?-(\s+|$)")
+_ROLE = re.compile(r"(?<![\w:]):((?:[\w.+-]+:)?[\w.+-]+):$")  # searched up to the backtick
+_REMOVED = re.compile(r"\s*\.\.\s+versionremoved::")
+_ALIASES = re.compile(r"\([^()]*\)")
+_TITLED = re.compile(r"(.*?)\s*<([^<>]+)>", re.S)
 _BACKTICKS = re.compile(r"`+")
 _LOOKAHEAD = 64  # runs of backticks searched for the one closing a literal: a bound on the scan
 
@@ -66,7 +76,6 @@ _BODY_DIRECTIVES = frozenset(
         "versionadded",
         "versionchanged",
         "deprecated",
-        "versionremoved",
         "topic",
         "sidebar",
         "rubric",
@@ -129,11 +138,8 @@ _CODE_ROLES = frozenset(
         "exc",
         "obj",
         "any",
-        "file",
-        "command",
         "code",
         "literal",
-        "samp",
     }
 )
 
@@ -326,7 +332,9 @@ class _Reader:
             if content is not None:
                 self._list_table(i + 1, content, j)
         elif name in _BODY_DIRECTIVES:
-            if name in ("option", "cmdoption", "std:option") and args:
+            removed = any(_REMOVED.match(self.lines[k]) for k in range(i + 1, j))
+            if name in ("option", "cmdoption", "std:option") and args and not removed:
+                # `--use-make-mode (-m), --no-use-make-mode (-M)`: the options, not their aliases
                 at = col + text.index("::") + 2
                 at += len(self.lines[i][at:]) - len(self.lines[i][at:].lstrip())
                 self._paragraph(i, i + 1, col, code=(at, at + len(args)))
@@ -427,12 +435,12 @@ class _Reader:
     def _simple(self, i: int, end: int, col: int) -> int:
         """A simple table from its top border at line i; the line after it."""
         border = self.lines[i]
-        columns = [(m.start(), m.end()) for m in re.finditer(r"=+", border)]
+        columns = [(m.start(), m.end()) for m in _RUN.finditer(border)]
         j = i + 1
         borders = [i]
         while j < end:
             line = self.lines[j]
-            if _SIMPLE_BORDER.fullmatch(line[col:]) or re.fullmatch(r"\s*=+\s*", line):
+            if _SIMPLE_BORDER.fullmatch(line[col:]) or _ONE_COLUMN.fullmatch(line):
                 borders.append(j)
                 j += 1
                 if j >= end or not self.lines[j].strip():
@@ -467,21 +475,21 @@ class _Reader:
     def _list_table(self, directive: int, start: int, end: int) -> None:
         header_rows = 0
         for k in range(directive, start):
-            m = re.match(r"\s*:header-rows:\s*(\d+)", self.lines[k])
+            m = _HEADER_ROWS.match(self.lines[k])
             if m:
                 header_rows = int(m.group(1))
         rows: list[tuple[int, int, list[list[tuple[int, int, int]]]]] = []
         k = start
         while k < end:
             line = self.lines[k]
-            m = re.match(r"(\s*)\*\s+-\s+", line)
+            m = _LIST_ROW.match(line)
             if not m:
                 k += 1
                 continue
             row_end = self._extent(k, end, len(m.group(1)))
             cells: list[list[tuple[int, int, int]]] = []
             for n in range(k, row_end):
-                cell = re.match(r"(\s*)(?:\*\s+)?-(\s+|$)", self.lines[n])
+                cell = _LIST_CELL.match(self.lines[n])
                 text = self.lines[n]
                 if cell and (n == k or _indent(text) == len(m.group(1)) + 2):
                     cells.append([(n, cell.end(), len(text.rstrip()))])
@@ -534,17 +542,27 @@ def _children(
     """Inline tokens of the text in `segments`: text, soft breaks, code spans (with their exact
     offsets in `meta`) and links, in source order."""
     lines, starts = reader.lines, reader.starts
-    # The text as one string, with where each of its characters sits in the page.
+    # The text as one string (its segments joined by newlines), and where each segment starts
+    # in it and in the page.
     parts: list[str] = []
-    where: list[int] = []
+    at_text: list[int] = []
+    at_page: list[int] = []
+    length = 0
     for n, (k, a, b) in enumerate(segments):
         if n:
             parts.append("\n")
-            where.append(starts[k] - 1)
+            length += 1
         piece = lines[k][a:b]
+        at_text.append(length)
+        at_page.append(starts[k] + a)
         parts.append(piece)
-        where.extend(range(starts[k] + a, starts[k] + a + len(piece)))
+        length += len(piece)
     text = "".join(parts)
+
+    def where(pos: int) -> int:
+        n = bisect.bisect_right(at_text, pos) - 1
+        return at_page[n] + pos - at_text[n]
+
     out: list[Token] = []
     pos = 0
 
@@ -562,14 +580,14 @@ def _children(
         t = Token("code_inline", "code", 0)
         t.content = content
         t.markup = markup
-        t.meta = {"start": where[lo], "end": where[hi - 1] + 1}
+        t.meta = {"start": where(lo), "end": where(hi - 1) + 1}
         out.append(t)
 
     if code is not None and segments:
         k, a, _ = segments[0]
         lo, hi = code[0] - a, code[1] - a
         if 0 <= lo < hi <= len(lines[k]) - a:
-            add_code(lo, hi, text[lo:hi], "")
+            add_code(lo, hi, _ALIASES.sub(lambda m: " " * len(m.group(0)), text[lo:hi]), "")
             pos = hi
     for lo, hi, content, href in _markup(text, pos):
         add_text(lo)
@@ -611,8 +629,8 @@ def _markup(text: str, pos: int) -> list[tuple[int, int, str, str | None]]:
             if close is not None:
                 c, d = runs[close]
                 inner = text[b:c]
-                role = re.search(r"(?<![\w:]):((?:[\w.+-]+:)?[\w.+-]+):$", text[max(0, a - 40) : a])
-                target = re.fullmatch(r"(.*?)\s*<([^<>]+)>", inner, re.S)
+                role = _ROLE.search(text, max(0, a - 40), a)
+                target = _TITLED.fullmatch(inner)
                 if role is not None and role.group(1).split(":")[-1] in _CODE_ROLES:
                     name = (target.group(2) if target else inner).strip().lstrip("~!")
                     out.append((a - len(role.group(0)), d, name, None))
@@ -725,7 +743,7 @@ def _simple_columns(lines: list[str] | tuple[str, ...], line: int) -> list[tuple
         k -= 1
     if k < 0 or not lines[k].strip():
         return None
-    runs = [(m.start(), m.end()) for m in re.finditer(r"=+", lines[k])]
+    runs = [(m.start(), m.end()) for m in _RUN.finditer(lines[k])]
     open_end = 10**9
     return [
         (a, runs[n + 1][0] if n + 1 < len(runs) else open_end, b - a if n + 1 < len(runs) else open_end)

@@ -257,3 +257,20 @@ def test_quarto_reads_chunks_callouts_and_section_ids():
 @pytest.mark.parametrize("path", ["docs/x.md", "docs/x.mdx", "docs/x.qmd", "docs/x.rst"])
 def test_every_format_reads_an_empty_page(path: str):
     assert parse_doc(path, "").refs == ()
+
+
+def test_rst_options_without_aliases_and_history_are_not_citations():
+    p = page(
+        "docs/man.rst",
+        """
+        .. option:: --use-cache (-c), --no-use-cache (-C)
+
+           Keep :file:`build/cache` (the reader's own folder).
+
+        .. option:: --old-mode
+
+           .. versionremoved:: 8.0
+              The ``--older-mode`` option.
+        """,
+    )
+    assert [(r.token, r.value) for r in p.refs] == [("--use-cache", None), ("--no-use-cache", None)]
