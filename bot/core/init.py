@@ -30,6 +30,7 @@ _TEST_DIRS = frozenset(
     {"test", "tests", "testing", "benchmarks", "node_modules", "site-packages", "third_party"}
 )
 _NOT_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CODE_OF_CONDUCT", "SECURITY", "CONTRIBUTING")
+_NOT_PAGES += ("RELEASE", "NEWS")  # release-notes.md: what a release changed, true then
 # Dated writing: what a release or a post said then is not wrong now.
 _HISTORY_DIRS = frozenset(
     {"_posts", "blog", "news", "changes", "changelog", "changelogs", "releases", "release-notes"}

@@ -131,3 +131,9 @@ def test_a_check_with_inits_rules_finds_a_typer_default_change():
     assert [(f.kind, f.symbol, f.suggestion.replacement) for f in report.findings] == [
         ("changed", "--max-steps", "`--max-steps` defaults to 2000.")
     ]
+
+
+def test_release_notes_are_no_page_to_couple():
+    notes = "# Release notes\n\n`trainer train --learning-rate 1 --max-steps 2 --fp16`\n"
+    files = dict(PROJECTS["typer"], **{"release-notes.md": notes, "NEWS.md": notes})
+    assert plan(MemoryTree(files)).pages == ("README.md",)
