@@ -29,8 +29,8 @@ GLOB_AT = 3  # files in one folder from which a glob is written instead of a lis
 _TEST_DIRS = frozenset(
     {"test", "tests", "testing", "benchmarks", "node_modules", "site-packages", "third_party"}
 )
-_NOT_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CODE_OF_CONDUCT", "SECURITY", "CONTRIBUTING")
-_NOT_PAGES += ("RELEASE", "NEWS")  # release-notes.md: what a release changed, true then
+_NOT_PAGES: tuple[str, ...] = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CODE_OF_CONDUCT", "SECURITY")
+_NOT_PAGES += ("CONTRIBUTING", "RELEASE", "NEWS")  # release-notes.md: what a release changed, true then
 # Dated writing: what a release or a post said then is not wrong now.
 _HISTORY_DIRS = frozenset(
     {"_posts", "blog", "news", "changes", "changelog", "changelogs", "releases", "release-notes"}
