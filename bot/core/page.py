@@ -35,7 +35,8 @@ class Section:
 @dataclass(frozen=True)
 class Ref:
     token: str  # what is cited, exactly as written: "--fsdp-cpu-backend", "miles/utils/arguments.py"
-    kind: str  # "flag" | "path" | "name" | "value" | "key" (set in a YAML/TOML block: configblocks.py)
+    kind: str  # "flag" | "path" | "name" | "value" | "key" (set in a YAML/TOML block, configblocks.py,
+    # or in a span as a config writes it: `sample_packing: true`)
     line: int  # 1-based line where the token itself sits
     where: str  # "inline" | "table" | "fence" | "link" (relative to the page) | "url" (a GitHub URL)
     section: Section
@@ -104,6 +105,7 @@ _FLAG_RE = re.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_*-]|\.(?=[A-Za-z0-9
 _SHORT_FLAG_RE = re.compile(r"-[A-Za-z](?:[ =](\S+))?")
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _NAME_VALUE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)=(\S+)")
+_KEY_VALUE_RE = re.compile(r"([A-Za-z_][\w.-]*):\s+([^\s#]+)")
 _EXT_RE = re.compile(r"\.(?:py|md|mdx|yml|yaml|json|toml|txt|sh|cfg|ini)$")
 _GITHUB_RE = re.compile(r"https?://github\.com/[^/]+/[^/]+/(?:blob|tree)/[^/]+/([^?#]+)")
 _ANCHOR_TAG_RE = re.compile(r"<a\s[^>]*?\b(?:id|name)\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
@@ -164,6 +166,9 @@ def split_span(content: str) -> list[tuple[str, str, str | None]]:
         flag = text[:2]
         value = short.group(1)
         return [(flag, "flag", value if value and _good_value(value) else None)]
+    key = _KEY_VALUE_RE.fullmatch(text)
+    if key:
+        return [(key.group(1), "key", key.group(2))]  # `sample_packing: true`, as a config sets it
     if any(c.isspace() for c in text):
         return [(w, "path", None) for w in text.split() if _EXT_RE.search(w) and "://" not in w]
     if text.endswith("()"):
@@ -614,6 +619,8 @@ def _span_claim(
 ) -> _RawClaim | None:
     """A claim that code span `idx` is a default; `subject_of` finds the flag for a bare value."""
     span = scan.spans[idx]
+    if span.refs and span.refs[0].kind == "key":
+        return None  # `lr: 1e-5` says what to set, not what the default is
     if span.refs and (span.refs[0].kind == "flag" or span.refs[0].value is not None):
         ref = span.refs[0]
         if ref.value is None or ref.value_pos is None:

@@ -16,6 +16,7 @@ Default column.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from bot.core.check import wording
@@ -40,20 +41,21 @@ def stale(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> None:
     if not reads_keys(inputs):
         return
     head, doc, external = inputs.head_facts, page.doc, inputs.rule.external
-    cited = {r.token for r in page.refs if r.kind == "key"}
+    in_blocks = {r.token for r in page.refs if r.kind == "key"}
     for ref in page.refs:
-        if ref.kind not in _CITES:
+        token = cited(ref)
+        if token is None:
             continue
-        deltas = [d for d in found.get(ref.token, ()) if d.old.kind == "key"]
-        if not deltas or is_external(ref.token, external):
+        deltas = [d for d in found.get(token, ()) if d.old.kind == "key"]
+        if not deltas or is_external(token, external):
             continue
-        if not _knows(head, ref.token):
-            parent = ref.token.rpartition(".")[0]
-            if parent in cited and not _knows(head, parent) and ref.kind == "key":
+        if not _knows(head, token):
+            parent = token.rpartition(".")[0]
+            if parent in in_blocks and not _knows(head, parent) and ref.kind == "key":
                 continue  # its whole section is gone: said on the section's line
-            _gone(inputs, page, ref, [d for d in deltas if d.kind != "changed"], out)
-        elif ref.value is not None and ref.kind == "key":
-            _value(inputs, page, ref.token, ref.value, ref.line, deltas, out)
+            _gone(inputs, page, ref, token, [d for d in deltas if d.kind != "changed"], out)
+        elif ref.value is not None and ref.kind == "key" and ref.where == "fence":  # a copy of a config
+            _value(inputs, page, token, ref.value, ref.line, deltas, out, at=ref.col)
     for claim in doc.claims:
         subject = claim.subject
         if subject is None or not _knows(head, subject) or is_external(subject, external):
@@ -67,7 +69,7 @@ def _knows(facts: Facts, token: str) -> bool:
     return any(f.kind == "key" for f in facts.by_token.get(token, ()))
 
 
-def _gone(inputs: RuleInputs, page: Page, ref: Ref, gone: list[Delta], out: Findings) -> None:
+def _gone(inputs: RuleInputs, page: Page, ref: Ref, token: str, gone: list[Delta], out: Findings) -> None:
     if not gone:
         return
     renamed = [d for d in gone if d.kind == "renamed" and d.new is not None]
@@ -78,19 +80,19 @@ def _gone(inputs: RuleInputs, page: Page, ref: Ref, gone: list[Delta], out: Find
         old, new = delta.old, delta.new
         out.emit(
             "renamed",
-            ref.token,
+            token,
             wording.renamed(old, new) + wording.key_rename_evidence(delta.because),
             doc=page.doc,
             line=ref.line,
             code=inputs.code_line(old, new),
-            edit=_rename_edit(ref, new.token),
+            edit=_rename_edit(ref, token, new.token),
             why=wording.why_renamed_because(old, new, delta.because),
         )
         return
     old = gone[0].old
     out.emit(
         "removed",
-        ref.token,
+        token,
         wording.removed(old),
         doc=page.doc,
         line=ref.line,
@@ -99,12 +101,12 @@ def _gone(inputs: RuleInputs, page: Page, ref: Ref, gone: list[Delta], out: Find
     )
 
 
-def _rename_edit(ref: Ref, new: str) -> tuple[str, str] | None:
+def _rename_edit(ref: Ref, token: str, new: str) -> tuple[str, str] | None:
     """A span is rewritten whole; a block writes only the key's last name on its line, so only a
     key that stays in its section can be renamed there."""
     if ref.kind != "key":
-        return (ref.token, new)
-    parent, _, leaf = ref.token.rpartition(".")
+        return (token, new)
+    parent, _, leaf = token.rpartition(".")
     new_parent, _, new_leaf = new.rpartition(".")
     return (leaf, new_leaf) if parent == new_parent else None
 
@@ -118,11 +120,11 @@ def _value(
     deltas: list[Delta],
     out: Findings,
     text: str | None = None,
+    at: int | None = None,
 ) -> None:
-    """The page's value for `token` was its value at base and is not at head (in no file)."""
+    """The page's value for `token` was its value at base and is not at head: in the config file
+    the page names (`examples/llama/lora.yaml`), or else in any file."""
     head = inputs.head_facts
-    if any(same_default(value, f.attr("default")) for f in head.by_token.get(token, ()) if f.kind == "key"):
-        return  # a config that still says it, or the value is still the default
     moved = [
         d
         for d in deltas
@@ -132,13 +134,24 @@ def _value(
         and same_default(value, d.old_value)
         and d.new is not None
     ]
+    named = _named_files(page, line)
+    if named and any(d.old.path in named for d in moved):
+        moved = [d for d in moved if d.old.path in named]  # the page's own config changed
+    elif named & {f.path for f in head.by_token.get(token, ()) if f.kind == "key"}:
+        return  # the config the page names did not change it
+    elif any(same_default(value, f.attr("default")) for f in head.by_token.get(token, ()) if f.kind == "key"):
+        return  # a config that still says it, or the value is still the default
     if moved:
         delta = moved[0]
         assert delta.new is not None
         now = {d.new_value for d in moved}
-        edit = None
+        edit, line_text = None, None
         if len(now) == 1 and delta.new_value is not None:
-            edit = (text or value, _styled(delta.new_value, value))
+            new = _styled(delta.new_value, value)
+            if at is None:
+                edit = (text or value, new)
+            else:  # a block's line: its value only, never the same number in its comment
+                line_text = _with_value(page.doc.lines[line - 1], at, value, new)
         out.emit(
             "changed",
             token,
@@ -147,6 +160,7 @@ def _value(
             line=line,
             code=inputs.code_line(delta.old, delta.new),
             edit=edit,
+            replacement=line_text,
         )
         return
     for d in deltas:
@@ -179,6 +193,27 @@ def _styled(new: str, written: str) -> str:
     return display(new)
 
 
+_SEPARATOR = re.compile(r"\s*[:=]\s*[\"']?")
+
+
+def _with_value(line: str, key_at: int, value: str, new: str) -> str | None:
+    """The block's line with the value after the key at `key_at` rewritten (None: not found)."""
+    sep = _SEPARATOR.search(line, key_at)
+    if sep is None or not line.startswith(value, sep.end()):
+        return None
+    return line[: sep.end()] + new + line[sep.end() + len(value) :]
+
+
+def _named_files(page: Page, line: int) -> set[str]:
+    """The files the section of `line` names (`examples/llama/lora.yaml`, a link to it)."""
+    section, folder = page.doc.section_at(line), posixpath.dirname(page.doc.path)
+    return {
+        posixpath.normpath(posixpath.join(folder, r.token)) if r.where == "link" else r.token
+        for r in page.doc.refs
+        if r.kind == "path" and r.section == section
+    }
+
+
 def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
     """doc -> code: a line the change wrote citing a key no source defines (see the docstring)."""
     if not reads_keys(inputs):
@@ -189,36 +224,118 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
         return
     # pydantic-settings matches environment variables in any case unless told otherwise
     env = {f.token.lower() for f in head.facts if f.kind == "key" and f.attr("kind") == "env"}
-    schema = any(s.kind == "pydantic" for s in inputs.rule.sources)
-    sections = {t.rpartition(".")[0] for t in keys if "." in t}
+    schema = Schema.of(head)
     for ref in page.new_refs:
-        if ref.kind not in _CITES or ref.token in keys or ref.token.lower() in env:
+        token = cited(ref)
+        if token is None or token in keys or token.lower() in env:
             continue
-        if is_external(ref.token, inputs.rule.external):
+        if is_external(token, inputs.rule.external):
             continue
-        parent = ref.token.rpartition(".")[0]
-        near = _near_key(ref.token, keys)
-        if near is None and not (schema and parent and parent in sections):
+        found = schema.resolves(token)
+        if found is True:
+            continue  # a key of a model typed into a section of another file's model
+        parent = token.rpartition(".")[0]
+        near = _near_key(token, keys | schema.siblings(parent))
+        if near is None and found is not False:
             continue
-        if near is not None and near in {r.token for r in page.doc.refs_on(ref.line)}:
+        if near is not None and near in {cited(r) for r in page.doc.refs_on(ref.line)}:
             continue  # the line names the real key too: the other token is something else
         out.emit(
             "unresolved",
-            ref.token,
-            wording.unknown_key(ref.token, near, parent or None),
+            token,
+            wording.unknown_key(token, near, parent or None),
             doc=page.doc,
             line=ref.line,
-            edit=_rename_edit(ref, near) if near else None,
+            edit=_rename_edit(ref, token, near) if near else None,
         )
+
+
+_KEY_SHAPE = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*")
+
+
+def cited(ref: Ref) -> str | None:
+    """The key a reference may cite, as a key (`datasets:` in a span is `datasets`); None when
+    it is no key's shape (`@decorator`, `a b`) or not a kind a key is cited as."""
+    if ref.kind not in _CITES:
+        return None
+    token = ref.token.rstrip(":") if ref.kind != "key" else ref.token
+    return token if _KEY_SHAPE.fullmatch(token) else None
+
+
+class Schema:
+    """The pydantic models' fields by model, to follow a section typed with a model of another
+    file (`trl: TRLConfig | None` in one file, `TRLConfig` in another): a key under it is
+    known when the model has it, unknown when every model its type names is read and none has it."""
+
+    def __init__(self) -> None:
+        self.fields: dict[str, dict[str, str]] = {}  # model -> field key -> its type
+        self.types: dict[str, str] = {}  # full key -> its type
+
+    @classmethod
+    def of(cls, facts: Facts) -> Schema:
+        schema = cls()
+        for f in facts.facts:
+            if f.kind != "key" or f.attr("kind") != "key" or f.attr("model") is None:
+                continue
+            kind = f.attr("type") or ""
+            schema.fields.setdefault(f.attr("model") or "", {})[f.token.rpartition(".")[2]] = kind
+            schema.types[f.token] = kind
+        return schema
+
+    def _models(self, type_text: str) -> list[str] | None:
+        names = [n for n in _NAME.findall(type_text) if n not in _TYPING]
+        models = [n for n in names if n in self.fields]
+        # a type naming anything else (a dict, a class read nowhere) may hold any key
+        return models if models and len(models) == len(names) else None
+
+    def resolves(self, token: str) -> bool | None:
+        """True: a model has it; False: the section's models are all read and lack it; None: no
+        model says."""
+        parts = token.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            prefix = ".".join(parts[:cut])
+            if prefix not in self.types:
+                continue
+            type_text = self.types[prefix]
+            for part in parts[cut:]:
+                models = self._models(type_text)
+                if models is None:
+                    return None
+                owners = [m for m in models if part in self.fields[m]]
+                if not owners:
+                    return False
+                type_text = self.fields[owners[0]][part]
+            return True
+        return None
+
+    def siblings(self, parent: str) -> set[str]:
+        """The keys a section's models define, written under it (`trl.beta`)."""
+        models = self._models(self.types.get(parent, "")) if parent else None
+        return {f"{parent}.{k}" for m in models or () for k in self.fields[m]}
+
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_TYPING = frozenset({"Optional", "Union", "None", "list", "List", "Annotated", "typing", "Field"})
 
 
 def _near_key(token: str, keys: set[str]) -> str | None:
     """The real key `token` could be a misspelling of: in the same section, its last name
-    misspelt (`optimizer.lrate` is not `optimizer.lr`; `lerning_rate` is `learning_rate`)."""
+    misspelt (`optimizer.lrate` is not `optimizer.lr`; `lerning_rate` is `learning_rate`,
+    `target_parameters` is not `lora_target_parameters`: a name with a word more is another key)."""
     parent, _, leaf = token.rpartition(".")
     if len(leaf) < 6:
         return None  # short names sit close to everything
     siblings = {k.rpartition(".")[2]: k for k in keys if k.rpartition(".")[0] == parent}
-    candidates = [name for name in siblings if misspelt(leaf.lower(), name.lower())]
+    candidates = [name for name in siblings if _misspelt(leaf, name)]
     best = closest(leaf, candidates, 0.85)
     return siblings[best] if best is not None else None
+
+
+_WORD = re.compile(r"[-_]+")
+
+
+def _misspelt(written: str, real: str) -> bool:
+    a, b = _WORD.split(written.lower()), _WORD.split(real.lower())
+    if len(a) != len(b):  # only the same words run together or split: `warmupsteps`
+        return "".join(a) == "".join(b)
+    return misspelt(written.lower(), real.lower())

@@ -6,7 +6,8 @@ alias when it has one (`Field(alias=...)`, a string `validation_alias=`), else i
 field typed with another model of the file is a section whose fields are keys below it
 (`optimizer.lr`). Facts carry the default (`= 3`, `Field(3)`, `Field(default=3)`, what a
 `default_factory` of `list`/`dict`/a lambda makes), the choices of a `Literal[...]` or of an
-Enum of the file, the annotation as `type` and `description=` as `help`.
+Enum of the file, the annotation as `type` and `description=` (or `json_schema_extra`'s) as
+`help`.
 
 A model nested in another of the file is read only below it; every other model is a top: its
 keys start at the top of the config. `names:` on the source names the tops instead.
@@ -257,10 +258,12 @@ def _field(model: str, name: str, stmt: ast.AnnAssign, enums: dict[str, ast.Clas
                 default = value(kw.value, _nothing)
             elif kw.arg == "default_factory":
                 default = _made_by(kw.value)
-            elif kw.arg == "description":
+            elif kw.arg in ("description", "json_schema_extra"):
                 help_text = value(kw.value, _nothing)
+                if isinstance(help_text, dict):  # json_schema_extra={"description": ...}
+                    help_text = help_text.get("description")
                 if isinstance(help_text, str):
-                    attrs["help"] = help_text
+                    attrs.setdefault("help", help_text)
             elif kw.arg in ("alias", "validation_alias"):
                 aliases = _aliases(kw.value)
                 if aliases:

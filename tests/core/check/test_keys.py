@@ -187,3 +187,61 @@ def test_a_config_that_does_not_parse_at_head_is_a_parse_error() -> None:
     assert [(f.kind, f.code.path if f.code else None) for f in run(CONFIGS, CONFIG_BASE, head)] == [
         ("parse-error", RECIPE)
     ]
+
+
+TRL = """from pydantic import BaseModel
+
+class TRLConfig(BaseModel):
+    beta: float = 0.1
+    vllm_lora_sync: bool = False
+"""
+ROOT = """from pydantic import BaseModel, Field
+
+class Config(BaseModel):
+    trl: TRLConfig | None = None
+    target_modules: list[str] = Field(default_factory=list)
+    sample_packing: bool = False
+"""
+SPLIT = rule(Source(id="schema", kind="pydantic", paths=("app/trl.py", "app/config.py")))
+
+
+def test_keys_in_spans_as_a_config_writes_them() -> None:
+    page = "# Tips\n\nSet `sample_packing: true`, and `target_modules:` to the layers.\n"
+    base = {"app/trl.py": TRL, "app/config.py": ROOT, DOC: page}
+    head = {**base, "app/config.py": ROOT.replace("sample_packing: bool = False", "packing: bool = False")}
+    # An instruction (`x: true`) is no claim of a default; the key it names is checked.
+    assert said(run(SPLIT, base, head)) == [
+        ("renamed", "sample_packing", 3, "Set `packing: true`, and `target_modules:` to the layers.")
+    ]
+    head = {**base, DOC: page + "\n`target_modules:` and `sample_packing: false` again.\n"}
+    assert run(SPLIT, base, head) == []
+
+
+def test_a_section_typed_with_a_model_of_another_file() -> None:
+    added = "```yaml\ntrl:\n  vllm_lora_sync: true\n  vllm_lora_snyc: true\n  beta_schedule: cosine\n```\n"
+    base = {"app/trl.py": TRL, "app/config.py": ROOT, DOC: "# TRL\n"}
+    head = {**base, DOC: "# TRL\n\n" + added}
+    assert said(run(SPLIT, base, head)) == [
+        ("unresolved", "trl.vllm_lora_snyc", 6, "  vllm_lora_sync: true"),
+        ("unresolved", "trl.beta_schedule", 7, None),  # TRLConfig is read, and has no such field
+    ]
+
+
+def test_a_name_with_a_word_more_is_another_key_not_a_misspelling() -> None:
+    page = "# LoRA\n\nPEFT's `target_parameters` API; `find_unused_modules` is DDP's.\n"
+    base = {"app/trl.py": TRL, "app/config.py": ROOT, DOC: "# LoRA\n"}
+    assert run(SPLIT, base, {**base, DOC: page}) == []
+
+
+def test_a_block_is_held_to_the_config_file_its_section_names() -> None:
+    other = "configs/other.yaml"
+    r = rule(Source(id="recipes", kind="config", paths=(RECIPE, other)))
+    page = "# Recipes\n\n## Train\n\n[the recipe](../configs/train.yaml):\n\n```yaml\ntrainer:\n  max_steps: 1000  # 1000 steps\n```\n"
+    base = {RECIPE: YAML, other: YAML, DOC: page}
+    head = {**base, RECIPE: YAML.replace("max_steps: 1000", "max_steps: 2000")}
+    # other.yaml still says 1000, but the page copies train.yaml; the comment keeps its words.
+    assert said(run(r, base, head)) == [
+        ("changed", "trainer.max_steps", 9, "  max_steps: 2000  # 1000 steps")
+    ]
+    head = {**base, other: YAML.replace("max_steps: 1000", "max_steps: 2000")}
+    assert run(r, base, head) == []
