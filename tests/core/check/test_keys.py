@@ -236,7 +236,10 @@ def test_a_name_with_a_word_more_is_another_key_not_a_misspelling() -> None:
 def test_a_block_is_held_to_the_config_file_its_section_names() -> None:
     other = "configs/other.yaml"
     r = rule(Source(id="recipes", kind="config", paths=(RECIPE, other)))
-    page = "# Recipes\n\n## Train\n\n[the recipe](../configs/train.yaml):\n\n```yaml\ntrainer:\n  max_steps: 1000  # 1000 steps\n```\n"
+    page = (
+        "# Recipes\n\n## Train\n\n[the recipe](../configs/train.yaml):\n\n"
+        "```yaml\ntrainer:\n  max_steps: 1000  # 1000 steps\n```\n"
+    )
     base = {RECIPE: YAML, other: YAML, DOC: page}
     head = {**base, RECIPE: YAML.replace("max_steps: 1000", "max_steps: 2000")}
     # other.yaml still says 1000, but the page copies train.yaml; the comment keeps its words.
