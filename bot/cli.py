@@ -6,15 +6,16 @@ Exit codes: 0 success or neutral, 1 the check failed, 2 usage or configuration e
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from bot.core.model import Report, Tree
+from bot.core.model import Finding, Report, Tree
 from bot.core.rules import Rule, RulePack, RulesError
 from bot.render import FORMATS
 from bot.render.common import DocText, Options, RenderError
@@ -281,14 +282,19 @@ def _require_matches(
     head: Tree,
     renames: dict[str, str],
     cache: FactsCache | None,
-) -> None:
+    existed: Callable[[str], bool] = lambda path: False,
+) -> tuple[list[Rule], list[Finding]]:
     """Every doc, source, glob and section the rules name must match something: a rule that
-    reads nothing would pass silently."""
-    from bot.core.validate import unmatched
+    reads nothing would pass silently. A file listed by name that both revisions lack but the
+    history had (`existed`: deleted, not misspelt) is a finding on its entry and the rest is
+    checked: (the rules left, those findings)."""
+    from bot.core.validate import stale_entries, unmatched
 
-    problems = unmatched(rules, base, head, renames, cache)
+    kept, stale = stale_entries(rules, base, head, renames, existed)
+    problems = unmatched(kept, base, head, renames, cache)
     if problems:
         raise ConfigErrors(problems)
+    return kept, stale
 
 
 def _cache(disabled: bool) -> FactsCache | None:
@@ -364,9 +370,11 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         packs = _load_rules(args.rules, None if args.rules else _repo_config(base), cache)
         rules = _rules_of(packs)
         renames = {c.old_path: c.path for c in changes if c.status == "renamed" and c.old_path}
-        _require_matches(rules, base, head, renames, cache)
+        existed = functools.partial(repo.ever_had, base_sha)
+        rules, stale = _require_matches(rules, base, head, renames, cache, existed)
         history = None if args.no_history else open_history(repo, head_sha, cache)
-        yield check(rules, base, head, changes, cache=cache, history=history), head.read
+        report = check(rules, base, head, changes, cache=cache, history=history)
+        yield replace(report, findings=(*stale, *report.findings)), head.read
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -387,7 +395,8 @@ def run_audit(args: argparse.Namespace) -> int:
         cache = _cache(args.no_cache)
         packs = _load_rules(args.rules, None if args.rules else _config_here(repo, tree, args.rev), cache)
         rules = _rules_of(packs)
-        _require_matches(rules, MemoryTree({}), tree, {}, cache)
+        existed = functools.partial(repo.ever_had, tree.sha)
+        rules, stale = _require_matches(rules, MemoryTree({}), tree, {}, cache, existed)
         key = _audit_key(rules, tree, None if args.no_history else tree.sha) if cache is not None else None
         hit = cache.get(key) if cache is not None and key is not None else None
         if isinstance(hit, Report):
@@ -397,6 +406,7 @@ def run_audit(args: argparse.Namespace) -> int:
             report = audit(rules, tree, cache=cache, history=history)
             if cache is not None and key is not None:
                 cache[key] = report
+        report = replace(report, findings=(*stale, *report.findings))
         if args.baseline is not None:
             report = _against_baseline(report, args.baseline, tree.read)
         return _emit(report, args, tree.read)

@@ -324,6 +324,26 @@ def test_a_config_naming_what_the_repository_lacks_exits_2_naming_line_and_key(s
     assert proc.returncode == 2 and "tool/clj.py" in proc.stderr
 
 
+def test_a_listed_file_deleted_earlier_is_a_finding_on_its_entry_and_the_rest_is_checked(small: Path):
+    (small / "tool" / "extra.py").write_text(CLI_SRC.replace("alpha", "beta"))
+    config = small / ".github" / "docs-sync.yml"
+    config.write_text(config.read_text().replace('["tool/*.py"]', '["tool/*.py", tool/extra.py]'))
+    _commit(small, "an extra parser, listed by name")
+    (small / "tool" / "extra.py").unlink()
+    _commit(small, "the extra parser goes")
+    # A later change renames a documented flag: the check still runs, and says what the config lacks.
+    (small / "tool" / "cli.py").write_text(CLI_SRC.replace("--alpha", "--alpha-value"))
+    _commit(small, "rename")
+    proc = docs_sync("check", "--repo", str(small), "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    found = [(f["kind"], f["symbol"], f["severity"]) for f in json.loads(proc.stdout)["findings"]]
+    assert ("config", "tool/extra.py", "warning") in found
+    assert ("renamed", "--alpha", "error") in found or ("removed", "--alpha", "error") in found
+    config_finding = next(f for f in json.loads(proc.stdout)["findings"] if f["kind"] == "config")
+    assert config_finding["message"].startswith(".github/docs-sync.yml:8: rules[0].sources[0].paths[1]: ")
+    assert config_finding["code"] == {"path": ".github/docs-sync.yml", "line": 8}
+
+
 def test_a_glob_and_a_section_that_match_nothing_exit_2(small: Path, tmp_path: Path):
     rules = tmp_path / "rules.yml"
     rules.write_text(

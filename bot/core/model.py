@@ -32,9 +32,11 @@ SEVERITY_RANK: dict[str, int] = {"notice": 0, "warning": 1, "error": 2}
 #   anchor        a link's or redirect's `#anchor` that no heading of its page has
 # An audit:
 #   unused-ignore a `docs-sync: ignore` comment in a page that suppresses no finding
+# The config:
+#   config        a file a rule lists by name that neither revision has (the rest is checked)
 FindingKind = Literal[
     "removed", "renamed", "changed", "undocumented", "new-flag", "unresolved", "wrong-default", "parse-error",
-    "vanished", "nav", "redirect", "link", "anchor", "unused-ignore",
+    "vanished", "nav", "redirect", "link", "anchor", "unused-ignore", "config",
 ]  # fmt: skip
 
 

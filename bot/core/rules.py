@@ -101,6 +101,7 @@ DEFAULT_SEVERITY: dict[str, str] = {
     "link": "error",
     "anchor": "warning",
     "unused-ignore": "notice",  # a `docs-sync: ignore` that suppresses nothing (audit)
+    "config": "warning",  # a listed file gone from both revisions: the rest of the rule is checked
 }
 
 

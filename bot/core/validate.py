@@ -3,18 +3,25 @@ something at base or at head. A rule that reads nothing checks nothing, and says
 a typo in a path would otherwise pass as "no findings".
 
 Each problem is a RulesError naming the rules file, the line and the key it was written at.
+A check is laxer about one kind (`stale_entries`): a file a rule lists by name that is gone at
+both revisions (a script deleted by an earlier pull request) is a `config` finding on that
+entry, and the rest of the rule is checked, as GitHub still applies a CODEOWNERS file's valid
+lines; every later pull request is not an error until someone edits the config.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 
 from bot.core.doclines import in_scope
 from bot.core.facts import ParseCache, parse_doc_cached
 from bot.core.globs import Listing, compile_pattern, is_pattern, pairing_names, pairings
-from bot.core.model import Tree
+from bot.core.model import SEVERITY_RANK, CodeLocation, Finding, Severity, Tree
 from bot.core.rules import Origin, Rule, RulesError
+
+STALE_SEVERITY: Severity = "warning"
 
 
 def unmatched(
@@ -30,6 +37,75 @@ def unmatched(
     for rule in rules:
         problems.extend(_rule(rule, listing, cache))
     return problems
+
+
+def stale_entries(
+    rules: Iterable[Rule],
+    base: Tree,
+    head: Tree,
+    renames: Mapping[str, str] | None = None,
+    existed: Callable[[str], bool] = lambda path: False,
+) -> tuple[list[Rule], list[Finding]]:
+    """The rules without the plain paths they list that neither revision has but that
+    `existed` (in the history: a file deleted, not a typo), and a `config` finding for each such
+    entry. A rule left with no page, or a source with no file, is left out whole (and said so).
+    Globs, sections, pairings and typos are not touched: `unmatched` judges what is left."""
+    listing = Listing(base, head, renames or {})
+
+    def gone(path: str) -> bool:
+        return not is_pattern(path) and not listing.matches(path) and existed(path)
+
+    kept: list[Rule] = []
+    found: list[Finding] = []
+    for rule in rules:
+        if rule.site is not None:
+            kept.append(rule)
+            continue
+        docs = []
+        for d in rule.docs:
+            if not gone(d.path):
+                docs.append(d)
+            else:
+                found.append(_stale(rule, d.origin, d.path, "doc page"))
+        sources = []
+        for s in rule.sources:
+            origins: list[Origin | None] = list(s.origins) or [None] * len(s.paths)
+            paths = [(p, o) for p, o in zip(s.paths, origins, strict=True)]
+            live = [(p, o) for p, o in paths if not gone(p)]
+            for p, o in paths:
+                if (p, o) not in live:
+                    found.append(_stale(rule, o, p, f"`{s.id}` source"))
+            if not s.paths or live:
+                sources.append(
+                    replace(
+                        s,
+                        paths=tuple(p for p, _ in live),
+                        origins=tuple(o for _, o in live if o is not None) if s.origins else (),
+                    )
+                )
+        if docs and (sources or not rule.sources):
+            kept.append(replace(rule, docs=tuple(docs), sources=tuple(sources)))
+    return kept, found
+
+
+def _stale(rule: Rule, origin: Origin | None, path: str, what: str) -> Finding:
+    where = origin or rule.origin
+    message = (
+        f"{what} {path!r} was deleted before this change: the rest of rule {rule.id!r} is "
+        "checked; remove the entry (or point it at the file's new place)"
+    )
+    if where is not None:
+        message = f"{where.file}:{where.line}: {where.key}: {message}"
+    blocking = rule.fail_on != "never" and SEVERITY_RANK[STALE_SEVERITY] >= SEVERITY_RANK[rule.fail_on]
+    return Finding(
+        kind="config",
+        severity=STALE_SEVERITY,
+        symbol=path,
+        message=message,
+        rule=rule.id,
+        code=CodeLocation(where.file, where.line) if where is not None else None,
+        blocking=blocking,
+    )
 
 
 def _rule(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[RulesError]:

@@ -34,6 +34,7 @@ DESCRIPTIONS = {
     "link": "A link in the docs reaches no page or file of the site.",
     "anchor": "A link's or redirect's #anchor names no heading of its page.",
     "unused-ignore": "A docs-sync: ignore comment in a page suppresses no finding.",
+    "config": "A file a rule lists by name is in neither revision; the rest of the rule is checked.",
 }
 _LEVEL = {"error": "error", "warning": "warning", "notice": "note"}
 

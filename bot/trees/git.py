@@ -80,6 +80,13 @@ class GitRepo:
                 "check out with fetch-depth: 0"
             ) from None
 
+    def ever_had(self, rev: str, path: str) -> bool:
+        """Did any commit up to `rev` hold `path` (a file since deleted, not a name misspelt)?"""
+        try:
+            return bool(self._git("--literal-pathspecs", "log", "-1", "--format=%H", rev, "--", path).strip())
+        except GitError:
+            return False
+
     def tree(self, rev: str) -> GitTree:
         is_sha = len(rev) == 40 and all(c in "0123456789abcdef" for c in rev)
         return GitTree(self, rev if is_sha else self.resolve(rev))
