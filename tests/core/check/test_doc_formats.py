@@ -104,3 +104,29 @@ def test_audit_reads_rst_pages():
     assert [(f.kind, f.symbol, f.doc.path) for f in report.findings] == [
         ("unresolved", "--nope", "docs/a.rst")
     ]
+
+
+SIBLINGS = cli("'--lr', default=0.001", "'--seed', default=42", "'--warmup', default=0")
+WITH_NEW = cli(
+    "'--lr', default=0.001",
+    "'--seed', default=42",
+    "'--max-tokens', type=int, default=4096, help='Longest {n} tokens'",
+    "'--warmup', default=0",
+)
+
+
+def test_a_new_flag_gets_its_row_in_an_mdx_table_with_mdx_escapes():
+    page = "# Options\n\n| Flag | Default | Description |\n|---|---|---|\n"
+    page += "| `--lr` | `0.001` | Learning rate. |\n| `--seed` | `42` | Random seed. |\n"
+    page += "| `--warmup` | `0` | Warmup steps. |\n"
+    [f] = run("docs/o.mdx", page, page, base_cli=SIBLINGS, head_cli=WITH_NEW).findings
+    assert (f.kind, f.symbol, f.doc.line) == ("new-flag", "--max-tokens", 6)
+    assert f.suggestion.replacement.split("\n")[1] == "| `--max-tokens` | `4096` | Longest \\{n\\} tokens. |"
+
+
+def test_a_new_flag_beside_an_rst_grid_table_gets_no_row_that_would_break_it():
+    page = "+--------------+-----------+\n| Flag         | Default   |\n+==============+===========+\n"
+    for flag, default in (("--lr", "0.001"), ("--seed", "42"), ("--warmup", "0")):
+        page += f"| ``{flag}``".ljust(15) + f"| ``{default}``".ljust(12) + "|\n+--------------+-----------+\n"
+    findings = run("docs/o.rst", page, page, base_cli=SIBLINGS, head_cli=WITH_NEW).findings
+    assert [(f.kind, f.symbol, f.suggestion) for f in findings] == [("new-flag", "--max-tokens", None)]
