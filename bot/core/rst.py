@@ -327,7 +327,7 @@ class _Reader:
         elif name == "highlight":
             self.highlight = args.split()[0].lower() if args else self.highlight
         elif name == "literalinclude" and args:
-            self._link(i, col, text, args.split()[0])
+            self._link(i, args.split()[0])
         elif name == "list-table":
             if content is not None:
                 self._list_table(i + 1, content, j)
@@ -358,15 +358,12 @@ class _Reader:
         tok.content = "\n".join(self.lines[start:end]) + "\n"
         tok.markup = "::"
 
-    def _link(self, i: int, col: int, text: str, target: str) -> None:
-        at = self.lines[i].find(target, col)
+    def _link(self, i: int, target: str) -> None:
         self._tok("paragraph_open", "p", 1, i, i + 1)
         inline = self._tok("inline", "", 0, i, i + 1)
         link = Token("link_open", "a", 1)
         link.attrSet("href", target)
-        label = Token("text", "", 0)
-        label.content = self.lines[i][at : at + len(target)] if at >= 0 else target
-        inline.children = [link, label, Token("link_close", "a", -1)]
+        inline.children = [link, Token("link_close", "a", -1)]  # the path is its own text
         self._tok("paragraph_close", "p", -1, i, i + 1)
 
     # -- paragraphs and inline markup --

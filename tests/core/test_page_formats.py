@@ -69,6 +69,8 @@ Literal::
 ..
    A comment citing ``--commented``.
 
+.. literalinclude:: ../examples/run.py
+
 .. raw:: html
 
    <code>--raw</code>
@@ -90,6 +92,7 @@ def test_rst_literals_roles_blocks_and_option_lists_are_cited_where_they_are():
         ("--output", "inline", 31, ""),
         ("--verbose", "inline", 35, ""),
         ("--prompted", "fence", 39, ""),
+        ("../examples/run.py", "link", 44, ""),
     ]
     lr = p.refs[0]
     assert (lr.value, lr.command) == ("0.1", ("tool",))
