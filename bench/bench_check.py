@@ -52,8 +52,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # The issue's targets for a miles-size check, whole process, wall clock.
-TARGET_COLD = 1.0
+TARGET_COLD = 0.5
 TARGET_WARM = 0.3
+TARGET_WARM_TO_AST = 1.3  # warm check / a process that only runs ast.parse on the argparse module
+TARGET_HOOK = 0.5  # the pre-commit hook's command on a 50-file repository, warm
+HOOK_FILES = 50
 
 # The miles change the `--miles` option replays: PR 2384, `--disable-fp32-master` -> `--no-keep-fp32-master`.
 MILES_HEAD = "0daa9ff92"
@@ -1165,12 +1168,27 @@ def summarize(report) -> str:
 
 
 def measure_processes(gen: Generated, cli: Cli, reps: int) -> tuple[list[Row], str]:
-    """Rows 1-3: git diff, interpreter and import costs for scale, and docs-sync check cold/warm."""
+    """Rows 1-3: git diff, interpreter and import costs for scale, and docs-sync check cold/warm,
+    the warm check against a process that only parses the argparse module, and the hook."""
     baseline = git_diff_row("git diff --name-status (baseline)", gen.repo, gen.base, gen.head, reps)
     rows = [baseline]
     for flags, name in (([], "python -c pass"), (["-S"], "python -S -c pass (no site, no .pth hooks)")):
         startup = [run_process([sys.executable, *flags, "-c", "pass"]).seconds for _ in range(reps)]
         rows.append(Row(name, startup, baseline.name))
+    args_file = cli.scratch / "arguments.py"
+    args_file.write_text(_git(gen.repo, "show", f"{gen.head}:{ARGS_PATH}") + "\n")
+    parse_only = [
+        sys.executable,
+        "-c",
+        "import ast, sys; ast.parse(open(sys.argv[1]).read())",
+        str(args_file),
+    ]
+    ast_process = Row(
+        "python: ast.parse of the argparse module (process)",
+        [run_process(parse_only).seconds for _ in range(reps)],
+        baseline.name,
+    )
+    rows.append(ast_process)
     env = child_env(cli.pycache)
     imported = [run_process([sys.executable, "-c", IMPORTS], env).seconds for _ in range(reps)]
     rows.append(Row("python + docs-sync imports", imported, baseline.name))
@@ -1181,7 +1199,43 @@ def measure_processes(gen: Generated, cli: Cli, reps: int) -> tuple[list[Row], s
         compiled = [run_process([sys.executable, "-c", IMPORTS], env).seconds for _ in range(reps)]
         rows.append(Row("the same, bot/ compiled from source (no .pyc)", compiled, baseline.name))
     cold, warm, output = cli.cold_and_warm("docs-sync check", gen.check_args(), reps, baseline.name)
-    return rows + [cold, warm], output
+    to_ast = Row("docs-sync check, warm, against ast.parse", warm.times, ast_process.name)
+    to_ast.ratio_target = TARGET_WARM_TO_AST
+    hook_cold, hook_warm, _ = cli.cold_and_warm(
+        f"pre-commit hook, {HOOK_FILES}-file repository", hook_args(cli.scratch), reps, baseline.name
+    )
+    hook_cold.target, hook_warm.target = None, TARGET_HOOK
+    return rows + [cold, warm, to_ast, hook_cold, hook_warm], output
+
+
+def hook_args(scratch: Path) -> list[str]:
+    """A small repository of its own (a CLI module, four pages, 45 other modules, its config) with a
+    commit being made, staged: the command pre-commit runs (`check --base HEAD --worktree`)."""
+    repo = scratch / "hook-repo"
+    if not repo.exists():
+        rng = random.Random(50)
+        specs = _flag_specs(rng, 12)
+        files = {"tool/cli.py": argparse_module(specs, 120, random.Random(51), head=False)}
+        for i in range(4):
+            cited = " ".join(f"`{s.token}`" for s in specs[i * 3 : i * 3 + 3])
+            files[f"docs/page{i}.md"] = f"# Page {i}\n\n## Flags\n\nRun with {cited}.\n"
+        for i in range(HOOK_FILES - len(files) - 1):
+            files[f"tool/mod{i:02d}.py"] = other_module(rng, 40)
+        files[".github/docs-sync.yml"] = textwrap.dedent(
+            """\
+            rules:
+              - id: cli-docs
+                docs: [{path: "docs/*.md"}]
+                sources: [{id: cli, kind: argparse, path: tool/cli.py}]
+            """
+        )
+        _git(scratch, "init", "-q", "-b", "main", str(repo))
+        _write(repo, files)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-qm", "start")
+        (repo / "tool" / "mod00.py").write_text(files["tool/mod00.py"] + "\nVALUE = 1\n")
+        _git(repo, "add", "-A")
+    return ["check", "--repo", str(repo), "--base", "HEAD", "--worktree"]
 
 
 def measure_in_process(gen: Generated, cli: Cli, rules, reps: int, baseline: str):

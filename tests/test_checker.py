@@ -93,3 +93,24 @@ def test_the_apps_commands_without_the_extra_name_it(tmp_path: Path, args: tuple
     assert proc.returncode == 2, proc.stderr
     assert "install docs-sync[app]" in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout == ""  # the demo stops before its first part
+
+
+def test_a_warm_check_loads_neither_yaml_nor_markdown(repo: Path, tmp_path: Path):
+    """The rules and the pages' parses come from the cache the first run filled."""
+    import os
+
+    env_cache = {"DOCS_SYNC_CACHE": str(tmp_path / "cache")}
+    args = ("check", "--base", "main", "--head", "pr")
+    for run in ("cold", "warm"):
+        proc = subprocess.run(
+            [sys.executable, "-c", PROBE, *args],
+            capture_output=True,
+            text=True,
+            cwd=repo,
+            env={**os.environ, **env_cache},
+            check=False,
+        )
+        assert proc.returncode == 1, proc.stderr
+        loaded = json.loads(next(x for x in proc.stderr.splitlines() if x.startswith("LOADED "))[7:])
+        heavy = {m.split(".")[0] for m in loaded} & {"yaml", "markdown_it"}
+        assert heavy == ({"yaml", "markdown_it"} if run == "cold" else set())

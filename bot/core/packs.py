@@ -12,9 +12,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
-
-from bot.core.rulefile import Reader, line_of
 from bot.core.rules import (
     CONFIG_KEYS,
     FAIL_ON,
@@ -28,6 +25,13 @@ from bot.core.rules import (
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
+
+    import yaml
+
+    from bot.core.rulefile import Reader
+
+# YAML and its reader (bot.core.rulefile) are imported where a file is parsed: a warm check finds
+# its rules in the cache and never loads them.
 
 BUILTIN = "bot.packs"
 
@@ -104,6 +108,10 @@ def resolve_rule_args(values: Iterable[str]) -> tuple[RulePack, ...]:
 
 def parse_rules_file(text: str, file: str) -> tuple[RulePack, ...]:
     """A pack when the file has a `pack:` key, else a repository config."""
+    import yaml
+
+    from bot.core.rulefile import Reader
+
     r = Reader(file)
     root = r.compose(text)
     if not isinstance(root, yaml.MappingNode):
@@ -118,6 +126,8 @@ def parse_rules_file(text: str, file: str) -> tuple[RulePack, ...]:
 
 
 def parse_pack(text: str, file: str) -> RulePack:
+    from bot.core.rulefile import Reader
+
     r = Reader(file)
     return _pack(r, r.compose(text))
 
@@ -146,11 +156,15 @@ def config_text(data: bytes, file: str = REPO_CONFIG) -> str:
 def parse_repo_config(text: str, file: str = REPO_CONFIG) -> tuple[RulePack, ...]:
     """The per-repository config: built-in packs by name, inline rules, and a `fail_on` that
     overrides every rule's own."""
+    from bot.core.rulefile import Reader
+
     r = Reader(file)
     return _config(r, r.compose(text))
 
 
 def _config(r: Reader, root: yaml.Node) -> tuple[RulePack, ...]:
+    from bot.core.rulefile import line_of
+
     file = r.file
     fields = r.fields(root, "", CONFIG_KEYS)
     if "packs" not in fields and "rules" not in fields:

@@ -16,9 +16,10 @@ import json
 import re
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 from bot.core.model import Extraction, Fact, ParseError
 from bot.core.rules import Source
@@ -37,6 +38,8 @@ class TooLarge(ValueError):
 
 
 def facts(source: Source, path: str, text: str) -> Extraction:
+    import yaml  # here, not at the top: a check whose rules read no config file never loads it
+
     if len(text) > MAX_BYTES:
         return _error(path, 1, f"larger than {MAX_BYTES} bytes; config files read as facts must stay small")
     try:
@@ -81,18 +84,20 @@ def _error(path: str, line: int, message: str) -> Extraction:
 
 # --- YAML -------------------------------------------------------------------------------------------
 
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def yaml_entries(text: str) -> Iterator[Entry]:
     """Every key of every document in the text, with its scalar value and line."""
+    import yaml
+
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     budget = [MAX_KEYS]
-    for node in yaml.compose_all(text, Loader=_Loader):
+    for node in yaml.compose_all(text, Loader=loader):
         if node is not None:
             yield from _walk(node, "", 0, budget)
 
 
 def _walk(node: yaml.Node, prefix: str, depth: int, budget: list[int]) -> Iterator[Entry]:
+    import yaml
+
     if depth > MAX_DEPTH:
         raise TooLarge(f"nested more than {MAX_DEPTH} levels deep, more than docs-sync reads")
     budget[0] -= 1  # every node walked counts: aliases may repeat one a billion times
@@ -121,6 +126,8 @@ def _walk(node: yaml.Node, prefix: str, depth: int, budget: list[int]) -> Iterat
 
 
 def _scalar(node: yaml.Node) -> str | None:
+    import yaml
+
     if isinstance(node, yaml.ScalarNode):
         return "None" if node.tag.endswith(":null") else str(node.value)
     if isinstance(node, yaml.SequenceNode) and all(isinstance(n, yaml.ScalarNode) for n in node.value):

@@ -21,7 +21,7 @@ from bot.core.facts import ParseCache, parse_doc_cached
 from bot.core.model import Tree
 from bot.core.page import DocPage
 from bot.core.rules import SiteTarget
-from bot.core.site import ignore, links, mintlify, mkdocs
+from bot.core.site import ignore, links, mintlify
 from bot.core.site.model import PAGE_SUFFIXES, Redirect, SiteConfig, SiteError
 from bot.core.site.slugs import Anchors, anchors
 
@@ -46,6 +46,8 @@ def read_config(
     """Raises SiteError for a config that cannot be read; `load` reads the files a Mintlify
     config's `$ref`s name."""
     if path.endswith((".yml", ".yaml")):
+        from bot.core.site import mkdocs  # YAML is loaded only for an MkDocs site
+
         return mkdocs.read(text, path, root)
     return mintlify.read(text, path, root, load)
 
