@@ -315,7 +315,7 @@ def _print(report: Report, fmt: str, fail_on: str | None, doc_text: DocText | No
     suggestion replaces, and the patch format rewrites them."""
     color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     try:
-        out = FORMATS[fmt](report, Options(fail_on, doc_text, color))
+        out = FORMATS[fmt](report, Options(fail_on, doc_text, color, _version()))
     except RenderError as exc:
         raise UsageError(str(exc)) from exc
     sys.stdout.write(out if out.endswith("\n") or not out else out + "\n")

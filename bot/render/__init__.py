@@ -22,7 +22,7 @@ FORMATS: dict[str, Callable[[Report, Options], str]] = {
     "json": lambda report, o: to_json(report, o.fail_on),
     "markdown": lambda report, o: to_markdown(report, o.fail_on, doc_text=o.doc_text),
     "github": lambda report, o: to_github(report, o.fail_on),
-    "sarif": lambda report, o: to_sarif(report),
+    "sarif": lambda report, o: to_sarif(report, o.doc_text, o.version),
     "rdjson": lambda report, o: to_rdjson(report),
     "patch": lambda report, o: to_patch(report, o.doc_text),
 }

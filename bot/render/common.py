@@ -32,6 +32,7 @@ class Options:
     fail_on: str | None = None  # overrides each rule's fail_on in the conclusion
     doc_text: DocText | None = None
     color: bool = False  # ANSI colours, for a terminal
+    version: str | None = None  # docs-sync's, for formats that name their tool's (SARIF)
 
 
 def plural(n: int, word: str) -> str:

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft4Validator
 
+import bot
 from bot.core.model import Report
 from bot.render.sarif import DESCRIPTIONS, KINDS, to_sarif
 from tests.render.sample import PAGE, finding, page
@@ -11,10 +12,48 @@ from tests.render.sample import PAGE, finding, page
 SCHEMA = json.loads((Path(__file__).parents[1] / "fixtures/sarif/sarif-schema-2.1.0.json").read_text())
 
 
-def sarif(report: Report) -> dict:
-    log = json.loads(to_sarif(report))
+def github_problems(log: dict) -> list[str]:
+    """What GitHub code scanning requires of an upload beyond the schema ("SARIF support for code
+    scanning"): a driver name; every rule an id, short and full descriptions and help text; every
+    result a rule id, a message text, partialFingerprints, and locations (at most 10), each a
+    physical location with a relative URI and a start line."""
+    problems = []
+    (run,) = log["runs"]
+    driver = run["tool"]["driver"]
+    if not driver.get("name"):
+        problems.append("driver: no name")
+    ids = set()
+    for rule in driver["rules"]:
+        ids.add(rule["id"])
+        for field in ("shortDescription", "fullDescription", "help"):
+            if not rule.get(field, {}).get("text"):
+                problems.append(f"rule {rule['id']}: no {field}.text")
+    for i, result in enumerate(run["results"]):
+        if result.get("ruleId") not in ids or not result.get("message", {}).get("text"):
+            problems.append(f"result {i}: no ruleId of the rules, or no message")
+        if not result.get("partialFingerprints"):
+            problems.append(f"result {i}: no partialFingerprints")
+        for location in result.get("locations", [])[:11] if "locations" in result else [None]:
+            physical = (location or {}).get("physicalLocation", {})
+            uri = physical.get("artifactLocation", {}).get("uri", "")
+            if (
+                not uri
+                or uri.startswith("/")
+                or "://" in uri
+                or physical.get("region", {}).get("startLine", 0) < 1
+            ):
+                problems.append(f"result {i}: a location without a relative uri and a start line")
+        if len(result.get("locations", [])) > 10:
+            problems.append(f"result {i}: more than 10 locations")
+    return problems
+
+
+def sarif(report: Report, doc_text=None, located: bool = True) -> dict:
+    log = json.loads(to_sarif(report, doc_text))
     errors = sorted(Draft4Validator(SCHEMA).iter_errors(log), key=lambda e: list(e.absolute_path))
     assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors)
+    if located:
+        assert github_problems(log) == []
     return log
 
 
@@ -56,8 +95,8 @@ def test_results_carry_rule_level_message_and_the_doc_line():
             finding("--nowhere", no_doc=True, code=None, message="m"),
         )
     )
-    results = sarif(report)["runs"][0]["results"]
-    rules = sarif(report)["runs"][0]["tool"]["driver"]["rules"]
+    results = sarif(report, located=False)["runs"][0]["results"]
+    rules = sarif(report, located=False)["runs"][0]["tool"]["driver"]["rules"]
     assert [(r["ruleId"], r["level"]) for r in results] == [
         ("renamed", "error"),
         ("undocumented", "warning"),
@@ -77,9 +116,38 @@ def test_results_carry_rule_level_message_and_the_doc_line():
     third = results[2]["locations"][0]["physicalLocation"]
     assert (third["artifactLocation"]["uri"], third["region"]["startLine"]) == ("pkg/a.py", 3)
     assert "locations" not in results[3]
-    # Fingerprints follow the finding, not its line, so code scanning keeps one alert as lines move.
-    moved = sarif(Report((finding("--a", line=30, code=("pkg/args.py", 40)),)))["runs"][0]["results"][0]
-    assert moved["partialFingerprints"] == first["partialFingerprints"]
+
+
+def test_fingerprints_follow_the_line_text_not_its_number_and_tell_two_lines_apart():
+    text = "# Page\n\nPass `--a` here.\n\nIntro.\n\nAlso `--a` there.\n"
+    moved = text.replace("# Page\n\n", "# Page\n\nNew paragraph.\n\n")
+
+    def prints(page_text: str, *lines: int) -> list[str]:
+        report = Report(tuple(finding("--a", line=n) for n in lines))
+        results = sarif(report, {PAGE: page_text}.get)["runs"][0]["results"]
+        return [r["partialFingerprints"]["docsSync/v2"] for r in results]
+
+    one, other = prints(text, 3, 7)
+    assert one != other  # the same flag, on two lines of one page: two alerts
+    assert prints(moved, 5, 9) == [one, other]  # both moved down two lines: still the same two
+    edited = text.replace("Pass `--a` here.", "Pass `--a` here, and more.")
+    assert prints(edited, 3, 7)[0] != one and prints(edited, 3, 7)[1] == other
+    # Identical lines with identical neighbours are told apart by their rank on the page.
+    twice = "`--a`\n\n`--a`\n\n`--a`\n"
+    first, second, third = prints(twice, 1, 3, 5)
+    assert len({first, second, third}) == 3
+
+
+def test_every_rule_has_help_with_an_example_and_the_driver_says_its_version():
+    log = json.loads(to_sarif(Report(()), version=bot.__version__))
+    assert github_problems(log) == []
+    driver = log["runs"][0]["tool"]["driver"]
+    assert driver["version"] == bot.__version__
+    assert driver["informationUri"].startswith("https://")
+    for rule in driver["rules"]:
+        assert rule["help"]["text"].startswith(DESCRIPTIONS[rule["id"]])
+        assert f"**{rule['id']}**" in rule["help"]["markdown"] and "For example" in rule["help"]["markdown"]
+        assert "```" in rule["help"]["markdown"]
 
 
 def test_paths_are_uri_references():
@@ -122,3 +190,11 @@ def test_the_schema_check_has_teeth():
     log["runs"][0]["results"][0]["level"] = "fatal"
     del log["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0]["replacements"][0]["deletedRegion"]
     assert len(list(Draft4Validator(SCHEMA).iter_errors(log))) == 2
+
+
+def test_the_github_check_has_teeth():
+    log = json.loads(to_sarif(Report((finding(),))))
+    del log["runs"][0]["tool"]["driver"]["rules"][1]["help"]
+    del log["runs"][0]["results"][0]["partialFingerprints"]
+    log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] = "/abs.md"
+    assert len(github_problems(log)) == 3

@@ -84,6 +84,7 @@ def _error(path: str, line: int, message: str) -> Extraction:
 
 # --- YAML -------------------------------------------------------------------------------------------
 
+
 def yaml_entries(text: str) -> Iterator[Entry]:
     """Every key of every document in the text, with its scalar value and line."""
     import yaml
