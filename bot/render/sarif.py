@@ -106,6 +106,16 @@ HELP = {
     ),
     "link": ("Link to a page or file that exists.", "[setup](/guide/instal)", "[setup](/guide/install)"),
     "anchor": ("Link to a heading the page has.", "[flags](/cli#flag)", "[flags](/cli#flags)"),
+    "unused-ignore": (
+        "Remove the comment: what it waived is fixed or gone.",
+        "<!-- docs-sync: ignore --old-flag -->",
+        "",
+    ),
+    "config": (
+        "Fix the file's name in the rule, or remove it from the rule.",
+        "paths: [tool/cli.py, tool/gone.py]",
+        "paths: [tool/cli.py]",
+    ),
 }
 _LEVEL = {"error": "error", "warning": "warning", "notice": "note"}
 
@@ -115,7 +125,7 @@ def _help(kind: str) -> dict[str, str]:
     if after.startswith("the "):  # nothing to rewrite the line to: what the code says instead
         example = f"For example, {after}:\n\n```text\n{before}\n```"
     else:
-        added = [f"  {line}" if line == before else f"+ {line}" for line in after.split("\n")]
+        added = [f"  {line}" if line == before else f"+ {line}" for line in after.split("\n") if line]
         removed = [] if f"  {before}" in added else [f"- {before}"]
         example = "For example:\n\n```diff\n" + "\n".join([*removed, *added]) + "\n```"
     text = f"{DESCRIPTIONS[kind]} {what}"
