@@ -27,7 +27,7 @@ from bot.app.context import Context
 from bot.app.github import MAX_FILE_PAGES, PER_PAGE
 from bot.app.history import ApiHistory
 from bot.app.repoconfig import config_at, edited_config, known_rules, seen_again, unmatched_problem, watched
-from bot.app.sandbox import BudgetExceeded, check
+from bot.app.sandbox import BudgetExceeded, Sandbox
 from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids, unlisted
 from bot.app.store import Waiver
 from bot.core.model import Finding, Report
@@ -84,16 +84,15 @@ def analyze(ctx: Context) -> Analysis:
     if again is not rules:
         revisions.prefetch(watched(again.rules, changes, revisions.base, revisions.head))
 
-    problem = unmatched_problem(ctx, again, revisions, changes)
-    if problem is not None:  # the config names what the repository lacks: said on its line
-        return Analysis(problem=problem, rules=again.digest)
-    config = edited_config(ctx, revisions, changes)  # the new config, when the pull request edits it
-
+    history = ApiHistory(ctx.repo, reader, pull.head_sha)  # what replaced a stale token
+    budget = ctx.settings.budget
     try:  # in a process of its own, within the App's budgets (sandbox.py)
-        history = ApiHistory(ctx.repo, reader, pull.head_sha)  # what replaced a stale token
-        report = check(
-            again.rules, revisions.base, revisions.head, changes, ctx.facts, ctx.settings.budget, history
-        )
+        with Sandbox(revisions.base, revisions.head, ctx.facts, budget, history, revisions.prefetch) as box:
+            problem = unmatched_problem(ctx, again, box, changes)
+            if problem is not None:  # the config names what the repository lacks: said on its line
+                return Analysis(problem=problem, rules=again.digest)
+            config = edited_config(ctx, revisions, box, changes)  # when the pull request edits it
+            report = box.check(again.rules, changes)
     except BudgetExceeded as exc:
         return Analysis(problem=exc.outcome, rules=again.digest)
     report = apply_waivers(report, ctx.store.waivers(ctx.pr))

@@ -20,13 +20,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.app.context import Context, Pull
+from bot.app.sandbox import Sandbox
 from bot.app.snapshot import Blob, BlobReader, PullRevisions, Where
 from bot.core.check.inputs import Touched, touches
 from bot.core.globs import expand_all, rule_has_patterns
 from bot.core.model import Change, Tree
 from bot.core.packs import config_text, parse_repo_config
 from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError
-from bot.core.validate import unmatched
 from bot.render.comments import CheckOutcome, invalid_config, not_configured
 from bot.render.confignote import config_invalid, config_removed, config_valid
 
@@ -112,7 +112,7 @@ def seen_again(ctx: Context, rules: Rules, blob: Blob | None) -> Rules:
 
 
 def unmatched_problem(
-    ctx: Context, rules: Rules, revisions: PullRevisions, changes: Sequence[Change]
+    ctx: Context, rules: Rules, box: Sandbox, changes: Sequence[Change]
 ) -> CheckOutcome | None:
     """The check run to finish with when the repository's config names a page, source, glob or
     section that matches nothing at base or head: a rule that reads nothing would pass silently.
@@ -120,22 +120,27 @@ def unmatched_problem(
     Asked of the rules with a glob (the check lists the trees for them anyway) and of the rules
     the change touches (their files are fetched already), so a clean config costs no call. The
     App's own default rules (DOCS_SYNC_RULES) are for many repositories and are not held to it.
+    Asked in the job's analysis process (`box`): what it reads is the pull request's.
     """
     if rules.oid is None or not rules.rules:
         return None
     touched = Touched.of(changes)
     wanted = [r for r in rules.rules if rule_has_patterns(r) or touches(r, touched)]
-    problems = unmatched(wanted, revisions.base, revisions.head, touched.renames, ctx.facts)
+    problems = box.validate(wanted, touched.renames)
     if not problems:
         return None
     return invalid_config(problems[0], ctx.pull.base_ref, ctx.pull.base_sha)
 
 
-def edited_config(ctx: Context, revisions: PullRevisions, changes: Sequence[Change]) -> str | None:
+def edited_config(
+    ctx: Context, revisions: PullRevisions, box: Sandbox, changes: Sequence[Change]
+) -> str | None:
     """The note on the config a pull request edits (None when it does not): the new file's
-    schema, and whether everything it names matches the pull request's head. Its examples are
-    left to `docs-sync validate`: they are checks of their own, and the App runs checks only in
-    its sandbox."""
+    schema, and whether everything it names matches the pull request's head. The schema is read
+    here (bounded: its size, nesting and patterns are capped); the matching runs in the job's
+    analysis process (`box`), within its budgets, since the pull request wrote both the
+    patterns and the files. Its examples are left to `docs-sync validate`: they are checks of
+    their own."""
     edit = next((c for c in changes if REPO_CONFIG in (c.path, c.old_path)), None)
     if edit is None:
         return None
@@ -149,7 +154,7 @@ def edited_config(ctx: Context, revisions: PullRevisions, changes: Sequence[Chan
     except RulesError as exc:
         return config_invalid([exc])
     rules = [rule for pack in packs for rule in pack.rules]
-    problems = unmatched(rules, revisions.head, revisions.head, {}, ctx.facts)
+    problems = box.validate(rules, {}, head_only=True)
     if problems:
         return config_invalid(problems)
     return config_valid(len(rules), sum(len(r.examples) for r in rules))

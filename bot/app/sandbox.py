@@ -50,14 +50,14 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from bot.app.config import BUDGET_SETTINGS, Budget
 from bot.core.facts import ParseCache
 from bot.core.model import Change, Report, Tree
-from bot.core.rules import Rule
+from bot.core.rules import Rule, RulesError
 from bot.render.comments import CheckOutcome, over_budget
 
 if TYPE_CHECKING:
@@ -87,6 +87,69 @@ def over(name: str, used: str, limit: str) -> BudgetExceeded:
     return BudgetExceeded(name, used, limit, BUDGET_SETTINGS[field])
 
 
+class Sandbox:
+    """One job's analysis process: the config validated against the trees (`validate`, as many
+    times as asked), then the check (`check`), within one set of budgets. BudgetExceeded when
+    it goes past one, AnalysisFailed when the child breaks; the process ends with the block.
+
+    `prefetch(paths)`, when given, fetches files of both sides at once: the child names the
+    pages it is about to read for their headings, so they come in a few queries, not one each.
+    """
+
+    def __init__(
+        self,
+        base: Tree,
+        head: Tree,
+        cache: ParseCache | None,
+        budget: Budget,
+        history: History | None = None,
+        prefetch: Callable[[Sequence[str]], object] | None = None,
+    ):
+        self.budget = budget
+        self._child = _Child(_limits(budget))
+        self._parts = (base, head, cache, budget, history, prefetch)
+        self._session: _Session | None = None
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._session is not None:
+            self._child.__exit__()
+
+    def _open(self) -> _Session:
+        if self._session is None:
+            self._session = _Session(self._child.__enter__(), *self._parts)
+        return self._session
+
+    def _rules(self, rules: Sequence[Rule]) -> None:
+        if len(rules) > self.budget.rules:
+            raise over("rules", _count(len(rules), "rule"), _count(self.budget.rules, "rule"))
+
+    def validate(
+        self, rules: Sequence[Rule], renames: Mapping[str, str], *, head_only: bool = False
+    ) -> list[RulesError]:
+        """`bot.core.validate.unmatched(rules, base, head, renames)` in the child: what the rules
+        name that matches nothing. `head_only`: against the head alone (a config the pull
+        request edits is judged on what it would meet once merged)."""
+        self._rules(rules)
+        problems: list[RulesError] = self._open().ask(("validate", list(rules), dict(renames), head_only))
+        return problems
+
+    def check(self, rules: Sequence[Rule], changes: Sequence[Change]) -> Report:
+        """`bot.core.check.check(rules, base, head, changes, cache, history)` in the child. The
+        child asks `history` through the parent, as it reads the trees."""
+        self._rules(rules)
+        session = self._open()
+        report: Report = session.ask(("check", list(rules), list(changes), session.history is not None))
+        budget = self.budget
+        if len(report.findings) > budget.findings:
+            raise over(
+                "findings", _count(len(report.findings), "finding"), _count(budget.findings, "finding")
+            )
+        return report
+
+
 def check(
     rules: Sequence[Rule],
     base: Tree,
@@ -96,16 +159,9 @@ def check(
     budget: Budget,
     history: History | None = None,
 ) -> Report:
-    """`bot.core.check.check(rules, base, head, changes, cache, history)`, run in a child process
-    within `budget`; BudgetExceeded when it goes past one, AnalysisFailed when the child breaks.
-    The child asks `history` through the parent, as it reads the trees."""
-    if len(rules) > budget.rules:
-        raise over("rules", _count(len(rules), "rule"), _count(budget.rules, "rule"))
-    with _Child(_limits(budget)) as child:
-        report = _Session(child, base, head, cache, budget, history).run(rules, changes)
-    if len(report.findings) > budget.findings:
-        raise over("findings", _count(len(report.findings), "finding"), _count(budget.findings, "finding"))
-    return report
+    """The check alone in a sandbox of its own (`Sandbox.check`)."""
+    with Sandbox(base, head, cache, budget, history) as box:
+        return box.check(rules, changes)
 
 
 # -- the parent's side ---------------------------------------------------------------------------
@@ -215,30 +271,34 @@ class _Session:
         cache: ParseCache | None,
         budget: Budget,
         history: History | None = None,
+        prefetch: Callable[[Sequence[str]], object] | None = None,
     ):
         self.proc, self.budget, self.cache, self.history = proc, budget, cache, history
+        self.prefetch = prefetch
         self.trees = {"base": base, "head": head}  # and the revisions the history hands out
         self.counted: set[str] = set()  # blobs whose bytes are counted already
         self.read_bytes = 0
         self.buffer = b""
+        self.deadline = time.monotonic() + budget.seconds  # for all the session's requests
 
-    def run(self, rules: Sequence[Rule], changes: Sequence[Change]) -> Report:
+    def ask(self, request: tuple[Any, ...]) -> Any:
+        """Send one request and answer the child's questions until it replies."""
         budget = self.budget
-        self.deadline = time.monotonic() + budget.seconds
-        self._send(("check", list(rules), list(changes), self.history is not None))
+        self._send(request)
         while True:
             message = self._receive()
             kind = message[0]
+            if kind == "validated":
+                return message[1]
             if kind == "done":
-                report: Report = message[1]
                 log.info(
                     "analysis: %s, %s read, %.2fs, peak memory %s",
-                    _count(len(rules), "rule"),
+                    _count(len(request[1]), "rule"),
                     _size(self.read_bytes),
                     budget.seconds - (self.deadline - time.monotonic()),
                     _size(message[2] * 1024) if message[2] else "unknown",
                 )
-                return report
+                return message[1]
             if kind == "memory":
                 raise over(
                     "memory",
@@ -250,7 +310,7 @@ class _Session:
             started = time.monotonic()
             answer = self._answer(message)
             self.deadline += time.monotonic() - started  # the parent's reads are not the child's time
-            if kind != "cache_put":
+            if kind not in ("cache_put", "prefetch"):
                 self._send(answer)
 
     def _answer(self, message: tuple[Any, ...]) -> Any:
@@ -264,6 +324,10 @@ class _Session:
             return None
         if kind == "history":
             return self._history(message[1], message[2:])
+        if kind == "prefetch":
+            if self.prefetch is not None:
+                self.prefetch(message[1])
+            return None
         tree = self.trees[message[1]]
         if kind == "read":
             text = tree.read(message[2])
@@ -422,6 +486,12 @@ class _RemoteTree:
         paths: frozenset[str] = self._ask("paths")
         return paths
 
+    def prefetch(self, paths: Sequence[str]) -> None:
+        """A hint: these files are read next (the parent fetches them together)."""
+        wanted = [p for p in paths if ("read", p) not in self._answers]
+        if wanted:
+            self.channel.send(("prefetch", wanted))
+
 
 class _RemoteHistory:
     """The history (bot.core.check.history.History) the parent reads for the child."""
@@ -493,23 +563,31 @@ def _status_kb(field: str) -> int | None:
 
 
 def child_main(argv: Sequence[str]) -> int:
-    """The analysis process: one check, asked for on stdin, answered on stdout; its limits
-    (address space in bytes, seconds) on its command line, set before anything is read."""
+    """The analysis process: validations of the config, then one check, asked for on stdin and
+    answered on stdout; its limits (address space in bytes, seconds) on its command line, set
+    before anything is read."""
     memory_bytes, seconds = int(argv[0]), float(argv[1])
     spare = bytearray(4 << 20)  # given back to say "out of memory" when memory runs out
     _limit(memory_bytes, seconds)
     from bot.core.check import check
     from bot.core.extract import TOO_COMPLEX
+    from bot.core.validate import unmatched
 
     channel = _Channel(sys.stdin.buffer, sys.stdout.buffer)
     sys.stdout = sys.stderr  # a stray print must not land in the frames
+    base, head = _RemoteTree(channel, "base"), _RemoteTree(channel, "head")
     try:
-        _, rules, changes, with_history = channel.receive()
+        request = channel.receive()
     except EOFError:
         return 0  # started ahead for a job that never came: the worker stopped
     try:
+        while request[0] == "validate":  # the config against the trees, before the check
+            _, rules, renames, head_only = request
+            problems = unmatched(rules, head if head_only else base, head, renames, _RemoteCache(channel))
+            channel.send(("validated", problems))
+            request = channel.receive()
+        _, rules, changes, with_history = request
         history = _RemoteHistory(channel) if with_history else None
-        base, head = _RemoteTree(channel, "base"), _RemoteTree(channel, "head")
         report = check(rules, base, head, changes, _RemoteCache(channel), history=history)
         peak = _status_kb("VmPeak")
         # A file that ran the parser out of memory is reported by the check as one it could not

@@ -113,6 +113,9 @@ class RulesError(ValueError):
         where = f"{file}:{line}" if line else file
         super().__init__(f"{where}: {key}: {problem}")
 
+    def __reduce__(self) -> tuple[type[RulesError], tuple[str, int | None, str, str]]:
+        return RulesError, (self.file, self.line, self.key, self.problem)  # pickled to and from the sandbox
+
 
 @dataclass(frozen=True)
 class Origin:

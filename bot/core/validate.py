@@ -165,6 +165,7 @@ def _sections(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[Ru
             for p in listing.matches(_any(d.path) if _pairs(d.path) else d.path)
             if not any(compile_pattern(x).matches(p) for x in d.exclude)
         ]
+        _read_next(listing.head, [p for p in pages if p not in headings])
         for page in pages:
             if page not in headings:
                 headings[page] = _headings(page, listing, cache)
@@ -179,6 +180,14 @@ def _sections(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[Ru
             problem = f"section {section!r} matches no heading of {where}{hint}"
             problems.append(_error(origin, rule, "sections", problem))
     return problems
+
+
+def _read_next(tree: Tree, paths: list[str]) -> None:
+    """Tell a tree that reads over a network (the App's) which files come next, so they are
+    fetched together rather than one query each; other trees have no such method."""
+    prefetch = getattr(tree, "prefetch", None)
+    if paths and callable(prefetch):
+        prefetch(paths)
 
 
 def _closest_heading(section: str, headings: list[str]) -> str | None:

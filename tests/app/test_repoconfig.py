@@ -3,6 +3,7 @@ that says how to add one; a config that cannot be used fails with its file, line
 
 from __future__ import annotations
 
+from bot.app.config import Budget
 from bot.core.packs import parse_repo_config
 from bot.demo.repo import ARGS_HEAD, CONFIG, DOC_HEAD
 from tests.appkit import ARGS, DOC, CheckBot
@@ -147,3 +148,41 @@ def test_an_edited_config_with_a_hostile_glob_is_validated_in_linear_time(bot, s
     (run,) = standin.check_runs
     assert run["conclusion"] == "success"
     assert f"pattern '{glob}' matches no file at base or head" in run["output"]["summary"]
+
+
+PAGES_RULE = """
+  - id: every-page
+    docs:
+      - path: "docs/pages/**/*.md"
+        sections: ["Page > Usage"]
+    sources:
+      - {id: cli, kind: argparse, path: trainer/arguments.py}
+"""
+
+
+def test_an_edited_configs_pages_are_read_in_a_few_queries(bot, standin, repo_and_shas):
+    pages = {f"docs/pages/p{i:03}.md": "# Page\n\n## Usage\n\nRun it.\n" for i in range(150)}
+    _branch(repo_and_shas, "pages", pages)
+    _branch(repo_and_shas, "edit-pages", {CONFIG_FILE: CONFIG + PAGES_RULE}, parent="pages")
+    bot.check(29, "pages", "edit-pages")
+    (run,) = standin.check_runs
+    assert "The new one is valid: 2 rules" in run["output"]["summary"]
+    # Every page is read for its headings (pages the pull request did not change): 150 pages
+    # in batches, not a query each.
+    assert len(standin.calls("POST", r"/graphql$")) <= 6
+
+
+def test_an_edited_configs_reads_count_against_the_source_budget(standin, repo_and_shas, tmp_path):
+    # The pages the new config names are the pull request's: read in the analysis process and
+    # counted there, they fail the check by the budget, not the worker by its memory.
+    big = "# Page\n\n## Usage\n\n" + "Words of a page. " * 2000 + "\n"
+    rule = PAGES_RULE.replace("docs/pages/**/*.md", "docs/big.md")
+    _branch(repo_and_shas, "edit-big", {CONFIG_FILE: CONFIG + rule, "docs/big.md": big})
+    bot = CheckBot(standin, repo_and_shas[1], tmp_path, budget=Budget(source_mb=0.02))
+    try:
+        bot.check(30, "main", "edit-big")
+    finally:
+        bot.queue.close()
+    (run,) = standin.check_runs
+    assert run["conclusion"] == "failure"
+    assert run["output"]["title"].startswith("Over the source budget: more than 33.")
