@@ -22,7 +22,8 @@ repository's is long.
 
 Crash recovery: a job left `running` by a process that died is put back to `queued` when the
 queue is opened, and is then claimed once like any other job. Its attempt count keeps the lost
-run, so a job that kills the process every time is eventually given up by the worker. Running
+run, and `interrupted` counts the runs lost so: a job whose process died under it twice (killed,
+or frozen and restarted) is failed by the worker without a third run. Running
 it again is safe because the job handler is idempotent: what it writes to GitHub (check runs,
 review comments, the summary comment) is found again by fingerprints and updated, not
 duplicated. The recovery assumes one serving process per database file.
@@ -93,6 +94,7 @@ class Job:
     last_error: str | None
     created_at: float
     claimed_at: float | None
+    interrupted: int = 0  # runs its process did not outlive (killed, or frozen and restarted)
 
 
 @dataclass(frozen=True)
@@ -225,7 +227,8 @@ CREATE TABLE IF NOT EXISTS jobs (
     not_before  REAL NOT NULL,
     last_error  TEXT,
     created_at  REAL NOT NULL,
-    claimed_at  REAL
+    claimed_at  REAL,
+    interrupted INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS jobs_due ON jobs (state, not_before, id);
 CREATE INDEX IF NOT EXISTS jobs_key ON jobs (key, state);
@@ -253,7 +256,8 @@ CREATE TABLE IF NOT EXISTS tallies (
 """
 
 _COLUMNS = (
-    "id, delivery_id, kind, key, payload, state, attempts, not_before, last_error, created_at, claimed_at"
+    "id, delivery_id, kind, key, payload, state, attempts, not_before, last_error, created_at, claimed_at, "
+    "interrupted"
 )
 
 
@@ -279,6 +283,8 @@ class SQLiteQueue:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
+            if "interrupted" not in {row[1] for row in db.execute("PRAGMA table_info(jobs)")}:
+                db.execute("ALTER TABLE jobs ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0")
         self.recovered = self._recover()  # how many interrupted jobs went back to the queue
 
     def close(self) -> None:
@@ -307,7 +313,7 @@ class SQLiteQueue:
         """Put jobs a dead process left running back in the queue; returns how many."""
         with self._tx() as db:
             cur = db.execute(
-                "UPDATE jobs SET state = 'queued', not_before = ?, "
+                "UPDATE jobs SET state = 'queued', not_before = ?, interrupted = interrupted + 1, "
                 "last_error = 'interrupted: the process stopped while the job was running' "
                 "WHERE state = 'running'",
                 (self._clock(),),
@@ -545,4 +551,5 @@ def _job(row: tuple) -> Job:
         last_error=row[8],
         created_at=row[9],
         claimed_at=row[10],
+        interrupted=row[11],
     )

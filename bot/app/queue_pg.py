@@ -72,8 +72,10 @@ CREATE TABLE IF NOT EXISTS jobs (
     last_error  TEXT,
     created_at  DOUBLE PRECISION NOT NULL,
     claimed_at  DOUBLE PRECISION,
-    finished_at DOUBLE PRECISION
+    finished_at DOUBLE PRECISION,
+    interrupted INTEGER NOT NULL DEFAULT 0
 );
+ALTER TABLE jobs ADD COLUMN IF NOT EXISTS interrupted INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS jobs_due ON jobs (state, not_before, id);
 CREATE INDEX IF NOT EXISTS jobs_key ON jobs (key, state);
 CREATE OR REPLACE FUNCTION docs_sync_repository(k TEXT) RETURNS TEXT
@@ -113,7 +115,8 @@ END $$
 """
 
 _COLUMNS = (
-    "id, delivery_id, kind, key, payload, state, attempts, not_before, last_error, created_at, claimed_at"
+    "id, delivery_id, kind, key, payload, state, attempts, not_before, last_error, created_at, claimed_at, "
+    "interrupted"
 )
 
 # Running jobs whose claiming connection is gone (its process died).
@@ -181,7 +184,7 @@ class PostgresQueue:
     def _recover(self) -> int:
         with self._tx() as db:
             cur = db.execute(
-                "UPDATE jobs SET state = 'queued', not_before = %s, "
+                "UPDATE jobs SET state = 'queued', not_before = %s, interrupted = interrupted + 1, "
                 "last_error = 'interrupted: the process stopped while the job was running' "
                 f"WHERE {_ORPHANED}",
                 (self._clock(),),
@@ -467,4 +470,5 @@ def _job(row: tuple) -> Job:
         last_error=row[8],
         created_at=row[9],
         claimed_at=row[10],
+        interrupted=row[11],
     )

@@ -12,8 +12,10 @@ Outcomes of one run:
                              -> retry after max(delay_s, base * 2**(attempts-1) capped at
                                 max_delay); after max_attempts claims -> fail
     any other exception      -> fail, with the traceback in the log
-A job claimed more than max_attempts times (it crashed the process every time) is failed
-without running it again.
+A job claimed more than max_attempts times is failed without running it again, and so is a job
+whose process died under it MAX_INTERRUPTED times (killed, by the kernel's OOM killer or by
+hand; or frozen, and restarted): a pull request that brings the worker down would otherwise
+bring down each worker that takes it next, for good.
 
 An outcome the queue could not write (a full disk, a locked file) is kept and written again
 before the worker claims anything new, so the job does not stay `running` until a restart,
@@ -42,6 +44,8 @@ from bot.app.queue import Job, JobQueue
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Job], Awaitable[object] | object]
+
+MAX_INTERRUPTED = 2  # runs lost with their process, after which a job is not run again
 
 
 class RetryableError(Exception):
@@ -193,13 +197,17 @@ class Worker:
         return job
 
     def _run_job(self, job: Job) -> None:
-        if job.attempts > self.max_attempts:
-            error = f"gave up after {job.attempts - 1} attempts: {job.last_error}"
+        if job.interrupted >= MAX_INTERRUPTED or job.attempts > self.max_attempts:
+            if job.interrupted >= MAX_INTERRUPTED:
+                error = (
+                    f"not run again: its worker process stopped under it {job.interrupted} times "
+                    "(killed, or frozen and restarted)"
+                )
+            else:
+                error = f"gave up after {job.attempts - 1} attempts: {job.last_error}"
             self._settle(job.id, lambda: self.queue.fail(job.id, error))
             self.metrics.job("failed")
-            log.error(
-                "job %s (%s %s) given up after %d attempts", job.id, job.kind, job.key, job.attempts - 1
-            )
+            log.error("job %s (%s %s) given up: %s", job.id, job.kind, job.key, error)
             self._abandon(job, error)
             return
         log.info("job %s (%s %s) attempt %d", job.id, job.kind, job.key, job.attempts)

@@ -345,6 +345,27 @@ def test_the_job_of_a_dead_process_is_claimed_again_by_a_live_one(postgres, cloc
         assert (again.id, again.attempts) == (lost.id, 2) and "interrupted" in again.last_error
 
 
+def _claim_recovered(q: JobQueue):
+    """The next claim, once the queue has put back a job a dead process held (SQLite at open,
+    PostgreSQL once the server has ended the dead connection's backend)."""
+    deadline = time.monotonic() + 10
+    while (job := q.claim()) is None and time.monotonic() < deadline:
+        q._next_recovery = 0.0  # type: ignore[attr-defined]  # PostgreSQL: recover now
+    return job
+
+
+def test_a_job_lost_with_its_process_counts_the_interruption(path, clock):
+    with open_queue(path, clock) as q:
+        q.enqueue("d-1", "check", PAYLOAD, key="octo/docs#1")
+        first = q.claim()
+        assert first.interrupted == 0
+    for lost in (1, 2):  # the process died with the job running: no outcome was written
+        with open_queue(path, clock) as q:
+            again = _claim_recovered(q)
+            assert again is not None and (again.id, again.interrupted) == (first.id, lost)
+            assert "interrupted" in again.last_error
+
+
 def test_processes_claiming_at_once_never_run_two_jobs_of_one_repository(postgres, clock):
     url = postgres.new_database()
     queues = [open_location(url, clock=clock) for _ in range(3)]

@@ -168,9 +168,9 @@ def test_a_job_interrupted_by_a_crash_resumes_once(tmp_path, clock):
         q.close()
 
 
-def test_a_job_that_keeps_crashing_the_process_is_given_up(tmp_path, clock):
+def test_a_job_that_stopped_its_process_twice_is_not_run_a_third_time(tmp_path, clock):
     path = str(tmp_path / "queue.db")
-    for i in range(3):
+    for i in range(2):  # two processes took the job and died with it (killed, or frozen and restarted)
         q = SQLiteQueue(path, clock=clock)
         if i == 0:
             q.enqueue("d-1", "check", {}, key=None)
@@ -178,11 +178,29 @@ def test_a_job_that_keeps_crashing_the_process_is_given_up(tmp_path, clock):
         q.close()
     q = SQLiteQueue(path, clock=clock)
     handler = Recorder()
-    worker = make_worker(q, handler, max_attempts=3)
+    worker = make_worker(q, handler, max_attempts=8)
     try:
         job = worker.run_once()
+        assert handler.seen == [] and job.interrupted == 2
+        assert q.get(job.id).state == "failed"
+        assert q.get(job.id).last_error == (
+            "not run again: its worker process stopped under it 2 times (killed, or frozen and restarted)"
+        )
+    finally:
+        q.close()
+
+
+def test_a_job_given_up_after_its_attempts_is_failed(tmp_path, clock):
+    path = str(tmp_path / "queue.db")
+    q = SQLiteQueue(path, clock=clock)
+    q.enqueue("d-1", "check", {}, key=None)
+    for _ in range(3):  # claimed and put back three times, its process alive
+        q.retry(q.claim().id, 0, "GitHub answered 502")
+    handler = Recorder()
+    try:
+        job = make_worker(q, handler, max_attempts=2).run_once()
         assert handler.seen == []
-        assert q.get(job.id).state == "failed" and "gave up after 3 attempts" in q.get(job.id).last_error
+        assert q.get(job.id).last_error == "gave up after 3 attempts: GitHub answered 502"
     finally:
         q.close()
 
@@ -249,7 +267,7 @@ class Abandoning(Recorder):
 
 def test_a_job_given_up_without_running_is_abandoned(tmp_path, clock):
     path = str(tmp_path / "queue.db")
-    for i in range(3):  # three processes took the job and died with it
+    for i in range(2):  # two processes took the job and died with it
         q = SQLiteQueue(path, clock=clock)
         if i == 0:
             q.enqueue("d-1", "check", {}, key=None)
@@ -259,10 +277,10 @@ def test_a_job_given_up_without_running_is_abandoned(tmp_path, clock):
     handler = Abandoning()
     try:
         job = make_worker(q, handler, max_attempts=3).run_once()
-        assert handler.seen == []  # not run a fourth time...
+        assert handler.seen == []  # not run a third time...
         (abandoned,) = handler.abandoned  # ...but told, so it can finish what the job started
         assert abandoned == (job.id, q.get(job.id).last_error)
-        assert abandoned[1].startswith("gave up after 3 attempts: interrupted")
+        assert abandoned[1].startswith("not run again: its worker process stopped under it 2 times")
         assert q.get(job.id).state == "failed"
     finally:
         q.close()
