@@ -134,14 +134,14 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         if parser.builder:
             lines.append(f"        builder: {parser.builder}")
     for parser in (p for p in found.parsers if p.kind in typed_clis.KINDS):
-        first = parser.names[0].rpartition("=")[2] if parser.names else parser.kind
         lines += [
-            f"      - id: {_unique(_kebab(first), taken)}",
+            f"      - id: {_unique(parser.kind, taken)}",
             f"        kind: {parser.kind}",
             "        paths:",
         ]
         lines += [f"          - {_quote(p)}" for p in parser.paths]
-        lines.append(f"        names: [{', '.join(_quote(n) for n in parser.names)}]")
+        if parser.names:  # else the file's own builder call says what its flags are
+            lines.append(f"        names: [{', '.join(_quote(n) for n in parser.names)}]")
     for kind in decorated_clis.KINDS:  # click, typer: the modules of each, globbed like argparse's
         decorated = [p.path for p in found.parsers if p.kind == kind]
         if decorated:

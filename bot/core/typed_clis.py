@@ -14,6 +14,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bot.core.extract import tyro_flags
 from bot.core.extract.imports import Modules
 from bot.core.extract.typed_fields import (
     is_dataclass,
@@ -66,9 +67,13 @@ def found(tree: Tree, paths: Iterable[str], max_text: int) -> list[TypedCli]:
             continue
         for kind, roots in _calls(path, module, "tyro" in text):
             names: dict[str, set[str]] = {}  # file -> names entries
+            if kind == "tyro":  # a class, a function, or a union of subcommands: what tyro is handed
+                roots = [Root(kind, "", path, r.name) for r in tyro_flags.cli_roots(module)]
             for root in roots:
                 _follow(modules, kind, root, names, max_text)
             every = tuple(sorted({n for entries in names.values() for n in entries}))
+            if not names and kind == "tyro":
+                names = {path: set()}  # a union of subcommands the file builds: it finds them itself
             flags: set[str] = set()
             for file in sorted(names):
                 source = Source(id="cli", kind=kind, paths=(file,), names=every)
@@ -77,6 +82,27 @@ def found(tree: Tree, paths: Iterable[str], max_text: int) -> list[TypedCli]:
                     flags |= {f.token for f in extract(source, file, content).facts if f.kind == "flag"}
             if flags:
                 out.append(TypedCli(path, kind, frozenset(flags), tuple(sorted(names)), every))
+    return _merged(out)
+
+
+def _merged(found: list[TypedCli]) -> list[TypedCli]:
+    """Command lines of one kind that share a file are one source: a project's train, chat and
+    export entry points parse overlapping sets of the same dataclasses."""
+    out: list[TypedCli] = []
+    for cli in found:
+        overlapping = [o for o in out if o.kind == cli.kind and set(o.paths) & set(cli.paths)]
+        for o in overlapping:
+            out.remove(o)
+        parts = [*overlapping, cli]
+        out.append(
+            TypedCli(
+                parts[0].path,
+                cli.kind,
+                frozenset().union(*(p.flags for p in parts)),
+                tuple(sorted({f for p in parts for f in p.paths})),
+                tuple(sorted({n for p in parts for n in p.names})),
+            )
+        )
     return out
 
 
@@ -99,8 +125,8 @@ def _calls(path: str, module: ast.Module, tyro: bool) -> list[tuple[str, list[Ro
         if last(node.func) == "HfArgumentParser" and first is not None:
             items = _items(first, assigned)
             out.append(("hf-dataclass", [Root("hf-dataclass", "", path, n) for n in items]))
-        elif tyro and called in ("tyro.cli", "cli") and isinstance(first, ast.Name):
-            out.append(("tyro", [Root("tyro", "", path, first.id)]))
+        elif tyro and called in ("tyro.cli", "cli") and first is not None:
+            out.append(("tyro", [Root("tyro", "", path, first.id)] if isinstance(first, ast.Name) else []))
         elif called in ("CLI", "jsonargparse.CLI", "auto_cli", "jsonargparse.auto_cli") and first is not None:
             out.append(("jsonargparse", [Root("jsonargparse", "", path, n) for n in _items(first, assigned)]))
         elif last(node.func) == "LightningCLI":
@@ -146,10 +172,10 @@ def _follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]],
         names.setdefault(file, set()).add(f"{prefix}={defined}" if prefix else defined)
         if not isinstance(node, ast.ClassDef):
             continue
+        for base in node.bases:  # a base's fields are the class's, under the same group
+            if isinstance(base, ast.Name | ast.Attribute) and last(base) not in ("object",):
+                stack.append((file, ast.unparse(base), prefix, depth + 1))
         if kind == "hf-dataclass":
-            for base in node.bases:
-                if isinstance(base, ast.Name | ast.Attribute) and last(base) not in ("object",):
-                    stack.append((file, ast.unparse(base), "", depth + 1))
             continue
         local = module_classes(_module(modules, file, max_text) or ast.Module(body=[], type_ignores=[]))
         for stmt in node.body:

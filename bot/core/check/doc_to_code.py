@@ -183,6 +183,8 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
     choices = facts[0].attr("choices")
     if not choices:
         return
+    if scope.program is None and ref.command is None and inputs.own.runs_unread(doc):
+        return  # cited on its own, on a page running a program we cannot read: its flag, maybe
     allowed = choices.split(",")
     for value in cited_values(ref.value, allowed):
         if value not in allowed and not is_external(value, inputs.rule.external):

@@ -399,6 +399,10 @@ class Ownership:
         summaries = [self.programs.modules.summary(p) for p in parsers]
         return any(s is not None and s.creates_parser for s in summaries)
 
+    def runs_unread(self, doc: DocPage) -> bool:
+        """Does the page run a program of ours whose parser the rule does not read?"""
+        return any(r.kind == _UNREAD for r in self._runs(doc))
+
     def _tokens(self) -> frozenset[str]:
         if self._flag_tokens is None:
             self._flag_tokens = frozenset(f.token for f in self.flags)

@@ -76,7 +76,7 @@ class Summary:
     assigned: frozenset[str]  # names bound at top level by assignment
     argparse: bool  # the text mentions argparse: references are worth following out of it
     creates_parser: bool  # it calls ArgumentParser(...): it builds a command line, not only adds to one
-    values: dict[str, frozenset[str]] | None = None  # top-level name -> the refs its value reads
+    values: dict[str, frozenset[str]] | None = None  # top-level name -> the refs its values read
     decorated: bool = False  # it names click or typer: commands may be attached to groups at top level
 
 
@@ -106,7 +106,7 @@ def summarize(text: str) -> Summary | None:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for target in targets:
                     if isinstance(target, ast.Name):
-                        values[target.id] = _unit([stmt.value]).refs
+                        values[target.id] = values.get(target.id, frozenset()) | _unit([stmt.value]).refs
     units[TOP] = _unit(top, tyro, decorated)
     units[MAIN] = _unit(main, tyro, decorated)
     imports: dict[str, list[Import]] = {}

@@ -18,7 +18,9 @@ from bot.core.extract.argparse_flags import Scope
 from bot.core.extract.constants import Module, as_text, value
 from bot.core.extract.typed_fields import (
     MAX_DEPTH,
+    NO_FIELDS,
     Param,
+    bases,
     class_fields,
     constructed,
     enum_member,
@@ -53,16 +55,24 @@ class Style:
 class Root:
     prefix: str  # "" or the group its flags are under: `model`, `model.init_args`
     name: str  # a class or a function of the file
+    subcommand: str | None = None  # the subcommand whose flags they are (`ns-export pointcloud`)
 
 
 def facts(
     source: Source, path: str, tree: ast.Module, style: Style, roots: Callable[[ast.Module], list[Root]]
 ) -> list[Fact]:
-    found = [Root(p, n) for p, n in named_roots(source.names)] if source.names else roots(tree)
-    walker = _Walker(tree, style, source.id, path, {r.prefix for r in found if r.prefix})
+    # What the file's own builder call parses (its subcommands too), and the rule's `names`:
+    # classes of this file another file's call nests or derives from.
+    found = roots(tree)
+    found += [
+        Root(p, n) for p, n in named_roots(source.names) if all((r.prefix, r.name) != (p, n) for r in found)
+    ]
+    named = {n for _, n in named_roots(source.names)}
+    walker = _Walker(tree, style, source.id, path, {r.prefix for r in found if r.prefix}, named)
     for root in found:
         params = walker.params_of(root.name)
         if params is not None:
+            walker.subcommand = root.subcommand
             walker.walk(params, root.prefix, root.prefix.replace("-", "_"), {}, 0)
     if not walker.opened and not style.open:
         return walker.out
@@ -100,7 +110,10 @@ PRIMITIVES = frozenset(
 
 
 class _Walker:
-    def __init__(self, tree: ast.Module, style: Style, source_id: str, path: str, groups: set[str]):
+    def __init__(
+        self, tree: ast.Module, style: Style, source_id: str, path: str, groups: set[str], named: set[str]
+    ):
+        self.named = named  # the classes the rule names, in any file
         self.groups = groups  # the prefixes the rule's `names` give: groups another file fills
         self.opened = False  # a parameter's class is another module's: flags this file cannot show
         self.classes = module_classes(tree)
@@ -108,7 +121,8 @@ class _Walker:
         self.scope, self.module = Scope(tree, None), Module(tree)
         self.style, self.source_id, self.path = style, source_id, path
         self.out: list[Fact] = []
-        self.seen: set[str] = set()
+        self.seen: set[tuple[str, str | None]] = set()
+        self.subcommand: str | None = None
 
     def params_of(self, name: str) -> list[Param] | None:
         if name in self.functions:
@@ -116,6 +130,11 @@ class _Walker:
         cls = self.classes.get(name)
         if cls is None:
             return None
+        if any(
+            b not in self.classes and b not in self.named and b not in NO_FIELDS
+            for b in bases(self.classes, name)
+        ):
+            self.opened = True  # a base from elsewhere: fields this file does not show
         init = init_method(cls)
         if (self.style.dataclass_fields or init is None) and (is_dataclass(cls) or init is None):
             return class_fields(self.classes, name, self.scope, self.module)
@@ -216,10 +235,14 @@ class _Walker:
                     attrs["type"] = ast.unparse(kind.slice)
             else:
                 attrs["type"] = ast.unparse(kind)
+        if self.subcommand:
+            attrs["subcommand"] = self.subcommand
         for token, these in pairs or [(t, attrs) for t in tokens]:
-            if token in self.seen:
+            if self.subcommand:
+                these = {**these, "subcommand": self.subcommand}
+            if (token, self.subcommand) in self.seen:
                 continue
-            self.seen.add(token)
+            self.seen.add((token, self.subcommand))
             ordered = tuple(sorted(these.items()))
             self.out.append(Fact("flag", token, key, self.source_id, self.path, param.line, ordered))
 
