@@ -13,9 +13,9 @@ import ast
 import posixpath
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from bot.core import decorated_clis, typed_clis
+from bot.core import decorated_clis, init_pairs, typed_clis
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
 from bot.core.page import parse_doc
@@ -61,6 +61,7 @@ class Plan:
     parsers: tuple[Parser, ...]
     pages: tuple[str, ...]
     cited: dict[str, int]  # parser path -> how many pages cite it
+    cites: dict[str, tuple[str, ...]] = field(default_factory=dict)  # page -> the parsers it cites
 
 
 def plan(tree: Tree) -> Plan:
@@ -76,6 +77,7 @@ def plan(tree: Tree) -> Plan:
             by_flag[flag].append(parser)
     pages: list[str] = []
     cited: Counter[str] = Counter()
+    cites: dict[str, tuple[str, ...]] = {}
     for path in (p for p in paths if _is_page(p)):
         text = tree.read(path)
         if text is None or len(text) > MAX_TEXT or "-" not in text:
@@ -89,8 +91,9 @@ def plan(tree: Tree) -> Plan:
         if hits:
             pages.append(path)
             cited.update(hits)
+            cites[path] = tuple(sorted(hits))
     chosen = tuple(p for p in parsers if cited[p.path])
-    return Plan(chosen, tuple(pages), dict(cited))
+    return Plan(chosen, tuple(pages), dict(cited), cites)
 
 
 def config_for(tree: Tree, revision: str = "") -> str | None:
@@ -100,19 +103,38 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
     keys = plan_keys(tree, tree.paths(), _is_source, _is_page)  # bot/core/init_config.py
     if not found.parsers:
         return _keys_only(keys, revision)
+    # Folders of a page and its scripts each get their own check (bot/core/init_pairs.py).
+    argparse_paths = {p.path for p in found.parsers if p.kind == "argparse"}
+    paired = init_pairs.pairs(found.cites, argparse_paths)
+    rest = [p for p in found.pages if not any(pair.takes(p) for pair in paired)]
+    still = {q for p in rest for q in found.cites.get(p, ())}
+    found = replace(
+        found,
+        pages=tuple(rest),
+        parsers=tuple(
+            p for p in found.parsers if p.path in still or not any(x.takes(p.path) for x in paired)
+        ),
+    )
+    taken_ids = {"cli-docs"}
+    pair_lines = init_pairs.rule_lines(paired, taken_ids, _quote)
     at = f" at {revision}" if revision else ""
     head = [
         f"# docs-sync configuration, written by `docs-sync init`{at}: the pages that cite the",
         "# flags of this repository's command-line parsers, checked against those parsers.",
         "# `docs-sync validate` checks this file; `docs-sync audit` lists what is stale today.",
     ]
+    if not found.pages:
+        return "\n".join([*head, "rules:", *pair_lines, *rule_lines(keys, _grouped, _quote), ""])
     lines = [*head, "rules:", "  - id: cli-docs", "    docs:"]
     for pattern, count in _grouped(found.pages, None, deep=True):
-        note = f"  # {count} pages cite flags" if count > 1 else ""
-        lines.append(f"      - path: {_quote(pattern)}{note}")
         excluded = _history(tree, pattern) if "*" in pattern else []
+        excluded += _paired_pages(tree, pattern, paired)
+        lines.append(f"      - path: {_quote(pattern)}{_coupled(tree, pattern, excluded, count)}")
         if excluded:
-            lines.append(f"        exclude: [{', '.join(_quote(x) for x in excluded)}]  # changelogs, posts")
+            why = (
+                "changelogs, posts" if len(excluded) > len(_paired_pages(tree, pattern, paired)) else "paired"
+            )
+            lines.append(f"        exclude: [{', '.join(_quote(x) for x in excluded)}]  # {why}")
     lines.append("    sources:")
     # A dataclass-built parser is read as such; its builder's own add_argument calls are in it.
     built = {p.path for p in found.parsers if p.kind == "dataclass-flags"}
@@ -153,9 +175,42 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
             lines += [
                 f"          - {_quote(pattern)}" for pattern, _ in _grouped(decorated, "py", deep=False)
             ]
-    lines += ["      - id: cited-paths", "        kind: paths"]
+    lines += ["      - id: cited-paths", "        kind: paths", *pair_lines]
     lines += [*rule_lines(keys, _grouped, _quote), *(f"# {note}" for note in keys.unread), ""]
     return "\n".join(lines)
+
+
+def _paired_pages(tree: Tree, pattern: str, paired: Sequence[init_pairs.Pairs]) -> list[str]:
+    """The pairing rules' pages a page glob takes in too, as patterns for its `exclude`: each page
+    is checked by one rule."""
+    if "*" not in pattern:
+        return []
+    from bot.core.globs import compile_pattern
+
+    matched = compile_pattern(pattern)
+    out = []
+    for pair in paired:
+        theirs = compile_pattern(f"{pair.parent}/*/{pair.page}")
+        if any(matched.matches(p) and theirs.matches(p) for p in tree.paths()):
+            out.append(f"{pair.parent}/*/{pair.page}")
+    return out
+
+
+def _coupled(tree: Tree, pattern: str, excluded: Sequence[str], citing: int) -> str:
+    """The comment on a page glob: how many pages it couples, of which how many cite flags now
+    (the others are checked too, for the paths and flags they will cite)."""
+    if "*" not in pattern:
+        return ""
+    from bot.core.globs import compile_pattern
+
+    out = [compile_pattern(x) for x in excluded]
+    matched = compile_pattern(pattern)
+    total = sum(
+        1 for p in tree.paths() if matched.matches(p) and _is_page(p) and not any(x.matches(p) for x in out)
+    )
+    if total <= citing:
+        return f"  # {citing} pages, each citing flags"
+    return f"  # {total} pages, {citing} of them citing flags today"
 
 
 def _keys_only(keys: KeysPlan, revision: str) -> str | None:

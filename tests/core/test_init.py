@@ -86,7 +86,8 @@ def test_the_config_is_short_uses_globs_and_validates_against_the_repository():
     text = config_for(tree, "abc123")
     assert text is not None
     assert "written by `docs-sync init` at abc123" in text
-    assert '      - path: "docs/**/*.md"  # 3 pages cite flags\n' in text
+    # The comment says what the glob couples: every page under docs/, not only those citing flags.
+    assert '      - path: "docs/**/*.md"  # 5 pages, 3 of them citing flags today\n' in text
     # Release notes and dated posts under the glob say what was true then: left out.
     assert '        exclude: [docs/HISTORY.md, "docs/blog/**"]  # changelogs, posts\n' in text
     assert "      - path: README.md\n" in text
@@ -138,7 +139,7 @@ def test_rst_mdx_and_quarto_pages_are_pages_with_a_glob_of_their_own():
     )
     text = config_for(tree)
     assert text is not None
-    assert '      - path: "docs/**/*.rst"  # 3 pages cite flags\n' in text
+    assert '      - path: "docs/**/*.rst"  # 3 pages, each citing flags\n' in text
     assert "      - path: docs/e.mdx\n" in text and "      - path: docs/f.qmd\n" in text
     (pack,) = parse_repo_config(text)
     assert unmatched(pack.rules, MemoryTree({}), tree) == []
@@ -147,3 +148,47 @@ def test_rst_mdx_and_quarto_pages_are_pages_with_a_glob_of_their_own():
     assert [(f.kind, f.symbol, f.doc.path) for f in report.findings] == [
         ("unresolved", "--devices", "docs/c/d.rst")
     ]
+
+
+def test_folders_of_a_page_and_its_scripts_are_paired_each_page_against_its_own_scripts():
+    from bot.core.check import check
+    from bot.core.model import Change
+
+    train = CONVERT.replace("--input", "--lr").replace("--output", "--epochs")
+    files = {
+        "tool/cli.py": CLI,
+        "docs/usage.md": "# Usage\n\nPass `--model` and `--device cuda`.\n",
+        "examples/sft/train.py": train,
+        "examples/sft/README.md": "# SFT\n\n```bash\npython examples/sft/train.py --lr 1 --epochs 2\n```\n",
+        "examples/dpo/train.py": train,
+        "examples/dpo/README.md": "# DPO\n\n```bash\npython examples/dpo/train.py --lr 1 --epochs 3\n```\n",
+        "examples/guide.md": "# Guide\n\nRun `python examples/sft/train.py --lr 1 --epochs 1`.\n",
+        "examples/notes/README.md": "# Notes\n\nNo scripts here.\n",
+    }
+    tree = MemoryTree(files)
+    text = config_for(tree)
+    assert text is not None
+    assert '      - path: "examples/{name}/README.md"\n' in text
+    assert '        paths: ["examples/{name}/*.py"]\n' in text
+    assert "(2 folders pair today)" in text
+    # The guide cites the sft script from outside its folder: the main rule keeps it, and its
+    # glob leaves the paired pages to their own rule.
+    assert '      - path: "examples/**/*.md"' not in text or '"examples/*/README.md"' in text
+    (pack,) = parse_repo_config(text)
+    assert unmatched(pack.rules, MemoryTree({}), tree) == []
+    assert audit(pack.rules, tree).findings == ()
+    # A new flag of one example's script is news on its own page only.
+    head = dict(files, **{"examples/dpo/train.py": train + 'p.add_argument("--beta")\n'})
+    found = check(pack.rules, tree, MemoryTree(head), [Change("modified", "examples/dpo/train.py")]).findings
+    assert [(f.kind, f.symbol, f.rule) for f in found] == [("new-flag", "--beta", "examples[dpo]")]
+    assert "examples/dpo/README.md" in found[0].message
+
+
+def test_pages_that_share_scripts_are_not_paired():
+    files = {
+        "tool/cli.py": CLI,
+        "examples/a/README.md": "# A\n\n`tool --model x --batch-size 2`\n",
+        "examples/b/README.md": "# B\n\n`tool --model y --device cpu`\n",
+    }
+    text = config_for(MemoryTree(files))
+    assert text is not None and "{name}" not in text
