@@ -171,6 +171,7 @@ class _Reader:
         self.out = Read()
         self.styles: list[tuple[str, bool]] = []  # adornments in the order of first use
         self.highlight = _SHELL  # the language of `::` blocks
+        self.program: str | None = None  # `.. program::`: whose options the page's options are
 
     # -- helpers --
 
@@ -324,6 +325,8 @@ class _Reader:
             lang = words[0].lower() if words else _SHELL
             if content is not None:
                 self._fence(content, j, "console" if "auto" in words[1:] else lang)
+        elif name == "program":
+            self.program = args.split()[0] if args else None
         elif name == "highlight":
             self.highlight = args.split()[0].lower() if args else self.highlight
         elif name == "literalinclude" and args:
@@ -337,7 +340,7 @@ class _Reader:
                 # `--use-make-mode (-m), --no-use-make-mode (-M)`: the options, not their aliases
                 at = col + text.index("::") + 2
                 at += len(self.lines[i][at:]) - len(self.lines[i][at:].lstrip())
-                self._paragraph(i, i + 1, col, code=(at, at + len(args)))
+                self._paragraph(i, i + 1, col, code=(at, at + len(args)), program=self.program)
             if content is not None:
                 self.body(content, j, _indent(self.lines[content]), depth + 1)
         return j
@@ -375,9 +378,10 @@ class _Reader:
         col: int,
         first_col: int | None = None,
         code: tuple[int, int] | None = None,
+        program: str | None = None,
     ) -> None:
         self._tok("paragraph_open", "p", 1, start, end)
-        self._inline(start, end, col, first_col, code)
+        self._inline(start, end, col, first_col, code, program=program)
         self._tok("paragraph_close", "p", -1, start, end)
 
     def _inline(
@@ -388,6 +392,7 @@ class _Reader:
         first_col: int | None = None,
         code: tuple[int, int] | None = None,
         segments: list[tuple[int, int, int]] | None = None,
+        program: str | None = None,
     ) -> Token:
         """The inline token of lines[start:end] from column `col` (or of `segments`, each
         (line, from column, to column)); `code` marks columns of the first line as code
@@ -399,7 +404,7 @@ class _Reader:
                 lo = first_col if (k == start and first_col is not None) else min(col, _indent(line))
                 segments.append((k, lo, len(line.rstrip())))
         tok = self._tok("inline", "", 0, start, end)
-        tok.children = _children(self, segments, code)
+        tok.children = _children(self, segments, code, program or self.program)
         return tok
 
     # -- tables --
@@ -534,10 +539,11 @@ class _Reader:
 
 
 def _children(
-    reader: _Reader, segments: list[tuple[int, int, int]], code: tuple[int, int] | None
+    reader: _Reader, segments: list[tuple[int, int, int]], code: tuple[int, int] | None, program: str | None
 ) -> list[Token]:
     """Inline tokens of the text in `segments`: text, soft breaks, code spans (with their exact
-    offsets in `meta`) and links, in source order."""
+    offsets in `meta`) and links, in source order. An option (`.. option::`, `:option:`) of the
+    page's `.. program::` is cited as that program's: `sphinx-build --jobs`."""
     lines, starts = reader.lines, reader.starts
     # The text as one string (its segments joined by newlines), and where each segment starts
     # in it and in the page.
@@ -584,9 +590,12 @@ def _children(
         k, a, _ = segments[0]
         lo, hi = code[0] - a, code[1] - a
         if 0 <= lo < hi <= len(lines[k]) - a:
-            add_code(lo, hi, _ALIASES.sub(lambda m: " " * len(m.group(0)), text[lo:hi]), "")
+            options = _ALIASES.sub(lambda m: " " * len(m.group(0)), text[lo:hi])
+            add_code(lo, hi, f"{program} {options}" if program else options, "")
             pos = hi
-    for lo, hi, content, href in _markup(text, pos):
+    for lo, hi, content, href, role in _markup(text, pos):
+        if role == "option" and program and content.startswith("-"):
+            content = f"{program} {content}"
         add_text(lo)
         if href is not None:
             link = Token("link_open", "a", 1)
@@ -601,12 +610,12 @@ def _children(
     return out
 
 
-def _markup(text: str, pos: int) -> list[tuple[int, int, str, str | None]]:
+def _markup(text: str, pos: int) -> list[tuple[int, int, str, str | None, str]]:
     """(start, end, code, href) of each inline literal, code role and `text <href>`_ link of
     `text` from `pos`: a literal's content and a role's target (`~pkg.Foo` is `pkg.Foo`), or the
     href of a link. One pass over the runs of backticks."""
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, pos)]
-    out: list[tuple[int, int, str, str | None]] = []
+    out: list[tuple[int, int, str, str | None, str]] = []
     i = 0
     while i < len(runs):
         a, b = runs[i]
@@ -617,7 +626,7 @@ def _markup(text: str, pos: int) -> list[tuple[int, int, str, str | None]]:
             )
             if close is not None:
                 c, d = runs[close]
-                out.append((a, d, text[b:c], None))
+                out.append((a, d, text[b:c], None, ""))
                 i = close + 1
                 continue
         elif b - a == 1 and _opens(text, a, b):
@@ -630,9 +639,11 @@ def _markup(text: str, pos: int) -> list[tuple[int, int, str, str | None]]:
                 target = _TITLED.fullmatch(inner)
                 if role is not None and role.group(1).split(":")[-1] in _CODE_ROLES:
                     name = (target.group(2) if target else inner).strip().lstrip("~!")
-                    out.append((a - len(role.group(0)), d, name, None))
+                    out.append((a - len(role.group(0)), d, name, None, role.group(1).split(":")[-1]))
                 elif role is None and target is not None and text[d : d + 1] == "_":
-                    out.append((a, d + (2 if text[d : d + 2] == "__" else 1), "", target.group(2).strip()))
+                    out.append(
+                        (a, d + (2 if text[d : d + 2] == "__" else 1), "", target.group(2).strip(), "")
+                    )
                 i = close + 1
                 continue
         i += 1

@@ -277,3 +277,24 @@ def test_rst_options_without_aliases_and_history_are_not_citations():
         """,
     )
     assert [(r.token, r.value) for r in p.refs] == [("--use-cache", None), ("--no-use-cache", None)]
+
+
+def test_rst_options_after_a_program_directive_are_that_programs():
+    p = page(
+        "docs/man.rst",
+        """
+        Use :option:`--x` of anything.
+
+        .. program:: tool-serve
+
+        .. option:: --port N
+
+           See also :option:`--host` and :option:`tool-build --out`.
+        """,
+    )
+    assert [(r.token, r.value, r.command) for r in p.refs] == [
+        ("--x", None, None),
+        ("--port", "N", ("tool-serve",)),
+        ("--host", None, ("tool-serve",)),
+        ("--out", None, ("tool-build",)),
+    ]
