@@ -4,7 +4,8 @@ One check of the pull request (its merge base against its head), written three w
 commands on stdout for annotations, the whole markdown report in the job summary (GitHub shows
 only 10 error annotations per step, the summary carries every finding), and the step's outputs.
 
-Read from the environment, as action.yml sets it: INPUT_BASE, INPUT_HEAD (default HEAD),
+Read from the environment, as action.yml sets it: INPUT_BASE (a pull request's or merge group's
+base, a push's `before`; empty or zeros: the remote's default branch), INPUT_HEAD (default HEAD),
 INPUT_RULES (file paths or pack names, whitespace-separated; default .github/docs-sync.yml at the
 base), INPUT_FAIL_ON (error|warning|notice|never; empty: each rule's own), INPUT_PATH (the
 checkout, default .), and GitHub's GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_SERVER_URL and
@@ -92,15 +93,13 @@ def main() -> int:
     path, base, head = _env("INPUT_PATH", "."), _env("INPUT_BASE"), _env("INPUT_HEAD", "HEAD")
     fail_on = _env("INPUT_FAIL_ON") or None
     rules = _env("INPUT_RULES").split()
-    if not base:
-        return _failed(
-            "docs-sync: no base revision: the action reads the pull request's base from a "
-            "pull_request event; on other events set its `base` input"
-        )
+    if base and set(base) == {"0"}:
+        base = ""  # a push that created the branch: no commit before it, the default branch's merge base
     if fail_on is not None and fail_on not in FAIL_ON:
         return _failed(f"docs-sync: fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
-    # `--x=value`: a value starting with "-" stays a value.
-    argv = ["check", f"--repo={path}", f"--base={base}", f"--head={head}"]
+    # `--x=value`: a value starting with "-" stays a value. No base: the command line's default,
+    # the remote's default branch.
+    argv = ["check", f"--repo={path}", f"--head={head}"] + ([f"--base={base}"] if base else [])
     argv += [f"--fail-on={fail_on}"] if fail_on else []
     argv += [f"--rules={rule}" for rule in rules]
     try:

@@ -99,7 +99,11 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="check one change: base..head")
     common(check)
-    check.add_argument("--base", required=True, help="base revision (the PR's target)")
+    check.add_argument(
+        "--base",
+        help="base revision, compared from its merge base with head (default: the branch "
+        "$GITHUB_BASE_REF names, else the remote's default branch, origin/HEAD)",
+    )
     check.add_argument("--head", help="head revision (default: HEAD)")
     check.add_argument(
         "--worktree",
@@ -356,7 +360,7 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         raise UsageError("--worktree checks the files on disk; it takes no --head")
     with GitRepo(args.repo) as repo:
         head_sha = repo.resolve(args.head or "HEAD")
-        base_sha = repo.merge_base(repo.resolve(args.base), head_sha)
+        base_sha = repo.merge_base(repo.resolve(args.base or _default_base(repo)), head_sha)
         base = repo.tree(base_sha)
         head: Tree
         if args.worktree:
@@ -375,6 +379,29 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         history = None if args.no_history else open_history(repo, head_sha, cache)
         report = check(rules, base, head, changes, cache=cache, history=history)
         yield replace(report, findings=(*stale, *report.findings)), head.read
+
+
+def _default_base(repo: GitRepo) -> str:
+    """`check` without --base: the pull request's target in a workflow (GITHUB_BASE_REF), else the
+    remote's default branch; said on stderr, so a run is never compared with a guess unseen."""
+    ref = os.environ.get("GITHUB_BASE_REF", "").strip()
+    if ref:
+        for name in (f"origin/{ref}", ref):
+            if repo.exists(name):
+                print(f"docs-sync: base {name} (GITHUB_BASE_REF)", file=sys.stderr)
+                return name
+        raise UsageError(
+            f"no --base, and {ref!r} (GITHUB_BASE_REF) is not in {repo.path}: fetch it "
+            "(actions/checkout with fetch-depth: 0), or pass --base REV"
+        )
+    found = repo.remote_default()
+    if found is None:
+        raise UsageError(
+            f"no --base, and {repo.path} has no remote default branch (origin/HEAD) to compare "
+            "with: pass --base REV"
+        )
+    print(f"docs-sync: base {found} (the remote's default branch)", file=sys.stderr)
+    return found
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -146,13 +146,17 @@ def run_action(
     inputs: dict[str, str],
     steps: tuple[str, ...] = (),
     cache: Path | None = None,
+    event: dict | None = None,
 ) -> Run:
     """Run action.yml's `run:` steps (only those named in `steps`, when given) in `workspace`.
     `actions/cache` is played by the folder `cache` (one folder a key): restored before the step
     that follows it and saved when the job succeeds, as its post step does; without `cache`, a miss."""
     given = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
     given.update(inputs)
-    event = {"pull_request": {"base": {"sha": pull.base_sha}, "head": {"sha": pull.head_sha}}} if pull else {}
+    if event is None:
+        event = (
+            {"pull_request": {"base": {"sha": pull.base_sha}, "head": {"sha": pull.head_sha}}} if pull else {}
+        )
     ctx = {"inputs": given, "github": {"action_path": str(ROOT), "event": event}, "steps": {}}
 
     temp.mkdir(parents=True, exist_ok=True)
@@ -348,8 +352,28 @@ def test_what_stops_the_check_is_an_error_annotation_and_the_summary_says_why(fu
     assert "docs-sync could not run" in run.summary and "no-such-pack" in run.summary
     assert run.outputs["conclusion"] == "error"
 
-    not_a_pull = run_action(temp / "workspace", temp, None, {"python-version": ""}, ("check",))
-    assert not_a_pull.code == 2 and "pull_request" in not_a_pull.stdout
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        "push",  # base: the commit the branch was at before
+        "push of a new branch",  # before is all zeros: the default branch's merge base
+        "merge_group",  # a merge queue's group: its base_sha and head_sha
+        "workflow_dispatch",  # no base in the event: the default branch's merge base
+    ],
+)
+def test_push_merge_group_and_other_events_have_a_base(full_run, pull: Pull, event: str):
+    _, temp = full_run
+    fork = git(pull.origin, "merge-base", pull.base_sha, pull.head_sha)
+    payload = {
+        "push": {"before": fork, "after": pull.head_sha},
+        "push of a new branch": {"before": "0" * 40, "after": pull.head_sha},
+        "merge_group": {"merge_group": {"base_sha": pull.base_sha, "head_sha": pull.head_sha}},
+        "workflow_dispatch": {},
+    }[event]
+    run = run_action(temp / "workspace", temp, None, {"python-version": ""}, ("check",), event=payload)
+    assert run.code == 1, run.stdout + run.stderr
+    assert run.outputs["errors"] == "12" and run.outputs["notices"] == "1"
 
 
 def test_setup_python_runs_unless_the_runners_python_is_asked_for():

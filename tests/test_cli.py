@@ -536,3 +536,21 @@ def test_a_warm_audit_of_an_unchanged_revision_is_not_checked_again(small: Path,
     _commit(small, "fixed")
     fixed = docs_sync(*args, env=env)
     assert fixed.returncode == 0 and json.loads(fixed.stdout)["findings"] == []
+
+
+def test_check_without_base_takes_the_workflows_base_branch_or_the_remotes_default(
+    small: Path, tmp_path: Path
+):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_BASE_REF"}
+    proc = docs_sync("check", "--repo", str(small), "--no-cache", env=env)
+    assert proc.returncode == 2 and "no remote default branch (origin/HEAD)" in proc.stderr
+    proc = docs_sync("check", "--repo", str(small), "--no-cache", env={**env, "GITHUB_BASE_REF": "main"})
+    assert proc.returncode == 0 and "docs-sync: base main (GITHUB_BASE_REF)" in proc.stderr, proc.stderr
+    proc = docs_sync("check", "--repo", str(small), "--no-cache", env={**env, "GITHUB_BASE_REF": "trunk"})
+    assert proc.returncode == 2 and "'trunk' (GITHUB_BASE_REF) is not in" in proc.stderr
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(small), str(clone)], check=True)
+    proc = docs_sync("check", "--repo", str(clone), "--no-cache", env=env)
+    assert proc.returncode == 0 and "docs-sync: base origin/main (the remote's default branch)" in proc.stderr

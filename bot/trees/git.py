@@ -68,6 +68,29 @@ class GitRepo:
         except GitError:
             return self.resolve(base)
 
+    def remote_default(self) -> str | None:
+        """The remote's default branch as this clone knows it: origin/HEAD, else origin/main or
+        origin/master; None when it has none of them."""
+        try:
+            ref = self._git("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD").strip()
+        except GitError:
+            ref = ""
+        for name in (ref, "origin/main", "origin/master"):
+            if name and self._git_ok("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}"):
+                return name
+        return None
+
+    def exists(self, rev: str) -> bool:
+        """Whether `rev` names a commit here."""
+        return self._git_ok("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+
+    def _git_ok(self, *args: str) -> bool:
+        try:
+            self._git(*args)
+        except GitError:
+            return False
+        return True
+
     def deepen(self) -> None:
         """Fetch the whole history of a shallow clone (a CI checkout's default): merge bases need it."""
         if self._git("rev-parse", "--is-shallow-repository").strip() != "true":
