@@ -308,7 +308,9 @@ class _Reader:
         j = self._extent(i, end, col)
         target = _TARGET.match(text)
         if target is not None:
-            if not (target.group(2) or "").strip():
+            # `.. _label:` alone marks a place; with a URL after it (or under it) it is a link
+            external = (target.group(2) or "").strip() or any(self.lines[k].strip() for k in range(i + 1, j))
+            if not external:
                 self.out.anchors.add(docutils_id(target.group(1).strip("`")))
             return j
         directive = _DIRECTIVE.match(text)

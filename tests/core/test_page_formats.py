@@ -105,6 +105,8 @@ def test_rst_sections_take_docutils_ids_and_targets_are_anchors():
         ("Usage", "Tool docs > Usage", 2, 7, "usage"),
     ]
     assert {"usage-label", "usage", "tool-docs"} <= p.anchors
+    linked = page("docs/x.rst", ".. _here:\n\n.. _`PyPI`: https://pypi.org\n.. _`Guide`:\n   https://x.org\n")
+    assert linked.anchors == {"here"}
     assert docutils_id("3. Mixed precision (FP8)") == "mixed-precision-fp8"
     assert docutils_id("Straße") == "strasze"
 
