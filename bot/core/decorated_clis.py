@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from bot.core.extract.imports import Modules
 from bot.core.model import Tree
 from bot.core.rules import Source
 
@@ -20,17 +21,37 @@ _IMPORTS["click"] = re.compile(r"^\s*(?:import|from)\s+(?:click|rich_click|async
 
 
 def parsers(tree: Tree, paths: Iterable[str]) -> Iterator[tuple[str, str, frozenset[str]]]:
-    """(path, kind, option strings) of each module declaring a click or typer command line."""
+    """(path, kind, option strings) of each module declaring a click or typer command line, and
+    of each module registering typer commands on an app another one defines (`from .main import
+    app, Opt`: it need not import typer itself)."""
     from bot.core.extract import extract  # imported when init runs
 
+    typer_modules: set[str] = set()
+    registering: list[str] = []
     for path in paths:
         text = tree.read(path)
         if text is None or len(text) > MAX_TEXT:
             continue
-        for kind in KINDS:
-            if not _IMPORTS[kind].search(text):
-                continue
+        kinds = [kind for kind in KINDS if _IMPORTS[kind].search(text)]
+        if not kinds and ".command(" in text:
+            registering.append(path)
+        for kind in kinds:
+            typer_modules.update([path] if kind == "typer" else [])
             facts = extract(Source(id=f"{kind}-cli", kind=kind, paths=(path,)), path, text).facts
             flags = frozenset(f.token for f in facts if f.kind == "flag")
             if flags:
                 yield path, kind, flags
+    if not registering or not typer_modules:
+        return
+    modules = Modules(tree)
+    for path in registering:
+        summary = modules.summary(path)
+        if summary is None:
+            continue
+        sources = {at for name in summary.imports for at, _ in modules._follow(path, summary, name)}
+        text = tree.read(path) if sources & typer_modules else None
+        if text is not None:
+            facts = extract(Source(id="typer-cli", kind="typer", paths=(path,)), path, text).facts
+            flags = frozenset(f.token for f in facts if f.kind == "flag")
+            if flags:
+                yield path, "typer", flags

@@ -325,6 +325,7 @@ class Programs:
             starts = [(program, TOP), (program, MAIN)]
             starts += [(program, s.function) for s in self._scripts_of(program) if s.function]
             found = set(self.modules.reach(starts))
+            found |= {r for path in list(found) for r in self.modules.registered_on(path)}
             for paths in self.named.values():
                 if paths[0] == program:
                     found.update(paths)

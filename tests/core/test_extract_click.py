@@ -231,3 +231,39 @@ def test_options_kept_for_commands_of_other_modules_are_flags():
     found = facts("click", text)
     assert found["--dry-run"]["sets"] == "true" and found["-n"]["key"] == "dry_run"
     assert found["--no-upgrade"]["sets"] == "false"
+
+
+def test_typer_commands_registered_on_an_app_of_another_module():
+    # explosion's layout: main.py makes the app and `Opt = typer.Option`; each command module
+    # imports them and need not import typer.
+    text = """
+    from pathlib import Path
+
+    from .main import Arg, Opt, app
+
+    @app.command("assets")
+    def project_assets(
+        project_dir: Path = Arg(Path.cwd()),
+        sparse: bool = Opt(False, "--sparse", "-S", help="Sparse checkout."),
+    ):
+        pass
+    """
+    assert facts("typer", text) == {
+        "--sparse @assets": {
+            "key": "sparse",
+            "default": "False",
+            "sets": "true",
+            "help": "Sparse checkout.",
+            "subcommand": "assets",
+        },
+        "-S @assets": {
+            "key": "sparse",
+            "default": "False",
+            "sets": "true",
+            "help": "Sparse checkout.",
+            "subcommand": "assets",
+        },
+    }
+    main = "import typer\n\nArg = typer.Argument\nOpt = typer.Option\napp = typer.Typer()\n"
+    main += "@app.callback()\ndef top(verbose: bool = Opt(False, '--verbose')):\n    pass\n"
+    assert set(facts("typer", main)) == {"--verbose"}

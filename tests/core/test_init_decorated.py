@@ -137,3 +137,16 @@ def test_release_notes_are_no_page_to_couple():
     notes = "# Release notes\n\n`trainer train --learning-rate 1 --max-steps 2 --fp16`\n"
     files = dict(PROJECTS["typer"], **{"release-notes.md": notes, "NEWS.md": notes})
     assert plan(MemoryTree(files)).pages == ("README.md",)
+
+
+def test_init_finds_typer_commands_that_register_on_an_app_they_import():
+    files = {
+        "pyproject.toml": '[project.scripts]\nproj = "proj.cli:app"\n',
+        "proj/__init__.py": "",
+        "proj/cli/__init__.py": "from .main import app\nfrom .fetch import fetch\n",
+        "proj/cli/main.py": "import typer\n\nOpt = typer.Option\napp = typer.Typer()\n",
+        "proj/cli/fetch.py": "from .main import Opt, app\n\n@app.command()\n"
+        "def fetch(force: bool = Opt(False, '--force'), depth: int = Opt(1, '--depth')):\n    pass\n",
+        "README.md": "# proj\n\n```bash\nproj fetch --force --depth 2\n```\n",
+    }
+    assert [(p.path, p.kind) for p in plan(MemoryTree(files)).parsers] == [("proj/cli/fetch.py", "typer")]

@@ -605,3 +605,25 @@ def test_click_and_typer_command_lines_are_the_modules_their_entry_points_lead_t
     ]
     assert [f.token for f in orders] == ["--since"]
     assert found.declares(orders[0])
+
+
+def test_commands_registered_on_the_programs_app_are_its_parsers():
+    files = {
+        "pyproject.toml": '[project.scripts]\nproj = "proj.cli:app"\n',
+        "proj/__init__.py": "",
+        "proj/cli/__init__.py": "from .main import app\nfrom .fetch import fetch\n",
+        "proj/cli/main.py": "import typer\n\nOpt = typer.Option\napp = typer.Typer()\n",
+        "proj/cli/fetch.py": dedent(
+            """
+            from .main import Opt, app
+
+            @app.command()
+            def fetch(force: bool = Opt(False, "--force")):
+                pass
+            """
+        ),
+        "proj/cli/helpers.py": "from .main import app\n\ndef name():\n    return app.info.name\n",
+        "proj/other.py": "from proj.cli.main import app\n\n@app.command()\ndef other():\n    pass\n",
+    }
+    found = programs(MemoryTree(files))
+    assert found.parsers("proj/cli/__init__.py") == {"proj/cli/main.py", "proj/cli/fetch.py"}

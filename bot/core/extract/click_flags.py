@@ -40,6 +40,8 @@ TYPER_MODULES = frozenset({"typer"})
 _SUFFIXES = ("_command", "_cmd", "_group", "_grp")  # click 8.2 drops these from a command's name
 _TYPES = {"INT": "int", "FLOAT": "float", "STRING": "str", "BOOL": "bool", "UUID": "uuid"}
 _MAX_COMMANDS = 2_000
+# Names a project gives typer's parameter makers in a module of its own, imported by its commands.
+_SHARED_PARAMS = {"Opt": "Option", "Option": "Option", "Arg": "Argument", "Argument": "Argument"}
 
 Path = tuple[str, ...]
 
@@ -63,7 +65,7 @@ def typer_facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
 
 def _facts(source: Source, path: str, tree: ast.Module, frameworks: frozenset[str]) -> list[Fact]:
     names = _Names(tree, frameworks)
-    if not names.modules and not names.members:
+    if not names.modules and not names.members and not _registers(tree, names.imported):
         return []
     scope = Scope(tree, None)
     module = Module(tree)
@@ -88,19 +90,37 @@ class _Names:
     `from click import option`."""
 
     def __init__(self, tree: ast.Module, frameworks: frozenset[str]):
+        self.framework = "typer" if frameworks == TYPER_MODULES else "click"
         self.modules: dict[str, str] = {}  # local name -> framework
         self.members: dict[str, tuple[str, str]] = {}  # local name -> (framework, attribute)
+        self.imported: set[str] = set()  # names imported from the project's other modules
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     top = alias.name.split(".")[0]
                     if top in frameworks and (alias.asname or "." not in alias.name):
                         self.modules[alias.asname or top] = _framework(top)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                top = node.module.split(".")[0]
-                if top in frameworks:
-                    for alias in node.names:
-                        self.members[alias.asname or alias.name] = (_framework(top), alias.name)
+            elif isinstance(node, ast.ImportFrom):
+                top = (node.module or "").split(".")[0]
+                for alias in node.names:
+                    local = alias.asname or alias.name
+                    if top in frameworks and not node.level:
+                        self.members[local] = (_framework(top), alias.name)
+                    elif self.framework == "typer" and alias.name in _SHARED_PARAMS:
+                        # explosion's projects: `Opt = typer.Option` in main.py, imported by each
+                        # command module with the app (`from .main import Arg, Opt, app`).
+                        self.members[local] = ("typer", _SHARED_PARAMS[alias.name])
+                    else:
+                        self.imported.add(local)
+        for stmt in tree.body:  # `Opt = typer.Option`
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+            ):
+                meant = self.of(stmt.value)
+                if meant is not None:
+                    self.members[stmt.targets[0].id] = meant
 
     def of(self, node: ast.expr) -> tuple[str, str] | None:
         """(framework, attribute) when `node` names one of its functions: `click.option`, `Option`."""
@@ -130,6 +150,12 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
     commands: dict[str, _Command] = {}
     options: dict[str, ast.Call] = {}  # `verbose = click.option("--verbose", ...)`, used as @verbose
     typer_apps: set[str] = set()
+    for name in _registers(tree, names.imported):
+        # A group or app of another module its commands are added to (`from .main import app`):
+        # the program's own, as far as this module can tell.
+        commands[name] = _Command(("",), None, framework=names.framework)
+        if names.framework == "typer":
+            typer_apps.add(name)
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             target = stmt.targets[0].id
@@ -183,7 +209,7 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
             command.options = found
             commands[fn.name] = command
     _attach(tree, names, commands, typer_apps)
-    _single_commands(commands, typer_apps)
+    _single_commands(commands, typer_apps - names.imported)  # an imported app has commands elsewhere
     used = {id(call) for c in commands.values() for call in c.options}
     shared = [call for call in options.values() if id(call) not in used]
     if shared:
@@ -191,6 +217,23 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
         # `@options.dry_run`): flags of whatever command line takes them, under no subcommand here.
         commands["<options>"] = _Command(("",), None, options=shared)
     return commands
+
+
+def _registers(tree: ast.Module, imported: set[str]) -> list[str]:
+    """The imported names this module's functions are registered on as commands (`@app.command()`)."""
+    found: list[str] = []
+    for fn in _functions(tree):
+        for d in fn.decorator_list:
+            func = d.func if isinstance(d, ast.Call) else d
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr in ("command", "group", "callback")
+                and isinstance(func.value, ast.Name)
+                and func.value.id in imported
+                and func.value.id not in found
+            ):
+                found.append(func.value.id)
+    return found
 
 
 def _functions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:

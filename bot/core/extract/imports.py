@@ -30,7 +30,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-4"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-5"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -52,6 +52,7 @@ _DECLARING_DECORATORS = frozenset({"command", "group", "option", "callback"})
 _DECLARING_CALLS = frozenset({"Typer", "Group", "add_command", "add_typer", "option"})
 
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+MAX_REGISTERING = 300  # modules of a package read for the commands they register on its app
 
 
 class Import(NamedTuple):
@@ -77,7 +78,7 @@ class Summary:
     argparse: bool  # the text mentions argparse: references are worth following out of it
     creates_parser: bool  # it calls ArgumentParser(...): it builds a command line, not only adds to one
     values: dict[str, frozenset[str]] | None = None  # top-level name -> the refs its values read
-    decorated: bool = False  # it names click or typer: commands may be attached to groups at top level
+    decorated: bool = False  # it names click or typer (or `.command(`): commands may be attached to groups
 
 
 def summarize(text: str) -> Summary | None:
@@ -91,7 +92,8 @@ def summarize(text: str) -> Summary | None:
     assigned: set[str] = set()
     values: dict[str, frozenset[str]] = {}
     tyro = "tyro" in text
-    decorated = any(m in text for m in _DECORATED)
+    # `.command(`: a command module may name neither, registering on an app it imports
+    decorated = any(m in text for m in _DECORATED) or ".command(" in text
     for stmt in _top_statements(tree.body):
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             units.setdefault(stmt.name, _unit([stmt], tyro, decorated))
@@ -255,6 +257,27 @@ class Modules:
                 self.cache[key] = found
         self._summaries[path] = found
         return found
+
+    def registered_on(self, path: str) -> frozenset[str]:
+        """The modules of `path`'s package whose commands are registered on a group or app it
+        defines (`from .main import app` then `@app.command()`): nothing imports them through a
+        name the program uses, they add themselves. Only for a module declaring a click or typer
+        command line; at most MAX_REGISTERING modules of the package are read."""
+        summary = self.summary(path)
+        if summary is None or not summary.decorated or not summary.units[TOP].declares:
+            return frozenset()
+        folder = path.rpartition("/")[0]
+        siblings = sorted(
+            p for p in self.paths if p.endswith(".py") and p.startswith(folder + "/") and p != path
+        )
+        found: set[str] = set()
+        for other in siblings[:MAX_REGISTERING]:
+            theirs = self.summary(other)
+            if theirs is None or not theirs.decorated or not any(u.declares for u in theirs.units.values()):
+                continue
+            if any(at == path for name in theirs.imports for at, _ in self._follow(other, theirs, name)):
+                found.add(other)
+        return frozenset(found)
 
     def reach(self, starts: Iterable[tuple[str, str]]) -> frozenset[str]:
         """The modules holding add_argument calls that the units `starts` (path, name) lead to,
