@@ -75,16 +75,22 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def common(p: argparse.ArgumentParser) -> None:
+    def common(p: argparse.ArgumentParser, rules_from: str) -> None:
         p.add_argument("--repo", default=".", help="git repository to read (default: .)")
         p.add_argument(
             "--rules",
             nargs="+",
             action="extend",
             metavar="FILE",
-            help=f"rule files or built-in pack names (default: {REPO_CONFIG} at the base revision)",
+            help=f"rule files or built-in pack names (default: {REPO_CONFIG} {rules_from})",
         )
-        p.add_argument("--format", choices=tuple(FORMATS), default="text")
+        p.add_argument(
+            "--format",
+            choices=tuple(FORMATS),
+            default="text",
+            help="text (default; grouped by doc section), json (the stable contract), markdown, "
+            "github (workflow annotations), sarif (code scanning), rdjson (reviewdog), patch (git apply)",
+        )
         p.add_argument(
             "--fail-on",
             choices=("error", "warning", "notice", "never"),
@@ -98,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
         )
 
     check = sub.add_parser("check", help="check one change: base..head")
-    common(check)
+    common(check, "at the base revision")
     check.add_argument(
         "--base",
         help="base revision, compared from its merge base with head (default: the branch "
@@ -117,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     audit = sub.add_parser("audit", help="list every doc reference that does not resolve at one revision")
-    common(audit)
+    common(audit, "at --rev; at HEAD, the working tree's when it is not committed")
     audit.add_argument("--rev", default="HEAD", help="revision to audit (default: HEAD)")
     audit.add_argument(
         "--baseline",
@@ -155,7 +161,9 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--keep", metavar="DIR", help="build the demo repository in DIR and keep it")
 
     serve = sub.add_parser("serve", help="run the GitHub App (webhook receiver and worker)")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for every one)"
+    )
     serve.add_argument("--port", type=int, default=None, help="default: $PORT or 3000")
     serve.add_argument(
         "--no-worker",
@@ -319,10 +327,17 @@ def _print(report: Report, fmt: str, fail_on: str | None, doc_text: DocText | No
     suggestion replaces, and the patch format rewrites them."""
     color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     try:
-        out = FORMATS[fmt](report, Options(fail_on, doc_text, color, _version()))
+        out = FORMATS[fmt](report, Options(fail_on, doc_text, color, _version(), _width()))
     except RenderError as exc:
         raise UsageError(str(exc)) from exc
     sys.stdout.write(out if out.endswith("\n") or not out else out + "\n")
+
+
+def _width() -> int:
+    """The text view's suggestion width: the terminal's (or $COLUMNS) less the indent; 100 in a pipe."""
+    import shutil
+
+    return max(40, shutil.get_terminal_size((104, 24)).columns - 4)
 
 
 def _rules_of(packs: Sequence[RulePack]) -> list[Rule]:
@@ -435,8 +450,21 @@ def run_audit(args: argparse.Namespace) -> int:
                 cache[key] = report
         report = replace(report, findings=(*stale, *report.findings))
         if args.baseline is not None:
-            report = _against_baseline(report, args.baseline, tree.read)
+            first = not os.path.exists(args.baseline)
+            recorded, report = report, _against_baseline(report, args.baseline, tree.read)
+            if first and args.format == "text":
+                return _emit_recorded(recorded, args)
         return _emit(report, args, tree.read)
+
+
+def _emit_recorded(recorded: Report, args: argparse.Namespace) -> int:
+    """The baseline's first run in the text view: what it recorded, not "success, no findings"."""
+    from collections import Counter
+
+    kinds = Counter(f.kind for f in recorded.findings)
+    detail = f": {', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}" if kinds else ""
+    print(f"docs-sync: baseline {args.baseline} records {_plural(len(recorded.findings), 'finding')}{detail}")
+    return 0
 
 
 def _against_baseline(report: Report, file: str, doc_text: DocText, record: bool = True) -> Report:

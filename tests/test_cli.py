@@ -554,3 +554,26 @@ def test_check_without_base_takes_the_workflows_base_branch_or_the_remotes_defau
     subprocess.run(["git", "clone", "-q", str(small), str(clone)], check=True)
     proc = docs_sync("check", "--repo", str(clone), "--no-cache", env=env)
     assert proc.returncode == 0 and "docs-sync: base origin/main (the remote's default branch)" in proc.stderr
+
+
+def test_the_text_view_follows_the_terminal_width_and_the_baselines_first_run_says_what_it_recorded(
+    small: Path, tmp_path: Path
+):
+    import os
+
+    (small / "docs" / "index.md").write_text(
+        "# Tool\n\nRun `--alpah 2`.\n\nAnd `--alhpa` " + "y" * 150 + "\n"
+    )
+    _commit(small, "stale flags")
+    file = tmp_path / "baseline.json"
+    first = docs_sync("audit", "--repo", str(small), "--baseline", str(file), "--no-cache")
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == f"docs-sync: baseline {file} records 2 findings: 2 unresolved"
+    widths = {}
+    for columns in ("60", "200"):
+        env = {**os.environ, "COLUMNS": columns}
+        proc = docs_sync("audit", "--repo", str(small), "--no-cache", env=env)
+        widths[columns] = max(len(line) for line in proc.stdout.splitlines() if line.startswith("    - "))
+    assert widths["60"] == 4 + 56 and widths["200"] > 150
+    for command, words in (("audit", "at --rev"), ("check", "at the base revision"), ("serve", "address")):
+        assert words in " ".join(docs_sync(command, "--help").stdout.split())

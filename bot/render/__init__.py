@@ -14,11 +14,14 @@ from bot.render.markdown import to_markdown
 from bot.render.patch import to_patch
 from bot.render.rdjson import to_rdjson
 from bot.render.sarif import to_sarif
+from bot.render.text import WIDTH as TEXT_WIDTH
 from bot.render.text import to_text
 from bot.render.workflow import to_github
 
 FORMATS: dict[str, Callable[[Report, Options], str]] = {
-    "text": lambda report, o: to_text(report, o.fail_on, doc_text=o.doc_text, color=o.color),
+    "text": lambda report, o: to_text(
+        report, o.fail_on, doc_text=o.doc_text, color=o.color, width=o.width or TEXT_WIDTH
+    ),
     "json": lambda report, o: to_json(report, o.fail_on),
     "markdown": lambda report, o: to_markdown(report, o.fail_on, doc_text=o.doc_text),
     "github": lambda report, o: to_github(report, o.fail_on),

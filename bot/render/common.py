@@ -33,6 +33,7 @@ class Options:
     doc_text: DocText | None = None
     color: bool = False  # ANSI colours, for a terminal
     version: str | None = None  # docs-sync's, for formats that name their tool's (SARIF)
+    width: int | None = None  # the text format's longest suggestion line (None: its default)
 
 
 def plural(n: int, word: str) -> str:

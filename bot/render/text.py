@@ -19,12 +19,19 @@ _ANSI = {
     "+": "\x1b[32m",
 }
 _RESET = "\x1b[0m"
-_WIDTH = 100  # longest suggestion line shown; the json and patch formats carry the whole text
+WIDTH = 100  # longest suggestion line shown by default; the json and patch formats carry the whole text
 
 
 def to_text(
-    report: Report, fail_on: str | None = None, *, doc_text: DocText | None = None, color: bool = False
+    report: Report,
+    fail_on: str | None = None,
+    *,
+    doc_text: DocText | None = None,
+    color: bool = False,
+    width: int = WIDTH,
 ) -> str:
+    """`width`: the longest suggestion line shown (the terminal's, on the command line)."""
+
     def paint(style: str, text: str) -> str:
         return f"{_ANSI[style]}{text}{_RESET}" if color else text
 
@@ -40,7 +47,7 @@ def to_text(
                 out.append(f"    code {f.code.path}:{f.code.line}")
             out += [
                 f"    {paint(line[0], line) if line[0] in '+-' else line}"
-                for line in _suggestion(f, doc_text)
+                for line in _suggestion(f, doc_text, width)
             ]
     if report.ignored:
         out.append("")
@@ -58,7 +65,7 @@ def _where(f: Finding) -> str:
     return ""
 
 
-def _suggestion(f: Finding, doc_text: DocText | None) -> list[str]:
+def _suggestion(f: Finding, doc_text: DocText | None, width: int) -> list[str]:
     s = f.suggestion
     if s is None:
         return []
@@ -66,8 +73,8 @@ def _suggestion(f: Finding, doc_text: DocText | None) -> list[str]:
     new = new_lines(s)
     if old is None and not new:
         return [f"suggest: {DELETE}"]
-    return [_clip(f"- {line}") for line in old or ()] + [_clip(f"+ {line}") for line in new]
+    return [_clip(f"- {line}", width) for line in old or ()] + [_clip(f"+ {line}", width) for line in new]
 
 
-def _clip(line: str) -> str:
-    return line if len(line) <= _WIDTH else line[: _WIDTH - 1] + "…"
+def _clip(line: str, width: int) -> str:
+    return line if len(line) <= width else line[: width - 1] + "…"

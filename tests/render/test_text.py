@@ -114,3 +114,11 @@ def test_text_colour_only_when_asked():
     assert coloured.startswith("\x1b[1mdocs-sync: failure")
     # Stripping the codes gives back exactly the plain text.
     assert re.sub(r"\x1b\[\d+m", "", coloured) == plain
+
+
+def test_suggestion_lines_are_cut_at_the_width_given():
+    long = "x" * 150
+    f = finding(replacement=long)
+    assert f"    + {'x' * 97}…" in to_text(Report((f,))).splitlines()  # 100 by default
+    assert f"    + {'x' * 57}…" in to_text(Report((f,)), width=60).splitlines()
+    assert f"    + {long}" in to_text(Report((f,)), width=200).splitlines()
