@@ -342,10 +342,39 @@ class _Reader:
                 # `--use-make-mode (-m), --no-use-make-mode (-M)`: the options, not their aliases
                 at = col + text.index("::") + 2
                 at += len(self.lines[i][at:]) - len(self.lines[i][at:].lstrip())
-                self._paragraph(i, i + 1, col, code=(at, at + len(args)), program=self.program)
+                # The option and the first paragraph of its description are read as one, so
+                # "Defaults to ``rst``." there is a claim about the option.
+                end = self._plain_paragraph(content, j)
+                segments = [(i, at, at + len(args))]
+                segments += [
+                    (k, _indent(self.lines[k]), len(self.lines[k].rstrip())) for k in range(content or 0, end)
+                ]
+                self._tok("paragraph_open", "p", 1, i, max(end, i + 1))
+                inline = self._inline(i, max(end, i + 1), col, code=(at, at + len(args)), segments=segments)
+                # ... in a sentence of its own: `--cache-dir=DIR` is no claim of a default `DIR`
+                stop = Token("text", "", 0)
+                stop.content = ".\u2029"  # in no page, so it moves no cursor
+                assert inline.children is not None
+                inline.children.insert(1, stop)
+                self._tok("paragraph_close", "p", -1, i, max(end, i + 1))
+                content = next((k for k in range(end, j) if self.lines[k].strip()), None) if end else content
             if content is not None:
                 self.body(content, j, _indent(self.lines[content]), depth + 1)
         return j
+
+    def _plain_paragraph(self, start: int | None, end: int) -> int:
+        """The end of the plain paragraph starting at line `start` (0 when it starts none: no
+        content, or a list, a directive, a table)."""
+        if start is None:
+            return 0
+        text = self.lines[start].lstrip()
+        if text.startswith(("..", "+", "=", ">>>", ":")) or _BULLET.match(text) or _ENUMERATED.match(text):
+            return 0
+        k = start + 1
+        indent = _indent(self.lines[start])
+        while k < end and self.lines[k].strip() and _indent(self.lines[k]) == indent:
+            k += 1
+        return 0 if self.lines[k - 1].rstrip().endswith("::") else k
 
     def _content(self, start: int, end: int) -> int | None:
         """The first line of a directive's content, past its options; None when it has none."""

@@ -300,3 +300,19 @@ def test_rst_options_after_a_program_directive_are_that_programs():
         ("--host", None, ("tool-serve",)),
         ("--out", None, ("tool-build",)),
     ]
+
+
+def test_an_rst_options_description_claims_its_default_and_its_header_claims_none():
+    p = page(
+        "docs/man.rst",
+        """
+        .. option:: -s SUFFIX, --suffix SUFFIX
+
+           Suffix of the files. Defaults to ``rst``.
+
+        .. option:: --cache-dir=cache
+
+           By default, the cache is kept.
+        """,
+    )
+    assert [(c.subject, c.value, c.line, c.text) for c in p.claims] == [("--suffix", "rst", 3, "``rst``")]

@@ -130,3 +130,17 @@ def test_a_new_flag_beside_an_rst_grid_table_gets_no_row_that_would_break_it():
         page += f"| ``{flag}``".ljust(15) + f"| ``{default}``".ljust(12) + "|\n+--------------+-----------+\n"
     findings = run("docs/o.rst", page, page, base_cli=SIBLINGS, head_cli=WITH_NEW).findings
     assert [(f.kind, f.symbol, f.suggestion) for f in findings] == [("new-flag", "--max-tokens", None)]
+
+
+def test_a_changed_default_of_an_rst_option_is_found_in_its_description():
+    page = ".. program:: tool\n\n.. option:: -s SUFFIX, --suffix SUFFIX\n\n"
+    page += "   Suffix of the generated files.\n   Defaults to ``rst``.\n\n   More text, default ``1``.\n\n"
+    page += ".. option:: --cache-dir=cache\n\n   By default, the cache is kept.\n"
+    base_cli = cli("'-s', '--suffix', default='rst'", "'--cache-dir', default='.cache'")
+    [f] = run(
+        "docs/man.rst", page, page, base_cli=base_cli, head_cli=base_cli.replace("'rst'", "'txt'")
+    ).findings
+    assert (f.kind, f.symbol, f.doc.line) == ("changed", "--suffix", 6)
+    assert f.suggestion.replacement == "   Defaults to ``txt``."
+    rules = [rule(docs=(DocTarget("docs/man.rst"),))]
+    assert audit(rules, MemoryTree({CLI: base_cli, "docs/man.rst": page})).findings == ()
