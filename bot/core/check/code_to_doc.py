@@ -3,12 +3,14 @@ meaning, and default claims that were true at base and are false at head."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from bot.core.check import wording
 from bot.core.check.deltas import Delta, Deltas
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
+from bot.core.check.new_rows import in_default_column
 from bot.core.check.ownership import Scope
 from bot.core.doclines import (
     cited_values,
@@ -83,6 +85,14 @@ def _still_known(inputs: RuleInputs, ref: Ref, scope: Scope | None) -> bool:
     return bool(scope.flags(inputs.head_facts.by_token.get(ref.token, ())))
 
 
+_BULLET_KEY = re.compile(r"[ \t]*[-*+][ \t]+(?:\*\*)?`([^`\s]+)`")
+
+
+def _bullet_key(line: str) -> str | None:
+    m = _BULLET_KEY.match(line)
+    return m.group(1) if m else None
+
+
 def _is_choice(fact: Fact) -> bool:
     return fact.kind == "string" and (fact.group or "").startswith("choices of ")
 
@@ -100,6 +110,11 @@ def _cites_choice(doc: DocPage, ref: Ref, choice: Fact, base: Facts) -> bool:
     first, last = paragraph(doc, ref.line) if ref.where != "table" else (ref.line, ref.line)
     if any(r.token == flag for n in range(first, last + 1) for r in doc.refs_on(n)):
         return True
+    if ref.where == "inline" and _bullet_key(doc.lines[ref.line - 1]) == ref.token:
+        # A bullet list whose keys are the flag's choices (`- `fsdp`: ...`, `- `megatron`: ...`).
+        siblings = set(base.group(choice.group or "")) - {ref.token}
+        keys = {_bullet_key(doc.lines[n - 1]) for n in range(first, last + 1)}
+        return bool(siblings & keys)
     if ref.where == "table":
         siblings = set(base.group(choice.group or ""))
         return any(
@@ -132,7 +147,9 @@ def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Finding
         doc=doc,
         line=ref.line,
         code=code,
-        replacement=wording.row_deletion(doc.lines[ref.line - 1], ref),
+        replacement=wording.removal(
+            doc.lines[ref.line - 1], ref, doc.lines[ref.line] if ref.line < len(doc.lines) else None
+        ),
         why=wording.why_removed(old, inputs.rule.id),
     )
 
@@ -243,6 +260,8 @@ def _claims(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> Non
             # would make the row wrong in a new way, so it gets the finding without a rewrite.
             line = doc.lines[claim.line - 1]
             row_claim = first_cell_token(line) is not None and old.token in line.split("|")[1]
+            if row_claim and in_default_column(doc, claim.line, claim.col):
+                row_claim = False  # the row's Default cell says the default and nothing else
             if not is_mark(claim.text) and new_default is not None and not row_claim:
                 edit = wording.claim_edit(claim, in_unit_of(claim.value, new_default))
             out.emit(

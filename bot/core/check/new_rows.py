@@ -123,6 +123,18 @@ def new_line(
     return None
 
 
+def in_default_column(doc: DocPage, line: int, col: int | None) -> bool:
+    """Is offset `col` of `line` in a table's Default column (its header `Default`)?"""
+    text = doc.lines[line - 1]
+    if col is None or not text.lstrip().startswith("|"):
+        return False
+    start, _ = _table_bounds(doc, line)
+    header = _cells(doc.lines[start - 1])
+    pipes = _pipes(text)
+    index = sum(1 for p in pipes if p < col) - 1
+    return header is not None and 0 < index < len(header) and bool(_DEFAULT_HEADER.fullmatch(header[index]))
+
+
 def one_line(text: str, default: str | None = None) -> str:
     """A help text or comment on one line: argparse's `%(default)s` filled in, whitespace
     collapsed."""
@@ -434,6 +446,10 @@ def _bullet(doc: DocPage, found: _List, siblings: Sequence[Sibling], entry: Entr
     star = "**" if bold else ""
     rests = [_item_text(doc, min(found.items[i]), m.group("rest")) for i, m in matches]
     if not any(rests):
+        return f"{indent}{marker}{gap}{star}{key}{star}"
+    if not entry.description and not entry.token.startswith("-"):
+        # A new choice: the code names it and says nothing about it. Its bullet says what is
+        # true (it is one), with nothing after the key that would read as unfinished.
         return f"{indent}{marker}{gap}{star}{key}{star}"
     if not entry.description or not sep:
         # Nothing after the separator reads as unfinished; with no separator the siblings'

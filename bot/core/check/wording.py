@@ -6,6 +6,7 @@ the wording reads the same across them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,42 @@ def row_deletion(line: str, ref: Ref) -> str | None:
     """ "" (delete the line) when the line is a table row that exists for `ref` alone."""
     if ref.where == "table" and ref.row is not None and first_cell_token(line) == ref.token:
         return ""
+    return None
+
+
+_SPAN = re.compile(r"`([^`\s][^`]*)`")
+_BULLET_KEY = re.compile(r"[ \t]*[-*+][ \t]+(?:\*\*)?`([^`]+)`")
+
+
+def removal(line: str, ref: Ref, next_line: str | None = None) -> str | None:
+    """The line without what `ref` (a removed fact) stands for, when the page says exactly
+    where it ends: a table row or a one-line bullet that exists for it alone ("": delete the
+    line), a continuation line of a command holding only the flag and its value, or the flag
+    and its value cut out of a command line. None otherwise."""
+    deleted = row_deletion(line, ref)
+    if deleted is not None:
+        return deleted
+    bullet = _BULLET_KEY.match(line)
+    others = [m for m in _SPAN.finditer(line) if m.group(1).split()[0] != ref.token] if bullet else []
+    keyed = bullet is not None and bullet.group(1).split()[0] == ref.token
+    if ref.where == "inline" and keyed and not others:
+        ends = next_line is None or not next_line.strip() or _BULLET_KEY.match(next_line) is not None
+        one_line = ends and (next_line is None or not next_line.startswith((" ", "\t")))
+        return "" if one_line else None
+    if ref.where != "fence" or ref.col is None:
+        return None
+    written = ref.token if ref.value is None else None
+    for sep in ("", " ", "="):
+        if ref.value is not None and line.startswith(ref.token + sep + ref.value, ref.col):
+            written = ref.token + sep + ref.value
+            break
+    if written is None or not line.startswith(written, ref.col):
+        return None
+    before, after = line[: ref.col], line[ref.col + len(written) :]
+    if not before.strip() and after.strip() == "\\":
+        return ""  # `  --old-knob 3 \`: the command goes on without it
+    if before.strip() and before.endswith(" ") and (not after or after.startswith(" ")):
+        return before.rstrip(" ") + after  # `... --lr 1 --old-knob 3 --seed 2`
     return None
 
 

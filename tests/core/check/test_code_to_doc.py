@@ -167,3 +167,51 @@ def test_choices_moved_into_a_type_function_are_unknown_not_removed():
     # A choice dropped from a list that is still a list is removed.
     fewer = cli("'--cache', choices=['true', 'refresh']")
     assert kinds(code_change(page, base_cli, fewer)) == [("removed", "delete")]
+
+
+def _suggested(base_code: str, head_code: str, page: str) -> list[tuple[str, str, str | None]]:
+    found = judge(rule(), {CLI: base_code, DOC: page}, {CLI: head_code, DOC: page})
+    return [(f.kind, f.symbol, f.suggestion.replacement if f.suggestion else None) for f in found]
+
+
+def test_a_changed_default_rewrites_the_rows_default_cell_and_no_other_cell():
+    base = cli("'--batch-size', type=int, default=8", "'--lr', type=float, default=0.1")
+    head = cli("'--batch-size', type=int, default=16", "'--lr', type=float, default=0.1")
+    table = (
+        "| Flag | Default | What |\n|---|---|---|\n| `--batch-size` | `8` | batch |\n| `--lr` | `0.1` | rate |\n"
+    )
+    assert _suggested(base, head, table) == [("changed", "--batch-size", "| `--batch-size` | `16` | batch |")]
+    # A row about the old default (its key cell writes it, its prose says what it does):
+    # found, not rewritten.
+    prose = "| Flag | What |\n|---|---|\n| `--batch-size 8` | Default: fits one GPU |\n| `--lr` | rate |\n"
+    assert _suggested(base, head, prose) == [("changed", "--batch-size", None)]
+
+
+def test_a_removed_flags_bullet_or_command_argument_is_suggested_away():
+    base, head = cli("'--lr'", "'--seed'", "'--old-knob'"), cli("'--lr'", "'--seed'")
+    bullets = "Flags:\n\n- `--lr`: rate\n- `--old-knob`: a knob\n- `--seed`: seed\n"
+    assert _suggested(base, head, bullets) == [("removed", "--old-knob", "")]
+    continued = "```bash\npython tool/cli.py --lr 1 \\\n  --old-knob 3 \\\n  --seed 2\n```\n"
+    assert _suggested(base, head, continued) == [("removed", "--old-knob", "")]
+    one_line = "```bash\npython tool/cli.py --lr 1 --old-knob=3 --seed 2\n```\n"
+    assert _suggested(base, head, one_line) == [
+        ("removed", "--old-knob", "python tool/cli.py --lr 1 --seed 2")
+    ]
+    # Where the page does not say where the item ends, no suggestion: a bullet that goes on, one
+    # that documents another flag too, the last line of a command (its line above ends in `\`).
+    goes_on = "- `--old-knob`: a knob\n  that goes on\n- `--lr`: rate\n"
+    shared = "- `--old-knob` and `--lr`: both\n- `--seed`: seed\n"
+    last = "```bash\npython tool/cli.py --lr 1 \\\n  --old-knob 3\n```\n"
+    for page in (goes_on, shared, last):
+        assert _suggested(base, head, page) == [("removed", "--old-knob", None)], page
+
+
+def test_a_choice_added_or_removed_in_a_bullet_list_of_choices():
+    two = cli("'--backend', choices=['fsdp', 'megatron'], default='fsdp'")
+    three = cli("'--backend', choices=['fsdp', 'megatron', 'jax'], default='fsdp'")
+    listed = "`--backend` takes one of:\n\n- `fsdp`: torch FSDP2\n- `megatron`: Megatron-LM\n"
+    with_jax = listed + "- `jax`: JAX\n"
+    assert _suggested(three, two, with_jax) == [("removed", "jax", "")]
+    # A value cited in passing, in a list of something else, is no choice of the flag.
+    passing = "Backends:\n\n- `jax` is not supported\n- `torch` is\n"
+    assert _suggested(three, two, passing) == []

@@ -170,3 +170,16 @@ def test_a_default_is_compared_with_the_flag_of_the_script_the_page_runs():
     assert [(f.kind, f.symbol, f.code.path) for f in found] == [
         ("wrong-default", "--lr", "examples/b/train.py")
     ]
+
+
+def test_a_new_choice_gets_its_bullet_in_a_bullet_list_of_the_choices():
+    two = cli("'--backend', choices=['fsdp', 'megatron'], default='fsdp'")
+    three = cli("'--backend', choices=['fsdp', 'megatron', 'jax'], default='fsdp'")
+    listed = "`--backend` takes one of:\n\n- `fsdp`: torch FSDP2\n- `megatron`: Megatron-LM\n"
+    [f] = judge(rule(), {CLI: two, DOC: listed}, {CLI: three, DOC: listed})
+    assert (f.kind, f.symbol) == ("undocumented", "jax")
+    assert f.suggestion.replacement == "- `megatron`: Megatron-LM\n- `jax`"
+    # Choices written in a sentence get the finding and no line to copy.
+    sentence = "`--backend` is `fsdp` or `megatron`.\n"
+    [f] = judge(rule(), {CLI: two, DOC: sentence}, {CLI: three, DOC: sentence})
+    assert (f.kind, f.symbol, f.suggestion) == ("undocumented", "jax", None)
