@@ -22,6 +22,7 @@ from bot.core.extract.typed_fields import (
     module_classes,
     module_functions,
     read_annotation,
+    without_none,
 )
 from bot.core.model import Tree
 from bot.core.rules import Source
@@ -149,9 +150,12 @@ def _top_assignments(module: ast.Module) -> dict[str, ast.expr]:
 
 
 def _items(node: ast.expr, assigned: dict[str, ast.expr]) -> list[str]:
-    """The names a builder is handed: `X`, `(X, Y)`, `[X, Y]`, or a module-level name holding one."""
-    if isinstance(node, ast.Name) and isinstance(assigned.get(node.id), ast.List | ast.Tuple):
+    """The names a builder is handed: `X`, `(X, Y)`, `[X, Y]`, `{"sub": f}`, or a module-level
+    name holding one."""
+    if isinstance(node, ast.Name) and isinstance(assigned.get(node.id), ast.List | ast.Tuple | ast.Dict):
         node = assigned[node.id]
+    if isinstance(node, ast.Dict):  # subcommands: name -> function
+        return [v.id for v in node.values if isinstance(v, ast.Name)]
     if isinstance(node, ast.List | ast.Tuple):
         return [e.id for e in node.elts if isinstance(e, ast.Name)]
     return [node.id] if isinstance(node, ast.Name) else []
@@ -170,23 +174,29 @@ def _follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]],
         file, defined, node = where
         seen.add((file, defined, prefix))
         names.setdefault(file, set()).add(f"{prefix}={defined}" if prefix else defined)
-        if not isinstance(node, ast.ClassDef):
-            continue
-        for base in node.bases:  # a base's fields are the class's, under the same group
-            if isinstance(base, ast.Name | ast.Attribute) and last(base) not in ("object",):
-                stack.append((file, ast.unparse(base), prefix, depth + 1))
+        typed: list[tuple[str, ast.expr]] = []  # (parameter, annotation) that may nest a group
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            a = node.args
+            typed = [(p.arg, p.annotation) for p in (*a.args, *a.kwonlyargs) if p.annotation is not None]
+        elif isinstance(node, ast.ClassDef):
+            for base in node.bases:  # a base's fields are the class's, under the same group
+                if isinstance(base, ast.Name | ast.Attribute) and last(base) not in ("object",):
+                    stack.append((file, ast.unparse(base), prefix, depth + 1))
+            typed = [
+                (s.target.id, s.annotation)
+                for s in node.body
+                if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+            ]
         if kind == "hf-dataclass":
             continue
         local = module_classes(_module(modules, file, max_text) or ast.Module(body=[], type_ignores=[]))
-        for stmt in node.body:
-            if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
-                continue
-            annotation = read_annotation(stmt.annotation)
+        for name_, written in typed:
+            annotation, _ = without_none(read_annotation(written))
             if not isinstance(annotation, ast.Name) or (
                 annotation.id in local and is_dataclass(local[annotation.id])
             ):
                 continue  # a nested class of the same file: the extractor follows it there
-            field = stmt.target.id.replace("_", "-") if kind == "tyro" else stmt.target.id
+            field = name_.replace("_", "-") if kind == "tyro" else name_
             stack.append((file, annotation.id, f"{prefix}.{field}" if prefix else field, depth + 1))
 
 

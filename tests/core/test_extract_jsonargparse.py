@@ -102,3 +102,20 @@ def test_add_class_arguments_with_a_nested_key_and_names_from_the_rule():
     assert set(flags(text)) == {"--encoder.layers"}
     named = flags(text, names=("model.init_args.encoder=Encoder",))  # names add to the file's own
     assert set(named) == {"--encoder.layers", "--model.init_args.encoder.layers"}
+
+
+def test_cli_of_a_dict_makes_subcommands():
+    found = Source(id="cli", kind="jsonargparse", paths=("main.py",))
+    text = textwrap.dedent(
+        """
+        from jsonargparse import CLI
+
+        def fit(epochs: int = 3): ...
+        def test(batch_size: int = 8): ...
+
+        COMMANDS = {"fit": fit, "test": test}
+        CLI(COMMANDS)
+        """
+    )
+    facts = {f.token: dict(f.attrs) for f in extract(found, "main.py", text).facts}
+    assert facts["--epochs"]["subcommand"] == "fit" and facts["--batch_size"]["subcommand"] == "test"

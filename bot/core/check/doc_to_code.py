@@ -169,8 +169,10 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             return
         known = scope.flags(inputs.head_facts.facts)
         near = _near_flag(ref.token, known)
-        if near is None and any(f.attr("open") for f in known):
-            return  # a parser with flags of another package's (a base class): it may be one of those
+        if any(f.attr("open") for f in known) and (near is None or _group(near) != _group(ref.token)):
+            # A parser with flags of another package's (a base class, a group it cannot read):
+            # only a near miss of one of its own flags, in the same group, is a misspelling.
+            return
         out.emit(
             "unresolved",
             ref.token,
@@ -198,6 +200,11 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
                 code=CodeLocation(facts[0].path, facts[0].line),
                 edit=(value, near) if near else None,
             )
+
+
+def _group(token: str) -> str:
+    """`--train.micro_batch_size` -> `--train`: the group of a nested flag ("" for none)."""
+    return token.rpartition(".")[0]
 
 
 def _near_flag(token: str, flags: list[Fact]) -> str | None:

@@ -4,8 +4,9 @@ module's `__init__`, read as jsonargparse documents them: a parameter keeps its 
 (`--flag true`); help comes from the docstring (`Args:`, `:param x:`). The flags are `open`:
 jsonargparse adds `--config` and `--print_config`, LightningCLI Lightning's `--trainer.*`.
 
-Roots, unless the rule's `names` gives them (`model=LitModel`, `model.init_args=LitModel` for
-LightningCLI's subclass mode): `CLI(fn)` / `auto_cli(fn)` (a list: each), `add_class_arguments(
+Roots, and the rule's `names` (`model=LitModel`, `model.init_args=LitModel` for LightningCLI's
+subclass mode, classes and functions of this file another file's call names): `CLI(fn)` /
+`auto_cli(fn)` (a list or a dict: each a subcommand), `add_class_arguments(
 Cls, "key")`, `add_function_arguments(fn, "key")`, `add_dataclass_arguments(Cls, "key")`, and
 `LightningCLI(Model, DataModule)` (`--model.x`, `--data.x`; `--model.init_args.x` with
 `subclass_mode_model=True`), for the classes and functions the file defines. Lightning's own
@@ -39,10 +40,25 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
 
 def cli_roots(tree: ast.Module) -> list[Root]:
     out: list[Root] = []
+    assigned = {
+        s.targets[0].id: s.value
+        for s in tree.body
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+    }
     for call in call_targets(tree, _CLI):
         first = call.args[0] if call.args else None
+        if isinstance(first, ast.Name) and isinstance(
+            assigned.get(first.id), ast.Dict | ast.List | ast.Tuple
+        ):
+            first = assigned[first.id]
+        if isinstance(first, ast.Dict):  # `CLI({"fit": fit, "test": test})`: one subcommand each
+            for k, v in zip(first.keys, first.values, strict=True):
+                if isinstance(v, ast.Name) and isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    out.append(Root("", v.id, k.value))
+            continue
         items = first.elts if isinstance(first, ast.List | ast.Tuple) else [first] if first else []
-        out += [Root("", e.id) for e in items if isinstance(e, ast.Name)]
+        # `CLI([fit, test])`: each function a subcommand of its name
+        out += [Root("", e.id, e.id if len(items) > 1 else None) for e in items if isinstance(e, ast.Name)]
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ADD:
             at = _ADD[node.func.attr]

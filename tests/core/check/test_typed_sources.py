@@ -228,3 +228,8 @@ def test_an_open_parser_reports_only_misspellings_of_its_own_flags():
     edit = HF.doc + "\nSet `--per_device_train_batch_size 8` and `--max_seq_len 128`.\n"
     findings = project.run({"README.md": edit})
     assert [(f.kind, f.symbol) for f in findings] == [("unresolved", "--max_seq_len")]
+
+
+def test_an_open_parser_leaves_alone_a_flag_of_a_group_it_cannot_read():
+    edit = LIGHTNING.doc + "\nStop early with `--trainer.max_epoch 3`.\n"  # Lightning's group
+    assert LIGHTNING.run({"README.md": edit}) == []
