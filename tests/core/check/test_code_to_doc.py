@@ -177,9 +177,8 @@ def _suggested(base_code: str, head_code: str, page: str) -> list[tuple[str, str
 def test_a_changed_default_rewrites_the_rows_default_cell_and_no_other_cell():
     base = cli("'--batch-size', type=int, default=8", "'--lr', type=float, default=0.1")
     head = cli("'--batch-size', type=int, default=16", "'--lr', type=float, default=0.1")
-    table = (
-        "| Flag | Default | What |\n|---|---|---|\n| `--batch-size` | `8` | batch |\n| `--lr` | `0.1` | rate |\n"
-    )
+    table = "| Flag | Default | What |\n|---|---|---|\n"
+    table += "| `--batch-size` | `8` | batch |\n| `--lr` | `0.1` | rate |\n"
     assert _suggested(base, head, table) == [("changed", "--batch-size", "| `--batch-size` | `16` | batch |")]
     # A row about the old default (its key cell writes it, its prose says what it does):
     # found, not rewritten.
