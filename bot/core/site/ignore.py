@@ -7,6 +7,8 @@ import functools
 import re
 from collections.abc import Sequence
 
+from bot.core.globs import Pattern, PatternError, compile_pattern
+
 # Files Mintlify leaves out of every site without being told to; its list names .git, .github,
 # .claude, .agents, .idea, .vscode and .cache, and a hidden folder (its own .mintlify/) is taken
 # to be one of those.
@@ -24,34 +26,28 @@ def ignored(path: str, patterns: Sequence[str]) -> bool:
     verdict = False
     for pattern in patterns:
         negate = pattern.startswith("!")
-        if _regex(pattern[1:] if negate else pattern).search(path):
+        if any(glob.matches(path) for glob in _globs(pattern[1:] if negate else pattern)):
             verdict = not negate
     return verdict
 
 
 @functools.cache
-def _regex(pattern: str) -> re.Pattern[str]:
+def _globs(pattern: str) -> tuple[Pattern, ...]:
+    """The pattern as the rules' globs (bot/core/globs.py), matched in linear time whatever the
+    pull request wrote: one without a `/` inside matches at any depth (`**/` before it), and
+    it names a path or a folder the path is in (`/**` after it; a folder pattern, `drafts/`,
+    only the folder). None for a pattern past the globs' caps: it matches nothing."""
     folder = pattern.endswith("/")
     body = pattern.strip("/")
     anchored = pattern.startswith("/") or "/" in body
-    out = []
-    i = 0
-    while i < len(body):
-        if body.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif body[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif body[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(body[i]))
-            i += 1
-    # A folder pattern matches what is inside it; any pattern may also name a folder.
-    tail = "/" if folder else "(?:/|$)"
-    return re.compile(("^" if anchored else "(?:^|/)") + "".join(out) + tail)
+    # Characters of the globs' own syntax are literal here, and `**` inside a segment is `*`.
+    segments = [
+        part if part == "**" else re.sub(r"\*+", "*", re.sub(r"([\[\]{}])", r"[\1]", part))
+        for part in body.split("/")
+    ]
+    text = ("" if anchored else "**/") + "/".join(segments)
+    try:
+        inside = compile_pattern(text + "/**")
+        return (inside,) if folder else (compile_pattern(text), inside)
+    except PatternError:
+        return ()

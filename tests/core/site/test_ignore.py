@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from bot.core.site.ignore import MINTLIFY_DEFAULTS, MKDOCS_DEFAULTS, ignored
@@ -33,3 +36,22 @@ def test_defaults() -> None:
     assert not ignored("guide/readme-first.mdx", MINTLIFY_DEFAULTS)
     assert ignored(".drafts/a.md", MKDOCS_DEFAULTS) and ignored("templates/a.md", MKDOCS_DEFAULTS)
     assert not ignored("guide/templates/a.md", MKDOCS_DEFAULTS)
+
+
+def test_the_syntax_of_rule_globs_is_literal_here() -> None:
+    assert ignored("docs/{name}.md", ["{name}.md"]) and not ignored("docs/x.md", ["{name}.md"])
+    assert ignored("a[1].md", ["a[1].md"]) and not ignored("a1.md", ["a[1].md"])
+
+
+# A `.mintignore` is the pull request's: `**/` repeated became nested `(?:.*/)?` groups that
+# backtrack for hours on a deep path. Run apart, so a regression fails on the timeout.
+_HOSTILE = """
+import sys
+from bot.core.site.ignore import ignored
+deep = "a/" * 40 + "y.md"
+sys.exit(0 if not ignored(deep, ["**/" * 12 + "x"]) and ignored(deep, ["**/" * 12 + "y.md"]) else 1)
+"""
+
+
+def test_matching_a_hostile_pattern_is_linear() -> None:
+    assert subprocess.run([sys.executable, "-c", _HOSTILE], timeout=20, check=False).returncode == 0
