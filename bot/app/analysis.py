@@ -28,7 +28,15 @@ from bot.app.github import MAX_FILE_PAGES, PER_PAGE
 from bot.app.history import ApiHistory
 from bot.app.repoconfig import config_at, edited_config, known_rules, seen_again, unmatched_problem, watched
 from bot.app.sandbox import BudgetExceeded, Sandbox
-from bot.app.snapshot import BlobReader, PullRevisions, base_patches, changes_from_files, head_oids, unlisted
+from bot.app.snapshot import (
+    BlobReader,
+    PullRevisions,
+    ReadLimit,
+    base_patches,
+    changes_from_files,
+    head_oids,
+    unlisted,
+)
 from bot.app.store import Waiver
 from bot.core.model import Finding, Report
 from bot.render.comments import CheckOutcome, Links, failed, files_cut_note
@@ -50,9 +58,17 @@ class Analysis:
 
 
 def analyze(ctx: Context) -> Analysis:
-    """Fetch what the rules need and run the check on `ctx.pull`; no GitHub writes."""
+    """Fetch what the rules need and run the check on `ctx.pull`; no GitHub writes. Past a
+    budget (the reads' here, the analysis's in the sandbox), the check run names it."""
+    reader = BlobReader(ctx.repo, ctx.store, ReadLimit.of(ctx.settings.budget))
+    try:
+        return _analyze(ctx, reader)
+    except BudgetExceeded as exc:
+        return Analysis(problem=exc.outcome)
+
+
+def _analyze(ctx: Context, reader: BlobReader) -> Analysis:
     pull = ctx.pull
-    reader = BlobReader(ctx.repo, ctx.store)
     rules = known_rules(ctx, reader)
     if rules.rules is None:
         return Analysis(problem=rules.problem(pull), rules=rules.digest)

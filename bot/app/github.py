@@ -83,7 +83,7 @@ MAX_LIST_PAGES = 10  # open pull requests, review comments: enough for any PR a 
 GRAPHQL_BATCH = 100  # objects per GraphQL query, well inside GitHub's node limits
 TIMEOUT_S = 30.0
 
-_BLOB_FIELDS = "... on Blob { oid text isBinary isTruncated }"
+_BLOB_FIELDS = "... on Blob { oid byteSize text isBinary isTruncated }"
 
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 
@@ -481,8 +481,8 @@ class Repo:
     def blobs(self, expressions: list[str]) -> list[dict | None]:
         """Blobs named by "REV:path" expressions, in one GraphQL query per 100.
 
-        Each answer is {"oid", "text", "isBinary", "isTruncated"}, or None where the expression
-        names nothing (or a tree).
+        Each answer is {"oid", "byteSize", "text", "isBinary", "isTruncated"}, or None where the
+        expression names nothing (or a tree).
         """
         out: list[dict | None] = []
         for start in range(0, len(expressions), GRAPHQL_BATCH):

@@ -44,7 +44,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.app.github import Repo
+from bot.app.config import Budget
+from bot.app.github import GRAPHQL_BATCH, Repo
+from bot.app.sandbox import BudgetExceeded, over
 from bot.app.store import BlobAt, Store
 from bot.core.model import Change
 from bot.core.source import decode
@@ -248,19 +250,79 @@ def _oid(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-class BlobReader:
-    """Files at commits of one repository: GraphQL for what is new, the store for the rest."""
+@dataclass(frozen=True)
+class ReadLimit:
+    """What one job may read from GitHub: bytes of files (each blob once), and GraphQL queries.
 
-    def __init__(self, repo: Repo, store: Store):
-        self.repo, self.store = repo, store
+    Counted as the files come, and before they come where their sizes are known (from a tree
+    listed already, or GraphQL's `byteSize` before a truncated blob is fetched whole), so a
+    pull request past it costs the worker at most one answer, never every file it names."""
+
+    bytes: int
+    queries: int
+
+    @classmethod
+    def of(cls, budget: Budget) -> ReadLimit:
+        # Both sides of every file the rules read, their history and the config's pages: more
+        # than the check's own budget counts, in the same proportion for every pull request.
+        return cls(4 * budget.source_bytes + (1 << 20), MAX_QUERIES)
+
+    def over_bytes(self, read: int) -> BudgetExceeded:
+        return over("source", f"more than {_mb(read)} of files fetched", f"{_mb(self.bytes)} fetched")
+
+    def over_queries(self) -> BudgetExceeded:
+        return over("source", f"more than {self.queries} queries for files", f"{self.queries} queries")
+
+
+MAX_QUERIES = 100  # GraphQL queries for files a job (100 files each); a typical job makes 1 to 4
+
+
+def _mb(n: int) -> str:
+    return f"{n / (1 << 20):,.1f} MB" if n >= 1 << 20 else f"{n / 1024:,.1f} kB"
+
+
+class BlobReader:
+    """Files at commits of one repository: GraphQL for what is new, the store for the rest;
+    within `limit` (BudgetExceeded past it)."""
+
+    def __init__(self, repo: Repo, store: Store, limit: ReadLimit | None = None):
+        self.repo, self.store, self.limit = repo, store, limit
         self.queries = 0  # GraphQL round trips made, for logs and tests
+        self.fetched = 0  # bytes of the blobs fetched, each once
+        self._counted: set[str] = set()  # their oids
         self._trees: dict[str, tuple[list[dict], bool]] = {}
+        self._sizes: dict[Where, int] = {}  # blob sizes the trees listed
 
     def tree(self, sha: str) -> tuple[list[dict], bool]:
         """Every entry of the commit's tree and whether GitHub truncated the list: one call per commit."""
         if sha not in self._trees:
-            self._trees[sha] = self.repo.tree(sha)
+            entries, cut = self.repo.tree(sha)
+            self._trees[sha] = (entries, cut)
+            for e in entries:
+                if e.get("type") == "blob" and isinstance(e.get("size"), int):
+                    self._sizes[(sha, str(e.get("path")))] = int(e["size"])
         return self._trees[sha]
+
+    def _count(self, oid: str, size: int) -> None:
+        if oid in self._counted:
+            return
+        self._counted.add(oid)
+        self.fetched += size
+        if self.limit is not None and self.fetched > self.limit.bytes:
+            raise self.limit.over_bytes(self.fetched)
+
+    def _plan(self, missing: Sequence[Where]) -> None:
+        """Refuse a fetch the limit cannot take, before it is made: its queries, and the sizes
+        the trees listed."""
+        limit = self.limit
+        if limit is None:
+            return
+        queries = -(-len(missing) // GRAPHQL_BATCH)
+        if self.queries + queries > limit.queries:
+            raise limit.over_queries()
+        known = sum(self._sizes.get(where, 0) for where in missing)
+        if self.fetched + known > limit.bytes:
+            raise limit.over_bytes(self.fetched + known)
 
     def merge_base(self, base_sha: str, head_sha: str) -> str:
         """The merge base of two commits: one compare call, then remembered (commits never change)."""
@@ -286,8 +348,14 @@ class BlobReader:
             else:
                 result[where] = hit  # type: ignore[assignment]
         if missing:
-            self.queries += 1
+            self._plan(missing)
+            self.queries += -(-len(missing) // GRAPHQL_BATCH)
             answers = self.repo.blobs([f"{sha}:{path}" for sha, path in missing])
+            for obj in answers:  # counted before any is kept, or fetched whole when truncated
+                if obj is not None:
+                    size = obj.get("byteSize")
+                    text = obj.get("text")
+                    self._count(str(obj["oid"]), size if isinstance(size, int) else len(text or ""))
             for where, obj in zip(missing, answers, strict=True):
                 result[where] = self._store(where, obj)
         return result

@@ -16,7 +16,8 @@ from bot.app.config import Budget
 from bot.app.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue import SQLiteQueue
-from bot.testing.standin import add_commit
+from bot.app.store import Store
+from bot.testing.standin import add_commit, run_git
 from tests.appkit import BotServer, CheckBot, build_repo, pull_request_payload, settings_for
 
 ARGS = "trainer/arguments.py"  # an `argparse` source of the demo's rule
@@ -148,3 +149,49 @@ def test_the_analysis_has_none_of_the_apps_secrets_and_its_limits_before_any_rea
     (memory,) = [line.split()[3:5] for line in text.splitlines() if line.startswith("Max address space")]
     (cpu,) = [line.split()[3:5] for line in text.splitlines() if line.startswith("Max cpu time")]
     assert memory == [str(300 << 20)] * 2 and cpu == ["12", "17"]
+
+
+def test_a_page_past_the_reads_budget_is_refused_before_it_is_fetched(standin, repo_and_shas, tmp_path):
+    from bot.demo.repo import CONFIG
+
+    repo, shas = repo_and_shas
+    globbed = CONFIG.replace("path: docs/training-backend.md", 'path: "docs/*.md"')
+    shas.setdefault("globbed", add_commit(repo, {".github/docs-sync.yml": globbed}, branch="globbed"))
+    huge = "# Huge\n\n" + "A line of a page that goes on. " * 70_000 + "\n"  # 2.2 MB
+    shas.setdefault("huge", add_commit(repo, {"docs/huge.md": huge}, parent="globbed", branch="huge"))
+    bot = CheckBot(standin, shas, tmp_path, budget=Budget(source_mb=0.1))  # reads: 1.4 MB
+    try:
+        bot.check(3, "globbed", "huge")
+        oid = run_git(repo, "rev-parse", "huge:docs/huge.md").decode().strip()
+        assert Store(bot.queue).blob_text(oid) is None  # never fetched: the tree gave its size
+    finally:
+        bot.queue.close()
+    (run,) = standin.check_runs
+    assert run["conclusion"] == "failure"
+    assert (
+        run["output"]["title"]
+        == "Over the source budget: more than 2.1 MB of files fetched (limit 1.4 MB fetched)"
+    )
+    assert "DOCS_SYNC_MAX_SOURCE_MB" in run["output"]["summary"]
+
+
+def test_a_jobs_reads_stop_at_their_count_of_queries_and_bytes(bot, standin, repo_and_shas):
+    from bot.app.github import GitHubApp
+    from bot.app.sandbox import BudgetExceeded
+    from bot.app.snapshot import BlobReader, ReadLimit
+
+    app = GitHubApp(standin.app_id, standin.private_key_pem, standin.url, write_interval_s=0)
+    repo = app.repo(standin.installation_id, standin.owner, standin.name)
+    head = repo_and_shas[1]["pr"]
+    reader = BlobReader(repo, Store(bot.queue), ReadLimit(bytes=1 << 20, queries=2))
+    reader.fetch([(head, "docs/training-backend.md")])
+    reader.fetch([(head, ARGS)])
+    with pytest.raises(BudgetExceeded, match="more than 2 queries for files"):
+        reader.fetch([(head, "trainer/backends/fsdp/arguments.py")])
+    assert len(standin.calls("POST", r"/graphql$")) == 2  # the third is refused, not made
+    small = BlobReader(repo, Store(bot.queue), ReadLimit(bytes=100, queries=10))
+    limit = r"more than 4\.0 MB of files fetched \(limit 0\.1 kB fetched\)"
+    with pytest.raises(BudgetExceeded, match=limit):
+        small.fetch([(repo_and_shas[1]["big"], ARGS)])  # counted as it comes, before it is kept
+    (answer,) = repo.blobs([f"{repo_and_shas[1]['big']}:{ARGS}"])
+    assert Store(bot.queue).blob_text(answer["oid"]) is None
