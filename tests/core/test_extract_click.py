@@ -267,3 +267,36 @@ def test_typer_commands_registered_on_an_app_of_another_module():
     main = "import typer\n\nArg = typer.Argument\nOpt = typer.Option\napp = typer.Typer()\n"
     main += "@app.callback()\ndef top(verbose: bool = Opt(False, '--verbose')):\n    pass\n"
     assert set(facts("typer", main)) == {"--verbose"}
+
+
+def test_options_a_shared_decorator_applies_belong_to_each_command_it_decorates():
+    text = """
+    import click
+
+    def tool_options(fn):
+        for decorator in reversed((
+            click.option("tools_debug", "--td", "--tools-debug", is_flag=True),
+            click.option("--chain-limit", type=int, default=5),
+        )):
+            fn = decorator(fn)
+        return fn
+
+    @click.group()
+    def cli():
+        pass
+
+    @cli.command()
+    @tool_options
+    def prompt():
+        pass
+
+    @cli.command()
+    @click.option("--port", type=int, default=8000)
+    @tool_options
+    def serve(port):
+        pass
+    """
+    found = facts("click", text)
+    assert found["--td @prompt"]["key"] == "tools_debug"
+    assert found["--chain-limit @serve"]["default"] == "5"
+    assert {t.split(" @")[0] for t in found} == {"--td", "--tools-debug", "--chain-limit", "--port"}

@@ -210,6 +210,8 @@ def _stale_flag(inputs: RuleInputs, ref: Ref) -> bool:
         and not token.endswith("-")
         and not inputs.head_facts.knows(token, flag=True)
         and not is_external(token, inputs.rule.external)
+        # moved to a command line the rule does not read (llm's `--chat`, now its plugin's)
+        and not inputs.own.declared_somewhere(token)
     )
 
 

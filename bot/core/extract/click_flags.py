@@ -169,6 +169,7 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
             elif names.is_call_of(stmt.value, "Group", "group"):
                 assert isinstance(stmt.value, ast.Call)
                 commands[target] = _Command(_given_name(stmt.value) or ("",), None)
+    groups = _option_groups(tree, names)
     for fn in _functions(tree):
         if len(commands) > _MAX_COMMANDS:
             break
@@ -184,6 +185,8 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
                 found.append(call)
             elif isinstance(func, ast.Name) and func.id in options and call is None:
                 found.append(options[func.id])
+            elif isinstance(func, ast.Name) and func.id in groups:
+                found.extend(groups[func.id])  # `@tool_options`, `@common_options(...)`
             elif (
                 isinstance(func, ast.Attribute)
                 and isinstance(func.value, ast.Name)
@@ -217,6 +220,25 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
         # `@options.dry_run`): flags of whatever command line takes them, under no subcommand here.
         commands["<options>"] = _Command(("",), None, options=shared)
     return commands
+
+
+def _option_groups(tree: ast.Module, names: _Names) -> dict[str, list[ast.Call]]:
+    """Module-level functions that apply a set of options to the command they decorate
+    (`def tool_options(fn): for d in (click.option(...), ...): fn = d(fn)`): name -> the option
+    calls they make. A function that is a command itself is none."""
+    out: dict[str, list[ast.Call]] = {}
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or fn.decorator_list:
+            continue
+        calls = [
+            node
+            for stmt in fn.body
+            for node in ast.walk(stmt)
+            if isinstance(node, ast.Call) and (names.of(node.func) or ("", ""))[1] == "option"
+        ]
+        if calls:
+            out[fn.name] = sorted(calls, key=lambda c: (c.lineno, c.col_offset))
+    return out
 
 
 def _registers(tree: ast.Module, imported: set[str]) -> list[str]:

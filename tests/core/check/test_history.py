@@ -251,3 +251,15 @@ def test_a_removed_finding_gets_the_successor_one_commit_of_the_change_shows():
     assert finding.kind == "renamed"
     assert finding.message == "`--lr` became `--learning-rate` in 2222222 (#2)"
     assert finding.suggestion.replacement == "Set `--learning-rate` to 0.1."
+
+
+def test_a_flag_moved_to_a_module_the_rule_does_not_read_is_not_said_removed():
+    plugin = 'import click\n\n@click.command()\n@click.option("--chat", is_flag=True)\n'
+    plugin += "def endpoint(chat):\n    pass\n"
+    old = {CLI: cli('"--chat", action="store_true"'), DOC: PAGE}
+    new = {CLI: cli('"--model"'), "tool/plugin.py": plugin, DOC: PAGE}
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "chat moves to the plugin (#2)", new))
+    assert run(history, new, "- `--chat` starts a chat.") == ()
+    assert [
+        f.kind for f in run(history, {CLI: cli('"--model"'), DOC: PAGE}, "- `--chat` starts a chat.")
+    ] == ["unresolved"]
