@@ -334,10 +334,15 @@ def _print(report: Report, fmt: str, fail_on: str | None, doc_text: DocText | No
 
 
 def _width() -> int:
-    """The text view's suggestion width: the terminal's (or $COLUMNS) less the indent; 100 in a pipe."""
+    """The text view's suggestion width: a terminal's (or $COLUMNS) less the indent; 100 in a pipe
+    or a file, whatever the shell exports."""
     import shutil
 
-    return max(40, shutil.get_terminal_size((104, 24)).columns - 4)
+    from bot.render.text import WIDTH
+
+    if not sys.stdout.isatty():
+        return WIDTH
+    return max(40, shutil.get_terminal_size((WIDTH + 4, 24)).columns - 4)
 
 
 def _rules_of(packs: Sequence[RulePack]) -> list[Rule]:

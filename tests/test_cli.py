@@ -569,11 +569,44 @@ def test_the_text_view_follows_the_terminal_width_and_the_baselines_first_run_sa
     first = docs_sync("audit", "--repo", str(small), "--baseline", str(file), "--no-cache")
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip() == f"docs-sync: baseline {file} records 2 findings: 2 unresolved"
-    widths = {}
-    for columns in ("60", "200"):
-        env = {**os.environ, "COLUMNS": columns}
-        proc = docs_sync("audit", "--repo", str(small), "--no-cache", env=env)
-        widths[columns] = max(len(line) for line in proc.stdout.splitlines() if line.startswith("    - "))
-    assert widths["60"] == 4 + 56 and widths["200"] > 150
+    widths = {columns: _widest_suggestion(small, columns) for columns in (60, 200)}
+    assert widths[60] == 60 and widths[200] > 150
+    piped = docs_sync("audit", "--repo", str(small), "--no-cache", env={**os.environ, "COLUMNS": "60"})
+    suggested = [line for line in piped.stdout.splitlines() if line.startswith("    - ")]
+    assert max(len(line) for line in suggested) == 4 + 100  # a pipe: 100 columns
     for command, words in (("audit", "at --rev"), ("check", "at the base revision"), ("serve", "address")):
         assert words in " ".join(docs_sync(command, "--help").stdout.split())
+
+
+def _widest_suggestion(repo: Path, columns: int) -> int:
+    """`docs-sync audit` on a terminal `columns` wide (a pseudo-terminal): its widest `-` line."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["NO_COLOR"] = "1"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "audit", "--repo", str(repo), "--no-cache"],
+        stdout=follower,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the process has exited
+            break
+        if not chunk:
+            break
+        out += chunk
+    proc.wait()
+    os.close(leader)
+    lines = out.decode().replace("\r\n", "\n").splitlines()
+    return max(len(line) for line in lines if line.startswith("    - "))
