@@ -195,3 +195,37 @@ def test_a_jobs_reads_stop_at_their_count_of_queries_and_bytes(bot, standin, rep
         small.fetch([(repo_and_shas[1]["big"], ARGS)])  # counted as it comes, before it is kept
     (answer,) = repo.blobs([f"{repo_and_shas[1]['big']}:{ARGS}"])
     assert Store(bot.queue).blob_text(answer["oid"]) is None
+
+
+def test_a_hostile_edited_config_leaves_the_app_answering(standin, repo_and_shas, tmp_path):
+    # The pull request's own config and file name: a glob a backtracking regex took hours on
+    # (tests/core/test_globs.py), matched in the analysis process and in linear time, while the
+    # intake answers and the next job goes on.
+    from bot.demo.repo import CONFIG
+
+    repo, shas = repo_and_shas
+    glob = "docs/" + "*a" * 14 + "*b.md"
+    files = {".github/docs-sync.yml": CONFIG.replace("path: docs/training-backend.md", f'path: "{glob}"')}
+    files["docs/" + "a" * 44 + ".txt"] = "a\n"
+    shas.setdefault("freeze", add_commit(repo, files, branch="freeze"))
+    settings = settings_for(standin, tmp_path / "q.db")
+    with (
+        SQLiteQueue(settings.db_path) as queue,
+        BotServer(settings, queue, make_handler(settings, queue, Metrics(), write_interval_s=0)) as bot,
+    ):
+        bot.worker.start()
+        try:
+            for number, head in ((4, "freeze"), (5, "one")):
+                standin.open_pull(number, "main", head)
+                payload = pull_request_payload(standin, "opened", number, shas[head], shas["main"], "main")
+                assert bot.deliver("pull_request", payload).status_code == 202
+            deadline = time.monotonic() + 60
+            while sum(1 for r in standin.check_runs if r["status"] == "completed") < 2:
+                assert bot._http.get("/healthz").status_code == 200
+                assert time.monotonic() < deadline, standin.check_runs
+                time.sleep(0.05)
+        finally:
+            bot.worker.stop(timeout=30)
+    runs = {r["head_sha"]: r for r in standin.check_runs}
+    assert f"pattern '{glob}' matches no file at base or head" in runs[shas["freeze"]]["output"]["summary"]
+    assert runs[shas["one"]]["output"]["title"] == "1 doc line out of date"
