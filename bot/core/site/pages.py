@@ -102,7 +102,7 @@ class Site:
             for page in sorted(p for p in self.pages if posixpath.basename(p) == "README.md"):
                 self.by_route.setdefault(posixpath.dirname(page), page)  # when there is no index.md
         self._sources = {route_key(r.source): r for r in config.redirects if not r.wildcard}
-        self._patterns = [(r, _wildcard(r.source)) for r in config.redirects if r.wildcard]
+        self._patterns = [(r, _Wildcard(r.source)) for r in config.redirects if r.wildcard]
         self._anchors: dict[str, Anchors] = {}
         self._links: dict[str, list[links.Link]] = {}
 
@@ -234,17 +234,55 @@ def _lines(text: str) -> list[str]:
     return [line for line in stripped if line and not line.startswith("#")]
 
 
-def _wildcard(source: str) -> re.Pattern[str]:
-    """Mintlify's source patterns: `:name*` and `*` match the rest, `:name` one segment."""
-    out = []
-    for part in re.split(r"(:\w+\*?|\*)", "/" + source.strip("/")):
-        if part == "*" or (part.startswith(":") and part.endswith("*")):
-            out.append(".*")
-        elif part.startswith(":"):
-            out.append("[^/]+")
-        else:
-            out.append(re.escape(part))
-    return re.compile("".join(out).rstrip("/") or "/")
+class _Wildcard:
+    """Mintlify's source patterns: `:name*` and `*` match the rest, `:name` one segment.
+
+    Matched by following every way through the pattern at once (a set of positions in it, one
+    step a character), never by backtracking: the config is the pull request's, and a regex of
+    `/:a*/:b*/:c*/...` takes time exponential in its wildcards on a route that almost matches.
+    """
+
+    _ONE, _SEGMENT, _REST = "\x00one", "\x00segment", "\x00rest"  # besides single characters
+
+    def __init__(self, source: str):
+        tokens: list[str] = []
+        for part in re.split(r"(:\w+\*?|\*)", "/" + source.strip("/")):
+            if part == "*" or (part.startswith(":") and part.endswith("*")):
+                tokens.append(self._REST)
+            elif part.startswith(":"):
+                tokens += [self._ONE, self._SEGMENT]  # at least one character, no `/`
+            else:
+                tokens += list(part)
+        while len(tokens) > 1 and tokens[-1] == "/":
+            tokens.pop()  # as a route is written: no trailing slash
+        self.tokens = tokens
+
+    def _closure(self, states: set[int]) -> set[int]:
+        out, todo = set(states), list(states)
+        while todo:
+            i = todo.pop()
+            if i < len(self.tokens) and self.tokens[i] in (self._SEGMENT, self._REST) and i + 1 not in out:
+                out.add(i + 1)
+                todo.append(i + 1)
+        return out
+
+    def fullmatch(self, text: str) -> bool:
+        tokens = self.tokens
+        states = self._closure({0})
+        for ch in text:
+            step = set()
+            for i in states:
+                if i == len(tokens):
+                    continue
+                token = tokens[i]
+                if token == self._REST or (token == self._SEGMENT and ch != "/"):
+                    step.add(i)
+                elif (token == self._ONE and ch != "/") or token == ch:
+                    step.add(i + 1)
+            if not step:
+                return False
+            states = self._closure(step)
+        return len(tokens) in states
 
 
 __all__ = ["Site", "SiteError", "Target", "load", "locate", "read_config", "route_key"]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 from bot.core.site import mintlify, mkdocs
@@ -154,3 +158,47 @@ def test_a_mkdocs_yml_that_does_not_read(text: str, line: int) -> None:
     with pytest.raises(SiteError) as e:
         mkdocs.read(text, "mkdocs.yml")
     assert e.value.line == line
+
+
+def _redirects(*sources: str):
+    from bot.core.rules import SiteTarget
+    from bot.core.site.pages import load
+    from bot.trees.memory import MemoryTree
+
+    redirects = [{"source": s, "destination": "/guide/install"} for s in sources]
+    config = json.dumps({"name": "x", "navigation": {"pages": ["guide/install"]}, "redirects": redirects})
+    tree = MemoryTree({"docs.json": config, "guide/install.mdx": "# Install\n"})
+    site = load(SiteTarget(), tree)
+    assert site is not None
+    return site
+
+
+@pytest.mark.parametrize(
+    ("source", "url", "caught"),
+    [
+        ("/beta/:slug*", "/beta/a/b", True),
+        ("/beta/:slug*", "/betas/a", False),
+        ("/articles/:slug", "/articles/a", True),
+        ("/articles/:slug", "/articles/a/b", False),  # one segment
+        ("/articles/:slug", "/articles/", False),
+        ("/articles/concepts-*", "/articles/concepts-x/y", True),
+        ("/a/:x*/b/:y*/c", "/a/1/2/b/3/c", True),
+        ("/a/:x*/b/:y*/c", "/a/1/2/b/3/d", False),
+    ],
+)
+def test_a_wildcard_redirect_catches_what_its_source_says(source, url, caught):
+    assert (_redirects(source).redirect_of(url) is not None) is caught
+
+
+# The config is the pull request's: a regex of these wildcards backtracked for hours on a route
+# that almost matches. Run apart, so a regression fails on the timeout.
+_HOSTILE = """
+import sys
+from tests.core.site.test_readers import _redirects
+site = _redirects("/" + "x:a*" * 30 + "y")
+sys.exit(0 if site.redirect_of("/" + "x" * 3000) is None else 1)
+"""
+
+
+def test_matching_a_hostile_redirect_is_linear():
+    assert subprocess.run([sys.executable, "-c", _HOSTILE], timeout=20, check=False).returncode == 0
