@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import lru_cache
 
 from bot.core.model import Tree
 from bot.core.rules import DocTarget, Origin, Rule, Source
@@ -116,7 +116,7 @@ def _escape(value: str) -> str:
     return "".join(f"[{c}]" if c in "*?[]{}" else c for c in value)
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a worker compiles the patterns of every pull request's config
 def compile_pattern(text: str) -> Pattern:
     """Raises PatternError for a pattern that cannot mean anything, or one past the caps."""
     if len(text) > MAX_PATTERN_CHARS:
