@@ -149,7 +149,7 @@ def rule_lines(
     if not found.pages or not (found.models or found.configs):
         return []
     lines = ["  - id: config-docs", "    docs:"]
-    for pattern, count in group(list(found.pages), "md", deep=True):
+    for pattern, count in group(list(found.pages), None, deep=True):  # each kind of page apart
         note = f"  # {count} pages cite config keys" if count > 1 else ""
         lines.append(f"      - path: {q(pattern)}{note}")
     lines.append("    sources:")

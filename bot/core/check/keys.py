@@ -335,7 +335,12 @@ _WORD = re.compile(r"[-_]+")
 
 
 def _misspelt(written: str, real: str) -> bool:
-    a, b = _WORD.split(written.lower()), _WORD.split(real.lower())
-    if len(a) != len(b):  # only the same words run together or split: `warmupsteps`
-        return "".join(a) == "".join(b)
-    return misspelt(written.lower(), real.lower())
+    """Could `written` be the key `real` mistyped? Not with other words, a word more or less, words
+    joined otherwise (`llm_compressor`, a folder, beside `llmcompressor`), another separator
+    (`merge-lora`, a command; `flash-attention`, a package) or a plural (`chat_templates`)."""
+    a, b = written.lower(), real.lower()
+    if ("-" in a) != ("-" in b) or len(_WORD.split(a)) != len(_WORD.split(b)):
+        return False
+    if a.rstrip("s") == b.rstrip("s") or a.removesuffix("es") == b or b.removesuffix("es") == a:
+        return False
+    return misspelt(a, b)

@@ -227,8 +227,11 @@ def test_a_section_typed_with_a_model_of_another_file() -> None:
     ]
 
 
-def test_a_name_with_a_word_more_is_another_key_not_a_misspelling() -> None:
-    page = "# LoRA\n\nPEFT's `target_parameters` API; `find_unused_modules` is DDP's.\n"
+def test_a_word_more_another_separator_or_a_plural_is_another_name_not_a_misspelling() -> None:
+    page = (
+        "# LoRA\n\nPEFT's `target_parameters` API; `find_unused_modules` is DDP's.\n"
+        "The `target-modules` command, `target_module` alone, `samplepacking`.\n"  # another spelling
+    )
     base = {"app/trl.py": TRL, "app/config.py": ROOT, DOC: "# LoRA\n"}
     assert run(SPLIT, base, {**base, DOC: page}) == []
 
