@@ -16,6 +16,7 @@ Default column.
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 
@@ -23,7 +24,7 @@ from bot.core.check import wording
 from bot.core.check.deltas import Delta, Deltas
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
-from bot.core.check.near import closest, misspelt
+from bot.core.check.near import closest
 from bot.core.doclines import display, same_default
 from bot.core.facts import Facts
 from bot.core.page import Ref
@@ -343,4 +344,13 @@ def _misspelt(written: str, real: str) -> bool:
         return False
     if a.rstrip("s") == b.rstrip("s") or a.removesuffix("es") == b or b.removesuffix("es") == a:
         return False
-    return misspelt(a, b)
+    differ = [(x, y) for x, y in zip(_WORD.split(a), _WORD.split(b), strict=True) if x != y]
+    return len(differ) == 1 and _mistyped(*differ[0])
+
+
+def _mistyped(x: str, y: str) -> bool:
+    """One word for another by a slip: a letter more or less (`dirr`, `rat`), or a longer word
+    mostly the same (`stpes`, `acumulation`); `ep` is not `cp`, another word of its own."""
+    if (x.startswith(y) or y.startswith(x)) and abs(len(x) - len(y)) == 1:
+        return True
+    return len(y) >= 4 and difflib.SequenceMatcher(None, x, y).ratio() >= 0.75
