@@ -161,7 +161,8 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
             f"        kind: {parser.kind}",
             "        paths:",
         ]
-        lines += [f"          - {_quote(p)}" for p in parser.paths]
+        # A folder of them as a glob: a module added or deleted later needs no edit here.
+        lines += [f"          - {_quote(p)}" for p, _ in _grouped(parser.paths, "py", deep=False)]
         if parser.names:  # else the file's own builder call says what its flags are
             lines.append(f"        names: [{', '.join(_quote(n) for n in parser.names)}]")
     for kind in decorated_clis.KINDS:  # click, typer: the modules of each, globbed like argparse's
