@@ -108,3 +108,38 @@ def test_function_signature_and_named_roots_with_a_prefix():
 
 def test_a_file_that_hands_tyro_nothing_has_no_flags():
     assert flags("import dataclasses\n\n@dataclasses.dataclass\nclass A:\n    x: int = 1\n") == {}
+
+
+def test_a_union_of_classes_is_one_subcommand_each():
+    text = """
+    import dataclasses
+    from typing import Annotated, Union
+
+    import tyro
+
+    @dataclasses.dataclass
+    class Common:
+        data: str = "."
+
+    @dataclasses.dataclass
+    class Images(Common):
+        crop: float = 0.0
+
+    @dataclasses.dataclass
+    class VideoFrames(Common):
+        fps: int = 30
+
+    Commands = tyro.conf.FlagConversionOff[
+        Union[Annotated[Images, tyro.conf.subcommand(name="images")], VideoFrames]
+    ]
+
+    tyro.cli(Commands)
+    """
+    source = Source(id="cfg", kind="tyro", paths=("cfg.py",))
+    found = [(f.token, f.attr("subcommand")) for f in extract(source, "cfg.py", textwrap.dedent(text)).facts]
+    assert sorted(found) == [
+        ("--crop", "images"),
+        ("--data", "images"),
+        ("--data", "video-frames"),  # tyro's name for a class: kebab case
+        ("--fps", "video-frames"),
+    ]
