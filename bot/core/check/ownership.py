@@ -273,7 +273,18 @@ class Ownership:
 
     def _read_declared(self) -> frozenset[str]:
         found: set[str] = set()
-        paths = sorted(p for p in self.head.paths() if p.endswith(".py"))
+        all_paths = self.head.paths()
+        packages = {p.rpartition("/")[0] for p in all_paths if p.endswith("__init__.py")}
+
+        def likely(path: str) -> tuple[int, str]:
+            # Modules named for a command line first, then scripts, then the rest: in the App
+            # each read may be a request, and a large package holds thousands of modules.
+            name = path.rpartition("/")[2]
+            if _CLI_NAME.search(name):
+                return (0, path)
+            return (1 if path.rpartition("/")[0] not in packages else 2, path)
+
+        paths = sorted((p for p in all_paths if p.endswith(".py")), key=likely)
         for path in paths[:_MAX_MODULES]:
             text = self.head.read(path) or ""
             if len(text) > _MAX_MODULE_TEXT:
@@ -492,7 +503,8 @@ _TOOL_WORD = re.compile(r"[a-z][a-z0-9_.-]*[a-z0-9]")
 _HOOK_ID = re.compile(r"^\s*-?\s*id:\s*([a-z][a-z0-9_.-]*)\s*$", re.M)
 
 # Modules read for the flags they declare: at most this many, each at most this long.
-_MAX_MODULES = 4000
+_MAX_MODULES = 800
+_CLI_NAME = re.compile(r"cli|arg|opt|conf|command|launch|run|train|main|param|setting", re.IGNORECASE)
 _MAX_MODULE_TEXT = 500_000
 _OPTION_CALL = re.compile(
     r"""(?:add_argument|addoption|option|Option)\(\s*(?:["'][^"']*["']\s*,\s*)*"""
