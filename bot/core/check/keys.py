@@ -256,11 +256,16 @@ _KEY_SHAPE = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*")
 
 def cited(ref: Ref) -> str | None:
     """The key a reference may cite, as a key (`datasets:` in a span is `datasets`); None when
-    it is no key's shape (`@decorator`, `a b`) or not a kind a key is cited as."""
+    it is no key's shape (`@decorator`, `a b`), a plain word in prose, or not a kind a key is
+    cited as."""
     if ref.kind not in _CITES:
         return None
-    token = ref.token.rstrip(":") if ref.kind != "key" else ref.token
-    return token if _KEY_SHAPE.fullmatch(token) else None
+    if ref.kind == "key" and ref.where == "fence":
+        return ref.token  # set in a block: a key whatever its name
+    token = ref.token.rstrip(":")
+    # In prose a key must name something (`warmup_steps`, `optimizer.lr`, `APP_DB_URL`): `model`
+    # or `seed` in a span may be anything.
+    return token if _KEY_SHAPE.fullmatch(token) and ("." in token or "_" in token) else None
 
 
 class Schema:

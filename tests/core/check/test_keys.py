@@ -251,3 +251,10 @@ def test_a_block_is_held_to_the_config_file_its_section_names() -> None:
     ]
     head = {**base, other: YAML.replace("max_steps: 1000", "max_steps: 2000")}
     assert run(r, base, head) == []
+
+
+def test_a_plain_word_in_prose_is_no_key_but_a_block_s_key_is() -> None:
+    page = "# Recipes\n\nThe `model` to train:\n\n```yaml\nmodel: llama\n```\n"
+    base = {RECIPE: YAML, DOC: page}
+    head = {**base, RECIPE: YAML.replace("model: llama\n", "")}
+    assert said(run(CONFIGS, base, head)) == [("removed", "model", 6, None)]
