@@ -58,3 +58,4 @@ def test_the_wheel_holds_every_module_and_every_pack(tmp_path):
     for pack in packs:
         assert yaml.safe_load(zipfile.ZipFile(wheel).read(pack))["pack"] == Path(pack).stem
     assert not any(n.startswith("tests/") for n in names)
+    assert "bot/docs-sync.schema.json" in names  # the config's JSON Schema, for editors
