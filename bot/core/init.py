@@ -52,6 +52,7 @@ class Parser:
     builder: str | None = None
     paths: tuple[str, ...] = ()  # typed parameters (bot/core/typed_clis.py): the files it spans
     names: tuple[str, ...] = ()  # and the classes and functions made into its flags
+    programs: tuple[str, ...] = ()  # and the console scripts that run it unseen by the reach
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,9 @@ def plan(tree: Tree) -> Plan:
     paths = sorted(tree.paths())
     parsers = list(_parsers(tree, [p for p in paths if _is_source(p)]))
     for cli in typed_clis.found(tree, [p for p in paths if _is_source(p)], MAX_TEXT):
-        parsers.append(Parser(cli.path, cli.kind, cli.flags, paths=cli.paths, names=cli.names))
+        parsers.append(
+            Parser(cli.path, cli.kind, cli.flags, paths=cli.paths, names=cli.names, programs=cli.programs)
+        )
     found = decorated_clis.parsers(tree, [p for p in paths if _is_source(p)])
     parsers += [Parser(path, kind, flags) for path, kind, flags in found]
     by_flag: dict[str, list[Parser]] = defaultdict(list)
@@ -165,6 +168,8 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         lines += [f"          - {_quote(p)}" for p, _ in _grouped(parser.paths, "py", deep=False)]
         if parser.names:  # else the file's own builder call says what its flags are
             lines.append(f"        names: [{', '.join(_quote(n) for n in parser.names)}]")
+        if parser.programs:  # console scripts that reach the builder through code we do not follow
+            lines.append(f"        programs: [{', '.join(_quote(n) for n in parser.programs)}]")
     for kind in decorated_clis.KINDS:  # click, typer: the modules of each, globbed like argparse's
         decorated = [p.path for p in found.parsers if p.kind == kind]
         if decorated:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.core.extract import tyro_flags
 from bot.core.extract.imports import Modules
@@ -42,6 +42,7 @@ class TypedCli:
     flags: frozenset[str]
     paths: tuple[str, ...]  # the files defining its classes and functions
     names: tuple[str, ...]  # the rule's `names`: those classes and functions (`prefix=Class`)
+    programs: tuple[str, ...] = ()  # console scripts that import the builder but reach it unseen
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ def found(tree: Tree, paths: Iterable[str], max_text: int) -> list[TypedCli]:
     from bot.core.extract import extract  # imported when init runs
 
     modules = Modules(tree)
+    reached: dict[str, object] = {}  # what _programs learnt once for every command line
     out: list[TypedCli] = []
     for path in paths:
         text = tree.read(path)
@@ -82,8 +84,68 @@ def found(tree: Tree, paths: Iterable[str], max_text: int) -> list[TypedCli]:
                 if content is not None:
                     flags |= {f.token for f in extract(source, file, content).facts if f.kind == "flag"}
             if flags:
-                out.append(TypedCli(path, kind, frozenset(flags), tuple(sorted(names)), every))
+                cli = TypedCli(path, kind, frozenset(flags), tuple(sorted(names)), every)
+                out.append(replace(cli, programs=_programs(tree, modules, cli, reached)))
     return _merged(out)
+
+
+def _programs(tree: Tree, modules: Modules, cli: TypedCli, memo: dict[str, object]) -> tuple[str, ...]:
+    """The console scripts whose entry module imports the builder's module (through any chain of
+    the repository's imports) while the program's own reach, which follows only argparse-aware
+    modules, does not find its flags: `llamafactory-cli` runs a trainer that parses them."""
+    from bot.core.programs import Programs, programs  # it reads the extractors' modules
+
+    found = memo.get("") or programs(tree, modules.cache)
+    assert isinstance(found, Programs)
+    memo[""] = found
+    out = []
+    for name, script in sorted(found.scripts.items()):
+        entry = modules.find(script.module)
+        if entry is None or set(cli.paths) & found.parsers(entry):
+            continue
+        closure = memo.get(entry)
+        if not isinstance(closure, set):
+            closure = memo[entry] = _imported(modules, entry)
+        if cli.path in closure:
+            out.append(name)
+    return tuple(out)
+
+
+MAX_IMPORTED = 3000  # modules an entry point's imports are followed to
+
+
+def _imported(modules: Modules, start: str) -> set[str]:
+    """Every module of the repository `start` imports, directly or not."""
+    seen = {start}
+    stack = [start]
+    while stack and len(seen) < MAX_IMPORTED:
+        path = stack.pop()
+        summary = modules.summary(path)
+        for imports in summary.imports.values() if summary else ():
+            for imp in imports:
+                for file in _files(modules, path, imp.module, imp.level, imp.name):
+                    if file not in seen:
+                        seen.add(file)
+                        stack.append(file)
+    return seen
+
+
+def _files(modules: Modules, path: str, module: str, level: int, name: str | None) -> list[str]:
+    if level:
+        base = path.split("/")[:-1]
+        base = base[: len(base) - (level - 1)] if level > 1 else base
+        stems = ["/".join([*base, *([module.replace(".", "/")] if module else [])])]
+    else:
+        stems = [root + module.replace(".", "/") for root in modules.roots]
+    out = []
+    for stem in stems:
+        for candidate in (stem, f"{stem}/{name}" if name else None):
+            found = modules.file(candidate) if candidate else None
+            if found is not None:
+                out.append(found)
+        if out:
+            break
+    return out
 
 
 def _merged(found: list[TypedCli]) -> list[TypedCli]:
@@ -102,6 +164,7 @@ def _merged(found: list[TypedCli]) -> list[TypedCli]:
                 frozenset().union(*(p.flags for p in parts)),
                 tuple(sorted({f for p in parts for f in p.paths})),
                 tuple(sorted({n for p in parts for n in p.names})),
+                tuple(sorted({n for p in parts for n in p.programs})),
             )
         )
     return out

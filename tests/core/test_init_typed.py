@@ -84,11 +84,7 @@ def written(files: dict[str, str]) -> tuple[str, list]:
 def test_hf_argument_parser_classes_are_followed_through_reexports_and_bases():
     text, rules = written(HF_FILES)
     (source,) = [s for s in rules[0].sources if s.kind == "hf-dataclass"]
-    assert source.paths == (
-        "src/tuner/hparams/base.py",
-        "src/tuner/hparams/data_args.py",
-        "src/tuner/hparams/model_args.py",
-    )
+    assert source.paths == ("src/tuner/hparams/*.py",)  # three modules side by side: one glob
     assert source.names == ("DataArguments", "ModelArguments", "QuantArguments")
     assert [d.path for d in rules[0].docs] == ["README.md"]
     assert audit(rules, MemoryTree(HF_FILES)).findings == ()
@@ -125,3 +121,23 @@ def test_lightning_cli_model_from_another_module():
     assert source.names == ("model=LitClassifier",)
     # `--trainer.max_epochs` is Lightning's: the open parser does not call it unresolved
     assert audit(rules, MemoryTree(LIGHTNING_FILES)).findings == ()
+
+
+def test_a_console_script_running_the_parser_through_a_trainer_is_named():
+    files = {
+        **HF_FILES,
+        "pyproject.toml": '[project]\nname = "tuner"\n\n[project.scripts]\ntuner = "tuner.cli:main"\n',
+        "src/tuner/cli.py": "from tuner.train import run\n\ndef main():\n    run()\n",
+        "src/tuner/train.py": "from tuner.hparams.parser import get_args\n\ndef run():\n    get_args()\n",
+        "README.md": "# Tuner\n\n```bash\ntuner train --model_name_or_path gpt2 --cutoff_len 512\n```\n",
+    }
+    _, rules = written(files)
+    (source,) = [s for s in rules[0].sources if s.kind == "hf-dataclass"]
+    assert source.programs == ("tuner",)
+    head = dict(files)
+    path = "src/tuner/hparams/data_args.py"
+    head[path] = head[path].replace("cutoff_len", "cutoff_length")
+    report = check(rules, MemoryTree(files), MemoryTree(head), [Change("modified", path)])
+    assert [(f.kind, f.symbol, f.doc.line if f.doc else None) for f in report.findings] == [
+        ("renamed", "--cutoff_len", 4)
+    ]
