@@ -30,13 +30,41 @@ class PatternError(ValueError):
 
 
 @dataclass(frozen=True)
+class _Stars:
+    """A segment without a placeholder: the pieces between its `*`s, each matching a fixed number
+    of characters. The first piece is matched at the start, the last at the end, and each one
+    between at its first place after the one before: the leftmost place is as good as any, since
+    a `*` takes whatever lies between. Linear in the segment for any number of stars, where the
+    regex `a.*b.*c` backtracks exponentially (and without the atomic groups Python 3.10 lacks)."""
+
+    pieces: tuple[re.Pattern[str], ...]
+    lengths: tuple[int, ...]
+
+    def fullmatch(self, part: str) -> bool:
+        first, last = self.pieces[0], self.pieces[-1]
+        if len(self.pieces) == 1:
+            return first.fullmatch(part) is not None
+        head, tail = self.lengths[0], self.lengths[-1]
+        end = len(part) - tail
+        if end < head or not first.fullmatch(part, 0, head) or not last.fullmatch(part, end):
+            return False
+        at = head
+        for piece in self.pieces[1:-1]:
+            found = piece.search(part, at, end)
+            if found is None:
+                return False
+            at = found.end()
+        return True
+
+
+@dataclass(frozen=True)
 class _Segment:
     """One segment of a pattern, matched against one segment of a path.
 
-    Without a placeholder, `whole` is the segment's regex; with one, `before` and `after` are the
+    Without a placeholder, `whole` matches the segment; with one, `before` and `after` are the
     fixed-length pieces around `{name}`, which takes what is left between them."""
 
-    whole: re.Pattern[str] | None
+    whole: _Stars | None
     name: str = ""
     before: re.Pattern[str] | None = None
     after: re.Pattern[str] | None = None
@@ -44,7 +72,7 @@ class _Segment:
 
     def match(self, part: str, values: dict[str, str]) -> bool:
         if self.whole is not None:
-            return self.whole.fullmatch(part) is not None
+            return self.whole.fullmatch(part)
         assert self.before is not None and self.after is not None
         head, tail = self.fixed
         if len(part) <= head + tail:  # a placeholder is at least one character
@@ -61,7 +89,7 @@ class Pattern:
     segments, `**` splits the pattern into runs of segments, and each run is placed at the
     first segment where it fits (the leftmost fit is as good as any, since `**` takes any
     folders); within a segment, each piece between two `*` is found at its first place after
-    the one before (the regex an atomic group per `*`, as CPython's fnmatch writes it). The
+    the one before (`_Stars`). The
     cost is the path's length times the pattern's, for any pattern; a backtracking regex made
     of the same glob takes exponential time on `*a*a*a*a*b` and a path of `a`s."""
 
@@ -193,7 +221,8 @@ def _segment(segment: str, names: list[str]) -> tuple[_Segment, int]:
     stars = len(pieces) - 1
     try:
         if "" not in pieces[0]:
-            return _Segment(re.compile(_stars(["".join(p) for p in pieces]), re.DOTALL)), stars
+            compiled = tuple(re.compile("".join(p), re.DOTALL) for p in pieces)
+            return _Segment(_Stars(compiled, tuple(len(p) for p in pieces))), stars
         if stars:
             raise PatternError(f"{segment!r}: a '{{name}}' is the only wildcard of its segment")
         at = pieces[0].index("")
@@ -202,15 +231,6 @@ def _segment(segment: str, names: list[str]) -> tuple[_Segment, int]:
         return _Segment(None, name, head, tail, (len(before), len(after))), 0
     except re.error as e:  # a character class the segment scanner let through
         raise PatternError(f"cannot be read: {e}") from None
-
-
-def _stars(pieces: Sequence[str]) -> str:
-    """`a*b*c` as a regex that finds `b` at its first place after `a` and never goes back on it
-    (an atomic group), then `c` at the end: linear where `a.*b.*c` is exponential in the stars."""
-    if len(pieces) == 1:
-        return pieces[0]
-    middle = "".join(f"(?>.*?{p})" for p in pieces[1:-1])
-    return f"{pieces[0]}{middle}.*{pieces[-1]}"
 
 
 def rule_has_patterns(rule: Rule) -> bool:
