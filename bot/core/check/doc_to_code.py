@@ -224,6 +224,10 @@ def _near_flag(token: str, flags: list[Fact]) -> str | None:
     return closest(token, candidates, 0.6)
 
 
+_SWITCH = ("True", "False")
+_SWITCH_WORDS = (*_SWITCH, "0", "1")  # what a switch's default can be written as
+
+
 def _check_claim(
     doc: DocPage, claim: DefaultClaim, flags_in_scope: list[Fact], aliases: dict[str, str], out: Findings
 ) -> None:
@@ -249,6 +253,8 @@ def _check_claim(
     actual = flag.attr("default")
     if actual is None or normalize_default(actual) == "None" or same_default(claim.value, actual):
         return  # None means "decided at run time": the doc's default cannot be checked against it
+    if normalize_default(actual) in _SWITCH and normalize_default(claim.value) not in _SWITCH_WORDS:
+        return  # "`--x true` serves at `/v1` instead of the default `/predict`": another thing's default
     mark = claim.subject is None and is_mark(claim.text)
     out.emit(
         "wrong-default",

@@ -86,6 +86,16 @@ def test_a_name_close_to_a_known_one_is_a_typo_and_other_names_are_left_alone():
     assert judge("Load `torch_dist` or `fsdp2`.\n", files=api, rule_=both) == []
 
 
+def test_a_value_after_default_that_no_switch_can_have_is_not_the_switchs_default():
+    switch = {CLI: cli("'--openai-spec', action='store_true'", "'--port', type=int, default=8000")}
+    page = "The `--openai-spec` flag serves at `/v1` instead of the default `/predict` endpoint.\n"
+    assert judge(page, files=switch) == []
+    [f] = judge("`--openai-spec` is `on` by default.\n", files=switch)
+    assert (f.kind, f.symbol) == ("wrong-default", "--openai-spec")
+    [port] = judge("The `--port` flag sets the port, the default `8080`.\n", files=switch)
+    assert (port.kind, port.symbol) == ("wrong-default", "--port")
+
+
 def test_cited_paths_are_checked_only_for_rules_that_read_paths():
     page = "See `tool/clu.py`.\n"
     assert judge(page) == []
