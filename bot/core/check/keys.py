@@ -7,7 +7,8 @@ Default column.
   written: the key's last name in a block, the whole path in a span); a value the page gives
   that was the key's value (a config file's) or default (a model's) at base and is not at head;
   a value no longer among a `Literal`'s or Enum's choices.
-- doc -> code, on lines the change wrote: a key no source defines. Said only for a near miss
+- doc -> code, on lines the change wrote: a row of a table with a Default column stating
+  another default than the model's (`wrong-default`); a key no source defines. Said only for a near miss
   of a real key (the nearest is suggested when it could be a misspelling of it), or, when a
   model is the schema, for a key in a section the model defines in full: a page's block is
   often about something else (a workflow, a compose file), and shipped configs do not hold
@@ -25,8 +26,9 @@ from bot.core.check.deltas import Delta, Deltas
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest
-from bot.core.doclines import display, same_default
+from bot.core.doclines import display, first_cell_token, in_scope, is_mark, normalize_default, same_default
 from bot.core.facts import Facts
+from bot.core.model import CodeLocation
 from bot.core.page import Ref
 
 KEY_KINDS = ("pydantic", "config")
@@ -205,6 +207,43 @@ def _with_value(line: str, key_at: int, value: str, new: str) -> str | None:
     return line[: sep.end()] + new + line[sep.end() + len(value) :]
 
 
+def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
+    """doc -> code: a row the change wrote in a table with a Default column, whose first cell is
+    a key of a model, must state the model's default (a config file's value is no default)."""
+    doc, changed = page.doc, {r.line for r in page.new_refs}
+    for claim in doc.claims:
+        subject = claim.subject
+        if (
+            subject is None
+            or claim.line not in changed
+            or first_cell_token(doc.lines[claim.line - 1]) != subject
+        ):
+            continue
+        if not in_scope(claim.section.path, page.sections) or is_external(subject, inputs.rule.external):
+            continue
+        facts = [
+            f
+            for f in inputs.head_facts.by_token.get(subject, ())
+            if f.kind == "key" and f.attr("file") is None and f.attr("kind") == "key"
+        ]
+        defaults = {normalize_default(f.attr("default")) for f in facts}
+        if len(facts) == 0 or len(defaults) != 1 or None in defaults or "None" in defaults:
+            continue  # no model's key, models that disagree, or a default decided at run time
+        fact = facts[0]
+        actual = fact.attr("default")
+        if actual is None or same_default(claim.value, actual) or is_mark(claim.text):
+            continue
+        out.emit(
+            "wrong-default",
+            subject,
+            wording.wrong_default(subject, actual, claim.value, mark=False),
+            doc=doc,
+            line=claim.line,
+            code=CodeLocation(fact.path, fact.line),
+            edit=wording.claim_edit(claim, _styled(actual, claim.value)),
+        )
+
+
 def _named_files(page: Page, line: int) -> set[str]:
     """The files the section of `line` names (`examples/llama/lora.yaml`, a link to it)."""
     section, folder = page.doc.section_at(line), posixpath.dirname(page.doc.path)
@@ -225,6 +264,7 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
         return
     # pydantic-settings matches environment variables in any case unless told otherwise
     env = {f.token.lower() for f in head.facts if f.kind == "key" and f.attr("kind") == "env"}
+    _table_defaults(inputs, page, out)
     schema = Schema.of(head)
     for ref in page.new_refs:
         token = cited(ref)

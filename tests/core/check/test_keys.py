@@ -258,3 +258,14 @@ def test_a_plain_word_in_prose_is_no_key_but_a_block_s_key_is() -> None:
     base = {RECIPE: YAML, DOC: page}
     head = {**base, RECIPE: YAML.replace("model: llama\n", "")}
     assert said(run(CONFIGS, base, head)) == [("removed", "model", 6, None)]
+
+
+def test_a_new_row_of_a_defaults_table_states_the_model_s_default() -> None:
+    table = (
+        "\n| Key | Default |\n|---|---|\n| `database_url` | `sqlite:///app.db` |\n"
+        "| `optimizer.lr` | `1e-3` |\n"
+    )
+    head = {**BASE, DOC: PAGE + table}
+    assert said(run(MODELS, BASE, head)) == [
+        ("wrong-default", "optimizer.lr", 21, "| `optimizer.lr` | `3e-4` |")
+    ]
