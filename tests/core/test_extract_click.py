@@ -300,3 +300,42 @@ def test_options_a_shared_decorator_applies_belong_to_each_command_it_decorates(
     assert found["--td @prompt"]["key"] == "tools_debug"
     assert found["--chain-limit @serve"]["default"] == "5"
     assert {t.split(" @")[0] for t in found} == {"--td", "--tools-debug", "--chain-limit", "--port"}
+
+
+def test_a_decorator_built_from_options_and_click_s_version_and_help_switches():
+    text = """
+    import click
+
+    def add_options(*opts):
+        def inner(f):
+            for opt in reversed(opts):
+                f = opt(f)
+            return f
+        return inner
+
+    def quiet_option(f):
+        return click.option("-q", "--quiet", is_flag=True, help="Say less.")(f)
+
+    common = add_options(quiet_option, click.option("-f", "--config-file", help="Config."))
+
+    @click.group()
+    @click.version_option("1.0", "-V", "--version")
+    def cli():
+        pass
+
+    @cli.command()
+    @common
+    @click.help_option("--usage")
+    def build():
+        pass
+
+    @click.command()
+    @click.version_option(version="2.0")
+    def other():
+        pass
+    """
+    found = facts("click", text)
+    assert found["--config-file @build"]["key"] == "config_file"
+    assert found["--quiet @build"]["sets"] == "true"
+    assert {"-V", "--version", "--usage @build"} <= set(found)
+    assert "1.0" not in found and "--help @build" not in found

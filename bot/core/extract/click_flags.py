@@ -44,6 +44,9 @@ _MAX_COMMANDS = 2_000
 _SHARED_PARAMS = {"Opt": "Option", "Option": "Option", "Arg": "Argument", "Argument": "Argument"}
 
 Path = tuple[str, ...]
+# Decorators that add one option: click.option, and click's `--version` and `--help` switches.
+_BUILTIN_OPTIONS = {"version_option": "--version", "help_option": "--help"}
+_OPTION_MAKERS = frozenset({"option", *_BUILTIN_OPTIONS})
 
 
 @dataclass
@@ -156,12 +159,17 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
         commands[name] = _Command(("",), None, framework=names.framework)
         if names.framework == "typer":
             typer_apps.add(name)
+    groups = _option_groups(tree, names)
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             target = stmt.targets[0].id
             if names.is_call_of(stmt.value, "option"):
                 assert isinstance(stmt.value, ast.Call)
                 options[target] = stmt.value
+            elif isinstance(stmt.value, ast.Call) and (
+                applied := _applied(stmt.value, names, options, groups)
+            ):
+                groups[target] = applied  # mkdocs: `common_options = add_options(quiet_option, ...)`
             elif names.is_call_of(stmt.value, "Typer"):
                 assert isinstance(stmt.value, ast.Call)
                 typer_apps.add(target)
@@ -169,7 +177,6 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
             elif names.is_call_of(stmt.value, "Group", "group"):
                 assert isinstance(stmt.value, ast.Call)
                 commands[target] = _Command(_given_name(stmt.value) or ("",), None)
-    groups = _option_groups(tree, names)
     for fn in _functions(tree):
         if len(commands) > _MAX_COMMANDS:
             break
@@ -181,7 +188,7 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
             meant = names.of(func)
             if meant is not None and meant[1] in ("command", "group"):
                 command = _Command(_given_name(call) or _click_name(fn.name), None, fn)
-            elif meant is not None and meant[1] == "option" and call is not None:
+            elif meant is not None and meant[1] in _OPTION_MAKERS and call is not None:
                 found.append(call)
             elif isinstance(func, ast.Name) and func.id in options and call is None:
                 found.append(options[func.id])
@@ -239,6 +246,24 @@ def _option_groups(tree: ast.Module, names: _Names) -> dict[str, list[ast.Call]]
         if calls:
             out[fn.name] = sorted(calls, key=lambda c: (c.lineno, c.col_offset))
     return out
+
+
+def _applied(
+    call: ast.Call, names: _Names, options: dict[str, ast.Call], groups: dict[str, list[ast.Call]]
+) -> list[ast.Call]:
+    """The options a call builds a decorator of, `add_options(click.option(...), verbose_option)`:
+    its arguments' option calls and the options and option groups its arguments name."""
+    found: list[ast.Call] = []
+    for arg in call.args:
+        if isinstance(arg, ast.Name):
+            found += [options[arg.id]] if arg.id in options else groups.get(arg.id, [])
+        else:
+            found += [
+                node
+                for node in ast.walk(arg)
+                if isinstance(node, ast.Call) and (names.of(node.func) or ("", ""))[1] == "option"
+            ]
+    return found
 
 
 def _registers(tree: ast.Module, imported: set[str]) -> list[str]:
@@ -368,8 +393,15 @@ def _click_option(
     path: str,
     where: str | None,
 ) -> list[Fact]:
-    decls = [(s, a.lineno) for a in call.args if (s := string_value(a, scope.lookup)) is not None]
+    maker = (names.of(call.func) or ("", ""))[1]
+    args = call.args[1:] if maker == "version_option" else call.args  # its first is the version
+    decls = [(s, a.lineno) for a in args if (s := string_value(a, scope.lookup)) is not None]
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    if maker in _BUILTIN_OPTIONS:
+        # click's own eager switches: `--version` / `--help` unless other names are given.
+        decls = decls or [(_BUILTIN_OPTIONS[maker], call.lineno)]
+        helped = {"help": keywords["help"]} if "help" in keywords else {}
+        keywords = {"is_flag": ast.Constant(True), **helped}
     return _option(decls, keywords, None, names, scope, module, source_id, path, where, implicit_bool=False)
 
 
