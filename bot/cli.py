@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.core.model import Finding, Report, Tree
-from bot.core.rules import Rule, RulePack, RulesError
+from bot.core.rules import Rule, RulePack, RulesError, RulesErrors
 from bot.render import FORMATS
 from bot.render.common import DocText, Options, RenderError
 
@@ -655,7 +655,7 @@ def _run(argv: Sequence[str] | None) -> int:
 
             work()
             return 0
-    except ConfigErrors as exc:
+    except (ConfigErrors, RulesErrors) as exc:
         for problem in exc.problems:
             print(f"docs-sync: {problem}", file=sys.stderr)
         return 2

@@ -7,9 +7,9 @@ untrusted file can neither run code nor blow up in size. Imported only when a fi
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import PureWindowsPath
-from typing import cast
+from typing import Any, TypeVar, cast
 
 import yaml
 
@@ -40,8 +40,10 @@ from bot.core.rules import (
     Origin,
     Rule,
     RulesError,
+    RulesErrors,
     SiteTarget,
     Source,
+    raise_all,
     too_large,
 )
 
@@ -144,6 +146,32 @@ def _check_pairing(rule: Rule) -> None:
 
 def _braced(names: tuple[str, ...]) -> str:
     return ", ".join("{" + n + "}" for n in names)
+
+
+_T = TypeVar("_T")
+
+
+def _id_of(node: yaml.Node) -> str | None:
+    """The `id` a mapping gives as a string, read without judging the rest of it."""
+    if node.tag != _MAP:
+        return None
+    for k, v in node.value:
+        if k.value == "id" and v.tag == _STR:
+            value: str = v.value
+            return value
+    return None
+
+
+def _collect(problems: list[RulesError], read: Callable[..., _T], *args: Any) -> _T | None:
+    """`read(*args)`, or None with its problems added to `problems`: one mistake does not hide the
+    next."""
+    try:
+        return read(*args)
+    except RulesErrors as e:
+        problems.extend(e.problems)
+    except RulesError as e:
+        problems.append(e)
+    return None
 
 
 class Reader:
@@ -275,15 +303,22 @@ class Reader:
     # -- schema --
 
     def rules(self, node: yaml.Node, key: str, allow_empty: bool = False) -> tuple[Rule, ...]:
+        """Every rule, or RulesErrors with the problems of all of them (one run reports them all)."""
         rules: list[Rule] = []
         seen: dict[str, int] = {}
+        problems: list[RulesError] = []
         for i, item in enumerate(self.seq(node, key, nonempty=not allow_empty)):
-            rule = self.rule(item, f"{key}[{i}]")
-            if rule.id in seen:
-                problem = f"duplicate rule id {rule.id!r} (first on line {seen[rule.id]})"
-                raise self.error(_value(item, "id"), f"{key}[{i}].id", problem)
-            seen[rule.id] = line_of(item)
-            rules.append(rule)
+            rule = _collect(problems, self.rule, item, f"{key}[{i}]")
+            rule_id = rule.id if rule is not None else _id_of(item)  # a broken rule's id is taken too
+            if rule_id is not None and rule_id in seen:
+                problem = f"duplicate rule id {rule_id!r} (first on line {seen[rule_id]})"
+                problems.append(self.error(_value(item, "id"), f"{key}[{i}].id", problem))
+                continue
+            if rule_id is not None:
+                seen[rule_id] = line_of(item)
+            if rule is not None:
+                rules.append(rule)
+        raise_all(problems)
         return tuple(rules)
 
     def rule(self, node: yaml.Node, key: str) -> Rule:
@@ -291,27 +326,38 @@ class Reader:
         site_only = isinstance(node, yaml.MappingNode) and any(k.value == "site" for k, _ in node.value)
         required = ("id",) if site_only else ("id", "docs", "sources")
         f = self.fields(node, key, RULE_KEYS, required=required)
+        problems: list[RulesError] = []  # each doc, source and setting on its own: all reported
         rule_id = self.string(f["id"], f"{key}.id")
-        site = self.site(f["site"], f"{key}.site") if "site" in f else None
+        site = _collect(problems, self.site, f["site"], f"{key}.site") if "site" in f else None
+        doc_nodes = _collect(problems, self.seq, f.get("docs"), f"{key}.docs", not site_only) or []
         docs = tuple(
-            self.doc(n, f"{key}.docs[{i}]")
-            for i, n in enumerate(self.seq(f.get("docs"), f"{key}.docs", not site_only))
+            d for i, n in enumerate(doc_nodes) if (d := _collect(problems, self.doc, n, f"{key}.docs[{i}]"))
         )
         sources: list[Source] = []
         seen: dict[str, int] = {}
-        for i, n in enumerate(self.seq(f.get("sources"), f"{key}.sources", nonempty=not site_only)):
+        source_nodes = _collect(problems, self.seq, f.get("sources"), f"{key}.sources", not site_only) or []
+        for i, n in enumerate(source_nodes):
             where = f"{key}.sources[{i}]"
-            source = self.source(n, where)
-            if source.id in seen:
-                problem = f"duplicate source id {source.id!r} (first on line {seen[source.id]})"
-                raise self.error(_value(n, "id"), f"{where}.id", problem)
-            seen[source.id] = line_of(n)
-            sources.append(source)
+            source = _collect(problems, self.source, n, where)
+            source_id = source.id if source is not None else _id_of(n)
+            if source_id is not None and source_id in seen:
+                problem = f"duplicate source id {source_id!r} (first on line {seen[source_id]})"
+                problems.append(self.error(_value(n, "id"), f"{where}.id", problem))
+                continue
+            if source_id is not None:
+                seen[source_id] = line_of(n)
+            if source is not None:
+                sources.append(source)
         severity = dict(DEFAULT_SEVERITY)
         if "severity" in f:
-            levels = self.fields(f["severity"], f"{key}.severity", FINDING_KINDS, noun="finding kind")
-            for kind, level in levels.items():
-                severity[kind] = self.choice(level, f"{key}.severity.{kind}", LEVELS)
+            levels = _collect(
+                problems, self.fields, f["severity"], f"{key}.severity", FINDING_KINDS, (), "finding kind"
+            )
+            for kind, level in (levels or {}).items():
+                chosen = _collect(problems, self.choice, level, f"{key}.severity.{kind}", LEVELS)
+                if chosen is not None:
+                    severity[kind] = chosen
+        raise_all(problems)
         rule = Rule(
             id=rule_id,
             docs=docs,

@@ -77,6 +77,7 @@ a rule that reads nothing would check nothing, silently.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 SOURCE_KINDS: tuple[str, ...] = ("argparse", "dataclass-flags", "symbols", "strings", "paths", "tokens")
@@ -115,6 +116,33 @@ class RulesError(ValueError):
 
     def __reduce__(self) -> tuple[type[RulesError], tuple[str, int | None, str, str]]:
         return RulesError, (self.file, self.line, self.key, self.problem)  # pickled to and from the sandbox
+
+
+class RulesErrors(RulesError):
+    """Every problem found in one file, in the order written, so one run reports them all; as a
+    RulesError, it is the first of them."""
+
+    problems: tuple[RulesError, ...]
+
+    def __init__(self, problems: Sequence[RulesError]):
+        flat = [q for p in problems for q in (p.problems if isinstance(p, RulesErrors) else (p,))]
+        first = flat[0]
+        super().__init__(first.file, first.line, first.key, first.problem)
+        self.problems = tuple(flat)
+
+    def __str__(self) -> str:
+        return "\n".join(str(RulesError(p.file, p.line, p.key, p.problem)) for p in self.problems)
+
+    def __reduce__(self) -> tuple[type[RulesErrors], tuple[tuple[RulesError, ...]]]:  # type: ignore[override]
+        return RulesErrors, (self.problems,)
+
+
+def raise_all(problems: Sequence[RulesError]) -> None:
+    """Raise what was collected: nothing, the one problem, or all of them."""
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise RulesErrors(problems)
 
 
 @dataclass(frozen=True)

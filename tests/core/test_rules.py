@@ -739,3 +739,42 @@ rules:
     wrong = config.replace("kind: argparse, path: x.py,", "kind: symbols, path: x.py,")
     with pytest.raises(RulesError, match="only applies to kind argparse or dataclass-flags"):
         parse_repo_config(wrong)
+
+
+def test_every_problem_of_a_file_is_reported_at_once():
+    import pickle
+
+    from bot.core.packs import parse_repo_config
+    from bot.core.rules import RulesErrors
+
+    text = (
+        "rules:\n"
+        "  - id: a\n"
+        "    docs:\n"
+        "      - {path: docs/a.md, sectons: [x]}\n"
+        "    sources:\n"
+        "      - {id: cli, kind: argpars, path: a.py}\n"
+        "      - {id: cli2, kind: argparse, path: /abs.py}\n"
+        "      - {id: cli2, kind: argparse, path: b.py}\n"
+        "  - id: b\n"
+        "    docs: [{path: docs/b.md}]\n"
+        "    sources: [{id: s, kind: symbols, path: b.py}]\n"
+        "    severity: {removd: error}\n"
+        "  - id: b\n"
+        "    docs: [{path: docs/c.md}]\n"
+        "    sources: [{id: s, kind: paths}]\n"
+    )
+    with pytest.raises(RulesErrors) as caught:
+        parse_repo_config(text)
+    assert [(p.line, p.key) for p in caught.value.problems] == [
+        (4, "rules[0].docs[0].sectons"),
+        (6, "rules[0].sources[0].kind"),
+        (7, "rules[0].sources[1].path"),
+        (8, "rules[0].sources[2].id"),
+        (12, "rules[1].severity.removd"),
+        (13, "rules[2].id"),
+    ]
+    # As a RulesError it is the first problem, and it crosses a process boundary whole.
+    assert (caught.value.line, caught.value.key) == (4, "rules[0].docs[0].sectons")
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert isinstance(again, RulesErrors) and len(again.problems) == 6
