@@ -68,8 +68,10 @@ def test_events_are_the_ones_routed_and_their_permissions_are_granted(manifest):
     assert "single_file" not in permissions  # contents: read covers the config; no path in a manifest
 
 
-def test_the_stand_in_grants_exactly_the_manifests_permissions(manifest):
-    assert manifest["default_permissions"] == APP_PERMISSIONS
+def test_the_stand_in_grants_the_manifests_permissions_and_write_for_apply(manifest):
+    # The manifest asks for contents: read; the README says how to grant write for `/docs-sync
+    # apply`, and the stand-in's installations have it (test_contents_write_is_what_lets_apply_...).
+    assert manifest["default_permissions"] == {**APP_PERMISSIONS, "contents": "read"}
 
 
 def test_the_procfile_serves_on_the_platforms_port():
