@@ -167,8 +167,10 @@ def split_span(content: str) -> list[tuple[str, str, str | None]]:
         value = short.group(1)
         return [(flag, "flag", value if value and _good_value(value) else None)]
     key = _KEY_VALUE_RE.fullmatch(text)
-    if key:
-        return [(key.group(1), "key", key.group(2))]  # `sample_packing: true`, as a config sets it
+    if key:  # `sample_packing: true`, as a config sets it; `config: x.yaml` cites the file too
+        value = key.group(2)
+        path = [(value, "path", None)] if _EXT_RE.search(value) and "://" not in value else []
+        return [(key.group(1), "key", None), *path]
     if any(c.isspace() for c in text):
         return [(w, "path", None) for w in text.split() if _EXT_RE.search(w) and "://" not in w]
     if text.endswith("()"):

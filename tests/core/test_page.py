@@ -611,3 +611,15 @@ def test_flags_inside_a_quoted_argument_are_its_value():
         ("tools/args.py", ("python3",)),
         ("--family", ("python3", "tools/args.py")),
     ]
+
+
+def test_a_span_setting_a_key_cites_the_key_and_the_file_it_names():
+    p = page("""
+        Set `sample_packing: true`, or `config: configs/train.yaml`.
+        """)
+    assert [(r.token, r.kind) for r in p.refs] == [
+        ("sample_packing", "key"),
+        ("config", "key"),
+        ("configs/train.yaml", "path"),
+    ]
+    assert not p.claims  # it says what to set, not what the default is
