@@ -444,8 +444,31 @@ class Ownership:
                     continue
                 if run.kind != _FOREIGN:
                     found.append(run._replace(line=ref.line))
-            self._page_runs[doc.path] = found
+            found += self._bare_runs(doc, {r.line for r in found})
+            self._page_runs[doc.path] = sorted(found, key=lambda r: r.line)
         return self._page_runs[doc.path]
+
+    def _bare_runs(self, doc: DocPage, lines: set[int]) -> list[Run]:
+        """Commands in fenced blocks that cite no flag or path (`python -m weasel assets
+        [project_dir]`), when they name a subcommand of a program the rule reads: the table of
+        that subcommand's flags below it is about it."""
+        out: list[Run] = []
+        fence: str | None = None
+        for number, text in enumerate(doc.lines[:_MAX_PAGE_LINES], 1):
+            stripped = text.strip().removeprefix("> ").strip()
+            if stripped.startswith(("```", "~~~")):
+                marker = stripped[:3]
+                fence = None if fence == marker else (marker if fence is None else fence)
+                continue
+            if fence is None or number in lines or not stripped or stripped.startswith("#"):
+                continue
+            words = command_words(stripped)
+            run = self._run(words, doc.path) if words else None
+            if run is not None and run.kind == _READ and run.scope is not None:
+                paths = run.scope.paths or frozenset()
+                if invoked(run.scope.args, paths) is not None:
+                    out.append(run._replace(line=number))
+        return out
 
     def _has_own_parser(self, script: str, doc: DocPage) -> bool:
         if self.programs is None:
@@ -491,6 +514,7 @@ class Run(NamedTuple):
     line: int = 0
 
 
+_MAX_PAGE_LINES = 20_000  # lines of a page read for its commands that cite no flag
 # Scripts read for the flags they pass: launchers, not every file of a large repository.
 _MAX_SCRIPTS = 400
 _SCRIPT_FLAG = re.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?")

@@ -207,3 +207,17 @@ def test_prose_after_one_subcommand_may_name_another_subcommands_flag(kind):
     assert errors(run(cli, head, page, config=config(kind))) == [
         ("changed", "--jobs", line(page, "defaults"), "`--jobs` defaults to 2.")
     ]
+
+
+@KINDS
+def test_a_table_below_a_bare_subcommand_is_that_subcommands(kind):
+    cli = SPELLED[kind][0]
+    page = (
+        "# Tool\n\n## Build\n\n```bash\ntool build --output dist\n```\n\n"
+        "## Serve\n\n```bash\ntool serve [DIR]\n```\n\n| Flag | Meaning |\n|---|---|\n"
+        "| `--output` | what to serve |\n| `--port` | the port |\n"
+    )
+    report = run(cli, renamed(kind, 2, "--root"), page, config=config(kind))
+    assert errors(report) == [
+        ("renamed", "--output", line(page, "| `--output`"), "| `--root` | what to serve |"),
+    ]
