@@ -244,6 +244,8 @@ class App:
             "DOCS_SYNC_WORKERS": "4",
             "LOG_LEVEL": "WARNING",
             "BENCH_WRITE_INTERVAL": str(write_interval),
+            # The load test counts the jobs of its deliveries: no recovery sweep adds its own.
+            "DOCS_SYNC_RECOVER_EVERY_S": "0",
         }
         self.url, self.logs = url, logs
 

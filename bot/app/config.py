@@ -25,6 +25,9 @@ Variables (Probot's names where Probot has one):
                       `/docs-sync` commands answered in 10 minutes per commenter (default 10)
                       and per repository (default 30); past them, one reply says so
 
+    DOCS_SYNC_RECOVER_EVERY_S  seconds between recoveries (bot.app.recovery: failed deliveries
+                      redelivered, open pull requests swept); default 600, 0 turns it off
+
 What one pull request may cost (bot.app.sandbox); past any of them its check run fails, naming it:
 
     DOCS_SYNC_MAX_SOURCE_MB   megabytes of files the analysis reads, base and head (default 5)
@@ -112,6 +115,7 @@ class Settings:
     metrics_port: int | None = None  # METRICS_PORT: a worker process's /metrics
     budget: Budget = Budget()
     command_limits: CommandLimits = CommandLimits()
+    recover_every_s: float = 600.0  # DOCS_SYNC_RECOVER_EVERY_S; 0: no recovery (bot.app.recovery)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:
@@ -131,6 +135,7 @@ class Settings:
             workers=int(_number(environ, "DOCS_SYNC_WORKERS", 4, 1, 64, whole=True)),
             metrics_port=_metrics_port(environ),
             budget=_budget(environ),
+            recover_every_s=_number(environ, "DOCS_SYNC_RECOVER_EVERY_S", 600, 0, 86400, whole=False),
             command_limits=CommandLimits(
                 per_commenter=int(
                     _number(environ, "DOCS_SYNC_COMMANDS_PER_COMMENTER", 10, 1, 10_000, whole=True)

@@ -298,6 +298,49 @@ class GitHubApp:
         self._installation_of[key] = int(data["id"])
         return self._installation_of[key]
 
+    # -- the App's own: installations and the webhook's deliveries (bot.app.recovery) ---------------
+
+    def installations(self) -> list[int]:
+        """The ids of the App's installations (App JWT), at most MAX_LIST_PAGES pages."""
+        rest = self._app.rest(API_VERSION)
+        ids: list[int] = []
+        for page in range(1, MAX_LIST_PAGES + 1):
+            fn = rest.apps.list_installations
+            response = self.authorized(None, "GET", "/app/installations", fn, per_page=PER_PAGE, page=page)
+            ids += [int(i["id"]) for i in response.json()]
+            if not _has_next(response):
+                break
+        return ids
+
+    def installation_repositories(self, installation_id: int, page: int) -> tuple[list[dict], bool]:
+        """One page of the repositories an installation reaches, and whether more follow."""
+        rest = self._client(installation_id).rest(API_VERSION)
+        fn = rest.apps.list_repos_accessible_to_installation
+        what = "/installation/repositories"
+        response = self.authorized(installation_id, "GET", what, fn, per_page=PER_PAGE, page=page)
+        return list(response.json().get("repositories") or []), _has_next(response)
+
+    def hook_deliveries(self, max_pages: int) -> Iterator[dict]:
+        """The App webhook's deliveries, newest first (App JWT; GitHub pages them by cursor)."""
+        rest = self._app.rest(API_VERSION)
+        cursor: str | None = None
+        for _ in range(max_pages):
+            kw: dict[str, Any] = {"per_page": PER_PAGE}
+            if cursor:
+                kw["cursor"] = cursor
+            what = "/app/hook/deliveries"
+            response = self.authorized(None, "GET", what, rest.apps.list_webhook_deliveries, **kw)
+            yield from response.json()
+            m = _NEXT_CURSOR.search(response.headers.get("link", ""))
+            if m is None:
+                return
+            cursor = m.group(1)
+
+    def redeliver(self, delivery_id: int) -> None:
+        """Ask GitHub to send delivery `delivery_id` again (same guid); 202 on GitHub's side."""
+        fn = self._app.rest(API_VERSION).apps.redeliver_webhook_delivery
+        self.authorized(None, "POST", f"/app/hook/deliveries/{delivery_id}/attempts", fn, delivery_id)
+
     def repo(self, installation_id: int, owner: str, repo: str) -> Repo:
         return Repo(self, self._client(installation_id), installation_id, owner, repo)
 
@@ -405,6 +448,9 @@ def _error_message(response: httpx.Response) -> str:
 
 def _json(response: Any) -> Any:
     return response.json()
+
+
+_NEXT_CURSOR = re.compile(r'<[^>]*[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"')
 
 
 def _has_next(response: Any) -> bool:

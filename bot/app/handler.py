@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from bot.app import checkjob, commands
+from bot.app import checkjob, commands, recovery
 from bot.app.config import Settings
 from bot.app.context import Deps, job_context
 from bot.app.lanes import github_app
@@ -65,8 +65,14 @@ class JobHandler:
     def __init__(self, deps: Deps):
         self.deps = deps
 
+    # The job a serving worker enqueues at start and every DOCS_SYNC_RECOVER_EVERY_S.
+    recurring = staticmethod(recovery.recovery_job)
+
     def __call__(self, job: Job) -> None:
         deps = self.deps
+        if job.kind == recovery.KIND:
+            recovery.run(deps)
+            return
         payload = parse(job.kind, job.payload)
         if payload is None:
             log.warning("job %s has unknown kind %r; nothing to do", job.id, job.kind)

@@ -44,6 +44,7 @@ unchanged.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -76,6 +77,8 @@ CACHE_NAMESPACES = (
     "reply",
     "applied",
     "limit",
+    "redelivery",
+    "swept",
     "credential",
     "history",
 )
@@ -278,6 +281,9 @@ class SQLiteQueue:
         self._db.execute("PRAGMA synchronous=FULL")  # an accepted delivery survives power loss
         self._db.execute("PRAGMA busy_timeout=10000")
         self._db.create_function("repository", 1, repository_of, deterministic=True)
+        # The file as opened: one deleted or replaced under the running App (a container restarted
+        # without its volume) still takes writes through the open handle, and they are lost.
+        self._identity = _identity(path)
         with self._tx() as db:
             # Statement by statement: executescript() would commit the open transaction.
             for statement in _SCHEMA.split(";"):
@@ -473,6 +479,8 @@ class SQLiteQueue:
         return jobs + kv + blobs + tallies
 
     def ping(self) -> None:
+        if self._identity is not None and _identity(self.path) != self._identity:
+            raise DatabaseGone(f"the database file {self.path} was removed or replaced since it was opened")
         self.kv_put("health", "ping", json.dumps(self._clock()))
         if self.kv_get("health", "ping") is None:
             raise RuntimeError("the database lost a row it had just written")
@@ -528,6 +536,21 @@ class SQLiteQueue:
                 "INSERT INTO blobs (sha, text, created_at) VALUES (?, ?, ?) ON CONFLICT (sha) DO NOTHING",
                 (sha, text, self._clock()),
             )
+
+
+class DatabaseGone(RuntimeError):
+    """The SQLite file the queue opened is no longer at its path (deleted, or another in its place)."""
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`; None for an in-memory database, or no file."""
+    if path in ("", ":memory:") or path.startswith("file:"):
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (-1, -1)  # gone: differs from any file's
+    return (st.st_dev, st.st_ino)
 
 
 def repository_of(key: str | None) -> str | None:

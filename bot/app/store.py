@@ -23,6 +23,8 @@ same as the database has always held, so an upgrade keeps its state) is:
                                                 it is being sent)
     ns "limit",       "<job id>"                {"verdict"}: "run", "tell:<who>" or "quiet", what
                                                 the command limits said of the job
+    ns "swept",       "owner/repo@<head sha>"   {}: a recovery sweep found a docs-sync run there
+    ns "redelivery",  "<delivery guid>"         {"asks"}: redeliveries asked of GitHub (recovery)
     ns "applied",     "<job id>"                {"parent", "commit", "answer"}: the commit
                                                 `/docs-sync apply` made, before the branch was
                                                 moved to it, and what the reply says
@@ -328,6 +330,21 @@ class Store:
 
     def save_limit_verdict(self, job_id: int, verdict: str) -> None:
         self._put("limit", str(job_id), {"verdict": verdict})
+
+    def swept(self, repo: str, head_sha: str) -> bool:
+        """Did a recovery sweep find a docs-sync run on this head already?"""
+        return self._get("swept", f"{repo}@{head_sha}") is not None
+
+    def save_swept(self, repo: str, head_sha: str) -> None:
+        self._put("swept", f"{repo}@{head_sha}", {})
+
+    def redelivery(self, guid: str) -> int:
+        """How many times GitHub was asked to redeliver delivery `guid` (bot.app.recovery)."""
+        data = self._get("redelivery", guid)
+        return int(data.get("asks") or 0) if isinstance(data, dict) else 0
+
+    def save_redelivery(self, guid: str, asks: int) -> None:
+        self._put("redelivery", guid, {"asks": asks})
 
     def applied(self, job_id: int) -> Applied | None:
         data = self._get("applied", str(job_id))

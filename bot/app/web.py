@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import hashlib
 import hmac
@@ -61,7 +62,7 @@ from bot.app.events import JobSpec, route
 from bot.app.logs import configure_logging, delivery_context
 from bot.app.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from bot.app.metrics import Metrics, QueueFigures
-from bot.app.queue import JobQueue, NewJob, SQLiteQueue
+from bot.app.queue import DatabaseGone, JobQueue, NewJob, SQLiteQueue
 from bot.app.worker import Handler, Worker
 
 log = logging.getLogger(__name__)
@@ -183,6 +184,9 @@ def build_app(
         try:
             await run_in_threadpool(queue.ping)
             counts = await run_in_threadpool(queue.counts)
+        except DatabaseGone as exc:  # what is stored now is lost at the restart: say so
+            log.error("health check: %s", exc)
+            return JSONResponse({"ok": False, "error": str(exc)}, status_code=503)
         except Exception as exc:
             log.error("health check: the database cannot be written and read: %s", type(exc).__name__)
             return JSONResponse(
@@ -412,9 +416,7 @@ def build_server(
     metrics = Metrics()
     worker = None
     if with_worker:
-        worker = Worker(
-            queue, _handler(settings, queue, metrics, handler_factory), metrics, threads=settings.workers
-        )
+        worker = _worker(settings, queue, metrics, handler_factory)
     app = build_app(settings, queue, metrics, worker=worker)
     config = uvicorn.Config(
         app,
@@ -425,6 +427,24 @@ def build_server(
         lifespan="on",
     )
     return uvicorn.Server(config)
+
+
+def _worker(
+    settings: Settings, queue: JobQueue, metrics: Metrics, handler_factory: HandlerFactory | None
+) -> Worker:
+    handler = _handler(settings, queue, metrics, handler_factory)
+    # The handler's recurring job (bot.app.recovery's, for the App's own handler), when asked for.
+    recurring = getattr(handler, "recurring", None) if settings.recover_every_s > 0 else None
+    if recurring is not None:
+        recurring = functools.partial(recurring, every_s=settings.recover_every_s)
+    return Worker(
+        queue,
+        handler,
+        metrics,
+        threads=settings.workers,
+        recurring=recurring,
+        recurring_every_s=settings.recover_every_s,
+    )
 
 
 def _handler(
@@ -488,9 +508,7 @@ def work(environ: Mapping[str, str] = os.environ, handler_factory: HandlerFactor
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
-        worker = Worker(
-            queue, _handler(settings, queue, metrics, handler_factory), metrics, threads=settings.workers
-        )
+        worker = _worker(settings, queue, metrics, handler_factory)
         worker.start()
         log.info("worker started: %d thread(s)", settings.workers)
         while not stopping.wait(1.0):

@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable
 
 from bot.app.logs import delivery_context
 from bot.app.metrics import Metrics
-from bot.app.queue import Job, JobQueue
+from bot.app.queue import Job, JobQueue, NewJob
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,8 @@ class Worker:
         max_attempts: int = 8,
         base_delay_s: float = 10.0,
         max_delay_s: float = 3600.0,
+        recurring: Callable[[float], NewJob] | None = None,
+        recurring_every_s: float = 600.0,
     ):
         self.queue = queue
         self.handler = handler
@@ -80,6 +82,10 @@ class Worker:
         self.poll_interval = poll_interval
         self.prune_every_s = prune_every_s
         self._next_prune = time.monotonic() + 60.0  # not in the rush of a start
+        # A job enqueued at start and every `recurring_every_s` (the App's recovery): made from
+        # the wall time, so processes sharing the database make the same one, stored once.
+        self.recurring, self.recurring_every_s = recurring, recurring_every_s
+        self._next_recurring = 0.0
         self.max_attempts = max_attempts
         self.base_delay_s = base_delay_s
         self.max_delay_s = max_delay_s
@@ -158,9 +164,24 @@ class Worker:
         except Exception:
             log.exception("pruning the queue database failed; trying again in %.0fs", self.prune_every_s)
 
+    def _recurring_if_due(self) -> None:
+        if self.recurring is None:
+            return
+        with self._lock:
+            if time.monotonic() < self._next_recurring:
+                return
+            self._next_recurring = time.monotonic() + self.recurring_every_s
+        try:
+            self.queue.enqueue_many([self.recurring(time.time())])
+        except Exception:
+            log.exception(
+                "the recurring job could not be queued; trying again in %.0fs", self.recurring_every_s
+            )
+
     def _run(self) -> None:
         while not self._stop.is_set():
             self._prune_if_due()
+            self._recurring_if_due()
             seen = self._wakes
             try:
                 job = self.run_once()

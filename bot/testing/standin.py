@@ -94,9 +94,12 @@ GitHubHost(app_id=1, private_key_pem=None, *, app_slug="docs-sync", content_limi
     repositories together.
 
 Endpoints (JSON shaped as github.com shapes them, so githubkit's models parse them):
-    POST /app/installations/{id}/access_tokens (App JWT), GET /app, GET /app/installations/{id},
-    GET /repos/{o}/{r}/installation (App JWT); every other endpoint wants `token <t>` or
-    `Bearer <t>` with an installation token, else 401. GET /rate_limit needs nothing.
+    POST /app/installations/{id}/access_tokens (App JWT), GET /app, GET /app/installations
+    (the one installation), GET /app/installations/{id}, GET /repos/{o}/{r}/installation, the
+    webhook's delivery log and redelivery (bot.testing.hooks) (App JWT); GET
+    /installation/repositories (the installation's token: the one repository); every other
+    endpoint wants `token <t>` or `Bearer <t>` with an installation token, else 401. GET
+    /rate_limit needs nothing.
     GET /repos/{o}/{r}; pulls: GET pulls (state, head "owner:ref", base), GET pulls/{n} (also
     the vnd.github.diff media type, 406 past 300 files or 20,000 lines), GET pulls/{n}/files
     (100 a page, at most 3,000 files), GET commits/{sha}/pulls (not for fork PRs: on github.com
@@ -202,6 +205,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from bot.testing.hooks import HookLog
 
 # ---------------------------------------------------------------------------------------------
 # git
@@ -904,7 +909,7 @@ class _Serving:
 # the stand-in
 
 
-class GitHubStandIn:
+class GitHubStandIn(HookLog):
     """github.com for one repository and one App installation; see the module docstring."""
 
     def __init__(
@@ -950,6 +955,7 @@ class GitHubStandIn:
         self.requests: list[tuple[str, str, int]] = []
         self.deliveries: list[tuple[str, dict]] = []  # webhooks GitHub would send the App
         self.server_errors: list[str] = []  # tracebacks of the stand-in's own faults
+        self._init_hooks()
 
         self._lock = threading.RLock()
         self._ids = iter(range(1_000_001, 2**31))
@@ -1072,6 +1078,7 @@ class GitHubStandIn:
             self.tree_entry_limit = _TREE_LIMIT
             self._writes.clear()
             self._suites.clear()
+        self._reset_hooks()
 
     def set_permission(self, user: str, permission: str) -> None:
         if permission not in (*_PERMISSIONS, "none"):
@@ -1146,6 +1153,10 @@ class GitHubStandIn:
         table = [
             ("POST", r"/app/installations/(?P<iid>\d+)/access_tokens", "jwt", self._h_access_token),
             ("GET", r"/app", "jwt", self._h_app),
+            ("GET", r"/app/installations", "jwt", self._h_installations),
+            ("GET", r"/app/hook/deliveries", "jwt", self._h_hook_deliveries),
+            ("POST", r"/app/hook/deliveries/(?P<id>\d+)/attempts", "jwt", self._h_redeliver),
+            ("GET", r"/installation/repositories", "token", self._h_installation_repositories),
             ("GET", r"/app/installations/(?P<iid>\d+)", "jwt", self._h_installation),
             ("GET", repo + r"/installation", "jwt", self._h_repo_installation),
             ("GET", r"/rate_limit", "any", self._h_rate_limit),
@@ -1730,6 +1741,13 @@ class GitHubStandIn:
     def _h_installation(self, req: _Req):
         self._check_installation(req.params["iid"])
         return 200, self._installation_json()
+
+    def _h_installations(self, req: _Req):
+        return self._paginate(req, [self._installation_json()])
+
+    def _h_installation_repositories(self, req: _Req):
+        status, repos, headers = self._paginate(req, [self._repo_json(self.owner, False, req.version)])
+        return status, {"total_count": 1, "repository_selection": "selected", "repositories": repos}, headers
 
     def _h_repo_installation(self, req: _Req):
         return 200, self._installation_json()
