@@ -4,8 +4,9 @@ sending at once; no warm-up, so the first delivery after a start counts, as GitH
 
 Each row starts its own intake server (bench_app.IntakeServer: the App served by uvicorn in a
 process of its own, its SQLite queue, no worker) and sends signed pull_request.opened
-deliveries of the job tests' repository. Prints figures; asserts nothing about time. See
-bench/README.md.
+deliveries of the job tests' repository; the last row sends the same 200 to a bare starlette
+route answering 202 unread, served the same way: the floor the machine sets. Prints figures;
+asserts nothing about time. See bench/README.md.
 
     python bench/bench_ack.py [--runs N] [--quick]
 """
@@ -25,7 +26,11 @@ for path in (ROOT, ROOT / "bench"):
 
 from bench_app import TARGET_P99_S, IntakeServer, _ms, deliveries, nearest_rank, send_all  # noqa: E402
 
-ROWS = (("50 sequential, 1 connection", 50, 1), ("200 from 20 connections at once", 200, 20))
+ROWS = (
+    ("50 sequential, 1 connection", 50, 1, "app"),
+    ("200 from 20 connections at once", 200, 20, "app"),
+    ("200 at once, bare starlette route", 200, 20, "bare"),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,14 +50,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("Acknowledgement from a fresh App (SQLite queue, no worker), no warm-up")
             print(f"{'deliveries':<34} {'run':>3} {'first':>8} {'p50':>8} {'p99':>8} {'max':>8}  answers")
             first = 1
-            for name, count, connections in ROWS:
+            for name, count, connections, kind in ROWS:
                 worst = 0.0
                 for run in range(1, runs + 1):
                     requests = deliveries(standin, shas, first, count, f"ack{first}")
                     first += count
                     fresh = scratch / f"server-{first}"
                     fresh.mkdir()
-                    server = IntakeServer("app", fresh)
+                    server = IntakeServer(kind, fresh)
                     try:
                         load = send_all(server.port, requests, connections)
                     finally:
