@@ -1,4 +1,5 @@
-"""The config keys a page's fenced YAML and TOML blocks set: each key as its dotted path from the
+"""The config keys a page's fenced YAML and TOML blocks set, and the environment variables its
+shell blocks and dotenv files set (`APP_DB_URL=...`): each key as its dotted path from the
 top of the block (`optimizer.lr` for `lr:` under `optimizer:`, the items of a list seen
 through, as bot/core/extract/config_keys.py reads a config file), with its value and where its
 name sits. The page records them whatever the block is about; only rules with config sources
@@ -17,7 +18,9 @@ import yaml
 
 YAML_LANGS = frozenset({"yaml", "yml"})
 TOML_LANGS = frozenset({"toml"})
-CONFIG_LANGS = YAML_LANGS | TOML_LANGS
+# Blocks whose `NAME=value` set environment variables: shell commands and dotenv files.
+ENV_LANGS = frozenset({"", "bash", "sh", "shell", "zsh", "console", "env", "dotenv", "docker", "dockerfile"})
+CONFIG_LANGS = YAML_LANGS | TOML_LANGS | ENV_LANGS
 MAX_BLOCK = 100_000  # characters of one block
 MAX_KEYS = 2_000  # keys of one block
 MAX_DEPTH = 16
@@ -38,6 +41,11 @@ def block_keys(lang: str, content: str) -> list[BlockKey]:
             return []
     if lang in TOML_LANGS:
         return list(_limited(_toml_keys(content)))
+    if lang in ENV_LANGS:
+        try:
+            return list(_limited(_env_keys(content)))
+        except _TooMany:
+            return []
     return []
 
 
@@ -111,6 +119,22 @@ def _toml_keys(content: str) -> Iterator[BlockKey]:
             value = raw[1:-1] if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'" else raw
         col = len(m.group(1)) + m.group(2).rfind(name.split(".")[-1])
         yield f"{table}.{name}" if table else name, value or None, i, col
+
+
+# `APP_DB_URL=x cmd`, `export APP_DB_URL=x`, `-e APP_DB_URL=x`, a dotenv line: a variable named
+# in capitals with an underscore (`A=1` or `x=1` are shell's own).
+_ENV_SET = re.compile(r"(?:^|(?<=[\s;&|(]))(?:export\s+)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=")
+
+
+def _env_keys(content: str) -> Iterator[BlockKey]:
+    """The environment variables a shell block or dotenv file sets. Their values are left out:
+    a command setting a variable says what to run with, not what the default is."""
+    for i, line in enumerate(content.split("\n")):
+        code = line.split(" #", 1)[0]
+        if code.lstrip().startswith("#"):
+            continue
+        for m in _ENV_SET.finditer(code):
+            yield m.group(1), None, i, m.start(1)
 
 
 def _unquote(dotted: str) -> str:

@@ -269,3 +269,26 @@ def test_a_new_row_of_a_defaults_table_states_the_model_s_default() -> None:
     assert said(run(MODELS, BASE, head)) == [
         ("wrong-default", "optimizer.lr", 21, "| `optimizer.lr` | `3e-4` |")
     ]
+
+
+def test_variables_a_shell_block_sets_are_the_settings_ones() -> None:
+    page = (
+        PAGE
+        + "\n```bash\nexport APP_DATABASE_URL=postgres://db  # 4 workers\n"
+        + "CUDA_VISIBLE_DEVICES=0 app serve\n```\n"
+    )
+    base = {**BASE, DOC: page}
+    head = {**base, SETTINGS: MODEL.replace('env_prefix="APP_"', 'env_prefix="MYAPP_"')}
+    assert said(run(MODELS, base, head)) == [
+        (
+            "renamed",
+            "APP_DATABASE_URL",
+            3,
+            "Set `database_url` (or `MYAPP_DATABASE_URL` in the environment).",
+        ),
+        ("renamed", "APP_DATABASE_URL", 19, "export MYAPP_DATABASE_URL=postgres://db  # 4 workers"),
+    ]
+    added = page + "\n```env\nAPP_DATABSE_URL=sqlite://\n```\n"
+    assert said(run(MODELS, base, {**base, DOC: added})) == [
+        ("unresolved", "APP_DATABSE_URL", 24, "APP_DATABASE_URL=sqlite://")
+    ]
