@@ -339,3 +339,39 @@ def test_a_decorator_built_from_options_and_click_s_version_and_help_switches():
     assert found["--quiet @build"]["sets"] == "true"
     assert {"-V", "--version", "--usage @build"} <= set(found)
     assert "1.0" not in found and "--help @build" not in found
+
+
+def test_a_typer_app_a_project_function_makes_holds_the_commands_it_decorates():
+    text = """
+    from typing import Annotated
+
+    import typer
+
+    from ._utils import TokenOpt, make_app
+
+    auth_cli = make_app(help="Manage authentication.")
+    helpers = make_list("not an app")
+
+
+    @auth_cli.command("login")
+    def auth_login(
+        token: TokenOpt = None,
+        add_to_git: Annotated[bool, typer.Option(help="Save it for git too.")] = False,
+    ):
+        pass
+
+
+    @auth_cli.command()
+    def whoami_cmd(verbose: bool = False):
+        pass
+    """
+    found = facts("typer", text)
+    assert set(found) == {
+        "--token @login",
+        "--add-to-git @login",
+        "--no-add-to-git @login",
+        "--verbose @whoami-cmd",
+        "--no-verbose @whoami-cmd",
+    }
+    assert found["--add-to-git @login"]["help"] == "Save it for git too."
+    assert facts("typer", "import typer\n\nhelpers = make_list('x')\n") == {}

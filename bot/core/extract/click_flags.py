@@ -170,10 +170,18 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
                 applied := _applied(stmt.value, names, options, groups)
             ):
                 groups[target] = applied  # mkdocs: `common_options = add_options(quiet_option, ...)`
-            elif names.is_call_of(stmt.value, "Typer"):
+            elif names.is_call_of(stmt.value, "Typer") or (
+                names.framework == "typer"
+                and isinstance(stmt.value, ast.Call)
+                and names.of(stmt.value.func) is None
+                and _decorates_commands(tree, target)
+            ):
+                # `app = typer.Typer()`, or a project's own maker of one (`auth_cli =
+                # typer_factory(help=...)`) whose commands the module declares.
                 assert isinstance(stmt.value, ast.Call)
                 typer_apps.add(target)
-                commands[target] = _Command(_given_name(stmt.value) or ("",), None, framework="typer")
+                given = _given_name(stmt.value) if names.of(stmt.value.func) else None
+                commands[target] = _Command(given or ("",), None, framework="typer")
             elif names.is_call_of(stmt.value, "Group", "group"):
                 assert isinstance(stmt.value, ast.Call)
                 commands[target] = _Command(_given_name(stmt.value) or ("",), None)
@@ -281,6 +289,21 @@ def _registers(tree: ast.Module, imported: set[str]) -> list[str]:
             ):
                 found.append(func.value.id)
     return found
+
+
+def _decorates_commands(tree: ast.Module, name: str) -> bool:
+    """Is `name` used as `@name.command(...)` by a function of the module?"""
+    for fn in _functions(tree):
+        for d in fn.decorator_list:
+            func = d.func if isinstance(d, ast.Call) else d
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "command"
+                and isinstance(func.value, ast.Name)
+                and func.value.id == name
+            ):
+                return True
+    return False
 
 
 def _functions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
