@@ -549,3 +549,40 @@ def test_metrics_show_depth_age_and_lag_by_installation(stack):
     after = Scrape(client.get("/metrics").text)
     assert after("docs_sync_queue_depth") == 0 and after("docs_sync_queue_oldest_job_seconds") == 0
     assert "docs_sync_installation_lag_seconds{" not in client.get("/metrics").text
+
+
+def test_bodies_past_the_reading_budget_are_told_busy_at_once_and_a_slow_one_is_cut(tmp_path):
+    """What the buffers being filled would take is bounded by their declared sizes together; a
+    body arriving too slowly to make its deadline is cut after the grace, not at the deadline."""
+    settings = settings_for(tmp_path)
+    with SQLiteQueue(settings.db_path) as queue:
+        body = fixture_body("pull_request/opened.payload.json")
+        app = build_app(
+            settings,
+            queue,
+            Metrics(),
+            max_reading_bytes=len(body) + 1000,
+            body_timeout_s=5,
+            body_grace_s=0.2,
+        )
+
+        async def scenario(client):
+            async def trickle():
+                for _ in range(20):  # bounded: at most 20 chunks, 2 s
+                    yield b" "
+                    await asyncio.sleep(0.1)
+
+            slow_headers = {**headers("pull_request", body), "Content-Length": str(len(body))}
+            slow = asyncio.create_task(client.post("/webhook", content=trickle(), headers=slow_headers))
+            await asyncio.sleep(0.05)
+            started = time.monotonic()
+            busy = await client.post("/webhook", content=body, headers=headers("pull_request", body))
+            waited = time.monotonic() - started
+            cut = await slow
+            after = await client.post("/webhook", content=body, headers=headers("pull_request", body))
+            return busy, waited, cut, after
+
+        busy, waited, cut, after = _one_loop(app, scenario)
+    assert busy.status_code == 503 and "MB of deliveries are being read" in busy.json()["error"]
+    assert waited < 0.2  # refused at once, not after a wait
+    assert cut.status_code == 408 and after.status_code == 202
