@@ -237,7 +237,10 @@ class Ownership:
             words = command_words(m.group(2))
             if not words or words[0].startswith("-"):
                 continue
-            named = _PYTHON_M.match(m.group(2).strip()) or words[0] in self._tools()
+            # A command linked to another site's page ([`dvc run`](https://dvc.org/...)) is that
+            # site's tool.
+            linked = text[max(m.start() - 1, 0) : m.start()] == "[" and text[m.end() :].startswith("](http")
+            named = _PYTHON_M.match(m.group(2).strip()) or words[0] in self._tools() or linked
             if named and self._run(words, doc_path).kind == _FOREIGN:
                 return True
         return False

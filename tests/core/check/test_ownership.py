@@ -448,6 +448,19 @@ Pass `--sede` and `--quantum-flux` here.
     assert kinds(audited(page, files)) == [("unresolved", "--quantum-flux"), ("unresolved", "--sede")]
 
 
+def test_a_flag_after_a_command_linked_to_another_sites_page_is_that_tools():
+    page = """
+## DVC
+
+Calls [`dvc run`](https://dvc.org/doc/command-reference/run) with `--no-exec` under the hood.
+
+## Ours
+
+Calls the trainer with `--no-exek`.
+"""
+    assert kinds(audited(page, {CLI: cli("'--no-exec-x'")})) == [("unresolved", "--no-exek")]
+
+
 def test_placeholders_the_reader_fills_in_are_not_checked():
     page = (
         "Pass `--something-path my_pkg.thing`; add a test such as `tests/e2e/test_x.py` or `my_pkg/run.py`.\n"
