@@ -33,7 +33,7 @@ _NOT_PAGES: tuple[str, ...] = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CO
 _NOT_PAGES += ("CONTRIBUTING", "RELEASE", "NEWS")  # release-notes.md: what a release changed, true then
 # Dated writing: what a release or a post said then is not wrong now.
 _HISTORY_DIRS = frozenset(
-    {"_posts", "blog", "news", "changes", "changelog", "changelogs", "releases", "release-notes"}
+    {"_posts", "announce", "blog", "news", "changes", "changelog", "changelogs", "releases", "release-notes"}
 )
 _HISTORY_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "RELEASE", "NEWS")
 # Markdown, MDX, Quarto and reStructuredText (bot/core/page.py reads each).
@@ -53,6 +53,7 @@ class Parser:
     paths: tuple[str, ...] = ()  # typed parameters (bot/core/typed_clis.py): the files it spans
     names: tuple[str, ...] = ()  # and the classes and functions made into its flags
     programs: tuple[str, ...] = ()  # and the console scripts that run it unseen by the reach
+    calls: tuple[str, ...] = ()  # argparse: the calls declaring its flags, when not add_argument
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,11 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
     built = {p.path for p in found.parsers if p.kind == "dataclass-flags"}
     argparse = [p.path for p in found.parsers if p.kind == "argparse" and p.path not in built]
     if argparse:
-        lines += ["      - id: cli", "        kind: argparse", "        paths:"]
+        lines += ["      - id: cli", "        kind: argparse"]
+        calls = sorted({c for p in found.parsers if p.kind == "argparse" for c in p.calls})
+        if calls:  # pytest's addoption
+            lines.append(f"        calls: [{', '.join(calls)}]")
+        lines.append("        paths:")
         lines += [f"          - {_quote(pattern)}" for pattern, _ in _grouped(argparse, "py", deep=False)]
     taken: set[str] = set()
     for parser in found.parsers:
@@ -285,11 +290,13 @@ def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
 
     for path in paths:
         text = tree.read(path)
-        if text is None or len(text) > MAX_TEXT or "add_argument" not in text:
+        if text is None or len(text) > MAX_TEXT or not any(call in text for call in _DECLARING):
             continue
-        flags = _flags(extract(Source(id="cli", kind="argparse", paths=(path,)), path, text).facts)
+        calls = _DECLARING if "addoption(" in text else ()
+        source = Source(id="cli", kind="argparse", paths=(path,), calls=calls)
+        flags = _flags(extract(source, path, text).facts)
         if flags:
-            yield Parser(path, "argparse", flags)
+            yield Parser(path, "argparse", flags, calls=calls)
         for cls, builder in _builders(path, text):
             source = Source(
                 id="fields", kind="dataclass-flags", paths=(path,), dataclass=cls, builder=builder
@@ -297,6 +304,11 @@ def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
             fields = _flags(extract(source, path, text).facts)
             if fields:
                 yield Parser(path, "dataclass-flags", fields, cls, builder)
+
+
+# argparse's add_argument, and pytest's: its Parser and OptionGroup's `addoption(*opts, **attrs)`
+# (`_addoption` for its own short options) hand argparse the same arguments.
+_DECLARING = ("add_argument", "addoption", "_addoption")
 
 
 def _flags(facts: Iterable[object]) -> frozenset[str]:

@@ -192,3 +192,37 @@ def test_pages_that_share_scripts_are_not_paired():
     }
     text = config_for(MemoryTree(files))
     assert text is not None and "{name}" not in text
+
+
+PLUGIN = """\
+def pytest_addoption(parser):
+    group = parser.getgroup("general")
+    group._addoption("-x", "--exitfirst", action="store_true", help="Stop at the first failure.")
+    group.addoption("--maxfail", type=int, default=0)
+    parser.addoption("--color", choices=["yes", "no", "auto"], default="auto")
+"""
+
+
+def test_pytest_s_addoption_is_argparse_and_dated_announcements_are_excluded():
+    files = {
+        "pyproject.toml": '[project]\nname = "runner"\n[project.scripts]\npytest = "runner.main:main"\n',
+        "src/runner/main.py": PLUGIN,
+        "conftest.py": 'def pytest_addoption(parser):\n    parser.addoption("--slow")\n',
+        "doc/usage.rst": "Usage\n=====\n\n.. code-block:: bash\n\n   pytest -x --maxfail 2\n\n``--color``\n",
+        "doc/how/a.rst": "A\n=\n\n``--exitfirst`` or ``--maxfail``.\n",
+        "doc/how/b.rst": "B\n=\n\n``--color`` and ``-x``.\n",
+        "doc/announce/release-1.0.rst": "1.0\n===\n\n``--maxfail`` and ``--color``.\n",
+        "doc/announce/sprint.rst": "Sprint\n======\n\n``--maxfail`` and ``--color``.\n",
+    }
+    tree = MemoryTree(files)
+    text = config_for(tree)
+    assert text is not None
+    assert "        kind: argparse\n        calls: [_addoption, add_argument, addoption]\n" in text
+    assert "          - src/runner/main.py\n" in text and "conftest.py" not in text
+    assert 'exclude: ["doc/announce/**"]' in text
+    (pack,) = parse_repo_config(text)
+    stale = dict(files, **{"doc/usage.rst": files["doc/usage.rst"].replace("--maxfail", "--max-fail")})
+    report = audit(pack.rules, MemoryTree(stale))
+    assert [(f.kind, f.symbol, f.doc.path) for f in report.findings] == [
+        ("unresolved", "--max-fail", "doc/usage.rst")
+    ]
