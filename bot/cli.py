@@ -171,6 +171,16 @@ def _parser() -> argparse.ArgumentParser:
         help="take deliveries only; `docs-sync worker` processes run the jobs (needs DATABASE_URL)",
     )
     sub.add_parser("worker", help="run jobs from the shared PostgreSQL queue (DATABASE_URL) until SIGTERM")
+    register = sub.add_parser(
+        "register", help="register the GitHub App from its manifest and write its settings to .env"
+    )
+    register.add_argument("--manifest", default="app.yml", help="the App's manifest (default: app.yml)")
+    register.add_argument("--org", help="register it for this organisation (default: your account)")
+    register.add_argument("--webhook-url", help="where GitHub delivers webhooks (default: the manifest's)")
+    register.add_argument("--env-file", default=".env", help="file the settings go to (default: .env)")
+    register.add_argument("--port", type=int, default=0, help="port of the local page (default: any free)")
+    register.add_argument("--github-url", default="https://github.com", help=argparse.SUPPRESS)
+    register.add_argument("--no-browser", action="store_true", help="print the page's address, open nothing")
     return parser
 
 
@@ -607,6 +617,47 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_register(args: argparse.Namespace) -> int:
+    """The manifest flow done for the user (bot/app/register.py)."""
+    _need_app("register")
+    import webbrowser
+    from pathlib import Path
+
+    import yaml
+
+    from bot.app.register import RegisterError, register
+
+    try:
+        with open(args.manifest, encoding="utf-8") as f:
+            manifest = yaml.safe_load(f)
+    except OSError as e:
+        raise UsageError(
+            f"cannot read the manifest {args.manifest}: {e.strerror or e} (pass --manifest FILE)"
+        ) from None
+    if not isinstance(manifest, dict):
+        raise UsageError(f"{args.manifest} is not a manifest (a YAML mapping)")
+    if args.webhook_url:
+        manifest = {
+            **manifest,
+            "hook_attributes": {**manifest.get("hook_attributes", {}), "url": args.webhook_url},
+        }
+    api = os.environ.get("GITHUB_API_URL", "").strip() or "https://api.github.com"
+    try:
+        register(
+            manifest,
+            Path(args.env_file),
+            org=args.org,
+            port=args.port,
+            github_url=args.github_url,
+            api_url=api,
+            open_page=None if args.no_browser else webbrowser.open,
+            say=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except RegisterError as e:
+        raise UsageError(str(e)) from None
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = _run(argv)
@@ -649,6 +700,8 @@ def _run(argv: Sequence[str] | None) -> int:
             # port None: the PORT setting, checked with the others
             serve(args.host, args.port, with_worker=not args.no_worker)
             return 0
+        if args.command == "register":
+            return run_register(args)
         if args.command == "worker":
             _need_app("worker")
             from bot.app.web import work

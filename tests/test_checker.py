@@ -85,7 +85,7 @@ WITHOUT_APP = (
 )
 
 
-@pytest.mark.parametrize("args", [("serve",), ("worker",), ("demo",)])
+@pytest.mark.parametrize("args", [("serve",), ("worker",), ("demo",), ("register",)])
 def test_the_apps_commands_without_the_extra_name_it(tmp_path: Path, args: tuple[str, ...]):
     proc = subprocess.run(
         [sys.executable, "-c", WITHOUT_APP, *args], capture_output=True, text=True, cwd=tmp_path, check=False

@@ -955,6 +955,7 @@ class GitHubStandIn(HookLog):
         self.requests: list[tuple[str, str, int]] = []
         self.deliveries: list[tuple[str, dict]] = []  # webhooks GitHub would send the App
         self.server_errors: list[str] = []  # tracebacks of the stand-in's own faults
+        self._manifest_codes: dict[str, tuple[dict, float]] = {}  # manifest_code() -> conversions
         self._init_hooks()
 
         self._lock = threading.RLock()
@@ -1153,6 +1154,7 @@ class GitHubStandIn(HookLog):
         table = [
             ("POST", r"/app/installations/(?P<iid>\d+)/access_tokens", "jwt", self._h_access_token),
             ("GET", r"/app", "jwt", self._h_app),
+            ("POST", r"/app-manifests/(?P<code>[^/]+)/conversions", "any", self._h_manifest_conversion),
             ("GET", r"/app/installations", "jwt", self._h_installations),
             ("GET", r"/app/hook/deliveries", "jwt", self._h_hook_deliveries),
             ("POST", r"/app/hook/deliveries/(?P<id>\d+)/attempts", "jwt", self._h_redeliver),
@@ -1733,6 +1735,36 @@ class GitHubStandIn(HookLog):
             "expires_at": _iso(expires),
             "permissions": permissions,
             "repository_selection": "selected",
+        }
+
+    def manifest_code(self, manifest: dict) -> str:
+        """What github.com's "Create GitHub App" button does with a posted manifest: registers the
+        App and hands the browser a code, good once and for an hour, to `redirect_url?code=`."""
+        code = secrets.token_hex(10)
+        with self._lock:
+            self._manifest_codes[code] = (dict(manifest), self.now() + 3600)
+        return code
+
+    def _h_manifest_conversion(self, req: _Req):
+        """POST /app-manifests/{code}/conversions: no authentication, the code is the secret."""
+        with self._lock:
+            entry = self._manifest_codes.pop(req.params["code"], None)
+        if entry is None or entry[1] < self.now():
+            raise _HTTPError(404, "Not Found")
+        manifest = entry[0]
+        slug = re.sub(r"[^a-z0-9]+", "-", str(manifest.get("name", "app")).lower()).strip("-")
+        return 201, {
+            "id": self.app_id,
+            "slug": slug,
+            "name": manifest.get("name"),
+            "html_url": f"{self.html}/apps/{slug}",
+            "owner": {"login": self.owner, "type": "Organization"},
+            "permissions": manifest.get("default_permissions", {}),
+            "events": manifest.get("default_events", []),
+            "client_id": "Iv1." + secrets.token_hex(8),
+            "client_secret": secrets.token_hex(20),
+            "webhook_secret": secrets.token_hex(20),
+            "pem": self.private_key_pem,
         }
 
     def _h_app(self, req: _Req):
