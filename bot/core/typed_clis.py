@@ -203,8 +203,11 @@ def _calls(path: str, module: ast.Module, tyro: bool) -> list[tuple[str, list[Ro
 
 
 def _top_assignments(module: ast.Module) -> dict[str, ast.expr]:
+    """Names assigned at module level or in a top-level function's body (`def main():
+    parser_data = {...}; CLI(parser_data)`); a module-level name wins."""
     out: dict[str, ast.expr] = {}
-    for stmt in module.body:
+    bodies = [n.body for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    for stmt in [s for body in bodies for s in body] + module.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             out[stmt.targets[0].id] = stmt.value
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
@@ -213,8 +216,7 @@ def _top_assignments(module: ast.Module) -> dict[str, ast.expr]:
 
 
 def _items(node: ast.expr, assigned: dict[str, ast.expr]) -> list[str]:
-    """The names a builder is handed: `X`, `(X, Y)`, `[X, Y]`, `{"sub": f}`, or a module-level
-    name holding one."""
+    """The names a builder is handed: `X`, `(X, Y)`, `[X, Y]`, `{"sub": f}`, or a name holding one."""
     if isinstance(node, ast.Name) and isinstance(assigned.get(node.id), ast.List | ast.Tuple | ast.Dict):
         node = assigned[node.id]
     if isinstance(node, ast.Dict):  # subcommands: name -> function

@@ -119,3 +119,21 @@ def test_cli_of_a_dict_makes_subcommands():
     )
     facts = {f.token: dict(f.attrs) for f in extract(found, "main.py", text).facts}
     assert facts["--epochs"]["subcommand"] == "fit" and facts["--batch_size"]["subcommand"] == "test"
+
+
+def test_cli_of_a_dict_the_calling_function_assigns_makes_subcommands():
+    found = Source(id="cli", kind="jsonargparse", paths=("main.py",))
+    text = textwrap.dedent(
+        """
+        from jsonargparse import CLI
+
+        def fit(epochs: int = 3): ...
+        def test(batch_size: int = 8): ...
+
+        def main():
+            commands = {"fit": fit, "test": test}
+            CLI(commands)
+        """
+    )
+    facts = {f.token: dict(f.attrs) for f in extract(found, "main.py", text).facts}
+    assert facts["--epochs"]["subcommand"] == "fit" and facts["--batch_size"]["subcommand"] == "test"

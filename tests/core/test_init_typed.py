@@ -141,3 +141,24 @@ def test_a_console_script_running_the_parser_through_a_trainer_is_named():
     assert [(f.kind, f.symbol, f.doc.line if f.doc else None) for f in report.findings] == [
         ("renamed", "--cutoff_len", 4)
     ]
+
+
+def test_a_jsonargparse_dict_of_subcommands_assigned_in_main_is_followed():
+    files = {
+        "tool/__init__.py": "",
+        "tool/train.py": "def setup(max_steps: int = 100, lr_warmup: int = 10):\n    ...\n",
+        "tool/__main__.py": (
+            "from jsonargparse import CLI\nfrom tool.train import setup as train_fn\n\n"
+            'def main():\n    commands = {"train": train_fn}\n    CLI(commands)\n'
+        ),
+        "pyproject.toml": '[project]\nname = "tool"\n\n[project.scripts]\ntool = "tool.__main__:main"\n',
+        "README.md": "# Tool\n\n```bash\ntool train --max_steps 10 --lr_warmup 2\n```\n",
+    }
+    _, rules = written(files)
+    (source,) = [s for s in rules[0].sources if s.kind == "jsonargparse"]
+    assert source.paths == ("tool/train.py",) and source.names == ("setup",)
+    assert audit(rules, MemoryTree(files)).findings == ()
+    typo = dict(files, **{"README.md": files["README.md"].replace("--lr_warmup", "--lr_warmap")})
+    assert [(f.kind, f.symbol) for f in audit(rules, MemoryTree(typo)).findings] == [
+        ("unresolved", "--lr_warmap")
+    ]

@@ -40,9 +40,13 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
 
 def cli_roots(tree: ast.Module) -> list[Root]:
     out: list[Root] = []
+    # `CLI(parser_data)` with the dict assigned at module level or, as litgpt's `main()` once
+    # did, in the function that calls CLI (a module-level name wins).
+    bodies = [n.body for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     assigned = {
         s.targets[0].id: s.value
-        for s in tree.body
+        for body in [*bodies, tree.body]
+        for s in body
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
     }
     for call in call_targets(tree, _CLI):
