@@ -1,7 +1,7 @@
 """Replay a real repository's history through `docs-sync check`, one commit at a time.
 
     python bench/replay_history.py --repo PATH/TO/CLONE --rules RULES.yml [--limit 60]
-        [--since COMMIT] [--paths SRC ...] [--verdicts VERDICTS.json] [--out FINDINGS.jsonl]
+        [--since COMMIT] [--rev REV] [--paths SRC ...] [--verdicts VERDICTS.json] [--out FINDINGS.jsonl]
 
 For each of the newest `--limit` non-merge commits that touched `--paths` (default: every source
 path the rules name, globs included), it runs the installed command line exactly as a CI step
@@ -47,8 +47,10 @@ def _pathspec(path: str) -> str:
     return f":(glob){path}" if any(c in path for c in "*?[") else path
 
 
-def commits(repo: str, paths: list[str], limit: int, since: str | None = None) -> list[tuple[str, str]]:
-    span = [f"{since}..HEAD"] if since else []
+def commits(
+    repo: str, paths: list[str], limit: int, since: str | None = None, rev: str = "HEAD"
+) -> list[tuple[str, str]]:
+    span = [f"{since}..{rev}"] if since else [rev]
     out = _git(
         repo, "log", "--no-merges", f"-n{limit}", "--format=%H%x09%s", *span, "--", *map(_pathspec, paths)
     )
@@ -94,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--paths", nargs="+", help="replay commits touching these (default: the rules' sources)")
     p.add_argument("--limit", type=int, default=60, help="newest N commits (default 60)")
     p.add_argument("--since", help="only commits after this one (the revision `docs-sync init` read)")
+    p.add_argument("--rev", default="HEAD", help="and up to this one (default HEAD)")
     p.add_argument("--verdicts", help="JSON file: finding key -> 'real' | 'false'")
     p.add_argument("--out", help="write every warning and error here, one JSON object a line")
     args = p.parse_args(argv)
@@ -101,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     paths = args.paths or _rule_paths(args.rules)
     if not paths:
         p.error(f"{args.rules} names no source paths; pass --paths")
-    todo = commits(args.repo, paths, args.limit, args.since)
+    todo = commits(args.repo, paths, args.limit, args.since, args.rev)
     verdicts: dict[str, str] = json.loads(Path(args.verdicts).read_text()) if args.verdicts else {}
     crashes, kinds, seconds = [], Counter(), []
     judged: Counter[str] = Counter()
