@@ -139,6 +139,8 @@ class Ownership:
     _page_runs: dict[str, list[Run]] = field(default_factory=dict)
     _foreign_flags: dict[str, frozenset[str]] = field(default_factory=dict)
     _declared: frozenset[str] | None = None
+    _fields: set[str] = field(default_factory=set)  # every dataclass field name read
+    _dataclass_cli: bool = False  # a module builds a command line from dataclasses
     _tool_words: frozenset[str] | None = None
     _tool_lines: dict[str, frozenset[int]] = field(default_factory=dict)
 
@@ -272,7 +274,12 @@ class Ownership:
         repository's command lines the rule does not read, not nobody's."""
         if self._declared is None:
             self._declared = self._read_declared()
-        return token in self._declared
+        if token in self._declared:
+            return True
+        # A dataclass command line (draccus, tyro, simple_parsing, HfArgumentParser): a flag is
+        # a field's path (`--policy.pretrained_path`), ours when its last part is a field.
+        last = token.lstrip("-").rpartition(".")[2].replace("-", "_")
+        return self._dataclass_cli and last in self._fields
 
     def _read_declared(self) -> frozenset[str]:
         found: set[str] = set()
@@ -295,6 +302,9 @@ class Ownership:
             found.update(_OPTION_CALL.findall(text))
             if "typer" in text:
                 found.update(_typer_options(path, text))
+            if "dataclass" in text:
+                self._fields.update(_DATACLASS_FIELD.findall(text))
+                self._dataclass_cli = self._dataclass_cli or bool(_DATACLASS_CLI.search(text))
         return frozenset(found)
 
     def _read_scripts(self) -> dict[str, set[str | None]]:
@@ -531,6 +541,8 @@ _HOOK_ID = re.compile(r"^\s*-?\s*id:\s*([a-z][a-z0-9_.-]*)\s*$", re.M)
 
 # Modules read for the flags they declare: at most this many, each at most this long.
 _MAX_MODULES = 800
+_DATACLASS_FIELD = re.compile(r"^[ \t]+([a-z_][a-z0-9_]*)[ \t]*:[^=\n]+(?:=|$)", re.M)
+_DATACLASS_CLI = re.compile(r"\b(?:draccus|tyro|simple_parsing|HfArgumentParser|jsonargparse)\b")
 _CLI_NAME = re.compile(r"cli|arg|opt|conf|command|launch|run|train|main|param|setting", re.IGNORECASE)
 _MAX_MODULE_TEXT = 500_000
 _OPTION_CALL = re.compile(

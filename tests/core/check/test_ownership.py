@@ -469,3 +469,19 @@ def test_placeholders_the_reader_fills_in_are_not_checked():
     assert kinds(
         audited("Add `tests/e2e/test_y.py`.\n", {CLI: cli("'--seed'"), "tests/e2e/test_real.py": ""})
     ) == [("unresolved", "tests/e2e/test_y.py")]
+
+
+def test_a_field_path_of_a_dataclass_command_line_is_ours():
+    configs = (
+        "import draccus\nfrom dataclasses import dataclass\n\n@dataclass\nclass PolicyConfig:\n"
+        "    pretrained_path: str = ''\n\n@dataclass\nclass TrainConfig:\n    policy: PolicyConfig\n"
+        "    rename_map: dict | None = None\n\n@draccus.wrap()\ndef train(cfg: TrainConfig): ...\n"
+    )
+    page = (
+        "Pass `--policy.pretrained_path=x` and `--rename_map='{}'`; `--policy.pretrained_pth` is nobody's.\n"
+    )
+    files = {CLI: cli("'--seed'"), "pkg/configs.py": configs}
+    assert kinds(audited(page, files)) == [("unresolved", "--policy.pretrained_pth")]
+    # Without a dataclass command line the fields are only fields: the flags are nobody's.
+    plain = {CLI: cli("'--seed'"), "pkg/configs.py": configs.replace("draccus", "other")}
+    assert len(audited(page, plain)) == 3
