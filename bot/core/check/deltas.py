@@ -133,7 +133,12 @@ def same_subcommand(old: Fact, new: Fact, parents: bool = False) -> bool:
 
 
 def _changes(old: Fact, new: Fact) -> Iterable[Delta]:
+    # What a side's file does not say (a type alias of another module's, a default made by code)
+    # is not a change: it is unknown there.
+    unknown = {*(old.attr("unknown") or "").split(), *(new.attr("unknown") or "").split()}
     for attr in MEANING_ATTRS:
+        if attr in unknown:
+            continue
         a, b = old.attr(attr), new.attr(attr)
         # Choices, a polarity or a type the flag lacked at base are nothing a doc line relied on;
         # a default appearing is.

@@ -129,9 +129,16 @@ def field_flags(param: Param, scope: Scope, module: Module) -> list[tuple[str, d
     else:
         attrs["type"] = ast.unparse(kind)
         _default_or_required(param, default, attrs)
+        local = isinstance(kind, ast.Name) and kind.id in module.classes
+        if isinstance(kind, ast.Name | ast.Attribute) and last(kind) not in _PLAIN and not local:
+            unknown += ["choices", "type"]  # an alias or an Enum of another module
     if unknown:
         attrs["unknown"] = " ".join(dict.fromkeys(unknown))
     return [(token, dict(attrs)) for token in dict.fromkeys(longs)] + negated
+
+
+# Types that take a value and offer no choices.
+_PLAIN = frozenset({"int", "float", "str", "bytes", "Path", "dict", "Dict", "Any", "complex", "object"})
 
 
 def _effective(annotation: ast.expr) -> ast.expr | None:

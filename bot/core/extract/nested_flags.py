@@ -235,6 +235,11 @@ class _Walker:
                     attrs["type"] = ast.unparse(kind.slice)
             else:
                 attrs["type"] = ast.unparse(kind)
+                if origin(kind) not in PRIMITIVES and not (
+                    isinstance(kind, ast.Name) and kind.id in self.classes
+                ):
+                    # an alias or an Enum of another module: its choices are not in this file
+                    attrs["unknown"] = " ".join(filter(None, [attrs.get("unknown"), "choices", "type"]))
         if self.subcommand:
             attrs["subcommand"] = self.subcommand
         for token, these in pairs or [(t, attrs) for t in tokens]:

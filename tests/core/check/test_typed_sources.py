@@ -233,3 +233,19 @@ def test_an_open_parser_reports_only_misspellings_of_its_own_flags():
 def test_an_open_parser_leaves_alone_a_flag_of_a_group_it_cannot_read():
     edit = LIGHTNING.doc + "\nStop early with `--trainer.max_epoch 3`.\n"  # Lightning's group
     assert LIGHTNING.run({"README.md": edit}) == []
+
+
+def test_choices_moved_into_an_alias_of_another_module_are_unknown_not_gone():
+    # litgpt #2198: `Literal["wandb", "csv"]` became `LoggerChoice`, imported from litgpt/types.py
+    field = '    logger: Literal["csv", "wandb"] = "csv"\n'
+    base = TYRO_CONFIG.replace("import tyro\n", "import tyro\nfrom typing import Literal\n")
+    base = base.replace("    use_wandb: bool = True\n", "    use_wandb: bool = True\n" + field)
+    head = base.replace("from typing import Literal\n", "from pkg.types import Logger\n")
+    head = head.replace('Literal["csv", "wandb"]', "Logger")
+    doc = TYRO.doc + "\nLog with `--logger wandb`.\n"
+    project = Project("tyro", "train.py", {"train.py": base}, doc)
+    types = "from typing import Literal\nLogger = Literal['csv', 'wandb']\n"
+    assert project.run({"train.py": head, "pkg/types.py": types}) == []
+    # the same edit with the choices still written in the file, one dropped: reported
+    dropped = base.replace('Literal["csv", "wandb"]', 'Literal["csv"]')
+    assert [(f.kind, f.symbol) for f in project.run({"train.py": dropped})] == [("changed", "--logger wandb")]
