@@ -46,14 +46,16 @@ def stale_entries(
     renames: Mapping[str, str] | None = None,
     existed: Callable[[str], bool] = lambda path: False,
 ) -> tuple[list[Rule], list[Finding]]:
-    """The rules without the plain paths they list that neither revision has but that
-    `existed` (in the history: a file deleted, not a typo), and a `config` finding for each such
-    entry. A rule left with no page, or a source with no file, is left out whole (and said so).
-    Globs, sections, pairings and typos are not touched: `unmatched` judges what is left."""
+    """The rules without the paths and globs they list that match nothing in either revision
+    but that `existed` (in the history: files deleted, not a typo), and a `config` finding for
+    each such entry. A rule left with no page, or a source with no file, is left out whole (and said so).
+    (A `{name}` is read as `*`.) Sections and typos are not touched: `unmatched` judges what
+    is left."""
     listing = Listing(base, head, renames or {})
 
     def gone(path: str) -> bool:
-        return not is_pattern(path) and not listing.matches(path) and existed(path)
+        plain = _any(path) if is_pattern(path) and compile_pattern(path).names else path
+        return not listing.matches(plain) and existed(plain)
 
     kept: list[Rule] = []
     found: list[Finding] = []

@@ -104,9 +104,17 @@ class GitRepo:
             ) from None
 
     def ever_had(self, rev: str, path: str) -> bool:
-        """Did any commit up to `rev` hold `path` (a file since deleted, not a name misspelt)?"""
+        """Did any commit up to `rev` hold `path`, or a file the glob `path` matches (files since
+        deleted, not a name misspelt)?"""
+        glob = any(c in path for c in "*?[")
+        spec = [f":(glob){path}"] if glob else ["--literal-pathspecs"]
+        args = (
+            ["log", "-1", "--format=%H", rev, "--", spec[0]]
+            if glob
+            else [spec[0], "log", "-1", "--format=%H", rev, "--", path]
+        )
         try:
-            return bool(self._git("--literal-pathspecs", "log", "-1", "--format=%H", rev, "--", path).strip())
+            return bool(self._git(*args).strip())
         except GitError:
             return False
 

@@ -140,3 +140,24 @@ def test_the_all_docs_rules_file_matches_miles_where_the_bench_uses_it():
         for rev in ("0daa9ff92", "748935dc7^"):  # PR 2384 (bench_check.py), the audit before #2651
             tree = repo.tree(rev)
             assert unmatched(rules, MemoryTree({}), tree) == [], rev
+
+
+def test_entries_whose_files_were_deleted_are_findings_and_the_rest_of_the_rule_stays():
+    from bot.core.packs import parse_repo_config
+    from bot.core.validate import stale_entries
+
+    config = (
+        'rules:\n  - id: r\n    docs:\n      - path: docs/a.md\n      - path: "recipe/{name}/README.md"\n'
+        "    sources:\n      - id: cli\n        kind: argparse\n"
+        '        paths: [tool/cli.py, gone/old.py, "recipe/**/*.py", typo/nope.py]\n'
+    )
+    (pack,) = parse_repo_config(config)
+    tree = MemoryTree({"docs/a.md": "", "tool/cli.py": ""})
+    history = {"gone/old.py", "recipe/**/*.py", "recipe/*/README.md"}
+    kept, found = stale_entries(pack.rules, tree, tree, {}, existed=lambda p: p in history)
+    assert sorted(f.symbol for f in found) == ["gone/old.py", "recipe/**/*.py", "recipe/{name}/README.md"]
+    assert all(f.kind == "config" and f.severity == "warning" and not f.blocking for f in found)
+    [rule] = kept
+    assert [d.path for d in rule.docs] == ["docs/a.md"]
+    assert rule.sources[0].paths == ("tool/cli.py", "typo/nope.py")  # a typo is left to `unmatched`
+    assert [str(p) for p in unmatched(kept, tree, tree)] != []
