@@ -80,14 +80,21 @@ class _List:
     items: dict[int, list[int]] = field(default_factory=dict)  # sibling index -> its lines
 
 
-def listed_together(doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Sibling], a: int, b: int) -> bool:
-    """Does one list of the page hold both siblings[a] and siblings[b]?"""
-    return any(a in found.items and b in found.items for found in _lists(doc, refs, siblings))
+class Lists:
+    """The tables and bullet lists of a page whose key position cites two of the siblings at least,
+    found once for a parser's siblings (a new flag's questions about them are then set lookups,
+    not a pass over the page: a change adding 3,000 flags asks 3,000 of them)."""
 
+    def __init__(self, doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Sibling]):
+        self._found = _lists(doc, refs, siblings)
 
-def neighbour_listed(doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Sibling], at: int) -> bool:
-    """Is siblings[at - 1] or siblings[at], the facts declared beside the new one, in a list?"""
-    return any(i in found.items for found in _lists(doc, refs, siblings) for i in (at - 1, at))
+    def together(self, a: int, b: int) -> bool:
+        """Does one list hold both siblings[a] and siblings[b]?"""
+        return any(a in found.items and b in found.items for found in self._found)
+
+    def holds(self, *indices: int) -> bool:
+        """Does a list hold any of these siblings?"""
+        return any(i in found.items for found in self._found for i in indices)
 
 
 def new_line(

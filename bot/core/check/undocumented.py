@@ -10,7 +10,9 @@ dataclass field's comments, read with libcst only then (extract/field_comments.p
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bot.core.check import wording
@@ -18,10 +20,9 @@ from bot.core.check.findings import Findings
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.new_rows import (
     Entry,
+    Lists,
     NewLine,
     Sibling,
-    listed_together,
-    neighbour_listed,
     new_line,
     one_line,
 )
@@ -111,6 +112,7 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
     # A flag and its negation are one fact: a page citing `--no-x` documents `--x`.
     known = base_keys | {(f.source, f.key) for f in head.flags() if f.token in cited}
     order = _declared(head)
+    parsers: dict[tuple[str, str], _Parser] = {}
     describe = _Descriptions(inputs, sources)
     for flag in head.flags():
         if flag.token.startswith("--no-") and flag.attr("sets") == "false" and flag.attr("action"):
@@ -121,14 +123,18 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
         # between two that one list of the page holds is that list's news (flags new beside it
         # are skipped: two new flags side by side are both news).
         source = sources.get(flag.source)
-        keys_in_order = [k for k in order[(flag.source, flag.path)] if k != flag.key]
-        at = order[(flag.source, flag.path)].index(flag.key)
-        siblings = [_sibling(head, flag.source, k) for k in keys_in_order]
-        old = [i for i, k in enumerate(keys_in_order) if (flag.source, k) in base_keys]
-        before, after = [i for i in old if i < at], [i for i in old if i >= at]
-        between = bool(before and after) and listed_together(
-            page.doc, page.refs, siblings, before[-1], after[0]
-        )
+        parser = parsers.get((flag.source, flag.path))
+        if parser is None:
+            parser = parsers[(flag.source, flag.path)] = _Parser.of(
+                head, page, flag.source, order[(flag.source, flag.path)], base_keys
+            )
+        at = parser.at[flag.key]
+        # The new flag itself is cited nowhere on the page (else it would be known), so the
+        # page's lists over all of the parser's flags are its siblings' lists, one index on.
+        old = bisect_left(parser.old, at)
+        before = parser.old[old - 1] if old else None
+        after = parser.old[old] if old < len(parser.old) else None
+        between = before is not None and after is not None and parser.lists.together(before, after)
         if (
             coverage.get(flag.path, 0.0) < REFERENCE_SHARE
             and not (source and source.enumerated)
@@ -138,8 +144,9 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
         kind: FindingKind = "undocumented" if source and source.enumerated else "new-flag"
         placed: NewLine | None = None
         # Described only beside a listed neighbour: a dataclass's comments cost a libcst parse.
-        entry = describe(flag) if neighbour_listed(page.doc, page.refs, siblings, at) else None
+        entry = describe(flag) if parser.lists.holds(at - 1, at + 1) else None
         if entry is not None:
+            siblings = parser.siblings[:at] + parser.siblings[at + 1 :]
             placed = new_line(page.doc, page.refs, siblings, at, entry)
         out.emit(
             kind,
@@ -193,6 +200,25 @@ def _declared(head: Facts) -> dict[tuple[str, str], list[str]]:
         lines = first[(f.source, f.path)]
         lines[f.key] = min(lines.get(f.key, f.line), f.line)
     return {k: sorted(lines, key=lambda key: lines[key]) for k, lines in first.items()}
+
+
+@dataclass(frozen=True)
+class _Parser:
+    """One parser's flags in the order the code declares them, as the page lists them."""
+
+    siblings: list[Sibling]
+    at: dict[str, int]  # key -> its place in that order
+    old: list[int]  # the places of the keys base had, ascending
+    lists: Lists
+
+    @classmethod
+    def of(
+        cls, head: Facts, page: Page, source: str, keys: list[str], base_keys: set[tuple[str, str]]
+    ) -> _Parser:
+        siblings = [_sibling(head, source, k) for k in keys]
+        old = [i for i, k in enumerate(keys) if (source, k) in base_keys]
+        lists = Lists(page.doc, page.refs, siblings)
+        return cls(siblings, {k: i for i, k in enumerate(keys)}, old, lists)
 
 
 def _sibling(head: Facts, source: str, key: str) -> Sibling:
