@@ -210,7 +210,13 @@ def test_a_typer_app_with_one_command_runs_it_without_its_name():
     def main(steps: int = 10):
         pass
     """
-    assert facts("typer", text) == {"--steps": {"key": "steps", "type": "int", "default": "10"}}
+    found = facts("typer", text)
+    assert found["--steps"] == {"key": "steps", "type": "int", "default": "10"}
+    assert set(found) == {
+        "--steps",
+        "--install-completion",
+        "--show-completion",
+    }  # typer's own, on the program's app
     run = "import typer\n\ndef main(steps: int = typer.Option(10, '--steps', '-s')):\n    pass\n\n"
     run += "typer.run(main)\n"
     assert set(facts("typer", run)) == {"--steps", "-s"}
@@ -266,7 +272,9 @@ def test_typer_commands_registered_on_an_app_of_another_module():
     }
     main = "import typer\n\nArg = typer.Argument\nOpt = typer.Option\napp = typer.Typer()\n"
     main += "@app.callback()\ndef top(verbose: bool = Opt(False, '--verbose')):\n    pass\n"
-    assert set(facts("typer", main)) == {"--verbose"}
+    assert set(facts("typer", main)) == {"--verbose", "--install-completion", "--show-completion"}
+    quiet = main.replace("typer.Typer()", "typer.Typer(add_completion=False)")
+    assert set(facts("typer", quiet)) == {"--verbose"}
 
 
 def test_options_a_shared_decorator_applies_belong_to_each_command_it_decorates():
@@ -372,6 +380,8 @@ def test_a_typer_app_a_project_function_makes_holds_the_commands_it_decorates():
         "--no-add-to-git @login",
         "--verbose @whoami-cmd",
         "--no-verbose @whoami-cmd",
+        "--install-completion",
+        "--show-completion",
     }
     assert found["--add-to-git @login"]["help"] == "Save it for git too."
     assert facts("typer", "import typer\n\nhelpers = make_list('x')\n") == {}

@@ -56,6 +56,7 @@ class _Command:
     function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
     framework: str = "click"
     options: list[ast.Call] = field(default_factory=list)  # click: the option decorators' calls
+    completion: int | None = None  # typer: the line of an app that adds --install-completion
 
 
 def click_facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
@@ -82,7 +83,19 @@ def _facts(source: Source, path: str, tree: ast.Module, frameworks: frozenset[st
                 out.extend(_typer_param(arg, default, names, scope, module, source.id, path, where))
         for call in command.options:
             out.extend(_click_option(call, names, scope, module, source.id, path, where))
+        if command.completion is not None and command.parent is None:
+            for token, words in _COMPLETION.items():
+                key = token[2:].replace("-", "_")
+                attrs = {"help": words, "default": "False", "sets": "true"}
+                out.append(_fact(token, key, command.completion, attrs, source.id, path))
     return out
+
+
+# The options typer adds to an app's own command line unless `add_completion=False`.
+_COMPLETION = {
+    "--install-completion": "Install completion for the current shell.",
+    "--show-completion": "Show completion for the current shell, to copy it or customize the installation.",
+}
 
 
 # --- what names mean -----------------------------------------------------------------------------
@@ -182,6 +195,8 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
                 typer_apps.add(target)
                 given = _given_name(stmt.value) if names.of(stmt.value.func) else None
                 commands[target] = _Command(given or ("",), None, framework="typer")
+                if not any(k.arg == "add_completion" and not _true(k.value) for k in stmt.value.keywords):
+                    commands[target].completion = stmt.lineno  # typer's default, a maker's too
             elif names.is_call_of(stmt.value, "Group", "group"):
                 assert isinstance(stmt.value, ast.Call)
                 commands[target] = _Command(_given_name(stmt.value) or ("",), None)
