@@ -80,30 +80,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bot.core import kinds
+
 SOURCE_KINDS: tuple[str, ...] = ("argparse", "dataclass-flags", "symbols", "strings", "paths", "tokens")
 SOURCE_KINDS += ("hf-dataclass", "tyro", "jsonargparse")  # typed parameters: bot/core/extract/typed_fields.py
 SOURCE_KINDS += ("click", "typer")  # decorated command lines: bot/core/extract/click_flags.py
 SOURCE_KINDS += ("pydantic", "config")  # config keys: extract/pydantic_keys.py, config_keys.py
 
-DEFAULT_SEVERITY: dict[str, str] = {
-    "removed": "error",
-    "renamed": "error",
-    "changed": "error",
-    "undocumented": "warning",
-    "new-flag": "notice",
-    "unresolved": "error",
-    "wrong-default": "error",
-    "parse-error": "error",
-    "vanished": "warning",  # the page may explain the name for other reasons: a person decides
-    # the docs site (`site:`): advice (a missing redirect, a page off the navigation) is capped
-    # lower by the check itself
-    "nav": "error",
-    "redirect": "error",
-    "link": "error",
-    "anchor": "warning",
-    "unused-ignore": "notice",  # a `docs-sync: ignore` that suppresses nothing (audit)
-    "config": "warning",  # a listed file gone from both revisions: the rest of the rule is checked
-}
+DEFAULT_SEVERITY: dict[str, str] = {k.name: k.severity for k in kinds.FINDING_KINDS}
 
 
 class RulesError(ValueError):
@@ -280,7 +264,7 @@ REPO_CONFIG = ".github/docs-sync.yml"
 LEVELS = ("error", "warning", "notice")
 FAIL_ON = (*LEVELS, "never")
 BOOL_STYLES = ("boolean-optional", "store-true")
-FINDING_KINDS = tuple(DEFAULT_SEVERITY)
+FINDING_KINDS = tuple(k.name for k in kinds.FINDING_KINDS)
 
 PACK_KEYS = ("pack", "description", "rules")
 CONFIG_KEYS = ("packs", "rules", "fail_on")

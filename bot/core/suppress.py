@@ -17,12 +17,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import cast, get_args
+from typing import cast
 
-from bot.core.model import SEVERITY_RANK, DocLocation, Finding, FindingKind, Report, Severity
+from bot.core.kinds import FINDING_KINDS
+from bot.core.model import SEVERITY_RANK, DocLocation, Finding, Report, Severity
 from bot.core.rules import Rule
 
-KINDS = frozenset(get_args(FindingKind))
+KINDS = frozenset(k.name for k in FINDING_KINDS)
 _HTML = re.compile(r"<!--\s*docs-sync:\s*ignore\b(?P<args>.*?)-->")
 _MDX = re.compile(r"\{/\*\s*docs-sync:\s*ignore\b(?P<args>.*?)\*/\}")
 _RST = re.compile(r"(?P<indent>\s*)\.\.\s+docs-sync:\s*ignore\b(?P<args>.*)$")

@@ -17,10 +17,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from typing import Any, get_args
+from typing import Any
 from urllib.parse import quote
 
-from bot.core.model import CodeLocation, DocLocation, Finding, FindingKind, Report, Suggestion
+from bot.core.kinds import FINDING_KINDS
+from bot.core.model import CodeLocation, DocLocation, Finding, Report, Suggestion
 from bot.render.common import DocText
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -28,95 +29,9 @@ SRCROOT = "%SRCROOT%"  # paths are relative to the repository root
 INFORMATION_URI = "https://pypi.org/project/docs-sync/"
 FINGERPRINT = "docsSync/v2"
 
-KINDS: tuple[str, ...] = get_args(FindingKind)
-DESCRIPTIONS = {
-    "removed": "A documented fact is gone from the code and nothing replaces it.",
-    "renamed": "A documented fact now has another name.",
-    "changed": "A documented fact changed meaning: its default, choices, boolean polarity or type.",
-    "undocumented": "A new member appeared in a set the doc enumerates.",
-    "new-flag": "A new flag appeared next to documented ones, on a page that does not list them all.",
-    "unresolved": "A doc line added by the change cites a flag, path or symbol the code does not have.",
-    "wrong-default": "A doc line added by the change claims a default the code does not have.",
-    "parse-error": "A source file the rules read does not parse.",
-    "vanished": "The doc cites in code style a name the code it is coupled to stopped using.",
-    "nav": "A navigation entry of the docs site reaches no page, or a page no entry reaches.",
-    "redirect": "A redirect of the docs site is broken, chained or stale, or a moved page has none.",
-    "link": "A link in the docs reaches no page or file of the site.",
-    "anchor": "A link's or redirect's #anchor names no heading of its page.",
-    "unused-ignore": "A docs-sync: ignore comment in a page suppresses no finding.",
-    "config": "A file a rule lists by name is in neither revision; the rest of the rule is checked.",
-}
-# What to do about each kind, and an example: (what to do, the doc line before, after or what the
-# code says).
-HELP = {
-    "removed": (
-        "Delete the doc line, or rewrite it for what replaced the fact.",
-        "`--cp-size 2` splits the sequence",
-        "the code no longer declares `--cp-size`",
-    ),
-    "renamed": (
-        "Cite the new name; the suggestion rewrites the line.",
-        "Pass `--disable-fp32-master`.",
-        "Pass `--no-keep-fp32-master`.",
-    ),
-    "changed": (
-        "Say what the code now does: the default, choices, polarity or type it declares.",
-        "`--batch-size` (default 32)",
-        "`--batch-size` (default 64)",
-    ),
-    "undocumented": (
-        "Add the new member to the list the page keeps.",
-        "Backends: `fsdp`, `megatron`.",
-        "Backends: `fsdp`, `megatron`, `sglang`.",
-    ),
-    "new-flag": (
-        "Document the new flag beside its neighbours, or ignore it with `/docs-sync ignore`.",
-        "| `--lr` | learning rate |",
-        "| `--lr` | learning rate |\n| `--lr-warmup` | warm-up steps |",
-    ),
-    "unresolved": (
-        "Fix the citation: the nearest real name is suggested.",
-        "Set `--learing-rate`.",
-        "Set `--learning-rate`.",
-    ),
-    "wrong-default": (
-        "Write the default the code declares.",
-        "`--epochs` defaults to 3.",
-        "`--epochs` defaults to 1.",
-    ),
-    "parse-error": (
-        "Fix the source file so Python can parse it; its facts are unknown until then.",
-        "def build(:",
-        "def build():",
-    ),
-    "vanished": (
-        "Stop citing the name, or cite what the code uses now.",
-        "Set `$BASE_DIR` first.",
-        "the launchers no longer read `BASE_DIR`",
-    ),
-    "nav": (
-        "Point the entry at a page that exists, or remove it.",
-        '"pages": ["guide/old"]',
-        '"pages": ["guide/new"]',
-    ),
-    "redirect": (
-        "Point the redirect at the final page, or add the one a moved page needs.",
-        '{"source": "/a", "destination": "/b"}',
-        '{"source": "/a", "destination": "/c"}',
-    ),
-    "link": ("Link to a page or file that exists.", "[setup](/guide/instal)", "[setup](/guide/install)"),
-    "anchor": ("Link to a heading the page has.", "[flags](/cli#flag)", "[flags](/cli#flags)"),
-    "unused-ignore": (
-        "Remove the comment: what it waived is fixed or gone.",
-        "<!-- docs-sync: ignore --old-flag -->",
-        "",
-    ),
-    "config": (
-        "Fix the file's name in the rule, or remove it from the rule.",
-        "paths: [tool/cli.py, tool/gone.py]",
-        "paths: [tool/cli.py]",
-    ),
-}
+KINDS: tuple[str, ...] = tuple(k.name for k in FINDING_KINDS)
+DESCRIPTIONS = {k.name: k.description for k in FINDING_KINDS}
+HELP = {k.name: k.help for k in FINDING_KINDS}
 _LEVEL = {"error": "error", "warning": "warning", "notice": "note"}
 
 

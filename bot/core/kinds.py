@@ -1,0 +1,165 @@
+"""Every finding kind in one table: its name, default severity, what it means and what to do.
+
+The model's `FindingKind` literal, the rules' default severities, the schema's enums and the
+SARIF rule descriptions are all read from `FINDING_KINDS`; tests/core/test_kinds.py holds the
+literal and the README's list to it. To add a kind, add a row here and its name to the literal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.core.model import Severity
+
+
+@dataclass(frozen=True)
+class FindingKindInfo:
+    """One finding kind. `help` is (what to do, the doc line before, after or what the code says)."""
+
+    name: str
+    severity: Severity
+    description: str
+    help: tuple[str, str, str]
+
+
+FINDING_KINDS: tuple[FindingKindInfo, ...] = (
+    FindingKindInfo(
+        "removed",
+        "error",
+        "A documented fact is gone from the code and nothing replaces it.",
+        (
+            "Delete the doc line, or rewrite it for what replaced the fact.",
+            "`--cp-size 2` splits the sequence",
+            "the code no longer declares `--cp-size`",
+        ),
+    ),
+    FindingKindInfo(
+        "renamed",
+        "error",
+        "A documented fact now has another name.",
+        (
+            "Cite the new name; the suggestion rewrites the line.",
+            "Pass `--disable-fp32-master`.",
+            "Pass `--no-keep-fp32-master`.",
+        ),
+    ),
+    FindingKindInfo(
+        "changed",
+        "error",
+        "A documented fact changed meaning: its default, choices, boolean polarity or type.",
+        (
+            "Say what the code now does: the default, choices, polarity or type it declares.",
+            "`--batch-size` (default 32)",
+            "`--batch-size` (default 64)",
+        ),
+    ),
+    FindingKindInfo(
+        "undocumented",
+        "warning",
+        "A new member appeared in a set the doc enumerates.",
+        (
+            "Add the new member to the list the page keeps.",
+            "Backends: `fsdp`, `megatron`.",
+            "Backends: `fsdp`, `megatron`, `sglang`.",
+        ),
+    ),
+    FindingKindInfo(
+        "new-flag",
+        "notice",
+        "A new flag appeared next to documented ones, on a page that does not list them all.",
+        (
+            "Document the new flag beside its neighbours, or ignore it with `/docs-sync ignore`.",
+            "| `--lr` | learning rate |",
+            "| `--lr` | learning rate |\n| `--lr-warmup` | warm-up steps |",
+        ),
+    ),
+    FindingKindInfo(
+        "unresolved",
+        "error",
+        "A doc line added by the change cites a flag, path or symbol the code does not have.",
+        (
+            "Fix the citation: the nearest real name is suggested.",
+            "Set `--learing-rate`.",
+            "Set `--learning-rate`.",
+        ),
+    ),
+    FindingKindInfo(
+        "wrong-default",
+        "error",
+        "A doc line added by the change claims a default the code does not have.",
+        ("Write the default the code declares.", "`--epochs` defaults to 3.", "`--epochs` defaults to 1."),
+    ),
+    FindingKindInfo(
+        "parse-error",
+        "error",
+        "A source file the rules read does not parse.",
+        (
+            "Fix the source file so Python can parse it; its facts are unknown until then.",
+            "def build(:",
+            "def build():",
+        ),
+    ),
+    # the page may explain the name for other reasons: a person decides
+    FindingKindInfo(
+        "vanished",
+        "warning",
+        "The doc cites in code style a name the code it is coupled to stopped using.",
+        (
+            "Stop citing the name, or cite what the code uses now.",
+            "Set `$BASE_DIR` first.",
+            "the launchers no longer read `BASE_DIR`",
+        ),
+    ),
+    # the docs site (`site:`): advice (a missing redirect, a page off the navigation) is capped
+    # lower by the check itself
+    FindingKindInfo(
+        "nav",
+        "error",
+        "A navigation entry of the docs site reaches no page, or a page no entry reaches.",
+        (
+            "Point the entry at a page that exists, or remove it.",
+            '"pages": ["guide/old"]',
+            '"pages": ["guide/new"]',
+        ),
+    ),
+    FindingKindInfo(
+        "redirect",
+        "error",
+        "A redirect of the docs site is broken, chained or stale, or a moved page has none.",
+        (
+            "Point the redirect at the final page, or add the one a moved page needs.",
+            '{"source": "/a", "destination": "/b"}',
+            '{"source": "/a", "destination": "/c"}',
+        ),
+    ),
+    FindingKindInfo(
+        "link",
+        "error",
+        "A link in the docs reaches no page or file of the site.",
+        ("Link to a page or file that exists.", "[setup](/guide/instal)", "[setup](/guide/install)"),
+    ),
+    FindingKindInfo(
+        "anchor",
+        "warning",
+        "A link's or redirect's #anchor names no heading of its page.",
+        ("Link to a heading the page has.", "[flags](/cli#flag)", "[flags](/cli#flags)"),
+    ),
+    # a `docs-sync: ignore` that suppresses nothing (audit)
+    FindingKindInfo(
+        "unused-ignore",
+        "notice",
+        "A docs-sync: ignore comment in a page suppresses no finding.",
+        ("Remove the comment: what it waived is fixed or gone.", "<!-- docs-sync: ignore --old-flag -->", ""),
+    ),
+    # a listed file gone from both revisions: the rest of the rule is checked
+    FindingKindInfo(
+        "config",
+        "warning",
+        "A file a rule lists by name is in neither revision; the rest of the rule is checked.",
+        (
+            "Fix the file's name in the rule, or remove it from the rule.",
+            "paths: [tool/cli.py, tool/gone.py]",
+            "paths: [tool/cli.py]",
+        ),
+    ),
+)
