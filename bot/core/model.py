@@ -6,7 +6,7 @@ hands these out, and never learns where the bytes came from or where the finding
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -123,6 +123,27 @@ class Tree(Protocol):
     def exists(self, path: str) -> bool: ...
 
     def paths(self) -> frozenset[str]: ...
+
+
+READ_AHEAD = 100  # files a read-ahead hint names at once: one GraphQL query's worth in the App
+
+
+def read_ahead(tree: Tree, paths: Sequence[str]) -> None:
+    """Tell a tree that reads over a network (the App's) which files come next, so they are
+    fetched together rather than one query each; other trees have no such method."""
+    prefetch = getattr(tree, "prefetch", None)
+    if paths and callable(prefetch):
+        prefetch(list(paths))
+
+
+def reading(tree: Tree, paths: Sequence[str]) -> Iterator[tuple[str, str | None]]:
+    """Each path with its text, in order, told to the tree `READ_AHEAD` at a time: a scan of many
+    files that stops early has asked for at most `READ_AHEAD` more than it read."""
+    for start in range(0, len(paths), READ_AHEAD):
+        chunk = paths[start : start + READ_AHEAD]
+        read_ahead(tree, chunk)
+        for path in chunk:
+            yield path, tree.read(path)
 
 
 class EmptyTree:

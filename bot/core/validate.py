@@ -18,7 +18,7 @@ from dataclasses import replace
 from bot.core.doclines import in_scope
 from bot.core.facts import ParseCache, parse_doc_cached
 from bot.core.globs import Listing, compile_pattern, is_pattern, pairing_names, pairings
-from bot.core.model import SEVERITY_RANK, CodeLocation, Finding, Severity, Tree
+from bot.core.model import SEVERITY_RANK, CodeLocation, Finding, Severity, Tree, read_ahead
 from bot.core.rules import Origin, Rule, RulesError
 
 STALE_SEVERITY: Severity = "warning"
@@ -167,7 +167,7 @@ def _sections(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[Ru
             for p in listing.matches(_any(d.path) if _pairs(d.path) else d.path)
             if not any(compile_pattern(x).matches(p) for x in d.exclude)
         ]
-        _read_next(listing.head, [p for p in pages if p not in headings])
+        read_ahead(listing.head, [p for p in pages if p not in headings])
         for page in pages:
             if page not in headings:
                 headings[page] = _headings(page, listing, cache)
@@ -182,14 +182,6 @@ def _sections(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[Ru
             problem = f"section {section!r} matches no heading of {where}{hint}"
             problems.append(_error(origin, rule, "sections", problem))
     return problems
-
-
-def _read_next(tree: Tree, paths: list[str]) -> None:
-    """Tell a tree that reads over a network (the App's) which files come next, so they are
-    fetched together rather than one query each; other trees have no such method."""
-    prefetch = getattr(tree, "prefetch", None)
-    if paths and callable(prefetch):
-        prefetch(paths)
 
 
 def _closest_heading(section: str, headings: list[str]) -> str | None:

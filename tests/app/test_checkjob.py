@@ -35,6 +35,11 @@ def test_the_calls_a_typical_pull_request_and_a_clean_one_cost(bot, standin):
         ("POST", "/graphql"),
         ("GET", ["trees", standin.pull(2)["base"]["sha"]]),
         ("GET", ["trees", standin.pull(2)["head"]["sha"]]),
+        # Whose is the added line's unknown flag (bot/core/check/ownership.py): the tools the
+        # repository runs (its hooks, workflows and scripts), then the flags its other modules
+        # declare, each scan read ahead 100 files to a query.
+        ("POST", "/graphql"),
+        ("POST", "/graphql"),
         # The flag typo on an added doc line is looked up in the head's history (app/history.py):
         # the commits of the rule's two parsers, and the versions of both in one query.
         ("GET", ["docs-repo", "commits"]),

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from bot.core.model import Fact, Tree
+from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, command_words, parse_doc
 from bot.core.programs import Programs, for_subcommand, invoked, subcommands
 from bot.core.rules import Rule
@@ -255,14 +255,16 @@ class Ownership:
             paths = sorted(self.head.paths())
             workflows = [p for p in paths if p.startswith(".github/workflows/") and p.endswith(".yml")]
             shells = [p for p in paths if p.endswith(".sh")]
-            for path in (workflows + shells)[:_MAX_SCRIPTS]:
-                for raw in (self.head.read(path) or "").splitlines():
-                    text = raw.strip().removeprefix("- ").removeprefix("run:").strip()
-                    first = command_words(text)[:1] if text and not text.startswith("#") else []
+            hooks = ".pre-commit-config.yaml"
+            for path, text in reading(self.head, [hooks, *(workflows + shells)[:_MAX_SCRIPTS]]):
+                if path == hooks:
+                    words.update(_HOOK_ID.findall(text or ""))
+                    continue
+                for raw in (text or "").splitlines():
+                    line = raw.strip().removeprefix("- ").removeprefix("run:").strip()
+                    first = command_words(line)[:1] if line and not line.startswith("#") else []
                     if first and _TOOL_WORD.fullmatch(first[0]):
                         words.add(first[0])
-            hooks = self.head.read(".pre-commit-config.yaml") or ""
-            words.update(_HOOK_ID.findall(hooks))
             self._tool_words = frozenset(words)
         return self._tool_words
 
@@ -295,8 +297,8 @@ class Ownership:
             return (1 if path.rpartition("/")[0] not in packages else 2, path)
 
         paths = sorted((p for p in all_paths if p.endswith(".py")), key=likely)
-        for path in paths[:_MAX_MODULES]:
-            text = self.head.read(path) or ""
+        for path, read in reading(self.head, paths[:_MAX_MODULES]):
+            text = read or ""
             if len(text) > _MAX_MODULE_TEXT:
                 continue
             found.update(_OPTION_CALL.findall(text))
@@ -316,8 +318,8 @@ class Ownership:
             if p.endswith(".sh") or (p.endswith(".py") and p.rpartition("/")[0] not in packages)
         )
         found: dict[str, set[str | None]] = {}
-        for path in scripts[:_MAX_SCRIPTS]:
-            text = self.head.read(path) or ""
+        for path, read in reading(self.head, scripts[:_MAX_SCRIPTS]):
+            text = read or ""
             if path.endswith(".py"):
                 # A flag a script declares for its own parser is not one it passes on.
                 declared = set(_DECLARED_FLAG.findall(text))

@@ -485,3 +485,24 @@ def test_a_field_path_of_a_dataclass_command_line_is_ours():
     # Without a dataclass command line the fields are only fields: the flags are nobody's.
     plain = {CLI: cli("'--seed'"), "pkg/configs.py": configs.replace("draccus", "other")}
     assert len(audited(page, plain)) == 3
+
+
+def test_a_scan_of_the_repositorys_modules_tells_a_networked_tree_what_comes_next():
+    # In the App each read of a file nobody planned for is a query; a scan of 250 modules names
+    # them 100 at a time instead (bot/core/model.reading), and reads nothing it did not name.
+    from bot.core.model import READ_AHEAD, reading
+
+    class Networked(MemoryTree):
+        def __init__(self, files):
+            super().__init__(files)
+            self.hints: list[list[str]] = []
+
+        def prefetch(self, paths):
+            self.hints.append(list(paths))
+
+    files = {f"pkg/m{i:03}.py": f"x = {i}\n" for i in range(250)}
+    tree = Networked(files)
+    read = dict(reading(tree, sorted(files)))
+    assert read == files
+    assert [len(h) for h in tree.hints] == [READ_AHEAD, READ_AHEAD, 50]
+    assert [p for h in tree.hints for p in h] == sorted(files)
