@@ -23,7 +23,7 @@ from bot.core.facts import (
     page_index_cached,
     parse_doc_cached,
 )
-from bot.core.model import Tree
+from bot.core.model import READ_AHEAD, Tree, read_ahead
 from bot.core.rules import Rule
 
 # How a code span writes a name: `NAME`, `$NAME`, `${NAME}`.
@@ -124,9 +124,11 @@ def vanished_names(
         beside = sorted(
             p for p in head.paths() if p not in read and _top(p) in tops and p.endswith(_CODE_FILES)
         )
-        for path in beside[:_MAX_BESIDE]:
+        for i, path in enumerate(beside[:_MAX_BESIDE]):
             if not lost:
                 break
+            if i % READ_AHEAD == 0:  # in the App, one query for the next 100 files
+                read_ahead(head, beside[i : min(i + READ_AHEAD, _MAX_BESIDE)])
             tokens = code_tokens_cached(path, head, cache, mentions=lost)
             if tokens is None or tokens.error is not None:
                 continue
