@@ -16,15 +16,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.core.model import Finding, Report, Tree
-from bot.core.rules import Rule, RulePack, RulesError, RulesErrors
+from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError, RulesErrors
 from bot.render import FORMATS
-from bot.render.common import DocText, Options, RenderError
+from bot.render.common import DocText, Options, RenderError, plural
 
 if TYPE_CHECKING:
     from bot.trees.factcache import FactsCache
     from bot.trees.git import GitRepo, GitTree
 
-REPO_CONFIG = ".github/docs-sync.yml"
 RULES_FORMAT = 2
 
 
@@ -478,7 +477,7 @@ def _emit_recorded(recorded: Report, args: argparse.Namespace) -> int:
 
     kinds = Counter(f.kind for f in recorded.findings)
     detail = f": {', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))}" if kinds else ""
-    print(f"docs-sync: baseline {args.baseline} records {_plural(len(recorded.findings), 'finding')}{detail}")
+    print(f"docs-sync: baseline {args.baseline} records {plural(len(recorded.findings), 'finding')}{detail}")
     return 0
 
 
@@ -545,8 +544,8 @@ def run_validate(args: argparse.Namespace) -> int:
     rules, ran = _rules_of(packs), sum(len(r.examples) for r in _rules_of(packs))
     verdict = "invalid" if problems else ("examples fail" if failed else "ok")
     print(
-        f"{', '.join(p.file for p in packs)}: {_plural(len(rules), 'rule')}, {matched}; "
-        f"{ran - failed} of {_plural(ran, 'example')} pass: {verdict}"
+        f"{', '.join(p.file for p in packs)}: {plural(len(rules), 'rule')}, {matched}; "
+        f"{ran - failed} of {plural(ran, 'example')} pass: {verdict}"
     )
     if problems:
         return 2
@@ -577,10 +576,6 @@ def _run_examples(packs: Sequence[RulePack]) -> int:
             for line in found:
                 print(f"  {line}")
     return failed
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def run_init(args: argparse.Namespace) -> int:

@@ -39,7 +39,6 @@ those files come without a patch, so their base side is read at the merge base.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -49,7 +48,7 @@ from bot.app.github import GRAPHQL_BATCH, Repo
 from bot.app.sandbox import BudgetExceeded, over
 from bot.app.store import BlobAt, Store
 from bot.core.model import Change
-from bot.core.source import decode
+from bot.core.source import decode, git_blob_id
 
 _SHA = re.compile(r"[0-9a-f]{40}")
 
@@ -243,11 +242,7 @@ def unapply(head_text: str, patch: str) -> str | None:
 def git_blob_oid(text: str) -> str:
     """The blob id git gives `text` as UTF-8 (undecodable bytes kept as surrogates go back as
     they came)."""
-    return _oid(text.encode("utf-8", errors="surrogateescape"))
-
-
-def _oid(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    return git_blob_id(text.encode("utf-8", errors="surrogateescape"))
 
 
 @dataclass(frozen=True)
@@ -398,7 +393,7 @@ def _given_bytes(obj: dict) -> bytes | None:
     if obj.get("isBinary") or obj.get("isTruncated") or not isinstance(text, str):
         return None
     data = text.encode("utf-8")
-    return data if _oid(data) == obj.get("oid") else None
+    return data if git_blob_id(data) == obj.get("oid") else None
 
 
 def _utf8(data: bytes) -> str | None:

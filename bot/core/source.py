@@ -13,10 +13,16 @@ are shown on GitHub and must stay valid text.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import tokenize
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
+
+
+def git_blob_id(data: bytes) -> str:
+    """The id git gives a blob of `data`, so caches keyed by it are shared across ways of reading."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def decode(path: str, data: bytes) -> str:

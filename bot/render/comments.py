@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from bot.core.model import Finding, Report, Suggestion
 from bot.core.rules import REPO_CONFIG, RulesError
-from bot.render.common import DocText, RenderError, md_code, md_escape
+from bot.render.common import DocText, RenderError, md_code, md_escape, plural
 from bot.render.markdown import to_markdown
 from bot.render.patch import to_patch
 
@@ -46,10 +46,6 @@ def clip(text: str, limit: int) -> str:
 
 def _size(text: str) -> int:
     return len(text.encode("utf-8"))
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def typed(text: str) -> str:
@@ -145,16 +141,16 @@ RERUN_LABEL, RERUN_DESCRIPTION = "Re-run", "Run docs-sync again"  # the check ru
 
 def check_title(report: Report) -> str:
     """'2 doc lines out of date', 'Docs are in sync (1 finding ignored)', ..."""
-    ignored = f" ({_plural(len(report.ignored), 'finding')} ignored)" if report.ignored else ""
+    ignored = f" ({plural(len(report.ignored), 'finding')} ignored)" if report.ignored else ""
     if not report.findings:
         return "Docs are in sync" + ignored
     doc_lines = {(f.doc.path, f.doc.line) for f in report.findings if f.doc}
     others = sum(1 for f in report.findings if not f.doc)
     if not doc_lines:
-        return _plural(others, "finding") + ignored
-    title = _plural(len(doc_lines), "doc line") + " out of date"
+        return plural(others, "finding") + ignored
+    title = plural(len(doc_lines), "doc line") + " out of date"
     if others:
-        title += f", {_plural(others, 'more finding')}"
+        title += f", {plural(others, 'more finding')}"
     return title + ignored
 
 
@@ -594,7 +590,7 @@ def _explain_one(i: int, f: Finding, base: str) -> str:
 def apply_message(report: Report) -> str:
     """The commit message of `/docs-sync apply`: docs-sync, and each finding the commit fixes."""
     fixed = [f for f in report.findings if f.suggestion]
-    lines = [f"docs-sync: apply {_plural(len(fixed), 'suggested doc change')}", ""]
+    lines = [f"docs-sync: apply {plural(len(fixed), 'suggested doc change')}", ""]
     for f in fixed:
         where = f" ({f.doc.path}:{f.doc.line})" if f.doc else ""
         lines.append(f"- {f.kind} {f.symbol}{where}")
@@ -607,7 +603,7 @@ def applied(sha: str, pages: Sequence[str], report: Report, left_out: Sequence[s
     names = ", ".join(md_code(p) for p in pages)
     also = f" Left out: {not_doc_files(left_out)}." if left_out else ""
     return (
-        f"committed {sha[:12]} to this branch: {_plural(fixed, 'suggested doc change')} in {names}.{also} "
+        f"committed {sha[:12]} to this branch: {plural(fixed, 'suggested doc change')} in {names}.{also} "
         "The push starts a new docs-sync check of it."
     )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
+from bot.core.source import git_blob_id
 
 
 class MemoryTree:
@@ -18,7 +18,7 @@ class MemoryTree:
             return None
         data = text.encode()
         # The same id git gives the blob, so caches keyed by it are shared with the git reader.
-        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        return git_blob_id(data)
 
     def exists(self, path: str) -> bool:
         if path in self._files:

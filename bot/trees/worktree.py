@@ -9,14 +9,13 @@ Neither the repository's index nor its work tree is changed: untracked files are
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
 from bot.core.model import Change
-from bot.core.source import decode
+from bot.core.source import decode, git_blob_id
 from bot.trees.git import GitError, GitRepo, parse_name_status
 
 
@@ -70,7 +69,7 @@ class WorkTree:
             return None
         # The id git gives this content, so caches keyed by blob id are shared with committed
         # revisions: a file the change left alone hits the entry its commit made.
-        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+        return git_blob_id(data)
 
     def exists(self, path: str) -> bool:
         path = path.rstrip("/")
