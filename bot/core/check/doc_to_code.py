@@ -188,7 +188,11 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
     if scope.program is None and ref.command is None and inputs.own.runs_unread(doc):
         return  # cited on its own, on a page running a program we cannot read: its flag, maybe
     allowed = choices.split(",")
+    # The value placeholder a help listing shows (`--capture=method`) is no choice cited.
+    placeholders = {m.lower() for f in facts if (m := f.attr("metavar"))}
     for value in cited_values(ref.value, allowed):
+        if value.lower() in placeholders:
+            continue
         if value not in allowed and not is_external(value, inputs.rule.external):
             near = closest(value, allowed, 0.6)
             out.emit(

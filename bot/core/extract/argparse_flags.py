@@ -153,6 +153,9 @@ def flags(
         attrs["type"] = text(keywords["type"], values)
     if "help" in keywords:
         attrs["help"] = text(keywords["help"], values)
+    metavar = keywords.get("metavar")
+    if isinstance(metavar, ast.Constant) and isinstance(metavar.value, str):
+        attrs["metavar"] = metavar.value  # `--tb=style` in a help listing names no choice
     if "nargs" in keywords:
         attrs["nargs"] = text(keywords["nargs"], values)
     action = text(keywords["action"], values) if "action" in keywords else None

@@ -239,3 +239,10 @@ def test_another_programs_flag_close_by_letters_to_one_of_ours_gets_no_suggestio
     assert (f.kind, f.suggestion) == ("unresolved", None)
     [f] = judge("Resume with `--no-save-optm`.\n", files=code)
     assert f.suggestion.replacement == "Resume with `--no-save-optim`."
+
+
+def test_a_help_listing_s_value_placeholder_is_no_choice():
+    code = cli("'--tb', metavar='style', choices=['auto', 'short'], default='auto'")
+    page = "Pick `--tb=style` to print tracebacks your way.\n\nPass `--tb long`.\n"
+    found = judge(page, files={CLI: code})
+    assert [(f.kind, f.symbol) for f in found] == [("unresolved", "--tb long")]
