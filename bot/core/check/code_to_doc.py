@@ -184,7 +184,8 @@ def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Find
             code=code,
             why=wording.why_polarity_changed(old, new),
         )
-    elif delta.attr == "choices":
+    elif delta.attr == "choices" and new.attr("choices"):
+        # No choices at head (dropped, or a `Literal` moved behind an alias) restricts no value.
         allowed = (new.attr("choices") or "").split(",")
         before = (old.attr("choices") or "").split(",")
         for value in cited_values(ref.value, before + allowed):

@@ -59,6 +59,8 @@ def test_a_choice_the_flag_dropped_is_flagged_where_a_line_passes_it():
     found = code_change(page, base_cli, head_cli)
     assert kinds(found) == [("changed", "--backend fsdp")]
     assert found[0].message == "`fsdp` is no longer a choice of `--backend` (choices: megatron)"
+    # choices no longer read (a Literal moved behind an alias) or dropped: every value is taken
+    assert code_change(page, base_cli, cli("'--backend', type=str")) == []
 
 
 def test_a_value_that_no_longer_fits_the_flags_type_is_flagged():
