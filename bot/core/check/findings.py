@@ -16,7 +16,15 @@ from dataclasses import replace
 from typing import cast
 
 from bot.core.check.wording import fixed_line
-from bot.core.model import CodeLocation, DocLocation, Finding, FindingKind, Severity, Suggestion
+from bot.core.model import (
+    SEVERITY_RANK,
+    CodeLocation,
+    DocLocation,
+    Finding,
+    FindingKind,
+    Severity,
+    Suggestion,
+)
 from bot.core.page import DocPage, page_format
 from bot.core.rules import Rule
 
@@ -39,7 +47,7 @@ def _external_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
 
 def rank(severity: str) -> int:
     """notice < warning < error; a severity the rule file does not know ranks above them all."""
-    return {"notice": 0, "warning": 1, "error": 2}.get(severity, 3)
+    return SEVERITY_RANK.get(severity, 3)
 
 
 def doc_location(doc: DocPage, line: int) -> DocLocation:
