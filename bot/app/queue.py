@@ -55,7 +55,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 STATES = ("queued", "running", "done", "failed", "superseded")
-FINISHED = ("done", "failed", "superseded")
 JOBS_KEPT_S = 7 * 86400.0  # GitHub lets a delivery be redelivered for 3 days
 CACHES_KEPT_S = 30 * 86400.0
 TALLIES_KEPT_S = 86400.0  # rate limits count within minutes

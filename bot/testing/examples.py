@@ -29,10 +29,6 @@ def run_example(rule: Rule, example: Example) -> Report:
     return check([rule], MemoryTree(base), MemoryTree(head), changes)
 
 
-def _replacement(f: Finding) -> str | None:
-    return f.suggestion.replacement if f.suggestion is not None else None
-
-
 def _matches(f: Finding, want: Expectation) -> bool:
     return (
         f.kind == want.kind

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from bot.core.extract.argparse_flags import Scope
@@ -342,12 +341,6 @@ def attribute_docs(cls: ast.ClassDef) -> dict[str, str]:
         ):
             out[stmt.target.id] = " ".join(after.value.value.split())
     return out
-
-
-def walk_calls(tree: ast.AST) -> Iterator[ast.Call]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            yield node
 
 
 def named_roots(names: tuple[str, ...]) -> list[tuple[str, str]]:
