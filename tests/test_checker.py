@@ -114,3 +114,7 @@ def test_a_warm_check_loads_neither_yaml_nor_markdown(repo: Path, tmp_path: Path
         loaded = json.loads(next(x for x in proc.stderr.splitlines() if x.startswith("LOADED "))[7:])
         heavy = {m.split(".")[0] for m in loaded} & {"yaml", "markdown_it"}
         assert heavy == ({"yaml", "markdown_it"} if run == "cold" else set())
+    # Nor an extractor (every fact is cached), nor the docs-site checks (no rule has `site:`).
+    extractors = ("argparse_flags", "click_flags", "dataclass_flags", "pydantic_keys", "config_keys")
+    assert [m for m in loaded if m.removeprefix("bot.core.extract.") in extractors] == []
+    assert [m for m in loaded if m.startswith("bot.core.site")] == []

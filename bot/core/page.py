@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
+from bot.core import lazyre
 from bot.core.anchors import custom_id, docutils_id, github_anchor, mintlify_slug, pandoc_id
 
 if TYPE_CHECKING:
@@ -101,18 +102,18 @@ def _markdown() -> MarkdownIt:
 
 # A dot inside a flag is part of it (`--train.seed`, a dotted config hierarchy); one at its end
 # ends the sentence.
-_FLAG_RE = re.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_*-]|\.(?=[A-Za-z0-9_])|<[^<>\s]*>)*")
-_SHORT_FLAG_RE = re.compile(r"-[A-Za-z](?:[ =](\S+))?")
-_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
-_NAME_VALUE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)=(\S+)")
-_KEY_VALUE_RE = re.compile(r"([A-Za-z_][\w.-]*):\s+([^\s#]+)")
-_EXT_RE = re.compile(r"\.(?:py|md|mdx|yml|yaml|json|toml|txt|sh|cfg|ini)$")
-_GITHUB_RE = re.compile(r"https?://github\.com/[^/]+/[^/]+/(?:blob|tree)/[^/]+/([^?#]+)")
-_ANCHOR_TAG_RE = re.compile(r"<a\s[^>]*?\b(?:id|name)\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
+_FLAG_RE = lazyre.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_*-]|\.(?=[A-Za-z0-9_])|<[^<>\s]*>)*")
+_SHORT_FLAG_RE = lazyre.compile(r"-[A-Za-z](?:[ =](\S+))?")
+_NAME_RE = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+_NAME_VALUE_RE = lazyre.compile(r"([A-Za-z_][A-Za-z0-9_.]*)=(\S+)")
+_KEY_VALUE_RE = lazyre.compile(r"([A-Za-z_][\w.-]*):\s+([^\s#]+)")
+_EXT_RE = lazyre.compile(r"\.(?:py|md|mdx|yml|yaml|json|toml|txt|sh|cfg|ini)$")
+_GITHUB_RE = lazyre.compile(r"https?://github\.com/[^/]+/[^/]+/(?:blob|tree)/[^/]+/([^?#]+)")
+_ANCHOR_TAG_RE = lazyre.compile(r"<a\s[^>]*?\b(?:id|name)\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
 # A line that is nothing but one HTML/MDX tag: `<Note>`, `</Warning>`, `<a id="x" />`.
-_TAG_LINE_RE = re.compile(r"\s*</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>\s*")
-_VERBATIM_TAG_RE = re.compile(r"\s*<(?:pre|script|style|textarea)\b", re.IGNORECASE)
-_CODE_CLOSE = {n: re.compile(rf"(?<!`){'`' * n}(?!`)") for n in range(1, 8)}
+_TAG_LINE_RE = lazyre.compile(r"\s*</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>\s*")
+_VERBATIM_TAG_RE = lazyre.compile(r"\s*<(?:pre|script|style|textarea)\b", re.IGNORECASE)
+_CODE_CLOSE = {n: lazyre.compile(rf"(?<!`){'`' * n}(?!`)") for n in range(1, 8)}
 
 
 def classify(token: str) -> str:
@@ -186,7 +187,9 @@ def split_span(content: str) -> list[tuple[str, str, str | None]]:
 
 # A line citation: the path, then `:379`, `:10-20`, `#L10` or `#L10-L20`; or a file's symbol
 # (`pkg/mod.py:generate`, group 2), for the files a page cites.
-_CITATION_RE = re.compile(r"([^\s:#]+\.[A-Za-z0-9]+)(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?|:([A-Za-z_][\w.]*))")
+_CITATION_RE = lazyre.compile(
+    r"([^\s:#]+\.[A-Za-z0-9]+)(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?|:([A-Za-z_][\w.]*))"
+)
 _OPENERS = {"{": "}", "[": "]", "(": ")"}
 
 
@@ -463,8 +466,8 @@ _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "s
 # Words that run the command after them: not the command itself.
 _PREFIX_WORDS = {"do", "then", "else", "time", "exec", "nohup", "env", "sudo", "$"}
 _SEPARATORS = {"&&", "||", "|", ";", "--"}
-_WORD_RE = re.compile(r"[^\s\"'`()]+")
-_ASSIGN_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_WORD_RE = lazyre.compile(r"[^\s\"'`()]+")
+_ASSIGN_RE = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _SCRIPT_EXTS = (".py", ".sh")
 
 
@@ -589,22 +592,22 @@ def _fence_refs(tok: Token, first_line0: int, source: _Source, lines: list[str])
 
 _C = "\x01(\\d+)\x02"
 _CLAIM_PATTERNS = [
-    re.compile(_C + r"\s+by\s+default\b", re.IGNORECASE),
-    re.compile(_C + r"\s*\(\s*the\s+default\s*\)", re.IGNORECASE),
-    re.compile(r"\bdefault\b\s*(?:(?:is|to|of|was)\s+|:\s*|,\s*)?" + _C, re.IGNORECASE),
+    lazyre.compile(_C + r"\s+by\s+default\b", re.IGNORECASE),
+    lazyre.compile(_C + r"\s*\(\s*the\s+default\s*\)", re.IGNORECASE),
+    lazyre.compile(r"\bdefault\b\s*(?:(?:is|to|of|was)\s+|:\s*|,\s*)?" + _C, re.IGNORECASE),
     # "defaults" needs a connector: "X defaults `--y=z` here" is something setting a default
     # under a condition, not a statement of the flag's default.
-    re.compile(r"\bdefaults\b\s*(?:(?:to|are)\s+|:\s*)" + _C, re.IGNORECASE),
+    lazyre.compile(r"\bdefaults\b\s*(?:(?:to|are)\s+|:\s*)" + _C, re.IGNORECASE),
 ]
 _CODE_LIST = rf"((?:{_C}\s*(?:/|,|and|or|&)\s*)*{_C})"
 _BOTH = r"(?:(?:both|all)\s+)?"
 _BOOL_PATTERNS = [
-    re.compile(_CODE_LIST + r"\s+" + _BOTH + r"defaults?\s+(?:to\s+)?(?P<word>off|on)\b", re.IGNORECASE),
-    re.compile(_CODE_LIST + r"\s+(?:is|are)\s+" + _BOTH + r"(?P<word>off|on)\s+by\s+default\b", re.I),
+    lazyre.compile(_CODE_LIST + r"\s+" + _BOTH + r"defaults?\s+(?:to\s+)?(?P<word>off|on)\b", re.IGNORECASE),
+    lazyre.compile(_CODE_LIST + r"\s+(?:is|are)\s+" + _BOTH + r"(?P<word>off|on)\s+by\s+default\b", re.I),
 ]
-_SENTENCE_END = re.compile(r"[.;?!]\s+")
+_SENTENCE_END = lazyre.compile(r"[.;?!]\s+")
 _CHECKMARKS = {"✅", "✓", "✔", "☑", "yes"}
-_DEFAULT_HEADER = re.compile(r"defaults?(?: value)?", re.IGNORECASE)
+_DEFAULT_HEADER = lazyre.compile(r"defaults?(?: value)?", re.IGNORECASE)
 
 
 def _span_text(src: str, span: _Span) -> tuple[str, int | None]:
@@ -640,7 +643,7 @@ def _span_claim(
 
 # A default written as plain text right after a flag: "(`--buffer-size`, default 1 GB)". Only
 # numbers, with a size unit or not: plain words after "default" are prose more often than values.
-_PLAIN_DEFAULT = re.compile(
+_PLAIN_DEFAULT = lazyre.compile(
     _C + r"\s*[,(:]?\s*(?:the\s+)?defaults?\s*(?:is\s+|to\s+|of\s+|:\s*|=\s*)?"
     r"(?P<value>\d+(?:\.\d+)?(?:\s*[KMGT]i?B\b)?)(?![\w%/]|\.\w)",
     re.IGNORECASE,
@@ -872,7 +875,7 @@ _SLUGS: dict[str, tuple[Callable[[str], str], Callable[[str, int], str]]] = {
 }
 
 
-_ATTRIBUTES = re.compile(r"\s*\{[^{}]*\}\s*$")
+_ATTRIBUTES = lazyre.compile(r"\s*\{[^{}]*\}\s*$")
 
 
 def page_format(path: str) -> str:

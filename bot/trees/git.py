@@ -26,6 +26,9 @@ class GitRepo:
         self._batch: subprocess.Popen[bytes] | None = None
         self._check: subprocess.Popen[bytes] | None = None
         self._blobs: dict[str, bytes] = {}
+        # Commit ids `resolve` returned: a run hands them back (the history of its head), and
+        # a commit id, unlike a ref, always resolves to itself, so git is not asked again.
+        self._commits: set[str] = set()
 
     def _git(self, *args: str, env: dict[str, str] | None = None, input: str | None = None) -> str:
         proc = subprocess.run(
@@ -41,10 +44,14 @@ class GitRepo:
         return proc.stdout
 
     def resolve(self, rev: str) -> str:
+        if rev in self._commits:
+            return rev
         try:
-            return self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+            sha = self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
         except GitError:
             raise GitError(self._unknown(rev)) from None
+        self._commits.add(sha)
+        return sha
 
     def _unknown(self, rev: str) -> str:
         """Why `rev` does not resolve, in the words that say what to do."""

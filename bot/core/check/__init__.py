@@ -35,8 +35,6 @@ from bot.core.facts import ParseCache, parse_doc_cached
 from bot.core.globs import expand_all
 from bot.core.model import Change, DocLocation, EmptyTree, Finding, Report, Tree
 from bot.core.rules import Rule
-from bot.core.site.check import site_audit, site_check
-from bot.core.site.check import touches as site_touches
 
 __all__ = ["audit", "check"]
 
@@ -56,7 +54,12 @@ def check(
     findings: list[Finding] = []
     checked: list[str] = []
     for rule in rules:  # a rule's docs site (`site:`): navigation, redirects, links, anchors
-        if rule.site is not None and site_touches(rule.site, base, head, changes):
+        if rule.site is None:
+            continue
+        from bot.core.site.check import site_check
+        from bot.core.site.check import touches as site_touches  # only a rule with a site needs them
+
+        if site_touches(rule.site, base, head, changes):
             checked.append(rule.id)
             findings.extend(site_check(rule, base, head, changes, cache))
     for rule in expand_all(rules, base, head, touched.renames):  # globs -> the files they match
@@ -78,6 +81,8 @@ def audit(
     findings: list[Finding] = []
     for rule in rules:
         if rule.site is not None:
+            from bot.core.site.check import site_audit  # only a rule with a site reads one
+
             findings.extend(site_audit(rule, tree, cache))
     expanded = expand_all(rules, EmptyTree(), tree, {})
     for rule in expanded:

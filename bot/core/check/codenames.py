@@ -11,10 +11,10 @@ are read only for the names that left the touched ones.
 from __future__ import annotations
 
 import keyword
-import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
+from bot.core import lazyre
 from bot.core.facts import (
     TOKENS_FORMAT,
     ParseCache,
@@ -27,9 +27,9 @@ from bot.core.model import READ_AHEAD, Tree, read_ahead
 from bot.core.rules import Rule
 
 # How a code span writes a name: `NAME`, `$NAME`, `${NAME}`.
-_SPAN = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$?([A-Za-z_][A-Za-z0-9_]*)")
-_INNER_UNDERSCORE = re.compile(r"_?[A-Za-z0-9]+_[A-Za-z0-9_]*[A-Za-z0-9]")  # snake_case, UPPER_CASE
-_CAMEL = re.compile(
+_SPAN = lazyre.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$?([A-Za-z_][A-Za-z0-9_]*)")
+_INNER_UNDERSCORE = lazyre.compile(r"_?[A-Za-z0-9]+_[A-Za-z0-9_]*[A-Za-z0-9]")  # snake_case, UPPER_CASE
+_CAMEL = lazyre.compile(
     r"[A-Z][A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9]*"
 )  # FSDPArgs, TrainRayActor
 
@@ -146,7 +146,7 @@ def _top(path: str) -> str:
     return path.split("/", 1)[0] if "/" in path else ""
 
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _removed_names(
@@ -187,7 +187,7 @@ def _removed_words(
     return words
 
 
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_ENV_NAME = lazyre.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 
 
 def env_name(token: str) -> str | None:

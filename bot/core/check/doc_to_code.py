@@ -3,8 +3,7 @@ head (`unresolved`), and claim the defaults the code has (`wrong-default`)."""
 
 from __future__ import annotations
 
-import re
-
+from bot.core import lazyre
 from bot.core.check import paths, wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs, cites_paths
@@ -109,7 +108,7 @@ def _row_choices(inputs: RuleInputs, page: Page, out: Findings) -> None:
 
 
 # What separates the items of a list a sentence writes: `a`, `b`, or `c`; `a` / `b`.
-_LIST_GAP = re.compile(r"[\s,/|`]*(?:(?:or|and)\b[\s`]*)?")
+_LIST_GAP = lazyre.compile(r"[\s,/|`]*(?:(?:or|and)\b[\s`]*)?")
 
 
 def _lists(text: str, refs: list[Ref]) -> list[list[Ref]]:

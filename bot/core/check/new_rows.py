@@ -24,24 +24,25 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bot.core import lazyre
 from bot.core.doclines import normalize_default, paragraph
 from bot.core.page import DocPage, Ref
 
-_DEFAULT_HEADER = re.compile(r"\s*defaults?(?: value)?\s*", re.IGNORECASE)
+_DEFAULT_HEADER = lazyre.compile(r"\s*defaults?(?: value)?\s*", re.IGNORECASE)
 _MARKS = ("✅", "✓", "✔", "☑", "yes", "Yes")
-_DELIMITER = re.compile(r"\|?(?:\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?")
-_CODE = re.compile(r"`([^`]+)`")
-_BULLET = re.compile(
+_DELIMITER = lazyre.compile(r"\|?(?:\s*:?-+:?\s*\|)*\s*:?-+:?\s*\|?")
+_CODE = lazyre.compile(r"`([^`]+)`")
+_BULLET = lazyre.compile(
     r"(?P<indent>[ \t]*)(?P<marker>[-*+])(?P<gap>[ \t]+)(?P<open>\*\*|\[)?`(?P<code>[^`]+)`"
     r"(?P<close>\*\*|\]\([^)\s]*\))?(?P<sep>[ \t]*(?:[:—–]|[ \t]-)[ \t]*|[ \t]+|$)(?P<rest>.*)"
 )
-_BULLET_START = re.compile(r"[ \t]*[-*+][ \t]")
+_BULLET_START = lazyre.compile(r"[ \t]*[-*+][ \t]")
 # What a table cell, markdown or MDX would read as syntax in a description: `|` ends a cell,
 # `<` opens a tag, `{` an MDX expression. Already escaped ones stay as they are.
-_PROSE = re.compile(r"(?<!\\)([<{}])")
-_PROSE_CELL = re.compile(r"(?<!\\)([|<{}])")
-_PIPE = re.compile(r"(?<!\\)\|")
-_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+_PROSE = lazyre.compile(r"(?<!\\)([<{}])")
+_PROSE_CELL = lazyre.compile(r"(?<!\\)([|<{}])")
+_PIPE = lazyre.compile(r"(?<!\\)\|")
+_SPAN = lazyre.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 
 
 @dataclass(frozen=True)

@@ -33,17 +33,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
+from bot.core import lazyre
 from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, command_words, parse_doc
 from bot.core.programs import Programs, for_subcommand, invoked, subcommands
 from bot.core.rules import Rule
 
 # Characters no file name of a repository holds but placeholders and shell syntax do.
-_NOT_A_PATH = re.compile(r"[<>{}*$%\[\]~`|\"'\s]|://|\.\.\.")
+_NOT_A_PATH = lazyre.compile(r"[<>{}*$%\[\]~`|\"'\s]|://|\.\.\.")
 # `weight_vNNNNNN`, `run_XXXX`, `YYYY-MM-DD`: a run of one capital letter stands for digits.
-_PLACEHOLDER_RUN = re.compile(r"([A-Z])\1{2,}")
+_PLACEHOLDER_RUN = lazyre.compile(r"([A-Z])\1{2,}")
 # Words that stand for a name the reader picks: `--something-path`, `my_pkg/`, `test_x.py`.
-PLACEHOLDER_WORD = re.compile(
+PLACEHOLDER_WORD = lazyre.compile(
     r"(?<![A-Za-z0-9])(?:foo|bar|baz|something|xxx|yourname|your[-_][a-z]+|my[-_][a-z]+|test_x)(?![A-Za-z0-9])"
 )
 
@@ -532,22 +533,22 @@ class Run(NamedTuple):
 _MAX_PAGE_LINES = 20_000  # lines of a page read for its commands that cite no flag
 # Scripts read for the flags they pass: launchers, not every file of a large repository.
 _MAX_SCRIPTS = 400
-_SCRIPT_FLAG = re.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?")
-_DECLARED_FLAG = re.compile(
+_SCRIPT_FLAG = lazyre.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?")
+_DECLARED_FLAG = lazyre.compile(
     r"""add_argument\(\s*(?:["'][^"']*["']\s*,\s*)*["'](--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""
 )
-_CODE_SPAN = re.compile(r"(`+)([^`]+)\1")
-_PYTHON_M = re.compile(r"python[0-9.]*\s+-m\s+[A-Za-z_]")
-_TOOL_WORD = re.compile(r"[a-z][a-z0-9_.-]*[a-z0-9]")
-_HOOK_ID = re.compile(r"^\s*-?\s*id:\s*([a-z][a-z0-9_.-]*)\s*$", re.M)
+_CODE_SPAN = lazyre.compile(r"(`+)([^`]+)\1")
+_PYTHON_M = lazyre.compile(r"python[0-9.]*\s+-m\s+[A-Za-z_]")
+_TOOL_WORD = lazyre.compile(r"[a-z][a-z0-9_.-]*[a-z0-9]")
+_HOOK_ID = lazyre.compile(r"^\s*-?\s*id:\s*([a-z][a-z0-9_.-]*)\s*$", re.M)
 
 # Modules read for the flags they declare: at most this many, each at most this long.
 _MAX_MODULES = 800
-_DATACLASS_FIELD = re.compile(r"^[ \t]+([a-z_][a-z0-9_]*)[ \t]*:[^=\n]+(?:=|$)", re.M)
-_DATACLASS_CLI = re.compile(r"\b(?:draccus|tyro|simple_parsing|HfArgumentParser|jsonargparse)\b")
-_CLI_NAME = re.compile(r"cli|arg|opt|conf|command|launch|run|train|main|param|setting", re.IGNORECASE)
+_DATACLASS_FIELD = lazyre.compile(r"^[ \t]+([a-z_][a-z0-9_]*)[ \t]*:[^=\n]+(?:=|$)", re.M)
+_DATACLASS_CLI = lazyre.compile(r"\b(?:draccus|tyro|simple_parsing|HfArgumentParser|jsonargparse)\b")
+_CLI_NAME = lazyre.compile(r"cli|arg|opt|conf|command|launch|run|train|main|param|setting", re.IGNORECASE)
 _MAX_MODULE_TEXT = 500_000
-_OPTION_CALL = re.compile(
+_OPTION_CALL = lazyre.compile(
     r"""(?:add_argument|addoption|option|Option)\(\s*(?:["'][^"']*["']\s*,\s*)*"""
     r"""["'](--?[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""
 )

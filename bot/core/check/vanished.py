@@ -11,9 +11,9 @@ whose commands define what they use. A name the rule says is external is left al
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 
+from bot.core import lazyre
 from bot.core.check import wording
 from bot.core.check.codenames import cited_name, env_name
 from bot.core.check.findings import Findings, is_external
@@ -85,7 +85,7 @@ def _fenced_lines(lines: Sequence[str]) -> Iterator[tuple[int, str]]:
             yield n, text
 
 
-_DEFINES = re.compile(
+_DEFINES = lazyre.compile(
     r"(?:^|[\s;(])(?:export\s+|declare\s+-\w+\s+|local\s+)?([A-Za-z_][A-Za-z0-9_]*)=|\bread\s+(?:-\w+\s+)*([A-Za-z_][A-Za-z0-9_]*)"
 )
 

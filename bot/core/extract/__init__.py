@@ -9,50 +9,51 @@ report what they cannot read the same way.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterable
+from functools import cache
+from typing import Any
 
-from bot.core.extract import (
-    argparse_flags,
-    click_flags,
-    config_keys,
-    dataclass_flags,
-    hf_dataclass,
-    jsonargparse_flags,
-    pydantic_keys,
-    strings,
-    symbols,
-    tyro_flags,
-)
 from bot.core.model import Extraction, Fact, ParseError
 from bot.core.rules import Source
 
+# Each kind's extractor as "module:function", imported on first use: a check whose facts are
+# all cached never imports an extractor, and a run imports only the kinds its rules name
+# (importing this package for `imports` or `scripts` must not pull in every extractor).
 _EXTRACTORS = {
-    "argparse": argparse_flags.facts,
-    "dataclass-flags": dataclass_flags.facts,
-    "symbols": symbols.facts,
-    "strings": strings.facts,
-    "hf-dataclass": hf_dataclass.facts,
-    "tyro": tyro_flags.facts,
-    "jsonargparse": jsonargparse_flags.facts,
-    "click": click_flags.click_facts,
-    "typer": click_flags.typer_facts,
-    "pydantic": pydantic_keys.facts,
+    "argparse": "argparse_flags:facts",
+    "dataclass-flags": "dataclass_flags:facts",
+    "symbols": "symbols:facts",
+    "strings": "strings:facts",
+    "hf-dataclass": "hf_dataclass:facts",
+    "tyro": "tyro_flags:facts",
+    "jsonargparse": "jsonargparse_flags:facts",
+    "click": "click_flags:click_facts",
+    "typer": "click_flags:typer_facts",
+    "pydantic": "pydantic_keys:facts",
 }
 # Kinds whose files are not Python: the text itself, read by the extractor.
-_TEXT_EXTRACTORS: dict[str, Callable[[Source, str, str], Extraction]] = {
-    "config": config_keys.facts,
+_TEXT_EXTRACTORS = {
+    "config": "config_keys:facts",
 }
+
+
+@cache
+def _load(where: str) -> Callable[..., Any]:
+    module, name = where.split(":")
+    function: Callable[..., Any] = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return function
 
 
 def extract(source: Source, path: str, text: str) -> Extraction:
     if source.kind in ("paths", "tokens"):  # no facts: paths are the tree's, tokens see tokens.py
         return Extraction(facts=())
-    reads_text = _TEXT_EXTRACTORS.get(source.kind)
-    if reads_text is not None:
+    if source.kind in _TEXT_EXTRACTORS:
+        reads_text: Callable[[Source, str, str], Extraction] = _load(_TEXT_EXTRACTORS[source.kind])
         return reads_text(source, path, text)
-    extractor = _EXTRACTORS.get(source.kind)
-    if extractor is None:
+    if source.kind not in _EXTRACTORS:
         raise ValueError(f"unknown source kind {source.kind!r}")
+    extractor: Callable[[Source, str, ast.Module], Iterable[Fact]] = _load(_EXTRACTORS[source.kind])
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as e:

@@ -17,6 +17,8 @@ import configparser
 import re
 from typing import NamedTuple
 
+from bot.core import lazyre
+
 
 class EntryPoint(NamedTuple):
     name: str  # the command: "lm-eval", "mlx_lm.generate"
@@ -34,17 +36,17 @@ def entry_point(name: str, spec: str) -> EntryPoint | None:
     return EntryPoint(name, module, function.split(".")[0] or None)
 
 
-_DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
+_DOTTED = lazyre.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
 
 
 # --- pyproject.toml ------------------------------------------------------------------------------
 
 _TABLES = ("project.scripts", "tool.poetry.scripts")
-_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
+_HEADER = lazyre.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(#.*)?$")
 _KEY = r'(?:"(?:[^"\\]|\\.)*"|\'[^\']*\'|[A-Za-z0-9_.-]+)'
-_PAIR = re.compile(rf"^\s*({_KEY})\s*=\s*(.+?)\s*$")
-_STRING = re.compile(r'^"((?:[^"\\]|\\.)*)"|^\'([^\']*)\'')
-_INLINE = re.compile(rf"({_KEY})\s*=\s*(\"(?:[^\"\\]|\\.)*\"|'[^']*')")
+_PAIR = lazyre.compile(rf"^\s*({_KEY})\s*=\s*(.+?)\s*$")
+_STRING = lazyre.compile(r'^"((?:[^"\\]|\\.)*)"|^\'([^\']*)\'')
+_INLINE = lazyre.compile(rf"({_KEY})\s*=\s*(\"(?:[^\"\\]|\\.)*\"|'[^']*')")
 
 
 def from_pyproject(text: str) -> list[EntryPoint]:
