@@ -14,6 +14,7 @@ from typing import Any, TypeVar, cast
 import yaml
 
 from bot.core.globs import PatternError, compile_pattern, is_pattern
+from bot.core.model import Severity
 from bot.core.rules import (
     BOOL_STYLES,
     CONVENTION_KEYS,
@@ -356,7 +357,7 @@ class Reader:
             for kind, level in (levels or {}).items():
                 chosen = _collect(problems, self.choice, level, f"{key}.severity.{kind}", LEVELS)
                 if chosen is not None:
-                    severity[kind] = chosen
+                    severity[kind] = cast(Severity, chosen)  # LEVELS holds only the three
         raise_all(problems)
         rule = Rule(
             id=rule_id,

@@ -81,13 +81,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.core import kinds
+from bot.core.model import Severity
 
 SOURCE_KINDS: tuple[str, ...] = ("argparse", "dataclass-flags", "symbols", "strings", "paths", "tokens")
 SOURCE_KINDS += ("hf-dataclass", "tyro", "jsonargparse")  # typed parameters: bot/core/extract/typed_fields.py
 SOURCE_KINDS += ("click", "typer")  # decorated command lines: bot/core/extract/click_flags.py
 SOURCE_KINDS += ("pydantic", "config")  # config keys: extract/pydantic_keys.py, config_keys.py
 
-DEFAULT_SEVERITY: dict[str, str] = {k.name: k.severity for k in kinds.FINDING_KINDS}
+DEFAULT_SEVERITY: dict[str, Severity] = {k.name: k.severity for k in kinds.FINDING_KINDS}
 
 
 class RulesError(ValueError):
@@ -230,7 +231,7 @@ class Rule:
     docs: tuple[DocTarget, ...]
     sources: tuple[Source, ...]
     external: tuple[str, ...] = ()
-    severity: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_SEVERITY))
+    severity: dict[str, Severity] = field(default_factory=lambda: dict(DEFAULT_SEVERITY))
     fail_on: str = "error"
     examples: tuple[Example, ...] = ()
     origin: Origin | None = field(default=None, compare=False, repr=False)

@@ -17,10 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import cast
 
 from bot.core.kinds import FINDING_KINDS
-from bot.core.model import SEVERITY_RANK, DocLocation, Finding, Report, Severity
+from bot.core.model import SEVERITY_RANK, DocLocation, Finding, Report
 from bot.core.rules import Rule
 
 KINDS = frozenset(k.name for k in FINDING_KINDS)
@@ -158,7 +157,7 @@ def unused_notices(
     for s in unused:
         rule = rule_of(s.path)
         what = " ".join(w for w in (s.kind, f"`{s.symbol}`" if s.symbol else None) if w) or "anything"
-        severity = cast(Severity, rule.severity.get("unused-ignore", "notice"))
+        severity = rule.severity.get("unused-ignore", "notice")
         out.append(
             Finding(
                 kind="unused-ignore",

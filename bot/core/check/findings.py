@@ -13,7 +13,6 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import cast
 
 from bot.core.check.wording import fixed_line
 from bot.core.model import (
@@ -22,7 +21,6 @@ from bot.core.model import (
     DocLocation,
     Finding,
     FindingKind,
-    Severity,
     Suggestion,
 )
 from bot.core.page import DocPage, page_format
@@ -89,7 +87,7 @@ class Findings:
             suggestion = _in_place(doc, line, lambda text: replacement, whole=True)
         finding = Finding(
             kind=kind,
-            severity=cast(Severity, severity),  # the rule file admits only the three levels
+            severity=severity,
             symbol=symbol,
             message=message,
             rule=self.rule.id,

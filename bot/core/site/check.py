@@ -133,7 +133,7 @@ def _emit(rule: Rule, site: Site, problems: Iterable[Problem]) -> list[Finding]:
         findings.append(
             Finding(
                 kind=p.kind,
-                severity=severity,  # type: ignore[arg-type]  # the rule file admits only the three levels
+                severity=severity,
                 symbol=p.symbol,
                 message=p.message,
                 rule=rule.id,
@@ -183,7 +183,7 @@ def _no_config(rule: Rule) -> Finding:
     severity = rule.severity.get("parse-error", "error")
     return Finding(
         kind="parse-error",
-        severity=severity,  # type: ignore[arg-type]  # the rule file admits only the three levels
+        severity=severity,
         symbol=rule.site.config or "site",
         message=f"rule {rule.id} checks a docs site, but {where}",
         rule=rule.id,
@@ -195,7 +195,7 @@ def _unreadable(rule: Rule, path: str, e: SiteError) -> Finding:
     severity = rule.severity.get("parse-error", "error")
     return Finding(
         kind="parse-error",
-        severity=severity,  # type: ignore[arg-type]  # the rule file admits only the three levels
+        severity=severity,
         symbol=path,
         message=f"the docs site config does not read: {e.message}",
         rule=rule.id,
