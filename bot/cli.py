@@ -326,7 +326,7 @@ def _cache(disabled: bool) -> FactsCache | None:
     from bot.trees.factcache import FactsCache
 
     try:
-        return FactsCache()
+        return FactsCache(namespace=_code_digest())
     except (OSError, sqlite3.Error):
         return None  # a read-only home directory, or a damaged cache file, only costs speed
 

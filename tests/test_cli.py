@@ -528,7 +528,9 @@ def test_a_warm_audit_of_an_unchanged_revision_is_not_checked_again(small: Path,
     first = docs_sync(*args, env=env)
     again = docs_sync(*args, env=env)
     assert first.returncode == again.returncode == 1 and first.stdout == again.stdout
-    cache = FactsCache(tmp_path / "cache" / "facts.sqlite")
+    from bot.cli import _code_digest
+
+    cache = FactsCache(tmp_path / "cache" / "facts.sqlite", namespace=_code_digest())
     assert sum(1 for key in cache if key.startswith("audit:")) == 1  # one revision audited, kept once
     cache.close()
     # Any file of the revision changing is a new audit: a fixed page is never reported from the cache.
@@ -610,3 +612,18 @@ def _widest_suggestion(repo: Path, columns: int) -> int:
     os.close(leader)
     lines = out.decode().replace("\r\n", "\n").splitlines()
     return max(len(line) for line in lines if line.startswith("    - "))
+
+
+def test_facts_another_version_of_the_code_cached_are_never_read(tmp_path):
+    from bot.trees.factcache import FactsCache
+
+    path = tmp_path / "facts.sqlite"
+    old, new = FactsCache(path, namespace="old-code"), FactsCache(path, namespace="new-code")
+    old["blob:a.py"] = "facts as the old code read them"
+    assert "blob:a.py" not in new and len(new) == 0
+    new["blob:a.py"] = "facts as this code reads them"
+    assert (old["blob:a.py"], new["blob:a.py"]) == (
+        "facts as the old code read them",
+        "facts as this code reads them",
+    )
+    assert list(old) == ["blob:a.py"] and len(old) == 1

@@ -25,15 +25,20 @@ def default_cache_path() -> Path:
 
 
 class FactsCache(MutableMapping[str, object]):
-    def __init__(self, path: str | Path | None = None):
+    """`namespace` names the code that wrote the entries (the command line passes a digest of
+    bot/core): facts another version extracted, from an upgrade or another checkout sharing the
+    cache, are never read back as this version's."""
+
+    def __init__(self, path: str | Path | None = None, namespace: str = ""):
         self.path = Path(path) if path else default_cache_path()
+        self._prefix = f"{FORMAT}:{namespace}:" if namespace else f"{FORMAT}:"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB)")
 
     def __getitem__(self, key: str) -> object:
-        row = self._db.execute("SELECT value FROM facts WHERE key = ?", (f"{FORMAT}:{key}",)).fetchone()
+        row = self._db.execute("SELECT value FROM facts WHERE key = ?", (self._prefix + key,)).fetchone()
         if row is None:
             raise KeyError(key)
         try:
@@ -44,18 +49,19 @@ class FactsCache(MutableMapping[str, object]):
     def __setitem__(self, key: str, value: object) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)",
-            (f"{FORMAT}:{key}", pickle.dumps(value)),
+            (self._prefix + key, pickle.dumps(value)),
         )
 
     def __delitem__(self, key: str) -> None:
-        self._db.execute("DELETE FROM facts WHERE key = ?", (f"{FORMAT}:{key}",))
+        self._db.execute("DELETE FROM facts WHERE key = ?", (self._prefix + key,))
 
     def __iter__(self) -> Iterator[str]:
         for (key,) in self._db.execute("SELECT key FROM facts"):
-            yield key.removeprefix(f"{FORMAT}:")
+            if key.startswith(self._prefix):
+                yield key.removeprefix(self._prefix)
 
     def __len__(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM facts").fetchone()[0])
+        return sum(1 for _ in self)
 
     def close(self) -> None:
         self._db.close()
