@@ -162,7 +162,8 @@ TYPED = (
 )
 
 
-MARKER = re.compile(r"<!-- docs-sync:[a-z-]+(=[0-9a-f]+)? -->")  # docs-sync's own hidden markers
+# docs-sync's own hidden markers: `summary`, `fp=<hex>`, `checked base=<sha> rules=<digest>`
+MARKER = re.compile(r"<!-- docs-sync:[a-z-]+(=[0-9a-f]+)?( [a-z]+=[\w:]+)* -->")
 
 
 def live_parts(markdown: str) -> tuple[str, list[str]]:
