@@ -30,18 +30,22 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from bot.core.extract.argparse_flags import Scope, choices_text, string_value, text
+from bot.core.extract.argparse_flags import Scope, string_value, text
+from bot.core.extract.click_names import (
+    CLICK_MODULES,
+    TYPER_MODULES,
+    Names,
+    annotated,
+    choices_of,
+    is_context,
+    named_type,
+)
 from bot.core.extract.constants import UNKNOWN, Module, as_text, value
 from bot.core.model import Fact
 from bot.core.rules import Source
 
-CLICK_MODULES = frozenset({"click", "rich_click", "cloup", "asyncclick"})
-TYPER_MODULES = frozenset({"typer"})
 _SUFFIXES = ("_command", "_cmd", "_group", "_grp")  # click 8.2 drops these from a command's name
-_TYPES = {"INT": "int", "FLOAT": "float", "STRING": "str", "BOOL": "bool", "UUID": "uuid"}
 _MAX_COMMANDS = 2_000
-# Names a project gives typer's parameter makers in a module of its own, imported by its commands.
-_SHARED_PARAMS = {"Opt": "Option", "Option": "Option", "Arg": "Argument", "Argument": "Argument"}
 
 Path = tuple[str, ...]
 # Decorators that add one option: click.option, and click's `--version` and `--help` switches.
@@ -68,7 +72,7 @@ def typer_facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
 
 
 def _facts(source: Source, path: str, tree: ast.Module, frameworks: frozenset[str]) -> list[Fact]:
-    names = _Names(tree, frameworks)
+    names = Names(tree, frameworks)
     if not names.modules and not names.members and not _registers(tree, names.imported):
         return []
     scope = Scope(tree, None)
@@ -98,70 +102,10 @@ _COMPLETION = {
 }
 
 
-# --- what names mean -----------------------------------------------------------------------------
-
-
-class _Names:
-    """The module's names for click's and typer's functions: `click`, `import typer as t`,
-    `from click import option`."""
-
-    def __init__(self, tree: ast.Module, frameworks: frozenset[str]):
-        self.framework = "typer" if frameworks == TYPER_MODULES else "click"
-        self.modules: dict[str, str] = {}  # local name -> framework
-        self.members: dict[str, tuple[str, str]] = {}  # local name -> (framework, attribute)
-        self.imported: set[str] = set()  # names imported from the project's other modules
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    top = alias.name.split(".")[0]
-                    if top in frameworks and (alias.asname or "." not in alias.name):
-                        self.modules[alias.asname or top] = _framework(top)
-            elif isinstance(node, ast.ImportFrom):
-                top = (node.module or "").split(".")[0]
-                for alias in node.names:
-                    local = alias.asname or alias.name
-                    if top in frameworks and not node.level:
-                        self.members[local] = (_framework(top), alias.name)
-                    elif self.framework == "typer" and alias.name in _SHARED_PARAMS:
-                        # explosion's projects: `Opt = typer.Option` in main.py, imported by each
-                        # command module with the app (`from .main import Arg, Opt, app`).
-                        self.members[local] = ("typer", _SHARED_PARAMS[alias.name])
-                    else:
-                        self.imported.add(local)
-        for stmt in tree.body:  # `Opt = typer.Option`
-            if (
-                isinstance(stmt, ast.Assign)
-                and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-            ):
-                meant = self.of(stmt.value)
-                if meant is not None:
-                    self.members[stmt.targets[0].id] = meant
-
-    def of(self, node: ast.expr) -> tuple[str, str] | None:
-        """(framework, attribute) when `node` names one of its functions: `click.option`, `Option`."""
-        if isinstance(node, ast.Name):
-            return self.members.get(node.id)
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id in self.modules
-        ):
-            return (self.modules[node.value.id], node.attr)
-        return None
-
-    def is_call_of(self, node: ast.expr | None, *attrs: str) -> bool:
-        return isinstance(node, ast.Call) and (self.of(node.func) or ("", ""))[1] in attrs
-
-
-def _framework(module: str) -> str:
-    return "typer" if module in TYPER_MODULES else "click"
-
-
 # --- the command tree ----------------------------------------------------------------------------
 
 
-def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
+def _commands(tree: ast.Module, names: Names) -> dict[str, _Command]:
     """Every command and group of the module, keyed by the name the module calls it by."""
     commands: dict[str, _Command] = {}
     options: dict[str, ast.Call] = {}  # `verbose = click.option("--verbose", ...)`, used as @verbose
@@ -252,7 +196,7 @@ def _commands(tree: ast.Module, names: _Names) -> dict[str, _Command]:
     return commands
 
 
-def _option_groups(tree: ast.Module, names: _Names) -> dict[str, list[ast.Call]]:
+def _option_groups(tree: ast.Module, names: Names) -> dict[str, list[ast.Call]]:
     """Module-level functions that apply a set of options to the command they decorate
     (`def tool_options(fn): for d in (click.option(...), ...): fn = d(fn)`): name -> the option
     calls they make. A function that is a command itself is none."""
@@ -272,7 +216,7 @@ def _option_groups(tree: ast.Module, names: _Names) -> dict[str, list[ast.Call]]
 
 
 def _applied(
-    call: ast.Call, names: _Names, options: dict[str, ast.Call], groups: dict[str, list[ast.Call]]
+    call: ast.Call, names: Names, options: dict[str, ast.Call], groups: dict[str, list[ast.Call]]
 ) -> list[ast.Call]:
     """The options a call builds a decorator of, `add_options(click.option(...), verbose_option)`:
     its arguments' option calls and the options and option groups its arguments name."""
@@ -335,7 +279,7 @@ def _is_decorated(tree: ast.Module, name: str) -> bool:
     )
 
 
-def _attach(tree: ast.Module, names: _Names, commands: dict[str, _Command], typer_apps: set[str]) -> None:
+def _attach(tree: ast.Module, names: Names, commands: dict[str, _Command], typer_apps: set[str]) -> None:
     """`cli.add_command(fn, "name")`, `app.add_typer(sub, name="users")`, `typer.run(main)`."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
@@ -424,7 +368,7 @@ def _typer_name(function: str) -> str:
 
 def _click_option(
     call: ast.Call,
-    names: _Names,
+    names: Names,
     scope: Scope,
     module: Module,
     source_id: str,
@@ -447,7 +391,7 @@ def _option(
     decls: list[tuple[str, int]],
     keywords: dict[str, ast.expr],
     param: tuple[str, ast.expr | None, ast.expr | None, int] | None,
-    names: _Names,
+    names: Names,
     scope: Scope,
     module: Module,
     source_id: str,
@@ -475,7 +419,7 @@ def _option(
     unknown: list[str] = []
     type_node = keywords.get("type")
     annotation = param[1] if param is not None else None
-    is_bool = _type_name(type_node, annotation, names) == "bool"
+    is_bool = named_type(type_node, annotation, names) == "bool"
     if param is not None:
         name, _, _, line = param
         dest = name
@@ -516,10 +460,10 @@ def _option(
             default = False
         # click: a flag with no opposite sets `not default`; `--x/--no-x` sets True and False.
         sets = "false" if default is True and not secondary else "true"
-    choices = _choices(type_node, annotation, names, scope, module)
+    choices = choices_of(type_node, annotation, names, scope, module)
     if choices is not None:
         attrs["choices"] = choices
-    type_name = _type_name(type_node, annotation, names)
+    type_name = named_type(type_node, annotation, names)
     if type_name is not None and not is_flag:
         attrs["type"] = type_name
     for attr in ("help", "envvar", "metavar"):
@@ -563,77 +507,6 @@ def _nothing(node: ast.expr) -> None:
     return None
 
 
-def _type_name(type_node: ast.expr | None, annotation: ast.expr | None, names: _Names) -> str | None:
-    """`int`, `float`, `str`, `bool`, `Path` as a doc would name the type; None when unsaid."""
-    node = type_node if type_node is not None else _unwrapped(annotation)
-    if node is None:
-        return None
-    meant = names.of(node)
-    if meant is not None:
-        return _TYPES.get(meant[1], meant[1])
-    if isinstance(node, ast.Call):
-        node = node.func
-        meant = names.of(node)
-        if meant is not None:
-            return meant[1]
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
-def _unwrapped(annotation: ast.expr | None) -> ast.expr | None:
-    """`Annotated[int, ...]`, `Optional[int]`, `int | None` -> `int`; `List[int]` -> `int`."""
-    for _ in range(8):
-        if isinstance(annotation, ast.Subscript):
-            head = annotation.value
-            head_name = (
-                head.attr
-                if isinstance(head, ast.Attribute)
-                else head.id
-                if isinstance(head, ast.Name)
-                else ""
-            )
-            inner: ast.expr | None = annotation.slice
-            if isinstance(inner, ast.Tuple) and inner.elts:
-                inner = inner.elts[0] if head_name != "Union" else _not_none(inner.elts)
-            annotation = inner
-        elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-            annotation = _not_none([annotation.left, annotation.right])
-        elif isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-            try:
-                annotation = ast.parse(annotation.value, mode="eval").body
-            except SyntaxError:
-                return None
-        else:
-            return annotation
-    return None
-
-
-def _not_none(options: list[ast.expr]) -> ast.expr | None:
-    kept = [o for o in options if not (isinstance(o, ast.Constant) and o.value is None)]
-    return kept[0] if len(kept) == 1 else None
-
-
-def _choices(
-    type_node: ast.expr | None, annotation: ast.expr | None, names: _Names, scope: Scope, module: Module
-) -> str | None:
-    """`click.Choice([...])`'s values, or an Enum's (typer offers its values)."""
-    if (
-        isinstance(type_node, ast.Call)
-        and (names.of(type_node.func) or ("", ""))[1] == "Choice"
-        and type_node.args
-    ):
-        return choices_text(type_node.args[0], scope.lookup, module)
-    enum = _unwrapped(annotation) if type_node is None else None
-    if isinstance(enum, ast.Name) and enum.id in module.classes:
-        found = value(ast.Attribute(value=enum, attr="__members__"), scope.lookup, module)
-        if isinstance(found, dict):
-            return ",".join(as_text(v) for v in found.values())
-    return None
-
-
 # --- typer's parameters --------------------------------------------------------------------------
 
 
@@ -648,7 +521,7 @@ def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[as
 def _typer_param(
     arg: ast.arg,
     default: ast.expr | None,
-    names: _Names,
+    names: Names,
     scope: Scope,
     module: Module,
     source_id: str,
@@ -666,7 +539,7 @@ def _typer_param(
         )
         decl_args = info.args[1:]
     else:
-        metadata = _annotated(annotation)
+        metadata = annotated(annotation)
         info = next(
             (m for m in metadata if isinstance(m, ast.Call) and names.is_call_of(m, "Option", "Argument")),
             None,
@@ -676,27 +549,10 @@ def _typer_param(
         return []
     if info is None and default is None:
         return []  # no default: a positional argument
-    if _is_context(annotation, names):
+    if is_context(annotation, names):
         return []
     decls = [(s, a.lineno) for a in decl_args if (s := string_value(a, scope.lookup)) is not None]
     keywords = {k.arg: k.value for k in info.keywords if k.arg is not None} if info is not None else {}
     keywords.pop("default", None)
     param = (arg.arg, annotation, default, arg.lineno)
     return _option(decls, keywords, param, names, scope, module, source_id, path, where, implicit_bool=True)
-
-
-def _annotated(annotation: ast.expr | None) -> list[ast.expr]:
-    """The metadata of `Annotated[T, typer.Option(...)]`."""
-    if isinstance(annotation, ast.Subscript) and isinstance(annotation.slice, ast.Tuple):
-        head = annotation.value
-        head_name = (
-            head.attr if isinstance(head, ast.Attribute) else head.id if isinstance(head, ast.Name) else ""
-        )
-        if head_name == "Annotated":
-            return list(annotation.slice.elts[1:])
-    return []
-
-
-def _is_context(annotation: ast.expr | None, names: _Names) -> bool:
-    node = _unwrapped(annotation)
-    return node is not None and (names.of(node) or ("", ""))[1] == "Context"
