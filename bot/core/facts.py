@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from bot.core.extract.applied_options import APPLIED
 from bot.core.model import CodeTokens, Extraction, Fact, ParseError, Tree
 from bot.core.page import DocPage, parse_doc
 from bot.core.rules import Rule, Source
@@ -26,7 +27,7 @@ ParseCache = MutableMapping[str, object]
 
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
-EXTRACTION_FORMAT = "x9"
+EXTRACTION_FORMAT = "x10"
 PAGE_FORMAT = "doc14"
 TOKENS_FORMAT = "tok3"  # bot/core/extract/tokens.py
 
@@ -77,10 +78,11 @@ def named_programs(rule: Rule) -> dict[str, tuple[str, ...]]:
     return {name: tuple(paths) for name, paths in out.items()}
 
 
-def with_programs(fact: Fact, found: Programs) -> Fact:
+def with_programs(fact: Fact, found: Programs, path: str | None = None) -> Fact:
     """The flag with its programs' keys: which process it belongs to is the tree's business, not the
-    file's, so this is added after the (per-file, cached) extraction."""
-    keys = " ".join(found.programs_of(fact.path))
+    file's, so this is added after the (per-file, cached) extraction. `path` is the module whose
+    programs take it, when not its own (an option a command applies from another module)."""
+    keys = " ".join(found.programs_of(path or fact.path))
     attrs = {**dict(fact.attrs), "programs": keys}
     return replace(fact, attrs=tuple(sorted(attrs.items())))
 
@@ -211,6 +213,7 @@ def gather(
     or the programs of `tree` with the ones the rule's sources name.
     """
     out = Facts()
+    extracted: list[tuple[Source, Fact, str]] = []  # each with the path whose programs take it
     for source in rule.sources:
         if source.kind in ("paths", "tokens"):  # facts of no file (tokens: code_tokens_cached)
             continue
@@ -220,15 +223,48 @@ def gather(
             if result is None:
                 continue
             out.errors.extend(result.errors)
-            for fact in result.facts:
-                if fact.kind == "flag":
-                    if found is None:
-                        from bot.core.programs import programs  # it reads the extractors' modules
+            extracted.extend((source, fact, actual) for fact in result.facts)
+    if any(fact.kind == APPLIED for _, fact, _ in extracted):
+        extracted = _applied(extracted, tree, cache)
+    for _, fact, path in extracted:
+        if fact.kind == "flag":
+            if found is None:
+                from bot.core.programs import programs  # it reads the extractors' modules
 
-                        found = programs(tree, cache, named_programs(rule))
-                    fact = with_programs(fact, found)
-                out.add(fact)
-                if fact.kind == "flag":
-                    for choice in _choice_facts(fact):
-                        out.add(choice)
+                found = programs(tree, cache, named_programs(rule))
+            fact = with_programs(fact, found, path)
+        out.add(fact)
+        if fact.kind == "flag":
+            for choice in _choice_facts(fact):
+                out.add(choice)
     return out
+
+
+def _applied(
+    extracted: list[tuple[Source, Fact, str]], tree: Tree, cache: ParseCache | None
+) -> list[tuple[Source, Fact, str]]:
+    """The facts with each option a command applies from another module (`@options.upgrade`) in
+    place of its reference: the command's flag, taken by the command's programs
+    (bot/core/extract/applied_options.py). The shared options of a module the rule's commands
+    apply options from are flags of the commands that apply them, and of no command otherwise."""
+    from bot.core.extract.applied_options import Resolver, as_command_flags
+
+    resolver = Resolver(tree, cache)
+    applied: set[str] = set()  # the modules commands apply options from
+    out: list[tuple[Source, Fact, str]] = []
+    for source, ref, path in extracted:
+        if ref.kind != APPLIED:
+            continue
+        target = resolver.target(ref)
+        result = _extract_cached(source, target[0], tree, cache) if target is not None else None
+        if target is None or result is None:
+            continue
+        options = [f for f in result.facts if f.kind == "flag" and f.attr("assigned") == target[1]]
+        applied.update([target[0]] if options else [])
+        out.extend((source, f, path) for f in as_command_flags(options, ref))
+    kept = [
+        (s, f, p)
+        for s, f, p in extracted
+        if f.kind != APPLIED and not (f.attr("assigned") and f.path in applied)
+    ]
+    return kept + out

@@ -55,7 +55,9 @@ class Fact:
     is the field's path by name, so an alias or prefix changed is a rename.
     """
 
-    kind: Literal["flag", "symbol", "string", "key"]
+    # "applied-option": a command's reference to an option of another module, resolved (and gone)
+    # before any check sees the facts (bot/core/extract/applied_options.py)
+    kind: Literal["flag", "symbol", "string", "key", "applied-option"]
     token: str
     key: str
     source: str  # id of the rule source that produced it

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from bot.core.extract.applied_options import applied_option, root
 from bot.core.extract.argparse_flags import Scope, string_value, text
 from bot.core.extract.click_names import (
     CLICK_MODULES,
@@ -60,6 +61,8 @@ class _Command:
     function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
     framework: str = "click"
     options: list[ast.Call] = field(default_factory=list)  # click: the option decorators' calls
+    applied: list[ast.expr] = field(default_factory=list)  # `@options.upgrade`: another module's
+    assigned: dict[int, str] = field(default_factory=dict)  # id(call) -> the name a shared one has
     completion: int | None = None  # typer: the line of an app that adds --install-completion
 
 
@@ -86,7 +89,11 @@ def _facts(source: Source, path: str, tree: ast.Module, frameworks: frozenset[st
             for arg, default in _parameters(command.function):
                 out.extend(_typer_param(arg, default, names, scope, module, source.id, path, where))
         for call in command.options:
-            out.extend(_click_option(call, names, scope, module, source.id, path, where))
+            found = _click_option(call, names, scope, module, source.id, path, where)
+            if id(call) in command.assigned:
+                found = [_with(f, assigned=command.assigned[id(call)]) for f in found]
+            out.extend(found)
+        out.extend(applied_option(ref, source.id, path, where) for ref in command.applied)
         if command.completion is not None and command.parent is None:
             for token, words in _COMPLETION.items():
                 key = token[2:].replace("-", "_")
@@ -120,7 +127,7 @@ def _commands(tree: ast.Module, names: Names) -> dict[str, _Command]:
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             target = stmt.targets[0].id
-            if names.is_call_of(stmt.value, "option"):
+            if names.is_call_of(stmt.value, *_OPTION_MAKERS):
                 assert isinstance(stmt.value, ast.Call)
                 options[target] = stmt.value
             elif isinstance(stmt.value, ast.Call) and (
@@ -149,6 +156,7 @@ def _commands(tree: ast.Module, names: Names) -> dict[str, _Command]:
             break
         command: _Command | None = None
         found: list[ast.Call] = []
+        elsewhere: list[ast.expr] = []
         for decorator in fn.decorator_list:
             call = decorator if isinstance(decorator, ast.Call) else None
             func = call.func if call is not None else decorator
@@ -161,6 +169,8 @@ def _commands(tree: ast.Module, names: Names) -> dict[str, _Command]:
                 found.append(options[func.id])
             elif isinstance(func, ast.Name) and func.id in groups:
                 found.extend(groups[func.id])  # `@tool_options`, `@common_options(...)`
+            elif call is None and root(func) in names.imported:
+                elsewhere.append(func)  # `@options.upgrade`: applied_options.py resolves it
             elif (
                 isinstance(func, ast.Attribute)
                 and isinstance(func.value, ast.Name)
@@ -183,16 +193,19 @@ def _commands(tree: ast.Module, names: Names) -> dict[str, _Command]:
                 else:
                     command = _Command(given or _click_name(fn.name), parent, fn)
         if command is not None:
-            command.options = found
+            command.options, command.applied = found, elsewhere
             commands[fn.name] = command
     _attach(tree, names, commands, typer_apps)
     _single_commands(commands, typer_apps - names.imported)  # an imported app has commands elsewhere
     used = {id(call) for c in commands.values() for call in c.options}
-    shared = [call for call in options.values() if id(call) not in used]
+    named = [*groups.items(), *((name, [call]) for name, call in options.items())]
+    kept = {id(call): name for name, calls in named for call in calls}
+    shared = list({id(call): call for _, calls in named for call in calls if id(call) not in used}.values())
     if shared:
         # Options a module keeps for commands elsewhere (pip-tools' `options.py`, used as
         # `@options.dry_run`): flags of whatever command line takes them, under no subcommand here.
-        commands["<options>"] = _Command(("",), None, options=shared)
+        # Each keeps the name it is applied by: applied_options.py gives it to the command.
+        commands["<options>"] = _Command(("",), None, options=shared, assigned=kept)
     return commands
 
 
@@ -497,6 +510,10 @@ def _fact(token: str, dest: str, line: int, attrs: dict[str, str], source_id: st
         line=line,
         attrs=tuple(sorted(attrs.items())),
     )
+
+
+def _with(fact: Fact, **attrs: str) -> Fact:
+    return replace(fact, attrs=tuple(sorted({**dict(fact.attrs), **attrs}.items())))
 
 
 def _true(node: ast.expr | None) -> bool:
