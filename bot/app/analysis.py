@@ -26,7 +26,15 @@ from urllib.parse import urlsplit
 from bot.app.context import Context
 from bot.app.github import MAX_FILE_PAGES, PER_PAGE
 from bot.app.history import ApiHistory
-from bot.app.repoconfig import config_at, edited_config, known_rules, seen_again, unmatched_problem, watched
+from bot.app.repoconfig import (
+    config_at,
+    edited_config,
+    known_rules,
+    seen_again,
+    stale,
+    unmatched_problem,
+    watched,
+)
 from bot.app.sandbox import BudgetExceeded, Sandbox
 from bot.app.snapshot import (
     BlobReader,
@@ -100,6 +108,8 @@ def _analyze(ctx: Context, reader: BlobReader) -> Analysis:
     if again is not rules:
         revisions.prefetch(watched(again.rules, changes, revisions.base, revisions.head))
 
+    # A file the config lists that an earlier change deleted: a finding on its entry, the rest checked.
+    again, gone = stale(ctx, again, revisions.base, revisions.head, changes)
     history = ApiHistory(ctx.repo, reader, pull.head_sha)  # what replaced a stale token
     budget = ctx.settings.budget
     try:  # in a process of its own, within the App's budgets (sandbox.py)
@@ -109,6 +119,7 @@ def _analyze(ctx: Context, reader: BlobReader) -> Analysis:
                 return Analysis(problem=problem, rules=again.digest)
             config = edited_config(ctx, revisions, box, changes)  # when the pull request edits it
             report = box.check(again.rules, changes)
+        report = replace(report, findings=(*gone, *report.findings))
     except BudgetExceeded as exc:
         return Analysis(problem=exc.outcome, rules=again.digest)
     report = apply_waivers(report, ctx.store.waivers(ctx.pr))

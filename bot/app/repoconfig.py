@@ -8,7 +8,9 @@ with the pull request's files, in the same query, and only a config changed sinc
 again (`seen_again`).
 
 A config that names a page, source, glob or section the pull request's revisions lack fails
-the check on its line (`unmatched_problem`). A pull request that edits the config is still
+the check on its line (`unmatched_problem`), except a file an earlier change deleted: that
+entry is a `config` finding in the check run and the rest is checked (`stale`), as the command
+line does. A pull request that edits the config is still
 checked with the base branch's, and gets the new one validated against its head in a note
 (`edited_config`).
 """
@@ -17,14 +19,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.app.context import Context, Pull
+from bot.app.github import GitHubError
 from bot.app.sandbox import Sandbox
 from bot.app.snapshot import Blob, BlobReader, PullRevisions, Where
 from bot.core.check.inputs import Touched, touches
-from bot.core.globs import expand_all, rule_has_patterns
-from bot.core.model import Change, Tree
+from bot.core.globs import compile_pattern, expand_all, is_pattern, rule_has_patterns
+from bot.core.model import Change, Finding, Tree
 from bot.core.packs import config_text, parse_repo_config
 from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError
 from bot.render.comments import CheckOutcome, invalid_config, not_configured
@@ -109,6 +112,70 @@ def seen_again(ctx: Context, rules: Rules, blob: Blob | None) -> Rules:
         return rules
     ctx.store.save_config(ctx.repo.full_name, _ref(ctx.pull), oid)
     return rules_of(ctx, oid)
+
+
+# Paths asked of the history in one job, each one call: a config that lost more files than this
+# at once is held to the strict reading for the rest (an error on their lines, never a pass).
+MAX_STALE_ASKS = 10
+
+
+def stale(
+    ctx: Context, rules: Rules, base: Tree, head: Tree, changes: Sequence[Change]
+) -> tuple[Rules, tuple[Finding, ...]]:
+    """`rules` without the files they list that neither revision has but the base's history
+    had (deleted by an earlier pull request, not misspelt), and a `config` finding on each such
+    entry (bot.core.validate.stale_entries). Asked of the rules `unmatched_problem` judges; a
+    path matching nothing costs one call (`GET commits?sha=&path=`), its answer kept."""
+    if rules.oid is None or not rules.rules:
+        return rules, ()
+    from bot.core.validate import stale_entries
+
+    touched = Touched.of(changes)
+    wanted = [r for r in rules.rules if rule_has_patterns(r) or touches(r, touched)]
+    existed = _History(ctx, base, head)
+    if not stale_entries(wanted, base, head, touched.renames, existed)[1]:
+        return rules, ()  # the usual case: every entry matches
+    rest: list[Rule] = []
+    found: list[Finding] = []
+    for rule in rules.rules:  # one by one, to know which rule each is left of (ids may repeat)
+        if rule not in wanted:
+            rest.append(rule)
+            continue
+        kept, said = stale_entries([rule], base, head, touched.renames, existed)
+        rest.extend(kept)
+        found.extend(said)
+    return replace(rules, rules=tuple(rest)), tuple(found)
+
+
+class _History:
+    """Did a commit up to the pull request's base hold this path? A glob's answer is its fixed
+    folder's (`scripts/*.py`: `scripts`), and only when neither revision has that folder: the
+    API's history takes no pattern, and a folder still there with nothing matching is a typo."""
+
+    def __init__(self, ctx: Context, base: Tree, head: Tree):
+        self.ctx, self.base, self.head = ctx, base, head
+        self.asks = MAX_STALE_ASKS
+
+    def __call__(self, path: str) -> bool:
+        if is_pattern(path):
+            fixed = compile_pattern(path).prefix.rpartition("/")[0]
+            if not fixed or self.base.exists(fixed) or self.head.exists(fixed):
+                return False
+            path = fixed
+        repo, sha = self.ctx.repo, self.ctx.pull.base_sha
+        key = f"ever:{sha}:{path}"
+        known = self.ctx.store.history(repo.full_name, key)
+        if isinstance(known, bool):
+            return known
+        if self.asks <= 0:
+            return False
+        self.asks -= 1
+        try:
+            had = bool(repo.commits(sha, path, 1))
+        except GitHubError:
+            return False  # refused: the entry stays an error on its line
+        self.ctx.store.save_history(repo.full_name, key, had)
+        return had
 
 
 def unmatched_problem(

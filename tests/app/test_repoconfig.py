@@ -3,6 +3,8 @@ that says how to add one; a config that cannot be used fails with its file, line
 
 from __future__ import annotations
 
+import pytest
+
 from bot.app.config import Budget
 from bot.core.packs import parse_repo_config
 from bot.demo.repo import ARGS_HEAD, CONFIG, DOC_HEAD
@@ -66,6 +68,44 @@ def test_a_config_naming_a_missing_source_fails_on_its_line(bot, standin, repo_a
     (note,) = run["output"]["annotations"]
     assert (note["path"], note["start_line"]) == (CONFIG_FILE, line)
     assert note["title"] == "rules[0].sources[1].path: invalid"
+
+
+@pytest.mark.parametrize("listed", ["trainer/old_arguments.py", '"trainer/old/*.py"'])
+def test_a_listed_file_deleted_earlier_is_a_finding_and_the_rest_is_checked(
+    bot, standin, repo_and_shas, listed
+):
+    # A file by name, or a glob whose folder an earlier change deleted.
+    old = listed.strip('"')
+    file = old.replace("*", "args")
+    entry = "      - id: cluster-args\n"
+    source = f"      - id: old-args\n        kind: argparse\n        path: {listed}\n"
+    config = CONFIG.replace(entry, source + entry)
+    line = next(i for i, text in enumerate(config.splitlines(), 1) if old in text)
+    parser = 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--old-flag")\n'
+    name = "glob" if "*" in old else "file"
+    _branch(repo_and_shas, f"listed-{name}", {CONFIG_FILE: config, file: parser})
+    _branch(repo_and_shas, f"deleted-{name}", {file: None}, parent=f"listed-{name}")
+    _branch(repo_and_shas, f"deleted-{name}-pr", {ARGS: ARGS_HEAD, DOC: DOC_HEAD}, parent=f"deleted-{name}")
+    bot.check(28, f"deleted-{name}", f"deleted-{name}-pr")
+    (run,) = standin.check_runs
+    summary = run["output"]["summary"]
+    # Checked as before, with the config's stale entry said on its line among the findings.
+    assert run["conclusion"] == "failure" and "Invalid" not in run["output"]["title"]
+    notes = run["output"]["annotations"]
+    (stale,) = [n for n in notes if n["path"] == CONFIG_FILE]
+    assert stale["start_line"] == line and stale["annotation_level"] == "warning"
+    assert f"`old-args` source '{old}' was deleted before this change" in stale["message"]
+    assert any(n["path"] == DOC for n in notes) and "deleted before this change" in summary
+
+
+def test_a_file_never_in_the_history_is_still_an_invalid_config(bot, standin, repo_and_shas):
+    config = CONFIG.replace("path: trainer/arguments.py", "path: trainer/never_there.py")
+    _branch(repo_and_shas, "never", {CONFIG_FILE: config})
+    _branch(repo_and_shas, "never-pr", {ARGS: ARGS_HEAD}, parent="never")
+    bot.check(29, "never", "never-pr")
+    (run,) = standin.check_runs
+    assert (run["conclusion"], run["output"]["title"]) == ("failure", "Invalid .github/docs-sync.yml")
+    assert "'trainer/never_there.py' is not in the repository at base or head" in run["output"]["summary"]
 
 
 def test_a_glob_that_matches_nothing_fails_too(bot, standin, repo_and_shas):
