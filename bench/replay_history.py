@@ -144,7 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  crashes: {len(crashes)}")
     for sha, subject, code, last in crashes:
         print(f"    {sha[:10]} exit {code}: {last}  ({subject[:60]})")
-    print(f"  warnings and errors: {len(rows)}")
+    notices = sum(n for (severity, _), n in kinds.items() if severity == "notice")
+    per_ten = f" ({10 * notices / len(todo):.1f} per 10 commits)" if todo else ""
+    print(f"  warnings and errors: {len(rows)}; notices: {notices}{per_ten}")
     for (severity, kind), n in sorted(kinds.items()):
         print(f"    {severity:8} {kind:14} {n}")
     if verdicts:
