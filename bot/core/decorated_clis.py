@@ -20,11 +20,12 @@ _IMPORTS = {kind: re.compile(rf"^\s*(?:import|from)\s+{kind}\b", re.M) for kind 
 _IMPORTS["click"] = re.compile(r"^\s*(?:import|from)\s+(?:click|rich_click|asyncclick|cloup)\b", re.M)
 
 
-def parsers(tree: Tree, paths: Iterable[str]) -> Iterator[tuple[str, str, frozenset[str]]]:
-    """(path, kind, option strings) of each module declaring a click or typer command line, and
-    of each module registering typer commands on an app another one defines (`from .main import
-    app, Opt`: it need not import typer itself)."""
+def parsers(tree: Tree, paths: Iterable[str]) -> Iterator[tuple[str, str, frozenset[str], frozenset[str]]]:
+    """(path, kind, option strings, the modules declaring them) of each module declaring a click
+    or typer command line, and of each module registering typer commands on an app another one
+    defines (`from .main import app, Opt`: it need not import typer itself)."""
     from bot.core.extract import extract  # imported when init runs
+    from bot.core.facts import file_facts
 
     typer_modules: set[str] = set()
     registering: list[str] = []
@@ -37,10 +38,10 @@ def parsers(tree: Tree, paths: Iterable[str]) -> Iterator[tuple[str, str, frozen
             registering.append(path)
         for kind in kinds:
             typer_modules.update([path] if kind == "typer" else [])
-            facts = extract(Source(id=f"{kind}-cli", kind=kind, paths=(path,)), path, text).facts
+            facts = file_facts(Source(id=f"{kind}-cli", kind=kind, paths=(path,)), path, tree)
             flags = frozenset(f.token for f in facts if f.kind == "flag")
-            if flags:
-                yield path, kind, flags
+            if flags:  # with the modules it applies options from (`@options.upgrade`)
+                yield path, kind, flags, frozenset(f.path for f in facts if f.kind == "flag")
     if not registering or not typer_modules:
         return
     modules = Modules(tree)
@@ -51,7 +52,7 @@ def parsers(tree: Tree, paths: Iterable[str]) -> Iterator[tuple[str, str, frozen
         sources = {at for name in summary.imports for at, _ in modules._follow(path, summary, name)}
         text = tree.read(path) if sources & typer_modules else None
         if text is not None:
-            facts = extract(Source(id="typer-cli", kind="typer", paths=(path,)), path, text).facts
-            flags = frozenset(f.token for f in facts if f.kind == "flag")
+            registered = extract(Source(id="typer-cli", kind="typer", paths=(path,)), path, text).facts
+            flags = frozenset(f.token for f in registered if f.kind == "flag")
             if flags:
-                yield path, "typer", flags
+                yield path, "typer", flags, frozenset({path})

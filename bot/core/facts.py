@@ -240,6 +240,16 @@ def gather(
     return out
 
 
+def file_facts(source: Source, path: str, tree: Tree, cache: ParseCache | None = None) -> list[Fact]:
+    """The facts one file of a source yields in this revision, the options its commands apply
+    from other modules (`@options.upgrade`) resolved: what `docs-sync init` reads of a module."""
+    result = _extract_cached(source, path, tree, cache)
+    extracted = [(source, fact, path) for fact in (result.facts if result else ())]
+    if any(fact.kind == APPLIED for _, fact, _ in extracted):
+        extracted = _applied(extracted, tree, cache)
+    return [fact for _, fact, _ in extracted]
+
+
 def _applied(
     extracted: list[tuple[Source, Fact, str]], tree: Tree, cache: ParseCache | None
 ) -> list[tuple[Source, Fact, str]]:

@@ -64,6 +64,7 @@ class Plan:
     pages: tuple[str, ...]
     cited: dict[str, int]  # parser path -> how many pages cite it
     cites: dict[str, tuple[str, ...]] = field(default_factory=dict)  # page -> the parsers it cites
+    decorated: frozenset[str] = frozenset()  # every module of a click or typer command line, cited or not
 
 
 def plan(tree: Tree) -> Plan:
@@ -73,8 +74,8 @@ def plan(tree: Tree) -> Plan:
         parsers.append(
             Parser(cli.path, cli.kind, cli.flags, paths=cli.paths, names=cli.names, programs=cli.programs)
         )
-    found = decorated_clis.parsers(tree, [p for p in paths if _is_source(p)])
-    parsers += [Parser(path, kind, flags) for path, kind, flags in found]
+    found = list(decorated_clis.parsers(tree, [p for p in paths if _is_source(p)]))
+    parsers += [Parser(path, kind, flags, paths=tuple(sorted(spans))) for path, kind, flags, spans in found]
     by_flag: dict[str, list[Parser]] = defaultdict(list)
     for parser in parsers:
         for flag in parser.flags - COMMON_FLAGS:
@@ -97,7 +98,9 @@ def plan(tree: Tree) -> Plan:
             cited.update(hits)
             cites[path] = tuple(sorted(hits))
     chosen = tuple(p for p in parsers if cited[p.path])
-    return Plan(chosen, tuple(pages), dict(cited), cites)
+    return Plan(
+        chosen, tuple(pages), dict(cited), cites, frozenset(x for _, _, _, spans in found for x in spans)
+    )
 
 
 def config_for(tree: Tree, revision: str = "") -> str | None:
@@ -175,20 +178,34 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
             lines.append(f"        names: [{', '.join(_quote(n) for n in parser.names)}]")
         if parser.programs:  # console scripts that reach the builder through code we do not follow
             lines.append(f"        programs: [{', '.join(_quote(n) for n in parser.programs)}]")
-    for kind in decorated_clis.KINDS:  # click, typer: the modules of each, globbed like argparse's
-        decorated = [p.path for p in found.parsers if p.kind == kind]
+    for kind in decorated_clis.KINDS:  # click, typer: the folders of each command line's modules
+        decorated = [p for p in found.parsers if p.kind == kind]
         if decorated:
             lines += [
                 f"      - id: {_unique(kind + '-cli', taken)}",
                 f"        kind: {kind}",
                 "        paths:",
             ]
-            lines += [
-                f"          - {_quote(pattern)}" for pattern, _ in _grouped(decorated, "py", deep=False)
-            ]
+            lines += [f"          - {_quote(x)}" for x in _cli_folders(decorated, found.decorated)]
     lines += ["      - id: cited-paths", "        kind: paths", *pair_lines]
     lines += [*rule_lines(keys, _grouped, _quote), *(f"# {note}" for note in keys.unread), ""]
     return "\n".join(lines)
+
+
+def _cli_folders(parsers: Sequence[Parser], modules: frozenset[str]) -> list[str]:
+    """The paths of a click or typer source: each command module, and each module it applies
+    options from (pip-tools' `@options.upgrade`), as the glob of its folder when the folder holds
+    another module of a command line, so a module added there later (`options.py`, a new
+    subcommand's) is read without an edit; else the file."""
+    spans = sorted({x for p in parsers for x in (p.path, *p.paths)})
+    by_folder = Counter(posixpath.dirname(m) for m in modules | set(spans))
+    out: list[str] = []
+    for path in spans:
+        folder = posixpath.dirname(path)
+        entry = f"{folder}/*.py" if folder and by_folder[folder] > 1 else path
+        if entry not in out:
+            out.append(entry)
+    return out
 
 
 def _paired_pages(tree: Tree, pattern: str, paired: Sequence[init_pairs.Pairs]) -> list[str]:

@@ -107,7 +107,9 @@ def test_init_couples_the_pages_to_the_command_modules_and_validates(kind):
     text = config_for(tree)
     assert text is not None
     assert f"        kind: {kind}\n" in text and "kind: argparse" not in text
-    assert all(f"          - {m}\n" in text for m in modules)
+    # Two command modules side by side: their folder, so a module added there later is read too.
+    written = {"click": ['"shop/*.py"'], "typer": ["trainer/cli.py"]}[kind]
+    assert all(f"          - {m}\n" in text for m in written)
     assert "shop/util.py" not in text and "docs/other.md" not in text
     (pack,) = parse_repo_config(text)
     assert unmatched(pack.rules, MemoryTree({}), tree) == []
@@ -150,3 +152,59 @@ def test_init_finds_typer_commands_that_register_on_an_app_they_import():
         "README.md": "# proj\n\n```bash\nproj fetch --force --depth 2\n```\n",
     }
     assert [(p.path, p.kind) for p in plan(MemoryTree(files)).parsers] == [("proj/cli/fetch.py", "typer")]
+
+
+OPTIONS = textwrap.dedent(
+    """
+    import click
+
+    upgrade = click.option("-U", "--upgrade/--no-upgrade", default=False, help="Upgrade all.")
+    dry_run = click.option("-n", "--dry-run", is_flag=True, help="Only show what would happen.")
+    """
+)
+COMPILE = textwrap.dedent(
+    """
+    import click
+
+    from . import options
+
+    @click.command()
+    @options.upgrade
+    @options.dry_run
+    @click.option("--output-file", default="requirements.txt")
+    def cli(upgrade, dry_run, output_file):
+        pass
+    """
+)
+PIP_LIKE = {
+    "pyproject.toml": '[project]\nname = "pt"\n\n[project.scripts]\npt-compile = "pt.scripts.compile:cli"\n',
+    "pt/__init__.py": "",
+    "pt/resolver.py": "def resolve():\n    pass\n",
+    "pt/scripts/__init__.py": "",
+    "pt/scripts/compile.py": COMPILE,
+    "pt/scripts/options.py": OPTIONS,
+    "README.md": "# pt\n\n```bash\npt-compile --upgrade --dry-run --output-file req.txt\n```\n",
+}
+
+
+def test_init_reads_the_options_a_command_applies_from_another_module_and_globs_their_folder():
+    tree = MemoryTree(PIP_LIKE)
+    (compile_,) = [p for p in plan(tree).parsers if p.path == "pt/scripts/compile.py"]
+    assert {"--upgrade", "--dry-run", "--output-file"} <= compile_.flags
+    assert compile_.paths == ("pt/scripts/compile.py", "pt/scripts/options.py")
+    text = config_for(tree) or ""
+    assert '          - "pt/scripts/*.py"\n' in text and "pt/resolver.py" not in text
+    # The rule holds when the options move on: a renamed option is found on the page.
+    (pack,) = parse_repo_config(text)
+    head = dict(PIP_LIKE, **{"pt/scripts/options.py": OPTIONS.replace('"--dry-run"', '"--simulate"')})
+    report = check(pack.rules, tree, MemoryTree(head), [Change("modified", "pt/scripts/options.py")])
+    assert [(f.kind, f.symbol) for f in report.findings if f.severity != "notice"] == [
+        ("renamed", "--dry-run")
+    ]
+
+
+def test_a_lone_command_module_beside_other_modules_is_written_as_the_file():
+    files = dict(PIP_LIKE, **{"pt/scripts/options.py": "", "pt/scripts/compile.py": CLICK_ORDERS})
+    files["README.md"] = "# pt\n\n```bash\npt-compile --since 2024 --status paid\n```\n"
+    text = config_for(MemoryTree(files)) or ""
+    assert "          - pt/scripts/compile.py\n" in text and "*.py" not in text
