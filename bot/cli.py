@@ -9,7 +9,6 @@ import argparse
 import functools
 import os
 import sys
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -284,16 +283,10 @@ _CODE: list[str] = []
 def _code_digest() -> str:
     """The analysis code itself (bot/core): a cached result made by other code is never used."""
     if not _CODE:
-        import hashlib
-        from pathlib import Path
-
         import bot.core
+        from bot.trees.factcache import code_digest
 
-        root = Path(bot.core.__file__).parent
-        digest = hashlib.sha1()
-        for path in sorted(root.rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-        _CODE.append(digest.hexdigest())
+        _CODE.append(code_digest(os.path.dirname(bot.core.__file__)))
     return _CODE[0]
 
 
@@ -388,8 +381,11 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
     if args.worktree and args.head:
         raise UsageError("--worktree checks the files on disk; it takes no --head")
     with GitRepo(args.repo) as repo:
-        head_sha = repo.resolve(args.head or "HEAD")
-        base_sha = repo.merge_base(repo.resolve(args.base or _default_base(repo)), head_sha)
+        head_rev = args.head or "HEAD"
+        head_sha = repo.resolve(head_rev)
+        base_rev = args.base or _default_base(repo)
+        # The hook's `--base HEAD` names the head again: it is not resolved twice.
+        base_sha = repo.merge_base(head_sha if base_rev == head_rev else repo.resolve(base_rev), head_sha)
         base = repo.tree(base_sha)
         head: Tree
         if args.worktree:
@@ -663,6 +659,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception:
         # A bug, not a finding: exit 2 like any failure to check, never 1, which says the docs
         # are wrong. The traceback is for the bug report.
+        import traceback
+
         traceback.print_exc()
         print("docs-sync: internal error (traceback above)", file=sys.stderr)
         return 2

@@ -118,3 +118,21 @@ def test_a_warm_check_loads_neither_yaml_nor_markdown(repo: Path, tmp_path: Path
     extractors = ("argparse_flags", "click_flags", "dataclass_flags", "pydantic_keys", "config_keys")
     assert [m for m in loaded if m.removeprefix("bot.core.extract.") in extractors] == []
     assert [m for m in loaded if m.startswith("bot.core.site")] == []
+
+
+def test_a_change_no_rule_reads_loads_none_of_the_checks(repo: Path, tmp_path: Path):
+    """Most commits a pre-commit hook sees touch no rule's files: the command loads the rules,
+    validates them (the demo's sections: its pages' headings) and stops, without the checks, the
+    programs, the extractors or another format's module."""
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "-b", "main", str(repo), str(clone)], check=True)
+    (clone / "NOTES.txt").write_text("nothing any rule reads\n")
+    git = ["git", "-C", str(clone), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "add", "NOTES.txt"], check=True)
+    subprocess.run([*git, "commit", "-qm", "notes"], check=True)
+    code, loaded, stderr = _loaded("check", "--base", "HEAD~1", "--no-cache", cwd=clone)
+    assert code == 0, stderr
+    checks = ("bot.core.check.inputs", "bot.core.check.history", "bot.core.programs")
+    assert [m for m in loaded if m in checks or m.startswith("bot.core.extract")] == []
+    renderers = [m for m in loaded if m.startswith("bot.render.") and m != "bot.render.common"]
+    assert renderers == ["bot.render.text"]

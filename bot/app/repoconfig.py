@@ -25,7 +25,7 @@ from bot.app.context import Context, Pull
 from bot.app.github import GitHubError
 from bot.app.sandbox import Sandbox
 from bot.app.snapshot import Blob, BlobReader, PullRevisions, Where
-from bot.core.check.inputs import Touched, touches
+from bot.core.check.touched import Touched, touches
 from bot.core.globs import compile_pattern, expand_all, is_pattern, rule_has_patterns
 from bot.core.model import Change, Finding, Tree
 from bot.core.packs import config_text, parse_repo_config

@@ -11,15 +11,19 @@ lines; every later pull request is not an error until someone edits the config.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from bot.core.doclines import in_scope
-from bot.core.facts import ParseCache, parse_doc_cached
 from bot.core.globs import Listing, compile_pattern, is_pattern, pairing_names, pairings
 from bot.core.model import SEVERITY_RANK, CodeLocation, Finding, Severity, Tree, read_ahead
 from bot.core.rules import Origin, Rule, RulesError
+
+if TYPE_CHECKING:
+    from bot.core.facts import ParseCache
+
+# The page parser (bot.core.page, through facts and doclines) loads only for a rule that names
+# sections: it reads their headings.
 
 STALE_SEVERITY: Severity = "warning"
 
@@ -157,6 +161,8 @@ def _nothing(path: str, what: str) -> str:
 
 def _sections(rule: Rule, listing: Listing, cache: ParseCache | None) -> list[RulesError]:
     """Each `sections` entry must name a heading of one of its pages (as a heading-path prefix)."""
+    from bot.core.doclines import in_scope
+
     problems = []
     headings: dict[str, list[str]] = {}
     for d in rule.docs:
@@ -190,11 +196,15 @@ def _closest_heading(section: str, headings: list[str]) -> str | None:
     tails = [h for h in headings if h.endswith(" > " + section)]
     if tails:
         return min(tails, key=len)
+    import difflib
+
     near = difflib.get_close_matches(section, headings, n=1)
     return near[0] if near else None
 
 
 def _headings(path: str, listing: Listing, cache: ParseCache | None) -> list[str]:
+    from bot.core.facts import parse_doc_cached
+
     for tree in (listing.head, listing.base):
         text = tree.read(path)
         if text is not None:

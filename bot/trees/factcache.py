@@ -7,6 +7,7 @@ cache directory and is never read from a repository under check.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import sqlite3
@@ -22,6 +23,54 @@ def default_cache_path() -> Path:
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "docs-sync"
     )
     return Path(root) / "facts.sqlite"
+
+
+def code_digest(root: str | Path, cache_dir: Path | None = None) -> str:
+    """The digest of the Python files under `root` (path and content): what the cache's entries
+    are kept under. Reading and hashing them costs a warm start more than its other reads, so
+    the digest is kept in `cache_dir` under what identifies the files on disk (path, size, inode,
+    modification and change time: what git's index trusts), and a start that finds it there
+    reads none of them. A file written since has another change time, so its digest is not
+    taken for the old one's."""
+    files = sorted(_python_files(str(root)))
+    stamp = hashlib.sha1(repr([(path, stat) for _, path, stat in files]).encode()).hexdigest()
+    memo = (cache_dir or default_cache_path().parent) / "code-digests"
+    try:
+        known = dict(line.split(" ", 1) for line in memo.read_text().split("\n") if " " in line)
+    except (OSError, ValueError):
+        known = {}
+    if stamp in known:
+        return known[stamp]
+    digest = hashlib.sha1()
+    for relative, path, _ in files:
+        with open(path, "rb") as f:
+            digest.update(relative.encode() + b"\0" + f.read())
+    value = digest.hexdigest()
+    # A few checkouts (or versions) may share the cache; the newest stamps are kept.
+    lines = [f"{s} {d}" for s, d in list(known.items())[-7:]] + [f"{stamp} {value}"]
+    try:
+        import tempfile
+
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=memo.parent, prefix=".code-digests-")
+        with os.fdopen(fd, "w") as out:
+            out.write("\n".join(lines) + "\n")
+        os.replace(tmp, memo)  # whole or not at all: another process may be reading it
+    except OSError:
+        pass  # a read-only cache directory only costs the reads next time
+    return value
+
+
+def _python_files(top: str, relative: str = "") -> Iterator[tuple[str, str, tuple[int, ...]]]:
+    with os.scandir(top) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name != "__pycache__":
+                    yield from _python_files(entry.path, f"{relative}{entry.name}/")
+            elif entry.name.endswith(".py"):
+                st = entry.stat()
+                stamp = (st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+                yield f"{relative}{entry.name}", entry.path, stamp
 
 
 class FactsCache(MutableMapping[str, object]):

@@ -70,6 +70,8 @@ class GitRepo:
 
     def merge_base(self, base: str, head: str) -> str:
         """Where `head` forked from `base`: what GitHub compares a pull request against."""
+        if base == head and base in self._commits:
+            return base  # a commit is its own merge base
         try:
             return self._git("merge-base", base, head).strip()
         except GitError:

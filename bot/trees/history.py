@@ -14,11 +14,16 @@ import re
 import subprocess
 import time
 from collections.abc import MutableMapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.core.check.history import Commit, Move
-from bot.core.model import Tree
 from bot.trees.git import GitError, GitRepo, parse_name_status
+
+if TYPE_CHECKING:
+    from bot.core.check.history import Commit, Move
+    from bot.core.model import Tree
+
+# bot.core.check.history (Commit, Move) is imported by the first question: a run whose change
+# asks the history nothing loads none of the check's modules for it.
 
 # Part of every cache key: bump when what is stored changes.
 CACHE_FORMAT = "history1"
@@ -141,6 +146,8 @@ class GitHistory:
                 renames = {c.old_path: c.path for c in parse_name_status(diff) if c.old_path}
                 found.append((sha, parents, subject, renames))
             self._store(key, found)
+        from bot.core.check.history import Move
+
         moves = []
         for sha, parents, subject, renames in found:
             moves.append(Move(self._commit(sha, parents, subject), renames))
@@ -157,6 +164,8 @@ class GitHistory:
         return self._shallow
 
     def _commit(self, sha: str, parents: str, subject: str) -> Commit:
+        from bot.core.check.history import Commit
+
         first = parents.split()[0] if parents.strip() else None
         self._parents[sha] = first
         return Commit(sha, subject)

@@ -24,13 +24,15 @@ class WorkTree:
 
     def __init__(self, repo: GitRepo):
         self.repo = repo
-        try:
-            top = repo._git("rev-parse", "--show-toplevel").strip()
+        try:  # one process for both: the work tree's root and where its index is
+            top, _, index = repo._git("rev-parse", "--show-toplevel", "--git-path", "index").partition("\n")
         except GitError:
-            top = ""
-        if not top:
+            top = index = ""
+        if not top.strip():
             raise GitError(f"{repo.path} has no work tree to read (a bare repository?)")
-        self.root = Path(top)
+        self.root = Path(top.strip())
+        index = index.strip()
+        self._index = Path(index) if os.path.isabs(index) else repo.path / index
         self._files: frozenset[str] | None = None
         self._dirs: frozenset[str] | None = None
         self._data: dict[str, bytes | None] = {}
@@ -86,8 +88,7 @@ class WorkTree:
 
     def changes(self, base: str) -> list[Change]:
         """Every file that differs between commit `base` and the work tree, renames included."""
-        index = self._git("rev-parse", "--git-path", "index").strip()
-        index_path = Path(index) if os.path.isabs(index) else self.root / index
+        index_path = self._index
         untracked = self._git("ls-files", "-z", "--others", "--exclude-standard")
         with tempfile.TemporaryDirectory(prefix="docs-sync-index-") as tmp:
             scratch = Path(tmp) / "index"

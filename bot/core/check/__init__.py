@@ -20,21 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from bot.core import suppress
-from bot.core.check import evidence, keys, paths, unreadable
-from bot.core.check.code_to_doc import code_to_doc
-from bot.core.check.deltas import deltas, renamed_to
-from bot.core.check.doc_to_code import doc_to_code
-from bot.core.check.findings import Findings, doc_location
-from bot.core.check.history import History, Lookups, from_history
-from bot.core.check.inputs import RuleInputs, Touched, build, touches
-from bot.core.check.undocumented import undocumented
-from bot.core.check.vanished import unread_env, vanished
-from bot.core.facts import ParseCache, parse_doc_cached
+from bot.core.check.touched import Touched, touches
 from bot.core.globs import expand_all
 from bot.core.model import Change, DocLocation, EmptyTree, Finding, Report, Tree
 from bot.core.rules import Rule
+
+if TYPE_CHECKING:
+    from bot.core.check.history import History, Lookups
+    from bot.core.check.inputs import RuleInputs
+    from bot.core.facts import ParseCache
+
+# The checks themselves are imported by the first rule a change touches: a commit that touches
+# no rule's files (most commits a pre-commit hook sees) loads none of them.
 
 __all__ = ["audit", "check"]
 
@@ -49,7 +48,7 @@ def check(
 ) -> Report:
     """Findings for one change (base -> head) under the given rules. With a `history` (of head),
     a token the doc cites that head lacks is looked up there for what replaced it."""
-    lookups = Lookups()
+    lookups: Lookups | None = None
     touched = Touched.of(changes)
     findings: list[Finding] = []
     checked: list[str] = []
@@ -66,8 +65,14 @@ def check(
         if not touches(rule, touched):
             continue
         checked.append(rule.id)
+        from bot.core.check.history import Lookups
+        from bot.core.check.inputs import build
+
+        lookups = lookups or Lookups()
         inputs = build(rule, base, head, touched, cache)
         findings.extend(_judge(inputs, audit=False, history=history, lookups=lookups, cache=cache))
+    from bot.core import suppress
+
     report, _ = suppress.apply(Report(findings=tuple(findings), rules_checked=tuple(checked)), head.read)
     return report
 
@@ -77,6 +82,11 @@ def audit(
 ) -> Report:
     """Every doc reference that does not resolve in this revision (the whole page is 'new'); with a
     `history` (of this revision), what replaced a token the page cites."""
+    from bot.core import suppress
+    from bot.core.check.history import Lookups
+    from bot.core.check.inputs import build
+    from bot.core.facts import parse_doc_cached
+
     lookups = Lookups()
     findings: list[Finding] = []
     for rule in rules:
@@ -94,6 +104,8 @@ def audit(
     report, unused = suppress.apply(report, tree.read, list(rule_of))
 
     def where(path: str, line: int) -> DocLocation:
+        from bot.core.check.findings import doc_location
+
         return doc_location(parse_doc_cached(path, tree.read(path) or "", tree.blob_id(path), cache), line)
 
     mine = [s for s in unused if s.path in rule_of]  # a docs site's other pages are not read whole
@@ -111,6 +123,15 @@ def _judge(
 ) -> list[Finding]:
     """One rule's findings. The checks run in a fixed order: of two findings that say the same
     thing about the same line, the first one emitted is kept."""
+    from bot.core.check import evidence, keys, paths, unreadable
+    from bot.core.check.code_to_doc import code_to_doc
+    from bot.core.check.deltas import deltas, renamed_to
+    from bot.core.check.doc_to_code import doc_to_code
+    from bot.core.check.findings import Findings
+    from bot.core.check.history import Lookups, from_history
+    from bot.core.check.undocumented import undocumented
+    from bot.core.check.vanished import unread_env, vanished
+
     out = Findings(inputs.rule)
     unreadable.parse_errors(inputs, out)
     if audit:

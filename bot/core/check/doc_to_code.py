@@ -6,9 +6,10 @@ from __future__ import annotations
 from bot.core import lazyre
 from bot.core.check import paths, wording
 from bot.core.check.findings import Findings, is_external
-from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs, cites_paths
+from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs
 from bot.core.check.near import closest, fits_name, misspelt, subject
 from bot.core.check.ownership import PLACEHOLDER_WORD, Scope, is_fragment
+from bot.core.check.touched import cites_paths
 from bot.core.doclines import (
     cited_values,
     first_cell_token,

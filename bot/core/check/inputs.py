@@ -4,55 +4,23 @@ its pages as they read at head."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bot.core.check.codenames import Environment, Gone, env_name, environment, vanished_names
 from bot.core.check.ownership import Ownership
 from bot.core.check.reach import Reach
+from bot.core.check.touched import Touched
 from bot.core.doclines import in_scope
 from bot.core.facts import Facts, ParseCache, gather, named_programs, page_index_cached, parse_doc_cached
 from bot.core.linediff import LineDiff, line_diff
-from bot.core.model import Change, CodeLocation, Fact, Tree
+from bot.core.model import CodeLocation, Fact, Tree
 from bot.core.page import DocPage, Ref
 from bot.core.programs import programs
 from bot.core.rules import Rule
 
 # Source kinds whose facts are flags: only their rules need to know the repository's programs.
 FLAG_KINDS = ("argparse", "dataclass-flags", "hf-dataclass", "tyro", "jsonargparse", "click", "typer")
-
-
-@dataclass(frozen=True)
-class Touched:
-    """The files a change touched, as the check asks about them."""
-
-    renames: Mapping[str, str]  # old path -> new path
-    removed: frozenset[str]
-    paths: frozenset[str]  # every path the change names, the old names of renames included
-
-    @classmethod
-    def of(cls, changes: Sequence[Change]) -> Touched:
-        renames = {c.old_path: c.path for c in changes if c.status == "renamed" and c.old_path}
-        return cls(
-            renames=renames,
-            removed=frozenset(c.path for c in changes if c.status == "removed"),
-            paths=frozenset(c.path for c in changes) | frozenset(renames),
-        )
-
-    def head_path(self, path: str) -> str:
-        return self.renames.get(path, path)
-
-
-def cites_paths(rule: Rule) -> bool:
-    """Does the rule check the repository paths its pages cite?"""
-    return any(s.kind == "paths" for s in rule.sources)
-
-
-def touches(rule: Rule, touched: Touched) -> bool:
-    if rule.watched_paths() & touched.paths:
-        return True
-    # A rule that checks cited paths cares about any file moved or deleted.
-    return cites_paths(rule) and bool(touched.renames or touched.removed)
 
 
 @dataclass(frozen=True)

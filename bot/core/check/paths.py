@@ -8,8 +8,9 @@ import posixpath
 
 from bot.core.check import wording
 from bot.core.check.findings import Findings, is_external
-from bot.core.check.inputs import Page, RuleInputs, Touched, cites_paths
+from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest
+from bot.core.check.touched import Touched, cites_paths
 from bot.core.model import CodeLocation, Tree
 from bot.core.page import DocPage, Ref
 

@@ -3,7 +3,8 @@ rule coupling them, at base and at head, read into the inputs the checks take.""
 
 from __future__ import annotations
 
-from bot.core.check.inputs import RuleInputs, Touched, build
+from bot.core.check.inputs import RuleInputs, build
+from bot.core.check.touched import Touched
 from bot.core.model import Change, Fact, Finding
 from bot.core.rules import DEFAULT_SEVERITY, DocTarget, Rule, Source
 from bot.trees.memory import MemoryTree

@@ -195,7 +195,8 @@ def test_lookups_are_bounded_per_run():
     head = doc_edit(base, "Use `--alpha-one`, `--beta-two` and `--gamma-three`.")
     lookups = Lookups(left=2)
     from bot.core.check import _judge
-    from bot.core.check.inputs import Touched, build
+    from bot.core.check.inputs import build
+    from bot.core.check.touched import Touched
 
     inputs = build(rule(), MemoryTree(base), MemoryTree(head), Touched.of(changes_between(base, head)), None)
     findings = _judge(inputs, audit=False, history=history, lookups=lookups)

@@ -3,7 +3,7 @@ facts at both revisions, the diffs of its sources and the code line a finding po
 
 from __future__ import annotations
 
-from bot.core.check.inputs import Touched, touches
+from bot.core.check.touched import Touched, touches
 from bot.core.model import Change
 from bot.core.rules import DocTarget
 from tests.core.check.checkkit import CLI, DOC, cli, flags_source, line_of, paths_source, prepare, rule

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.core.check import paths
 from bot.core.check.findings import Findings
-from bot.core.check.inputs import Touched
+from bot.core.check.touched import Touched
 from bot.core.model import Change, Finding
 from bot.core.rules import Rule
 from bot.trees.memory import MemoryTree

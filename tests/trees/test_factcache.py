@@ -1,0 +1,53 @@
+"""The digest of the code the facts cache is kept under: computed from the files' content, and
+kept beside the cache so that a start with no file changed reads none of them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bot.trees.factcache import code_digest
+
+
+def _code(root: Path) -> Path:
+    (root / "code" / "check").mkdir(parents=True)
+    (root / "code" / "__init__.py").write_text("")
+    (root / "code" / "check" / "rules.py").write_text("LIMIT = 1\n")
+    (root / "code" / "notes.txt").write_text("not code\n")
+    return root / "code"
+
+
+def test_the_digest_is_of_the_content_and_kept_for_the_next_start(tmp_path: Path):
+    code, cache = _code(tmp_path), tmp_path / "cache"
+    first = code_digest(code, cache)
+    assert (cache / "code-digests").read_text().split()[-1] == first
+    assert code_digest(code, cache) == first
+    # The same content elsewhere (another checkout) has the same digest: they share entries.
+    other = _code(tmp_path / "elsewhere")
+    assert code_digest(other, tmp_path / "cache2") == first
+    (code / "notes.txt").write_text("still not code\n")
+    assert code_digest(code, cache) == first
+
+
+def test_a_file_written_since_is_read_again_even_with_its_old_size_and_time(tmp_path: Path):
+    code, cache = _code(tmp_path), tmp_path / "cache"
+    rules = code / "check" / "rules.py"
+    before = rules.stat()
+    first = code_digest(code, cache)
+    rules.write_text("LIMIT = 2\n")  # same size
+    os.utime(rules, ns=(before.st_atime_ns, before.st_mtime_ns))  # same modification time
+    second = code_digest(code, cache)
+    assert second != first
+    rules.write_text("LIMIT = 1\n")
+    assert code_digest(code, cache) == first
+
+
+def test_an_unwritable_or_damaged_memo_only_costs_the_reads(tmp_path: Path):
+    code = _code(tmp_path)
+    blocked = tmp_path / "file-not-folder"
+    blocked.write_text("")
+    first = code_digest(code, blocked / "cache")  # the memo cannot be written
+    damaged = tmp_path / "cache"
+    damaged.mkdir()
+    (damaged / "code-digests").write_bytes(b"\xff\xfe garbage\nno-space-line\n")
+    assert code_digest(code, damaged) == first
