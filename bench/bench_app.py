@@ -151,9 +151,9 @@ def run_event(bot, s, name: str, deliver, target: int | None = None) -> EventCal
 
 
 def measure_calls(standin, shas: dict[str, str], scratch: Path) -> list[EventCalls]:
-    from bot.app.handler import make_handler
+    from bot.app.jobs.handler import make_handler
     from bot.app.metrics import Metrics
-    from bot.app.queue import SQLiteQueue
+    from bot.app.queue.sqlite import SQLiteQueue
     from tests.appkit import (
         BotServer,
         check_suite_payload,
@@ -232,16 +232,16 @@ def bare_app(path: str):
 def serve_child(kind: str, db: str) -> int:
     """The intake server process: the App (no worker) or the bare route, until stdin closes.
 
-    Served as `bot.app.web.serve` serves the App: JSON log lines at INFO on stderr (the parent
+    Served as `bot.app.intake.web.serve` serves the App: JSON log lines at INFO on stderr (the parent
     sends them to a file), uvicorn's default HTTP stack with build_server's options.
     """
     import uvicorn
 
     from bot.app.config import Settings
+    from bot.app.intake.web import build_app
     from bot.app.logs import configure_logging
     from bot.app.metrics import Metrics
-    from bot.app.queue import SQLiteQueue
-    from bot.app.web import build_app
+    from bot.app.queue.sqlite import SQLiteQueue
 
     settings = Settings(app_id=1, private_key="unused", webhook_secret=SECRET, db_path=db)
     configure_logging(settings.log_level)
@@ -497,11 +497,11 @@ def _sample(job: int, seconds: float) -> Sample:
 def worker_child(config_path: str) -> int:
     """The worker process: one job at a time, as the worker thread runs them; prints JSON samples."""
     from bot.app.config import Settings
-    from bot.app.handler import make_handler
+    from bot.app.jobs.handler import make_handler
     from bot.app.logs import configure_logging
     from bot.app.metrics import Metrics
-    from bot.app.queue import SQLiteQueue
-    from bot.app.worker import Worker
+    from bot.app.queue.sqlite import SQLiteQueue
+    from bot.app.queue.worker import Worker
 
     cfg = json.loads(Path(config_path).read_text())
     settings = Settings(
@@ -541,7 +541,7 @@ class Memory:
 
 
 def measure_memory(standin, shas: dict[str, str], scratch: Path, jobs: int) -> Memory:
-    from bot.app.events import route
+    from bot.app.intake.events import route
     from tests.appkit import pull_request_payload
 
     standin.reset()
@@ -651,11 +651,11 @@ def big_argparse_module(megabytes: float) -> str:
 def analysis_child(config_path: str) -> int:
     """The worker process of the analysis memory run: a small check, then the big one; prints JSON."""
     from bot.app.config import Budget, Settings
-    from bot.app.handler import make_handler
+    from bot.app.jobs.handler import make_handler
     from bot.app.logs import configure_logging
     from bot.app.metrics import Metrics
-    from bot.app.queue import SQLiteQueue
-    from bot.app.worker import Worker
+    from bot.app.queue.sqlite import SQLiteQueue
+    from bot.app.queue.worker import Worker
 
     cfg = json.loads(Path(config_path).read_text())
     # Budgets out of the way: this run measures what the analysis costs, not where it stops.
@@ -710,7 +710,7 @@ def _analysis_peaks_kb(log: Path) -> list[int]:
 def measure_analysis_memory(
     repo: Path, standin, shas: dict[str, str], scratch: Path, mb: float
 ) -> AnalysisMemory:
-    from bot.app.events import route
+    from bot.app.intake.events import route
     from bot.testing.standin import add_commit
     from tests.appkit import pull_request_payload
 
@@ -768,7 +768,7 @@ def print_analysis_memory(m: AnalysisMemory) -> None:
     print(f"{'process':<44} {'small PR':>10} {'big PR':>10} {'per MB of source':>17}")
     for name, before, after in (
         ("worker (intake, queue, GitHub calls)", m.worker_kb[1], m.worker_kb[2]),
-        ("analysis (python -m bot.app.sandbox)", m.analysis_kb[0], m.analysis_kb[1]),
+        ("analysis (python -m bot.app.jobs.sandbox)", m.analysis_kb[0], m.analysis_kb[1]),
     ):
         per_mb = (after - before) / 1024 / mb
         print(f"{name:<44} {_mb(before):>10} {_mb(after):>10} {per_mb:>+14.0f} MB")
@@ -812,11 +812,11 @@ def _completed(standin, sha: str) -> dict | None:
 
 
 def measure_starvation(repo: Path, standin, shas: dict[str, str], scratch: Path, scale: Scale) -> Starvation:
-    from bot.app.events import route
-    from bot.app.handler import make_handler
+    from bot.app.intake.events import route
+    from bot.app.jobs.handler import make_handler
     from bot.app.metrics import Metrics
-    from bot.app.queue import SQLiteQueue
-    from bot.app.worker import Worker
+    from bot.app.queue.sqlite import SQLiteQueue
+    from bot.app.queue.worker import Worker
     from bot.testing.standin import GitHubStandIn, add_commit
     from tests.appkit import DOC, pull_request_payload, settings_for
 

@@ -222,9 +222,9 @@ def tally(host) -> dict:
 
 
 def worker_main() -> None:
-    """One worker process: `docs-sync worker` (bot.app.web.work) with the real job handler."""
-    from bot.app import web
-    from bot.app.handler import make_handler
+    """One worker process: `docs-sync worker` (bot.app.intake.web.work) with the real job handler."""
+    from bot.app.intake import web
+    from bot.app.jobs.handler import make_handler
 
     interval = float(os.environ["BENCH_WRITE_INTERVAL"])
     web.work(os.environ, functools.partial(make_handler, write_interval_s=interval))
@@ -312,7 +312,7 @@ class Sender:
         """(seconds until acknowledged, tries)."""
         import httpx
 
-        from bot.app.web import sign
+        from bot.app.intake.web import sign
 
         client = getattr(self._local, "client", None)
         if client is None:
@@ -374,7 +374,7 @@ def busy_worker(url: str) -> int:
     """A worker process running a job now (it holds the job's advisory lock); waits for one."""
     import psycopg
 
-    from bot.app.queue_pg import JOB_LOCK
+    from bot.app.queue.postgres import JOB_LOCK
 
     with psycopg.connect(url, autocommit=True) as conn:
         while True:
@@ -418,7 +418,7 @@ def job_figures(url: str) -> dict:
 
 def with_chaos(cluster, github, deliveries: list, write_interval: float, logs: Path) -> dict:
     """2 web and 3 worker processes take the deliveries; one web restarted, one worker SIGKILLed."""
-    from bot.app.database import open_queue
+    from bot.app.queue.database import open_queue
 
     url = cluster.new_database()
     open_queue(url).close()  # the schema, before the processes start

@@ -609,14 +609,14 @@ def run_init(args: argparse.Namespace) -> int:
 
 
 def run_register(args: argparse.Namespace) -> int:
-    """The manifest flow done for the user (bot/app/register.py)."""
+    """The manifest flow done for the user (bot/app/github/register.py)."""
     _need_app("register")
     import webbrowser
     from pathlib import Path
 
     import yaml
 
-    from bot.app.register import RegisterError, register
+    from bot.app.github.register import RegisterError, register
 
     try:
         with open(args.manifest, encoding="utf-8") as f:
@@ -688,7 +688,7 @@ def _run(argv: Sequence[str] | None) -> int:
             return demo_main(app=not args.cli_only, keep=args.keep)
         if args.command == "serve":
             _need_app("serve")
-            from bot.app.web import serve
+            from bot.app.intake.web import serve
 
             # port None: the PORT setting, checked with the others
             serve(args.host, args.port, with_worker=not args.no_worker)
@@ -697,7 +697,7 @@ def _run(argv: Sequence[str] | None) -> int:
             return run_register(args)
         if args.command == "worker":
             _need_app("worker")
-            from bot.app.web import work
+            from bot.app.intake.web import work
 
             work()
             return 0

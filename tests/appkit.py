@@ -34,12 +34,13 @@ import uvicorn
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.app.config import Settings
-from bot.app.events import route
-from bot.app.handler import make_handler
+from bot.app.intake.events import route
+from bot.app.intake.web import build_app, sign
+from bot.app.jobs.handler import make_handler
 from bot.app.metrics import Metrics
-from bot.app.queue import Job, SQLiteQueue
-from bot.app.web import build_app, sign
-from bot.app.worker import Worker
+from bot.app.queue.protocol import Job
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.worker import Worker
 from bot.core.model import CodeLocation, DocLocation, Finding, Suggestion
 from bot.demo.repo import ARGS_BASE, ARGS_HEAD, CONFIG, DOC_BASE, DOC_HEAD, build_demo_repo
 from bot.render.comments import Links

@@ -1,26 +1,27 @@
 """The GitHub App: webhook intake, a durable job queue and the worker that drains it.
 
-Data flows one way: a signed delivery (web.py) is routed to typed job payloads (events.py,
-payloads.py), stored in the queue (queue.py) and answered at once; the worker's threads
-(worker.py) claim jobs, one per repository at a time, and hand each to the handler (handler.py),
-which opens the job's context (context.py: the delivery id, the repository's client, the store,
-settings, metrics) and runs it:
+Four wings, each a package, and a shared base; data flows one way, and a wing imports only the
+base and the wings before it (tests/test_layout.py holds the order):
+
+    base     config.py (settings from the environment, read when the App is built, never at
+             import time), logs.py, metrics.py
+    queue    the job queue and the App's state in one database (protocol.py; sqlite.py for one
+             process, postgres.py with DATABASE_URL, chosen by database.py), the typed store
+             over it (store.py), and the workers that drain it (worker.py)
+    intake   a signed delivery (web.py) routed to typed job payloads (events.py, payloads.py),
+             stored in the queue and answered at once
+    github   the githubkit adapter (client.py), GitHub's limits across processes (lanes.py),
+             one job's context (context.py), the writes found again on retry (checkruns.py,
+             review.py, summary.py), the manifest flow (register.py)
+    jobs     what the worker runs: handler.py hands each job to its kind's module
 
     a check job     checkjob.py: the pull request -> analysis.py (rules from repoconfig.py, the
-                    revisions from snapshot.py, the check in a process of its own within the
-                    budgets: sandbox.py, waivers) -> review.py (inline comments), summary.py
-                    (the summary comment) -> checkruns.py (the outcome)
+                    revisions from snapshot.py and history.py, the check in a process of its
+                    own within the budgets: sandbox.py, waivers) -> review.py (inline
+                    comments), summary.py (the summary comment) -> checkruns.py (the outcome)
     a command job   commands.py: `/docs-sync <verb>`, a registry of small functions; apply.py
                     commits the suggested doc changes to the pull request's branch
 
-The queue database (database.py picks it) is a SQLite file for one process (queue.py), or
-PostgreSQL (queue_pg.py, DATABASE_URL) shared by `serve --no-worker` web processes and
-`docs-sync worker` processes; lanes.py keeps GitHub's write spacing and installation tokens
-across those processes.
-
-What the App remembers between jobs lives in store.py (typed values over the queue database);
-every word it writes on GitHub comes from bot.render.comments; github.py is the githubkit
-adapter. Settings come from the environment when the app is built (config.py), never at import
-time. handler.py sits on top: no module here imports it but web.py, lazily, so the intake never
-loads the analysis.
+Every word the App writes on GitHub comes from bot.render.comments. The handler sits on top:
+no module imports it but intake/web.py, lazily, so the intake never loads the analysis.
 """

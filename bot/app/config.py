@@ -25,10 +25,10 @@ Variables (Probot's names where Probot has one):
                       `/docs-sync` commands answered in 10 minutes per commenter (default 10)
                       and per repository (default 30); past them, one reply says so
 
-    DOCS_SYNC_RECOVER_EVERY_S  seconds between recoveries (bot.app.recovery: failed deliveries
+    DOCS_SYNC_RECOVER_EVERY_S  seconds between recoveries (bot.app.jobs.recovery: failed deliveries
                       redelivered, open pull requests swept); default 600, 0 turns it off
 
-What one pull request may cost (bot.app.sandbox); past any of them its check run fails, naming it:
+What one pull request may cost (bot.app.jobs.sandbox); past any of them its check run fails, naming it:
 
     DOCS_SYNC_MAX_SOURCE_MB   megabytes of files the analysis reads, base and head (default 5)
     DOCS_SYNC_MAX_FINDINGS    findings a check may post (default 500)
@@ -66,7 +66,7 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Budget:
-    """What the analysis of one pull request may use (see bot.app.sandbox)."""
+    """What the analysis of one pull request may use (see bot.app.jobs.sandbox)."""
 
     source_mb: float = 5.0  # files read for the check, base and head, each blob counted once
     findings: int = 500  # findings a check posts (annotations, comments, the summary)
@@ -115,7 +115,7 @@ class Settings:
     metrics_port: int | None = None  # METRICS_PORT: a worker process's /metrics
     budget: Budget = Budget()
     command_limits: CommandLimits = CommandLimits()
-    recover_every_s: float = 600.0  # DOCS_SYNC_RECOVER_EVERY_S; 0: no recovery (bot.app.recovery)
+    recover_every_s: float = 600.0  # DOCS_SYNC_RECOVER_EVERY_S; 0: no recovery (bot.app.jobs.recovery)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str]) -> Settings:

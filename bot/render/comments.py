@@ -3,8 +3,8 @@ bodies and their suggestions, the summary comment, "Fixed in" edits, and the rep
 `/docs-sync` commands; and the hidden markers by which a later run recognises what it wrote.
 
 Pure: findings and reports in, strings (and GitHub's JSON shapes for annotations) out. Which
-finding goes on which diff line, and every call to GitHub, is the App's (bot.app.review,
-bot.app.checkruns, bot.app.summary, bot.app.commands).
+finding goes on which diff line, and every call to GitHub, is the App's (bot.app.github.review,
+bot.app.github.checkruns, bot.app.github.summary, bot.app.jobs.commands).
 
 GitHub's limits: check run summary and text at most 65,535 bytes of UTF-8 (GitHub counts bytes,
 though its docs say characters), annotation message and raw_details at most 64 KB, title 255

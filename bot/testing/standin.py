@@ -165,7 +165,7 @@ Rules enforced (each answers as github.com does, 422 unless said otherwise):
     twice; count writes rather than reads, or build the client with `http_cache=False`.
 
 githubkit caches the App JWT and installation tokens per app_id for the whole process (the
-App's `bot.app.github.GitHubApp` keeps its own), so installation tokens issued by any stand-in
+App's `bot.app.github.client.GitHubApp` keeps its own), so installation tokens issued by any stand-in
 of this process stay valid in every stand-in with the same app_id and installation_id, as
 tokens outlive a test on github.com. A test that needs its own key, or to watch the JWT
 exchange happen with a plain githubkit client, uses an app_id no other test uses.

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.app.analysis import apply_waivers, gone_at_head, listed_head, repo_html_url
-from bot.app.store import Waiver
+from bot.app.jobs.analysis import apply_waivers, gone_at_head, listed_head, repo_html_url
+from bot.app.queue.store import Waiver
 from bot.core.model import Report
 from bot.demo.repo import ARGS_HEAD
 from bot.testing.standin import GitHubStandIn, add_commit, make_repo

@@ -8,12 +8,12 @@ import itertools
 
 import pytest
 
-from bot.app.apply import PatchError, apply_patch
-from bot.app.events import route
-from bot.app.handler import make_handler
+from bot.app.intake.events import route
+from bot.app.jobs.apply import PatchError, apply_patch
+from bot.app.jobs.handler import make_handler
 from bot.app.metrics import Metrics
-from bot.app.queue import SQLiteQueue
-from bot.app.worker import Worker
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.worker import Worker
 from bot.core.model import DocLocation, Finding, Report, Suggestion
 from bot.render.comments import SUMMARY_MARKER
 from bot.render.patch import to_patch
@@ -317,7 +317,7 @@ def test_apply_writes_only_the_base_configs_doc_and_site_files(bot, standin, rep
 
 
 def test_may_write_names_the_base_configs_pages_and_site_files():
-    from bot.app.apply import may_write
+    from bot.app.jobs.apply import may_write
     from bot.core.packs import parse_repo_config
 
     config = (

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from bot.app.events import route
-from bot.app.handler import make_handler
+from bot.app.intake.events import route
+from bot.app.jobs.handler import make_handler
 from bot.app.metrics import Metrics
-from bot.app.queue import SQLiteQueue
-from bot.app.store import PullRef, Store
-from bot.app.worker import RetryableError, Worker
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.store import PullRef, Store
+from bot.app.queue.worker import RetryableError, Worker
 from tests.appkit import CheckBot, check_run_payload, pull_request_payload, settings_for, writes_and_reads
 
 
@@ -188,7 +188,7 @@ def test_an_exception_in_the_core_fails_the_check_run_with_the_error(bot, standi
     def broken_check(*args, **kwargs):
         raise ValueError("the core tripped over assets/blob.bin")
 
-    monkeypatch.setattr("bot.app.sandbox.Sandbox.check", broken_check)
+    monkeypatch.setattr("bot.app.jobs.sandbox.Sandbox.check", broken_check)
     bot.check(25, "main", "pr")
     (run,) = standin.check_runs
     assert (run["status"], run["conclusion"], run["output"]["title"]) == (

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from bot.app.checkruns import finish, start
-from bot.app.context import Context
-from bot.app.github import GitHubApp
+from bot.app.github.checkruns import finish, start
+from bot.app.github.client import GitHubApp
+from bot.app.github.context import Context
 from bot.app.metrics import Metrics
-from bot.app.queue import SQLiteQueue
-from bot.app.store import Store
-from bot.app.worker import RetryableError, Worker
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.store import Store
+from bot.app.queue.worker import RetryableError, Worker
 from bot.render.comments import CheckOutcome
 from tests.appkit import DOC, settings_for
 

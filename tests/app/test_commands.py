@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from bot.app.commands import COMMANDS, Registry
 from bot.app.config import CommandLimits
-from bot.app.events import route
-from bot.app.handler import make_handler
+from bot.app.intake.events import route
+from bot.app.intake.payloads import CommandJob
+from bot.app.jobs.commands import COMMANDS, Registry
+from bot.app.jobs.handler import make_handler
 from bot.app.metrics import Metrics
-from bot.app.payloads import CommandJob
-from bot.app.queue import SQLiteQueue
-from bot.app.store import PullRef, Store
-from bot.app.worker import Worker
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.store import PullRef, Store
+from bot.app.queue.worker import Worker
 from bot.render.comments import SUMMARY_MARKER as SUMMARY
 from bot.testing.standin import GitHubStandIn
 from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for

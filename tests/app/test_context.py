@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from bot.app.context import Deps, Pull, job_context
-from bot.app.events import route
-from bot.app.github import GitHubApp
+from bot.app.github.client import GitHubApp
+from bot.app.github.context import Deps, Pull, job_context
+from bot.app.intake.events import route
+from bot.app.intake.payloads import CheckJob
 from bot.app.metrics import Metrics
-from bot.app.payloads import CheckJob
-from bot.app.queue import SQLiteQueue
-from bot.app.store import PullRef
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.store import PullRef
 from tests.appkit import pull_request_payload, settings_for
 
 

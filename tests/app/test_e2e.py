@@ -13,11 +13,11 @@ import time
 import httpx
 import pytest
 
-from bot.app.handler import make_handler
+from bot.app.intake.web import build_server, sign
+from bot.app.jobs.handler import make_handler
 from bot.app.metrics import Metrics
-from bot.app.queue import SQLiteQueue
-from bot.app.web import build_server, sign
-from bot.app.worker import RetryableError, Worker
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.worker import RetryableError, Worker
 from bot.render.comments import SUMMARY_MARKER, marked_fingerprint
 from bot.testing.standin import GitHubStandIn
 from tests.appkit import (

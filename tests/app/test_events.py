@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from bot.app.events import JobSpec, parse_command, route
+from bot.app.intake.events import JobSpec, parse_command, route
 from tests.appkit import FIXTURES
 
 HEAD = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"

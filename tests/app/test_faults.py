@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app.store import PullRef, Store
+from bot.app.queue.store import PullRef, Store
 from bot.render.comments import SUMMARY_MARKER, marked_fingerprint
 from bot.testing.standin import GitHubStandIn, add_commit, make_repo
 from tests.appkit import CheckBot

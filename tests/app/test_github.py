@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from bot.app.github import GitHubApp, GitHubError
+from bot.app.github.client import GitHubApp, GitHubError
 from bot.app.metrics import Metrics
-from bot.app.worker import RetryableError
+from bot.app.queue.worker import RetryableError
 from bot.testing.standin import GitHubStandIn, add_commit, make_repo
 
 GUIDE = "# Guide\n\nRun `app --foo`.\n"

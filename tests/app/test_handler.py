@@ -6,10 +6,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from bot.app.handler import FactsMemo, make_handler
+from bot.app.jobs.handler import FactsMemo, make_handler
 from bot.app.metrics import Metrics
-from bot.app.queue import SQLiteQueue
-from bot.app.worker import Worker
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.worker import Worker
 from tests.appkit import settings_for
 
 APP = Path(__file__).resolve().parents[2] / "bot" / "app"
@@ -37,18 +37,19 @@ def test_a_payload_without_its_repository_fails_the_job_saying_so(standin, tmp_p
 
 
 def _app_imports() -> dict[str, list[tuple[str, bool]]]:
-    """bot/app module -> the bot.app modules it imports, and whether at module level."""
+    """bot/app module ("jobs.handler") -> the bot.app modules it imports, and whether at module level."""
     graph: dict[str, list[tuple[str, bool]]] = {}
-    for path in sorted(APP.glob("*.py")):
+    packages = {".".join(("bot.app", *p.parent.relative_to(APP).parts)) for p in APP.rglob("__init__.py")}
+    for path in sorted(APP.rglob("*.py")):
         tree = ast.parse(path.read_text())
         top = {id(node) for node in tree.body}
-        found = graph.setdefault(path.stem, [])
+        found = graph.setdefault(".".join(path.relative_to(APP).with_suffix("").parts), [])
         for node in ast.walk(tree):
             names: list[str] = []
-            if isinstance(node, ast.ImportFrom) and node.module:
-                if node.module == "bot.app":
-                    names = [a.name for a in node.names]
-                elif node.module.startswith("bot.app."):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bot.app"):
+                if node.module in packages:  # `from bot.app.jobs import checkjob`: the modules named
+                    names = [f"{node.module}.{a.name}".removeprefix("bot.app.") for a in node.names]
+                else:
                     names = [node.module.removeprefix("bot.app.")]
             elif isinstance(node, ast.Import):
                 names = [a.name.removeprefix("bot.app.") for a in node.names if a.name.startswith("bot.app.")]
@@ -59,13 +60,15 @@ def _app_imports() -> dict[str, list[tuple[str, bool]]]:
 def test_the_handler_sits_on_top_and_only_the_web_process_reaches_it_lazily():
     graph = _app_imports()
     importers = {
-        module: top for module, targets in graph.items() for name, top in targets if name == "handler"
+        module: top for module, targets in graph.items() for name, top in targets if name == "jobs.handler"
     }
-    assert importers == {"web": False}  # inside build_server, so the intake never loads the analysis
-    assert {"checkjob", "commands"} <= {name for name, _ in graph["handler"]}
+    assert importers == {"intake.web": False}  # inside build_server: the intake never loads the analysis
+    assert {"jobs.checkjob", "jobs.commands"} <= {name for name, _ in graph["jobs.handler"]}
     # The web process's own modules stay clear of the analysis and of GitHub's client.
-    intake = {"web", "events", "queue", "worker", "metrics", "logs", "config", "payloads"}
-    heavy = {"checkjob", "analysis", "commands", "review", "checkruns", "summary", "github", "snapshot"}
+    intake = {"intake.web", "intake.events", "intake.payloads", "queue.protocol", "queue.sqlite"}
+    intake |= {"queue.database", "queue.worker", "metrics", "logs", "config"}
+    heavy = {"jobs.checkjob", "jobs.analysis", "jobs.commands", "jobs.snapshot"}
+    heavy |= {"github.review", "github.checkruns", "github.summary", "github.client"}
     for module in intake:
         assert not {name for name, top in graph[module] if top} & heavy, module
 

@@ -1,14 +1,14 @@
 """What replaced a stale token, read through the GitHub API: the App has no clone, so the head's
-history is read as commits and their patches (bot/app/history.py), in the sandbox's parent."""
+history is read as commits and their patches (bot/app/jobs/history.py), in the sandbox's parent."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.app.github import GitHubApp, GitHubError
-from bot.app.history import ApiHistory
-from bot.app.snapshot import BlobReader
-from bot.app.store import Store
+from bot.app.github.client import GitHubApp, GitHubError
+from bot.app.jobs.history import ApiHistory
+from bot.app.jobs.snapshot import BlobReader
+from bot.app.queue.store import Store
 from bot.core.check.history import Commit
 from bot.demo.repo import ARGS_HEAD, DOC_BASE
 from bot.testing.standin import add_commit

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.app.web import sign
+from bot.app.intake.web import sign
 from bot.testing.standin import default_app_key
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,9 +4,9 @@ with two App clients (two worker processes' worth) against the GitHub stand-in."
 import threading
 import time
 
-from bot.app.database import open_queue
-from bot.app.lanes import SharedGitHubApp
+from bot.app.github.lanes import SharedGitHubApp
 from bot.app.metrics import Metrics
+from bot.app.queue.database import open_queue
 
 
 def two_apps(standin, url, interval):

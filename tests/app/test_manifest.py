@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.app.events import route
-from bot.app.handler import make_handler
+from bot.app.intake.events import route
+from bot.app.jobs.handler import make_handler
 from bot.app.metrics import Metrics
-from bot.app.queue import SQLiteQueue
-from bot.app.worker import Worker
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.worker import Worker
 from bot.testing.standin import APP_PERMISSIONS, GitHubStandIn, run_git
 from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
 

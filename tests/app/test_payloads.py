@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from bot.app.events import route
-from bot.app.payloads import CheckJob, CommandJob, PayloadError, parse
+from bot.app.intake.events import route
+from bot.app.intake.payloads import CheckJob, CommandJob, PayloadError, parse
 from tests.appkit import FIXTURES
 
 

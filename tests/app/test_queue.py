@@ -5,8 +5,9 @@ import time
 
 import pytest
 
-from bot.app.database import open_queue as open_location
-from bot.app.queue import JobQueue, SQLiteQueue
+from bot.app.queue.database import open_queue as open_location
+from bot.app.queue.protocol import JobQueue
+from bot.app.queue.sqlite import SQLiteQueue
 
 
 class Clock:

@@ -11,11 +11,11 @@ import time
 
 import httpx
 
-from bot.app.handler import make_handler
+from bot.app.intake.web import build_app
+from bot.app.jobs.handler import make_handler
+from bot.app.jobs.recovery import KIND, recovery_job, round_robin
 from bot.app.metrics import Metrics
-from bot.app.queue import SQLiteQueue
-from bot.app.recovery import KIND, recovery_job, round_robin
-from bot.app.web import build_app
+from bot.app.queue.sqlite import SQLiteQueue
 from tests.app.test_web import _one_loop
 from tests.app.test_web import settings_for as web_settings
 from tests.appkit import BotServer, Clock, pull_request_payload, settings_for

@@ -13,7 +13,7 @@ import httpx
 import pytest
 import yaml
 
-from bot.app.register import RegisterError, register
+from bot.app.github.register import RegisterError, register
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -3,9 +3,9 @@ their bodies, GitHub's limits, the 30-comment cap, and a lost review found inste
 
 from __future__ import annotations
 
-from bot.app.events import route
-from bot.app.review import plan_inline, right_lines
-from bot.app.store import PullRef, Store
+from bot.app.github.review import plan_inline, right_lines
+from bot.app.intake.events import route
+from bot.app.queue.store import PullRef, Store
 from bot.core.model import DocLocation, Finding, Report, Suggestion
 from bot.render.comments import finding_annotations, marked_fingerprint
 from tests.appkit import ARGS, DOC, LINKS, PAGE, check_run_payload, finding

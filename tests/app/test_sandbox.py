@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import sandbox
 from bot.app.config import Budget
-from bot.app.handler import make_handler
+from bot.app.jobs import sandbox
+from bot.app.jobs.handler import make_handler
 from bot.app.metrics import Metrics
-from bot.app.queue import SQLiteQueue
-from bot.app.store import Store
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.store import Store
 from bot.testing.standin import add_commit, run_git
 from tests.appkit import BotServer, CheckBot, build_repo, pull_request_payload, settings_for
 
@@ -176,9 +176,9 @@ def test_a_page_past_the_reads_budget_is_refused_before_it_is_fetched(standin, r
 
 
 def test_a_jobs_reads_stop_at_their_count_of_queries_and_bytes(bot, standin, repo_and_shas):
-    from bot.app.github import GitHubApp
-    from bot.app.sandbox import BudgetExceeded
-    from bot.app.snapshot import BlobReader, ReadLimit
+    from bot.app.github.client import GitHubApp
+    from bot.app.jobs.sandbox import BudgetExceeded
+    from bot.app.jobs.snapshot import BlobReader, ReadLimit
 
     app = GitHubApp(standin.app_id, standin.private_key_pem, standin.url, write_interval_s=0)
     repo = app.repo(standin.installation_id, standin.owner, standin.name)

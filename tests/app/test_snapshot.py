@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from bot.app.snapshot import BasePatch, PullRevisions, base_patches, changes_from_files, unapply, unlisted
-from bot.app.store import Store
+from bot.app.jobs.snapshot import (
+    BasePatch,
+    PullRevisions,
+    base_patches,
+    changes_from_files,
+    unapply,
+    unlisted,
+)
+from bot.app.queue.store import Store
 from bot.core.check import check
 from bot.core.model import Change
 from bot.core.packs import parse_repo_config

@@ -10,9 +10,9 @@ from dataclasses import FrozenInstanceError
 
 import pytest
 
-from bot.app.database import open_queue
-from bot.app.queue import JobQueue
-from bot.app.store import (
+from bot.app.queue.database import open_queue
+from bot.app.queue.protocol import JobQueue
+from bot.app.queue.store import (
     BlobAt,
     Checked,
     CheckRun,

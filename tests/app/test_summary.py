@@ -3,8 +3,8 @@ someone deleted it, and not posted at all while there is nothing to say."""
 
 from __future__ import annotations
 
-from bot.app.events import route
-from bot.app.store import PullRef, Store
+from bot.app.intake.events import route
+from bot.app.queue.store import PullRef, Store
 from bot.render.comments import SUMMARY_MARKER
 from tests.appkit import check_run_payload
 

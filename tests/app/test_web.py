@@ -11,10 +11,18 @@ import httpx
 import pytest
 
 from bot.app.config import Settings
+from bot.app.intake.web import (
+    MAX_BODY_BYTES,
+    MAX_DELIVERY_ID,
+    build_app,
+    build_server,
+    sign,
+    verify_signature,
+)
 from bot.app.logs import DeliveryFilter
 from bot.app.metrics import Metrics
-from bot.app.queue import Job, SQLiteQueue
-from bot.app.web import MAX_BODY_BYTES, MAX_DELIVERY_ID, build_app, build_server, sign, verify_signature
+from bot.app.queue.protocol import Job
+from bot.app.queue.sqlite import SQLiteQueue
 from tests.appkit import FIXTURES, Scrape
 
 SECRET = "webhook secret for tests"
@@ -473,8 +481,8 @@ def test_a_body_that_does_not_arrive_in_time_is_refused_and_frees_its_slot(tmp_p
 @pytest.mark.parametrize(
     "call",
     [
-        lambda env: __import__("bot.app.web").app.web.serve("127.0.0.1", 0, env, with_worker=False),
-        lambda env: __import__("bot.app.web").app.web.work(env),
+        lambda env: __import__("bot.app.intake.web").app.intake.web.serve("127.0.0.1", 0, env, with_worker=False),
+        lambda env: __import__("bot.app.intake.web").app.intake.web.work(env),
     ],
     ids=["serve --no-worker", "worker"],
 )
@@ -493,7 +501,7 @@ def test_split_processes_need_the_shared_database(call, tmp_path, capsys):
 
 def test_an_unreachable_database_is_named_without_its_password(tmp_path, capsys):
     pytest.importorskip("psycopg")
-    from bot.app.web import serve
+    from bot.app.intake.web import serve
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

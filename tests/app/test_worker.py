@@ -7,8 +7,9 @@ import pytest
 
 from bot.app.logs import DeliveryFilter
 from bot.app.metrics import Metrics
-from bot.app.queue import Job, SQLiteQueue
-from bot.app.worker import RetryableError, Worker
+from bot.app.queue.protocol import Job
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.worker import RetryableError, Worker
 
 
 class Clock:
@@ -109,7 +110,7 @@ def test_gives_up_after_max_attempts(queue, clock):
 def test_other_errors_fail_the_job_and_are_logged(queue, caplog):
     worker = make_worker(queue, Recorder([KeyError("head_sha")]))
     queue.enqueue("d-1", "check", {}, key=None)
-    with caplog.at_level(logging.ERROR, logger="bot.app.worker"):
+    with caplog.at_level(logging.ERROR, logger="bot.app.queue.worker"):
         job = worker.run_once()
     assert (queue.get(job.id).state, queue.get(job.id).last_error) == ("failed", "KeyError: 'head_sha'")
     assert any(r.exc_info and "failed" in r.getMessage() for r in caplog.records)
@@ -307,7 +308,7 @@ def test_a_failing_abandon_is_logged_and_the_job_stays_failed(queue, caplog):
     handler = Abandoning([KeyError("x")], abandon_error=RuntimeError("GitHub is down"))
     worker = make_worker(queue, handler)
     queue.enqueue("d-1", "check", {}, key=None)
-    with caplog.at_level(logging.ERROR, logger="bot.app.worker"):
+    with caplog.at_level(logging.ERROR, logger="bot.app.queue.worker"):
         job = worker.run_once()
     assert queue.get(job.id).state == "failed" and len(handler.abandoned) == 1
     assert any("could not clean up" in r.getMessage() for r in caplog.records)
@@ -448,7 +449,7 @@ WORKER_PROCESS = """
 import sys, time
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from bot.app import web
+from bot.app.intake import web
 
 key = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
     serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
@@ -494,7 +495,7 @@ def _wait_started(proc, n: int) -> list[str]:
 def test_sigterm_lets_a_short_job_finish_and_releases_a_long_one(postgres):
     import signal
 
-    from bot.app.database import open_queue
+    from bot.app.queue.database import open_queue
 
     url = postgres.new_database()
     with open_queue(url) as q:
@@ -513,8 +514,8 @@ def test_sigterm_lets_a_short_job_finish_and_releases_a_long_one(postgres):
 
 
 def test_sigkill_mid_job_hands_the_job_to_another_worker(postgres):
-    from bot.app import queue_pg
-    from bot.app.database import open_queue
+    from bot.app.queue import postgres
+    from bot.app.queue.database import open_queue
 
     url = postgres.new_database()
     with open_queue(url) as q:
@@ -530,7 +531,7 @@ def test_sigkill_mid_job_hands_the_job_to_another_worker(postgres):
         with _worker_process(url, grace=1.0) as heir:
             try:
                 assert _wait_started(heir, 1) == ["doomed"]  # recovered when the heir opens the queue
-                deadline = time.monotonic() + 10 + queue_pg.RECOVER_EVERY_S
+                deadline = time.monotonic() + 10 + postgres.RECOVER_EVERY_S
                 while q.get(1).state != "done" and time.monotonic() < deadline:
                     time.sleep(0.1)
             finally:
@@ -557,7 +558,7 @@ def test_the_worker_prunes_old_rows_on_its_schedule(tmp_path):
 
 
 def test_a_job_another_process_enqueues_notifies_the_listening_queue(postgres):
-    from bot.app.database import open_queue
+    from bot.app.queue.database import open_queue
 
     url = postgres.new_database()
     heard = threading.Event()
@@ -573,8 +574,8 @@ def test_a_job_another_process_enqueues_notifies_the_listening_queue(postgres):
 
 def test_an_idle_worker_claims_a_job_another_process_enqueues_long_before_its_poll(postgres):
     """LISTEN/NOTIFY: the worker's poll is an hour, so only the notification can wake it."""
-    from bot.app.database import open_queue
-    from bot.app.queue_pg import PostgresQueue
+    from bot.app.queue.database import open_queue
+    from bot.app.queue.postgres import PostgresQueue
 
     class Counting(PostgresQueue):
         def __init__(self, url):
@@ -611,7 +612,7 @@ def test_a_worker_process_serves_its_own_metrics_on_metrics_port(postgres):
 
     import httpx
 
-    from bot.app.database import open_queue
+    from bot.app.queue.database import open_queue
     from tests.appkit import Scrape
 
     with socket.socket() as s:

@@ -21,8 +21,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from bot.app.github import Repo
-from bot.app.snapshot import ApiTree, BlobReader
+from bot.app.github.client import Repo
+from bot.app.jobs.snapshot import ApiTree, BlobReader
 from bot.core.check.history import Commit, Move
 from bot.core.model import Tree
 

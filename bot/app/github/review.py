@@ -24,9 +24,9 @@ from typing import Any
 from unidiff import PatchSet  # type: ignore[import-untyped]
 from unidiff.errors import UnidiffParseError  # type: ignore[import-untyped]
 
-from bot.app.context import Context
-from bot.app.github import GitHubError
-from bot.app.store import PostedComment, PullState
+from bot.app.github.client import GitHubError
+from bot.app.github.context import Context
+from bot.app.queue.store import PostedComment, PullState
 from bot.core.model import Finding, Report
 from bot.render.comments import Links, code_comment, doc_comment, finding_line, fixed_body, marked_fingerprint
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
-from bot.app.context import Context
-from bot.app.github import GitHubError, Repo
-from bot.app.store import PullState
+from bot.app.github.client import GitHubError, Repo
+from bot.app.github.context import Context
+from bot.app.queue.store import PullState
 from bot.render.comments import SUMMARY_MARKER
 
 

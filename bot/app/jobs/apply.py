@@ -33,10 +33,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from bot.app.context import Context, Pull
-from bot.app.github import GitHubError
-from bot.app.repoconfig import rules_of
-from bot.app.store import Applied, PullRef
+from bot.app.github.client import GitHubError
+from bot.app.github.context import Context, Pull
+from bot.app.jobs.repoconfig import rules_of
+from bot.app.queue.store import Applied, PullRef
 from bot.core.globs import compile_pattern
 from bot.core.model import Report
 from bot.core.rules import Rule, SiteTarget

@@ -21,10 +21,10 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from bot.app.context import Context, Pull
-from bot.app.github import GitHubError
-from bot.app.sandbox import Sandbox
-from bot.app.snapshot import Blob, BlobReader, PullRevisions, Where
+from bot.app.github.client import GitHubError
+from bot.app.github.context import Context, Pull
+from bot.app.jobs.sandbox import Sandbox
+from bot.app.jobs.snapshot import Blob, BlobReader, PullRevisions, Where
 from bot.core.check.touched import Touched, touches
 from bot.core.globs import compile_pattern, expand_all, is_pattern, rule_has_patterns
 from bot.core.model import Change, Finding, Tree

@@ -72,7 +72,7 @@ from githubkit.exception import (
 )
 
 from bot.app.metrics import Metrics
-from bot.app.worker import RetryableError
+from bot.app.queue.worker import RetryableError
 
 log = logging.getLogger(__name__)
 
@@ -298,7 +298,7 @@ class GitHubApp:
         self._installation_of[key] = int(data["id"])
         return self._installation_of[key]
 
-    # -- the App's own: installations and the webhook's deliveries (bot.app.recovery) ---------------
+    # -- the App's own: installations and the webhook's deliveries (bot.app.jobs.recovery) ---------------
 
     def installations(self) -> list[int]:
         """The ids of the App's installations (App JWT), at most MAX_LIST_PAGES pages."""

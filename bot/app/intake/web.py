@@ -2,7 +2,7 @@
 
 The webhook endpoint answers within milliseconds and never calls GitHub: it checks the size,
 verifies the HMAC signature over the raw bytes before parsing anything, routes the event
-(events.py), stores the jobs (queue.py) and wakes the worker. Answers:
+(events.py), stores the jobs (bot.app.queue) and wakes the worker. Answers:
 
     202  jobs queued                      200  ping, acknowledged, ignored, or a redelivery
     400  no delivery id / event header, an id over 200 characters, or a body that is not a
@@ -57,13 +57,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from bot.app.config import ConfigError, Settings, redacted_url, shown
-from bot.app.database import open_queue
-from bot.app.events import JobSpec, route
+from bot.app.intake.events import JobSpec, route
 from bot.app.logs import configure_logging, delivery_context
 from bot.app.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from bot.app.metrics import Metrics, QueueFigures
-from bot.app.queue import DatabaseGone, JobQueue, NewJob, SQLiteQueue
-from bot.app.worker import Handler, Worker
+from bot.app.queue.database import open_queue
+from bot.app.queue.protocol import DatabaseGone, JobQueue, NewJob
+from bot.app.queue.sqlite import SQLiteQueue
+from bot.app.queue.worker import Handler, Worker
 
 log = logging.getLogger(__name__)
 
@@ -437,7 +438,7 @@ def _worker(
     settings: Settings, queue: JobQueue, metrics: Metrics, handler_factory: HandlerFactory | None
 ) -> Worker:
     handler = _handler(settings, queue, metrics, handler_factory)
-    # The handler's recurring job (bot.app.recovery's, for the App's own handler), when asked for.
+    # The handler's recurring job (bot.app.jobs.recovery's, for the App's own handler), when asked for.
     recurring = getattr(handler, "recurring", None) if settings.recover_every_s > 0 else None
     if recurring is not None:
         recurring = functools.partial(recurring, every_s=settings.recover_every_s)
@@ -456,7 +457,7 @@ def _handler(
 ) -> Handler:
     if handler_factory is None:
         # Imported late: the handler pulls in the GitHub client, which the intake never needs.
-        from bot.app.handler import make_handler as handler_factory
+        from bot.app.jobs.handler import make_handler as handler_factory
     return handler_factory(settings, queue, metrics)
 
 

@@ -35,12 +35,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
-from bot.app.checkruns import CHECK_NAME
-from bot.app.context import Deps
-from bot.app.github import GitHubApp, GitHubError
-from bot.app.payloads import CheckJob
-from bot.app.queue import JobQueue, NewJob
-from bot.app.store import Store
+from bot.app.github.checkruns import CHECK_NAME
+from bot.app.github.client import GitHubApp, GitHubError
+from bot.app.github.context import Deps
+from bot.app.intake.payloads import CheckJob
+from bot.app.queue.protocol import JobQueue, NewJob
+from bot.app.queue.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -44,9 +44,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.app.config import Budget
-from bot.app.github import GRAPHQL_BATCH, Repo
-from bot.app.sandbox import BudgetExceeded, over
-from bot.app.store import BlobAt, Store
+from bot.app.github.client import GRAPHQL_BATCH, Repo
+from bot.app.jobs.sandbox import BudgetExceeded, over
+from bot.app.queue.store import BlobAt, Store
 from bot.core.model import Change
 from bot.core.source import decode, git_blob_id
 

@@ -37,14 +37,10 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from bot.app import checkruns
-from bot.app.analysis import Analysis, analyze, gone_at_head
-from bot.app.context import Context, Deps, Pull, job_context
-from bot.app.github import Repo
-from bot.app.payloads import CheckJob, parse
-from bot.app.queue import Job
-from bot.app.repoconfig import known_rules
-from bot.app.review import (
+from bot.app.github import checkruns
+from bot.app.github.client import Repo
+from bot.app.github.context import Context, Deps, Pull, job_context
+from bot.app.github.review import (
     MAX_INLINE,
     adopt_comments,
     mark_fixed,
@@ -53,10 +49,14 @@ from bot.app.review import (
     recover_review,
     right_lines,
 )
-from bot.app.snapshot import BlobReader
-from bot.app.store import Checked, CheckRun, StoredReport
-from bot.app.summary import adopt_summary, upsert_summary
-from bot.app.worker import RetryableError
+from bot.app.github.summary import adopt_summary, upsert_summary
+from bot.app.intake.payloads import CheckJob, parse
+from bot.app.jobs.analysis import Analysis, analyze, gone_at_head
+from bot.app.jobs.repoconfig import known_rules
+from bot.app.jobs.snapshot import BlobReader
+from bot.app.queue.protocol import Job
+from bot.app.queue.store import Checked, CheckRun, StoredReport
+from bot.app.queue.worker import RetryableError
 from bot.core.model import Report
 from bot.render.comments import over_cap_note, report_outcome, summary_comment, superseded
 

@@ -1,6 +1,6 @@
 """The job queue and the App's state on PostgreSQL, shared by any number of web and worker processes.
 
-Chosen with DATABASE_URL=postgresql://...; the queue's semantics are those of bot.app.queue
+Chosen with DATABASE_URL=postgresql://...; the queue's semantics are those of bot.app.queue.protocol
 (the module docstring there), proven by one test suite run against both backends. What changes
 with many processes on one database:
 
@@ -38,7 +38,7 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from bot.app.queue import (
+from bot.app.queue.protocol import (
     _TALLY,
     CACHE_NAMESPACES,
     CACHES_KEPT_S,

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bot.app.payloads import CheckJob, CommandJob
+from bot.app.intake.payloads import CheckJob, CommandJob
 
 log = logging.getLogger(__name__)
 

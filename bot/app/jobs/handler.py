@@ -14,13 +14,13 @@ import threading
 import time
 from collections.abc import Callable
 
-from bot.app import checkjob, commands, recovery
 from bot.app.config import Settings
-from bot.app.context import Deps, job_context
-from bot.app.lanes import github_app
+from bot.app.github.context import Deps, job_context
+from bot.app.github.lanes import github_app
+from bot.app.intake.payloads import CheckJob, parse
+from bot.app.jobs import checkjob, commands, recovery
 from bot.app.metrics import Metrics
-from bot.app.payloads import CheckJob, parse
-from bot.app.queue import Job, JobQueue
+from bot.app.queue.protocol import Job, JobQueue
 
 log = logging.getLogger(__name__)
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.app.config import Settings
-from bot.app.github import GitHubApp, Repo
+from bot.app.github.client import GitHubApp, Repo
+from bot.app.intake.payloads import Payload
 from bot.app.metrics import Metrics
-from bot.app.payloads import Payload
-from bot.app.queue import Job, JobQueue
-from bot.app.store import PullRef, Store
+from bot.app.queue.protocol import Job, JobQueue
+from bot.app.queue.store import PullRef, Store
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from bot.app.context import Context
-from bot.app.events import RERUN_ACTION
-from bot.app.store import CheckRun
+from bot.app.github.context import Context
+from bot.app.intake.events import RERUN_ACTION
+from bot.app.queue.store import CheckRun
 from bot.render.comments import (
     FAILED_TITLE,
     IN_PROGRESS_SUMMARY,

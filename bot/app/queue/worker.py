@@ -39,7 +39,7 @@ from collections.abc import Awaitable, Callable
 
 from bot.app.logs import delivery_context
 from bot.app.metrics import Metrics
-from bot.app.queue import Job, JobQueue, NewJob
+from bot.app.queue.protocol import Job, JobQueue, NewJob
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """GitHub's limits kept across every worker process on one PostgreSQL database.
 
-One process keeps them alone (bot.app.github.GitHubApp): writes to a repository spaced a second
+One process keeps them alone (bot.app.github.client.GitHubApp): writes to a repository spaced a second
 apart, installation tokens cached in memory. With several worker processes, `SharedGitHubApp`
 keeps them through the database instead:
 
@@ -25,9 +25,9 @@ from datetime import timedelta
 from typing import Any
 
 from bot.app.config import Settings
-from bot.app.github import GitHubApp, _Credentials
+from bot.app.github.client import GitHubApp, _Credentials
 from bot.app.metrics import Metrics
-from bot.app.queue import JobQueue
+from bot.app.queue.protocol import JobQueue
 
 TOKEN_MARGIN_S = 120.0  # a shared token is not handed out this close to its expiry
 

@@ -34,15 +34,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.app.analysis import analyze
-from bot.app.apply import apply_command
-from bot.app.checkjob import check_pull
 from bot.app.config import CommandLimits
-from bot.app.context import Context, Pull
-from bot.app.events import COMMAND_PREFIX
-from bot.app.github import GitHubError, Repo
-from bot.app.payloads import CommandJob
-from bot.app.store import PullRef, Reply, StoredReport, Waiver
+from bot.app.github.client import GitHubError, Repo
+from bot.app.github.context import Context, Pull
+from bot.app.intake.events import COMMAND_PREFIX
+from bot.app.intake.payloads import CommandJob
+from bot.app.jobs.analysis import analyze
+from bot.app.jobs.apply import apply_command
+from bot.app.jobs.checkjob import check_pull
+from bot.app.queue.store import PullRef, Reply, StoredReport, Waiver
 from bot.core.model import Report
 from bot.render.comments import (
     command_reply,

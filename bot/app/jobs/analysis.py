@@ -23,10 +23,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from bot.app.context import Context
-from bot.app.github import MAX_FILE_PAGES, PER_PAGE
-from bot.app.history import ApiHistory
-from bot.app.repoconfig import (
+from bot.app.github.client import MAX_FILE_PAGES, PER_PAGE
+from bot.app.github.context import Context
+from bot.app.jobs.history import ApiHistory
+from bot.app.jobs.repoconfig import (
     config_at,
     edited_config,
     known_rules,
@@ -35,8 +35,8 @@ from bot.app.repoconfig import (
     unmatched_problem,
     watched,
 )
-from bot.app.sandbox import BudgetExceeded, Sandbox
-from bot.app.snapshot import (
+from bot.app.jobs.sandbox import BudgetExceeded, Sandbox
+from bot.app.jobs.snapshot import (
     BlobReader,
     PullRevisions,
     ReadLimit,
@@ -45,7 +45,7 @@ from bot.app.snapshot import (
     head_oids,
     unlisted,
 )
-from bot.app.store import Waiver
+from bot.app.queue.store import Waiver
 from bot.core.model import Finding, Report
 from bot.render.comments import CheckOutcome, Links, failed, files_cut_note
 

@@ -5,7 +5,7 @@ request hands it can be large or pathological: Python's parser holds about 55 MB
 of source, twice that while it runs, and a file can be made to parse slowly. Run in the worker's
 process, one such pull request could take the memory of the process that also answers GitHub's
 webhooks, or hold the worker for minutes. So the check runs in a child process (`python -m
-bot.app.sandbox`), which exits after each job and gives its memory back:
+bot.app.jobs.sandbox`), which exits after each job and gives its memory back:
 
     the worker (parent)                          the analysis (child)
     limits (its command line)  --------------->  setrlimit(RLIMIT_AS, RLIMIT_CPU) first
@@ -188,7 +188,7 @@ def _spawn(limits: Limits) -> subprocess.Popen[bytes]:
     """An analysis process, its limits given on its command line: set before it reads a frame."""
     memory, seconds = limits
     return subprocess.Popen(
-        [sys.executable, "-m", "bot.app.sandbox", str(memory), repr(seconds)],
+        [sys.executable, "-m", "bot.app.jobs.sandbox", str(memory), repr(seconds)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         env=child_environment(os.environ),
@@ -344,7 +344,7 @@ class _Session:
 
     def _history(self, method: str, args: tuple[Any, ...]) -> Any:
         """The history's answer; a refusal from GitHub (not a retryable error) is no answer."""
-        from bot.app.github import GitHubError
+        from bot.app.github.client import GitHubError
 
         history = self.history
         if history is None or method not in ("touching", "prefetch", "moves", "trees"):

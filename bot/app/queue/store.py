@@ -47,7 +47,7 @@ from bot.core.model import CodeLocation, DocLocation, Finding, Report, Suggestio
 
 
 class Database(Protocol):
-    """The part of the queue (bot.app.queue.JobQueue) the store is built on."""
+    """The part of the queue (bot.app.queue.protocol.JobQueue) the store is built on."""
 
     def kv_get(self, ns: str, key: str) -> str | None: ...
 
@@ -339,7 +339,7 @@ class Store:
         self._put("swept", f"{repo}@{head_sha}", {})
 
     def redelivery(self, guid: str) -> int:
-        """How many times GitHub was asked to redeliver delivery `guid` (bot.app.recovery)."""
+        """How many times GitHub was asked to redeliver delivery `guid` (bot.app.jobs.recovery)."""
         data = self._get("redelivery", guid)
         return int(data.get("asks") or 0) if isinstance(data, dict) else 0
 
@@ -355,7 +355,7 @@ class Store:
     def save_applied(self, job_id: int, applied: Applied) -> None:
         self._put("applied", str(job_id), asdict(applied))
 
-    # -- revisions read through the API (bot.app.snapshot) ---------------------------------------
+    # -- revisions read through the API (bot.app.jobs.snapshot) ---------------------------------------
 
     def merge_base(self, repo: str, base_sha: str, head_sha: str) -> str | None:
         data = self._get("merge-base", f"{repo}@{base_sha}...{head_sha}")
@@ -378,7 +378,7 @@ class Store:
         return self.db.blob_get(oid)
 
     def history(self, repo: str, key: str) -> Any:
-        """What the history of a commit said (bot.app.history): a commit never changes."""
+        """What the history of a commit said (bot.app.jobs.history): a commit never changes."""
         return self._get("history", f"{repo}@{key}")
 
     def save_history(self, repo: str, key: str, value: Any) -> None:
