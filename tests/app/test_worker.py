@@ -514,7 +514,7 @@ def test_sigterm_lets_a_short_job_finish_and_releases_a_long_one(postgres):
 
 
 def test_sigkill_mid_job_hands_the_job_to_another_worker(postgres):
-    from bot.app.queue import postgres
+    from bot.app.queue import postgres as backend
     from bot.app.queue.database import open_queue
 
     url = postgres.new_database()
@@ -531,7 +531,7 @@ def test_sigkill_mid_job_hands_the_job_to_another_worker(postgres):
         with _worker_process(url, grace=1.0) as heir:
             try:
                 assert _wait_started(heir, 1) == ["doomed"]  # recovered when the heir opens the queue
-                deadline = time.monotonic() + 10 + postgres.RECOVER_EVERY_S
+                deadline = time.monotonic() + 10 + backend.RECOVER_EVERY_S
                 while q.get(1).state != "done" and time.monotonic() < deadline:
                     time.sleep(0.1)
             finally:
