@@ -16,8 +16,10 @@ from bot.app.intake.web import (
     MAX_DELIVERY_ID,
     build_app,
     build_server,
+    serve,
     sign,
     verify_signature,
+    work,
 )
 from bot.app.logs import DeliveryFilter
 from bot.app.metrics import Metrics
@@ -481,8 +483,8 @@ def test_a_body_that_does_not_arrive_in_time_is_refused_and_frees_its_slot(tmp_p
 @pytest.mark.parametrize(
     "call",
     [
-        lambda env: __import__("bot.app.intake.web").app.intake.web.serve("127.0.0.1", 0, env, with_worker=False),
-        lambda env: __import__("bot.app.intake.web").app.intake.web.work(env),
+        lambda env: serve("127.0.0.1", 0, env, with_worker=False),
+        lambda env: work(env),
     ],
     ids=["serve --no-worker", "worker"],
 )
@@ -501,7 +503,6 @@ def test_split_processes_need_the_shared_database(call, tmp_path, capsys):
 
 def test_an_unreachable_database_is_named_without_its_password(tmp_path, capsys):
     pytest.importorskip("psycopg")
-    from bot.app.intake.web import serve
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
