@@ -22,7 +22,7 @@ import ast
 from collections.abc import Iterator
 from typing import NamedTuple, TypeGuard
 
-from bot.core.extract import subparsers
+from bot.core.extract import forwarding, subparsers
 from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, as_text, members, value
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -62,10 +62,16 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     names = frozenset(source.calls) or DECLARING_CALLS
     module = Module(tree)
     commands = subparsers.subcommands(tree)
-    for call, lookup in add_argument_calls(tree, names=names):
+    # pytest's `add_option_ini("--log-format", ...)`, forwarding to `group.addoption` (forwarding.py)
+    helpers = forwarding.helpers(tree, names)
+    for call, lookup in add_argument_calls(tree, names=names | helpers.keys()):
         found = commands.get(id(call))
+        helper = helpers.get(_called(call) or "")
+        declared = forwarding.expand(call, helper) if helper is not None else call
+        if declared is None:
+            continue  # a helper's call whose arguments do not bind
         where = ",".join(sorted(" ".join(p) for p in found)) if found else None
-        out.extend(call_facts(call, source.id, path, lookup, module, where))
+        out.extend(call_facts(declared, source.id, path, lookup, module, where))
     return out
 
 
@@ -92,6 +98,11 @@ def call_facts(
 
 
 DECLARING_CALLS = frozenset({"add_argument"})
+
+
+def _called(call: ast.Call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def is_add_argument(node: ast.AST, names: frozenset[str] = DECLARING_CALLS) -> TypeGuard[ast.Call]:

@@ -1,0 +1,107 @@
+"""Local helpers that declare a flag by forwarding their arguments to a declaring call: pytest's
+`add_option_ini(option, dest, default=None, type=None, **kwargs)`, whose body calls
+`group.addoption(option, dest=dest, **kwargs)` (and `parser.addini` for the ini setting). A call
+`add_option_ini("--log-format", dest="log_format", help=...)` declares what that inner call would
+with the helper's parameters bound: `addoption("--log-format", dest="log_format", help=...)`.
+
+Read from the syntax tree, never run. A helper counts when it is a function of the module (at any
+depth) with exactly one declaring call whose option strings are its parameters; arguments bind
+to parameters as Python binds them (positionally, by keyword, the rest into `**kwargs`), and a
+parameter not given takes its default. Anything else (a `*args` helper, a call the binding
+cannot read) declares nothing rather than a guess.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+MAX_HELPERS = 64
+
+
+@dataclass(frozen=True)
+class Helper:
+    function: ast.FunctionDef | ast.AsyncFunctionDef
+    inner: ast.Call  # the declaring call in its body
+
+
+def helpers(tree: ast.Module, declaring: frozenset[str]) -> dict[str, Helper]:
+    """Name -> helper, for each function of the module forwarding its parameters to one of the
+    `declaring` calls."""
+    out: dict[str, Helper] = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or fn.name in declaring:
+            continue
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+        calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and _called(n) in declaring]
+        if len(calls) != 1 or fn.args.vararg is not None:
+            continue
+        inner = calls[0]
+        if any(isinstance(a, ast.Name) and a.id in params for a in inner.args):
+            out[fn.name] = Helper(fn, inner)
+            if len(out) >= MAX_HELPERS:
+                break
+    return out
+
+
+def expand(call: ast.Call, helper: Helper) -> ast.Call | None:
+    """The declaring call `call` of the helper stands for, its arguments bound; None when they
+    cannot be bound."""
+    bound = _bind(call, helper.function)
+    if bound is None:
+        return None
+    values, extra = bound
+    args: list[ast.expr] = []
+    for a in helper.inner.args:
+        if isinstance(a, ast.Starred):
+            return None
+        args.append(values.get(a.id, a) if isinstance(a, ast.Name) else a)
+    keywords: list[ast.keyword] = []
+    for k in helper.inner.keywords:
+        if k.arg is None:  # `**kwargs`: the caller's keywords no parameter took
+            kwarg = helper.function.args.kwarg
+            if kwarg is not None and isinstance(k.value, ast.Name) and k.value.id == kwarg.arg:
+                keywords += extra
+            continue
+        given = values.get(k.value.id) if isinstance(k.value, ast.Name) else None
+        keywords.append(ast.keyword(arg=k.arg, value=given if given is not None else k.value))
+    out = ast.Call(func=helper.inner.func, args=args, keywords=keywords)
+    return ast.copy_location(out, call)
+
+
+def _bind(
+    call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef
+) -> tuple[dict[str, ast.expr], list[ast.keyword]] | None:
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    if any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) > len(positional):
+        return None
+    values: dict[str, ast.expr] = {p.arg: a for p, a in zip(positional, call.args, strict=False)}
+    names = {p.arg for p in (*positional, *fn.args.kwonlyargs)}
+    extra: list[ast.keyword] = []
+    for k in call.keywords:
+        if k.arg is None:
+            return None  # `**options` at the call: which keywords it holds is unknown
+        if k.arg in names:
+            values[k.arg] = k.value
+        elif fn.args.kwarg is not None:
+            extra.append(k)
+        else:
+            return None
+    defaults = dict(
+        zip(
+            [p.arg for p in positional][len(positional) - len(fn.args.defaults) :],
+            fn.args.defaults,
+            strict=True,
+        )
+    )
+    defaults.update(
+        {p.arg: d for p, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True) if d is not None}
+    )
+    for name, default in defaults.items():
+        values.setdefault(name, default)
+    return values, extra
+
+
+def _called(call: ast.Call) -> str | None:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None

@@ -1,0 +1,105 @@
+"""Flags declared through a local helper forwarding its arguments to the declaring call (pytest's
+`add_option_ini(option, dest, ...)` calling `group.addoption(option, dest=dest, **kwargs)`)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from bot.core.check import audit, check
+from bot.core.extract import extract
+from bot.core.model import Change
+from bot.core.packs import parse_repo_config
+from bot.core.rules import Source
+from bot.trees.memory import MemoryTree
+
+PLUGIN = textwrap.dedent(
+    """
+    def pytest_addoption(parser):
+        group = parser.getgroup("logging")
+
+        def add_option_ini(option, dest, default=None, type=None, **kwargs):
+            parser.addini(dest, default=default, type=type, help="Default value for " + option)
+            group.addoption(option, dest=dest, **kwargs)
+
+        add_option_ini("--log-level", dest="log_level", default=None, metavar="LEVEL", help="Level.")
+        add_option_ini(
+            "--log-format",
+            dest="log_format",
+            default="%(levelname)s %(message)s",
+            help="Log format used by the logging module.",
+        )
+        add_option_ini("--log-cli-level", "log_cli_level", choices=["info", "debug"])
+
+        def describe(name, text):
+            return name + ": " + text
+
+        describe("--not-a-flag", "help text")
+        group.addoption("--log-disable", action="append", default=[], dest="logger_disable")
+    """
+)
+SOURCE = Source(id="cli", kind="argparse", paths=("plugin.py",), calls=("addoption", "add_argument"))
+CONFIG = """
+rules:
+  - id: cli-docs
+    docs:
+      - path: README.md
+    sources:
+      - id: cli
+        kind: argparse
+        calls: [addoption, add_argument]
+        paths: [plugin.py]
+"""
+PYPROJECT = '[project]\nname = "pytest"\n\n[project.scripts]\npytest = "plugin:main"\n'
+README = "# Logging\n\nRun `pytest --log-format '%(message)s' --log-cli-level debug` to see more.\n"
+
+
+def flags(text: str) -> dict[str, dict[str, str]]:
+    return {f.token: {"key": f.key, **dict(f.attrs)} for f in extract(SOURCE, "plugin.py", text).facts}
+
+
+def test_a_helper_s_calls_declare_what_its_forwarded_call_would():
+    found = flags(PLUGIN)
+    assert sorted(found) == ["--log-cli-level", "--log-disable", "--log-format", "--log-level"]
+    assert found["--log-level"]["key"] == "log_level" and found["--log-level"]["metavar"] == "LEVEL"
+    # The helper's `default` goes to the ini setting, not to the flag: the option's default is unset.
+    assert "default" not in found["--log-format"]
+    assert found["--log-format"]["help"] == "Log format used by the logging module."
+    # Bound positionally too, and a keyword the helper does not take goes through **kwargs.
+    assert found["--log-cli-level"]["key"] == "log_cli_level"
+    assert found["--log-cli-level"]["choices"] == "info,debug"
+
+
+def test_a_function_that_forwards_nothing_declares_nothing():
+    text = PLUGIN.replace("group.addoption(option, dest=dest, **kwargs)", "pass")
+    assert sorted(flags(text)) == ["--log-disable"]
+    # A call whose arguments the helper cannot take is no flag either.
+    text = PLUGIN.replace(
+        'add_option_ini("--log-level", dest', 'add_option_ini("--log-level", "x", "y", "z", "w", dest'
+    )
+    assert "--log-level" not in flags(text)
+
+
+def rules():
+    return [r for pack in parse_repo_config(CONFIG) for r in pack.rules]
+
+
+def test_an_audit_of_a_page_citing_the_helper_s_flags_is_quiet():
+    tree = MemoryTree({"plugin.py": PLUGIN, "README.md": README, "pyproject.toml": PYPROJECT})
+    assert audit(rules(), tree).findings == ()
+    # A misspelling of a flag the helper declares is one.
+    typo = README.replace("--log-format", "--log-formt")
+    found = audit(
+        rules(), MemoryTree({"plugin.py": PLUGIN, "README.md": typo, "pyproject.toml": PYPROJECT})
+    ).findings
+    assert [(f.kind, f.symbol, f.suggestion and f.suggestion.replacement) for f in found] == [
+        ("unresolved", "--log-formt", typo.splitlines()[2].replace("--log-formt", "--log-format"))
+    ]
+
+
+def test_a_flag_renamed_in_the_helper_s_call_is_found_on_the_page():
+    base = {"plugin.py": PLUGIN, "README.md": README, "pyproject.toml": PYPROJECT}
+    head = dict(base, **{"plugin.py": PLUGIN.replace('"--log-format"', '"--log-fmt"')})
+    report = check(rules(), MemoryTree(base), MemoryTree(head), [Change("modified", "plugin.py")])
+    assert [(f.kind, f.symbol) for f in report.findings if f.severity != "notice"] == [
+        ("renamed", "--log-format")
+    ]
