@@ -3,10 +3,17 @@
 A file whose content did not change is never parsed twice, across runs and across revisions.
 Values are pickled `Extraction`s written by this program only; the cache lives in the user's
 cache directory and is never read from a repository under check.
+
+Every process of the user shares the file (a replay's checks, a pre-commit hook, other
+checkouts). SQLite lets one writer in at a time and tells the others "database is locked" after
+the busy timeout: under load a run could end in a traceback because another one was writing. A
+cache only saves time, so an entry that cannot be read is a miss and one that cannot be written
+is not kept; the run goes on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -16,6 +23,7 @@ from pathlib import Path
 
 # Bump when extraction output changes shape or meaning, so stale entries are ignored.
 FORMAT = "facts-3"
+BUSY_TIMEOUT = 10.0  # seconds a read or write waits for another process's write
 
 
 def default_cache_path() -> Path:
@@ -78,16 +86,19 @@ class FactsCache(MutableMapping[str, object]):
     bot/core): facts another version extracted, from an upgrade or another checkout sharing the
     cache, are never read back as this version's."""
 
-    def __init__(self, path: str | Path | None = None, namespace: str = ""):
+    def __init__(self, path: str | Path | None = None, namespace: str = "", timeout: float = BUSY_TIMEOUT):
         self.path = Path(path) if path else default_cache_path()
         self._prefix = f"{FORMAT}:{namespace}:" if namespace else f"{FORMAT}:"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=timeout)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB)")
 
     def __getitem__(self, key: str) -> object:
-        row = self._db.execute("SELECT value FROM facts WHERE key = ?", (self._prefix + key,)).fetchone()
+        try:
+            row = self._db.execute("SELECT value FROM facts WHERE key = ?", (self._prefix + key,)).fetchone()
+        except sqlite3.Error:  # locked by another process past the timeout: a miss
+            row = None
         if row is None:
             raise KeyError(key)
         try:
@@ -96,10 +107,12 @@ class FactsCache(MutableMapping[str, object]):
             raise KeyError(key) from None
 
     def __setitem__(self, key: str, value: object) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)",
-            (self._prefix + key, pickle.dumps(value)),
-        )
+        # Locked by another process past the timeout: the entry is not kept, the run goes on.
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute(
+                "INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)",
+                (self._prefix + key, pickle.dumps(value)),
+            )
 
     def __delitem__(self, key: str) -> None:
         self._db.execute("DELETE FROM facts WHERE key = ?", (self._prefix + key,))

@@ -1,12 +1,14 @@
 """The digest of the code the facts cache is kept under: computed from the files' content, and
-kept beside the cache so that a start with no file changed reads none of them."""
+kept beside the cache so that a start with no file changed reads none of them. The cache is
+shared by every process of the user: another one writing never ends a run."""
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
-from bot.trees.factcache import code_digest
+from bot.trees.factcache import FactsCache, code_digest
 
 
 def _code(root: Path) -> Path:
@@ -51,3 +53,19 @@ def test_an_unwritable_or_damaged_memo_only_costs_the_reads(tmp_path: Path):
     damaged.mkdir()
     (damaged / "code-digests").write_bytes(b"\xff\xfe garbage\nno-space-line\n")
     assert code_digest(code, damaged) == first
+
+
+def test_a_cache_another_process_holds_locked_is_a_miss_and_skips_the_write(tmp_path: Path):
+    path = tmp_path / "facts.sqlite"
+    cache = FactsCache(path, namespace="code", timeout=0.01)
+    cache["blob:a.py"] = "facts of a.py"
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another run's write in progress, past the busy timeout
+    other.execute("INSERT OR REPLACE INTO facts (key, value) VALUES ('x', x'00')")
+    cache["blob:b.py"] = "facts of b.py"  # not kept, and no "database is locked" raised
+    assert cache.get("blob:a.py") == "facts of a.py"  # a reader still reads in WAL mode
+    other.execute("COMMIT")
+    other.close()
+    assert "blob:b.py" not in cache
+    cache["blob:b.py"] = "facts of b.py"
+    assert cache["blob:b.py"] == "facts of b.py"
