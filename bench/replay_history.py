@@ -50,7 +50,9 @@ def _pathspec(path: str) -> str:
 def commits(
     repo: str, paths: list[str], limit: int, since: str | None = None, rev: str = "HEAD"
 ) -> list[tuple[str, str]]:
-    span = [f"{since}..{rev}"] if since else [rev]
+    # After `since`: the commits descending from it. A side branch's commit older than it (merged
+    # later) never had the config written there, and its parent is no base a pull request is checked on.
+    span = ["--ancestry-path", f"{since}..{rev}"] if since else [rev]
     out = _git(
         repo, "log", "--no-merges", f"-n{limit}", "--format=%H%x09%s", *span, "--", *map(_pathspec, paths)
     )
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         code, stderr, report, elapsed = replay(args.repo, args.rules, sha)
         seconds.append(elapsed)
         if report is None or "Traceback" in stderr:
-            crashes.append((sha, subject, code, (stderr.strip().splitlines() or ["(no output)"])[-1]))
+            crashes.append((sha, subject, code, stderr.strip().splitlines()[-12:] or ["(no output)"]))
             continue
         for f in report["findings"]:
             kinds[(f["severity"], f["kind"])] += 1
@@ -142,8 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     if seconds:
         print(f"  time per check: median {seconds[len(seconds) // 2]:.2f} s, max {seconds[-1]:.2f} s")
     print(f"  crashes: {len(crashes)}")
-    for sha, subject, code, last in crashes:
-        print(f"    {sha[:10]} exit {code}: {last}  ({subject[:60]})")
+    for sha, subject, code, tail in crashes:
+        # With the traceback's end: a crash that does not recur alone still says what broke.
+        print(f"    {sha[:10]} exit {code}: {tail[-1]}  ({subject[:60]})")
+        print("".join(f"      | {line}\n" for line in tail[:-1]), end="")
     notices = sum(n for (severity, _), n in kinds.items() if severity == "notice")
     per_ten = f" ({10 * notices / len(todo):.1f} per 10 commits)" if todo else ""
     print(f"  warnings and errors: {len(rows)}; notices: {notices}{per_ten}")
