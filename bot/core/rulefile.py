@@ -7,6 +7,7 @@ untrusted file can neither run code nor blow up in size. Imported only when a fi
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterable
 from pathlib import PureWindowsPath
 from typing import Any, TypeVar, cast
@@ -27,7 +28,9 @@ from bot.core.rules import (
     FINDING_KINDS,
     LEVELS,
     MAX_NESTING,
+    MAX_OTHERS,
     MAX_RULES_BYTES,
+    OTHER_KEYS,
     RULE_KEYS,
     SITE_KEYS,
     SOURCE_KEY_KINDS,
@@ -39,6 +42,7 @@ from bot.core.rules import (
     ExampleFile,
     Expectation,
     Origin,
+    Other,
     Rule,
     RulesError,
     RulesErrors,
@@ -150,6 +154,11 @@ def _braced(names: tuple[str, ...]) -> str:
 
 
 _T = TypeVar("_T")
+
+# What `others` may name: a GitHub repository, a git ref (no option, no `..`), a distribution.
+_REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")
+_REF = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/+-]{0,199}")
+_PACKAGE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?")
 
 
 def _id_of(node: yaml.Node) -> str | None:
@@ -369,9 +378,43 @@ class Reader:
             examples=self.examples(f.get("examples"), f"{key}.examples"),
             origin=self.origin(node, key),
             site=site,
+            others=self.others(f.get("others"), f"{key}.others"),
         )
         _check_pairing(rule)
         return rule
+
+    def others(self, node: yaml.Node | None, key: str) -> tuple[Other, ...]:
+        items = self.seq(node, key)
+        if len(items) > MAX_OTHERS:
+            problem = f"at most {MAX_OTHERS} other projects per rule, got {len(items)}"
+            raise self.error(items[MAX_OTHERS], f"{key}[{MAX_OTHERS}]", problem)
+        return tuple(self.other(n, f"{key}[{i}]") for i, n in enumerate(items))
+
+    def other(self, node: yaml.Node, key: str) -> Other:
+        """`{repo: org/name, ref: v1.0, paths: [...]}` or `{package: name, paths: [...]}`."""
+        f = self.fields(node, key, OTHER_KEYS)
+        if ("repo" in f) == ("package" in f):
+            raise self.error(node, key, "give either 'repo' (with 'ref' and 'paths') or 'package'")
+        items = self.seq(f.get("paths"), f"{key}.paths", nonempty="repo" in f)
+        paths = tuple(self.path(n, f"{key}.paths[{i}]", pattern=True) for i, n in enumerate(items))
+        origin = self.origin(node, key)
+        if "package" in f:
+            if "ref" in f:
+                raise self.error(f["ref"], f"{key}.ref", "only means something with 'repo'")
+            package = self.string(f["package"], f"{key}.package")
+            if not _PACKAGE.fullmatch(package):
+                raise self.error(f["package"], f"{key}.package", f"{package!r} is not a distribution name")
+            return Other(package=package, paths=paths, origin=origin)
+        for name in ("ref", "paths"):
+            if name not in f:
+                raise self.error(node, f"{key}.{name}", f"required with 'repo': {name!r} is missing")
+        repo = self.string(f["repo"], f"{key}.repo")
+        if not _REPO.fullmatch(repo):
+            raise self.error(f["repo"], f"{key}.repo", f"{repo!r} is not a GitHub repository (owner/name)")
+        ref = self.string(f["ref"], f"{key}.ref")
+        if not _REF.fullmatch(ref) or ".." in ref or "//" in ref or ref.endswith(("/", ".lock")):
+            raise self.error(f["ref"], f"{key}.ref", f"{ref!r} is not a tag, branch or commit name")
+        return Other(repo=repo, ref=ref, paths=paths, origin=origin)
 
     def site(self, node: yaml.Node, key: str) -> SiteTarget:
         """`site: {config: docs/docs.json, root: docs}`; `site: {}` or `site: true` finds both."""

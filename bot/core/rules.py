@@ -38,6 +38,12 @@ A pack file looks like this (see rules/miles.yml for a real one):
             kind: tokens             #   shell), so a page still citing one the change stopped
             paths: ["scripts/**"]    #   using in all of the rule's sources is told (`vanished`)
         external: ["--sglang-*", "<*>"]   # fnmatch patterns of tokens never reported
+        others:                      # another project's parsers: the flags, subcommands and
+          - repo: org/sister         #   config keys their files declare are a known other's,
+            ref: v1.2.0              #   never unresolved (a tag or a commit; fetched, cached,
+            paths: ["sister/cli/*.py"]   #   never run: bot/trees/others.py)
+          - package: transformers    # an installed distribution's files (site-packages)
+            paths: ["transformers/training_args.py"]   # optional for a package
         severity: {removed: error, undocumented: warning}   # per finding kind, overrides defaults
         fail_on: error               # error | warning | notice | never
         examples:                    # each becomes a test case
@@ -203,6 +209,24 @@ class DocTarget:
 
 
 @dataclass(frozen=True)
+class Other:
+    """Another project whose parsers a rule's pages cite: a sister repository's files at a tag or
+    commit (`repo`, `ref`, `paths`), or an installed distribution's (`package`, optional
+    `paths` inside it). What their files declare is a known other's (bot/core/others.py)."""
+
+    repo: str | None = None  # owner/name on GitHub
+    ref: str | None = None
+    paths: tuple[str, ...] = ()
+    package: str | None = None
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        """How findings name it: `org/sister@v1.2.0`, `package transformers`."""
+        return f"{self.repo}@{self.ref}" if self.repo else f"package {self.package}"
+
+
+@dataclass(frozen=True)
 class ExampleFile:
     base: str | None
     head: str | None
@@ -236,6 +260,7 @@ class Rule:
     examples: tuple[Example, ...] = ()
     origin: Origin | None = field(default=None, compare=False, repr=False)
     site: SiteTarget | None = None  # check the docs site's navigation, redirects, links and anchors
+    others: tuple[Other, ...] = ()  # other projects' parsers: what they declare is not nobody's
 
     def watched_paths(self) -> frozenset[str]:
         """Every file whose change can make this rule's docs wrong."""
@@ -259,6 +284,7 @@ class RulePack:
 # dataclasses are built from the nodes by hand, so every error can name the line it comes from.
 
 MAX_RULES_BYTES = 1_000_000  # rules files come from untrusted repositories
+MAX_OTHERS = 8  # other projects a rule reads: each is a fetch
 MAX_NESTING = 32  # the schema itself is 8 levels deep
 REPO_CONFIG = ".github/docs-sync.yml"
 
@@ -269,7 +295,8 @@ FINDING_KINDS = tuple(k.name for k in kinds.FINDING_KINDS)
 
 PACK_KEYS = ("pack", "description", "rules")
 CONFIG_KEYS = ("packs", "rules", "fail_on")
-RULE_KEYS = ("id", "docs", "sources", "external", "severity", "fail_on", "examples", "site")
+RULE_KEYS = ("id", "docs", "sources", "external", "severity", "fail_on", "examples", "site", "others")
+OTHER_KEYS = ("repo", "ref", "paths", "package")
 SITE_KEYS = ("config", "root")
 DOC_KEYS = ("path", "sections", "program", "exclude")
 SOURCE_KEYS = (

@@ -24,6 +24,8 @@ from bot.core.rules import (
     FAIL_ON,
     FINDING_KINDS,
     LEVELS,
+    MAX_OTHERS,
+    OTHER_KEYS,
     RULE_KEYS,
     SITE_KEYS,
     SOURCE_KEYS,
@@ -106,6 +108,16 @@ def config_schema() -> Schema:
         required=EXAMPLE_KEYS,
     )
     site = {"oneOf": [{"type": "boolean"}, _object(SITE_KEYS, {"config": _PATH, "root": _ANY_TEXT})]}
+    other = _object(
+        OTHER_KEYS,
+        {
+            "repo": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$"},
+            "ref": {"type": "string", "minLength": 1, "description": "a tag or a commit"},
+            "paths": {"type": "array", "items": _PATH},
+            "package": {"type": "string", "minLength": 1, "description": "an installed distribution"},
+        },
+    )
+    other["oneOf"] = [{"required": ["repo", "ref", "paths"]}, {"required": ["package"]}]
     rule_values: dict[str, Schema] = {
         "id": _TEXT,
         "docs": {"type": "array", "items": _object(DOC_KEYS, doc_values, required=("path",))},
@@ -115,6 +127,7 @@ def config_schema() -> Schema:
         "fail_on": {"enum": list(FAIL_ON)},
         "examples": {"type": "array", "items": example},
         "site": site,
+        "others": {"type": "array", "items": other, "maxItems": MAX_OTHERS},
     }
     rule = _object(RULE_KEYS, rule_values, required=("id",))
     rule["anyOf"] = [{"required": ["docs", "sources"]}, {"required": ["site"]}]

@@ -644,6 +644,44 @@ def test_malformed_repo_config(builtin_dir, text, line, key, words):
     assert words in str(info.value)
 
 
+OTHERS = """\
+rules:
+  - id: x
+    docs: [{path: docs/a.md}]
+    sources: [{id: cli, kind: argparse, path: a.py}]
+    others:
+      - {repo: org/sister, ref: v1.2.0, paths: ["sister/*.py"]}
+      - {package: transformers}
+"""
+
+
+def test_a_rule_names_other_projects():
+    from bot.core.rules import Other
+
+    (pack,) = parse_repo_config(OTHERS)
+    sister, package = pack.rules[0].others
+    assert sister == Other(repo="org/sister", ref="v1.2.0", paths=("sister/*.py",))
+    assert package == Other(package="transformers") and package.name == "package transformers"
+    assert sister.origin is not None and sister.origin.line == 6
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("ref: v1.2.0", "ref: --upload-pack=x", "is not a tag, branch or commit name"),
+        ("ref: v1.2.0", "ref: a..b", "is not a tag, branch or commit name"),
+        ("repo: org/sister", "repo: https://example.com/x", "is not a GitHub repository"),
+        ('paths: ["sister/*.py"]', 'paths: ["../sister/*.py"]', "must not contain '..'"),
+        ('paths: ["sister/*.py"]', "paths: []", "must not be empty"),
+        ("{package: transformers}", "{package: transformers, ref: v1}", "only means something with 'repo'"),
+        ("{package: transformers}", "{package: 'a b'}", "is not a distribution name"),
+    ],
+)
+def test_malformed_others(old, new, words):
+    with pytest.raises(RulesError, match=words):
+        parse_repo_config(OTHERS.replace(old, new))
+
+
 def test_repo_config_does_not_require_a_pack_key():
     (pack,) = parse_repo_config("rules:" + MINIMAL.split("rules:")[1], file="cfg/docs-sync.yml")
 

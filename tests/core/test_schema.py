@@ -35,6 +35,9 @@ rules:
          position: 2, group: mesh, enumerated: true}
       - {id: cited-paths, kind: paths}
     external: ["--sglang-*"]
+    others:
+      - {repo: org/sister, ref: v1.2.0, paths: ["sister/cli/*.py"]}
+      - {package: transformers, paths: [transformers/training_args.py]}
     severity: {removed: warning, new-flag: notice}
     examples:
       - name: a rename
@@ -63,6 +66,7 @@ def test_every_key_the_reader_takes_is_in_the_schema():
     assert set(source) == set(rules.SOURCE_KEYS)
     assert source["kind"]["enum"] == list(rules.SOURCE_KINDS)
     assert set(rule["severity"]["propertyNames"]["enum"]) == set(rules.FINDING_KINDS)
+    assert set(rule["others"]["items"]["properties"]) == set(rules.OTHER_KEYS)
 
 
 def test_a_good_config_passes_both_and_the_built_in_configs_pass_the_schema():
@@ -83,6 +87,10 @@ def test_a_good_config_passes_both_and_the_built_in_configs_pass_the_schema():
         ("position: 2", "position: -1"),
         ("- id: site\n    site:", "- nope: site\n    site:"),  # a rule without its id
         ('paths: ["src/**/cli/*.py"]', 'paths: ["/src/cli.py"]'),  # an absolute path
+        ("{repo: org/sister, ref: v1.2.0, ", "{repo: org/sister, "),  # a repository needs its ref
+        ("{repo: org/sister, ref: v1.2.0, ", "{repo: org/sister, ref: v1.2.0, package: x, "),  # not both
+        ("{repo: org/sister,", "{repo: sister,"),  # owner/name
+        ("{package: transformers,", "{package: transformers, rev: v1,"),  # an unknown key
     ],
 )
 def test_what_the_reader_refuses_the_schema_refuses(change: tuple[str, str]):

@@ -18,18 +18,19 @@ returns them merged, deduplicated and ordered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.core.check.touched import Touched, touches
 from bot.core.globs import expand_all
 from bot.core.model import Change, DocLocation, EmptyTree, Finding, Report, Tree
-from bot.core.rules import Rule
+from bot.core.rules import Other, Rule
 
 if TYPE_CHECKING:
     from bot.core.check.history import History, Lookups
     from bot.core.check.inputs import RuleInputs
+    from bot.core.check.others import Knowns
     from bot.core.facts import ParseCache
 
 # The checks themselves are imported by the first rule a change touches: a commit that touches
@@ -45,10 +46,13 @@ def check(
     changes: Sequence[Change],
     cache: ParseCache | None = None,
     history: History | None = None,
+    others: Mapping[Other, Tree] | None = None,
 ) -> Report:
     """Findings for one change (base -> head) under the given rules. With a `history` (of head),
-    a token the doc cites that head lacks is looked up there for what replaced it."""
+    a token the doc cites that head lacks is looked up there for what replaced it. `others`
+    holds the files of the rules' other projects that could be read (check/others.py)."""
     lookups: Lookups | None = None
+    knowns: Knowns | None = None
     touched = Touched.of(changes)
     findings: list[Finding] = []
     checked: list[str] = []
@@ -67,9 +71,11 @@ def check(
         checked.append(rule.id)
         from bot.core.check.history import Lookups
         from bot.core.check.inputs import build
+        from bot.core.check.others import Knowns
 
         lookups = lookups or Lookups()
-        inputs = build(rule, base, head, touched, cache)
+        knowns = knowns or Knowns(others or {}, cache)
+        inputs = build(rule, base, head, touched, cache, knowns(rule))
         findings.extend(_judge(inputs, audit=False, history=history, lookups=lookups, cache=cache))
     from bot.core import suppress
 
@@ -78,16 +84,22 @@ def check(
 
 
 def audit(
-    rules: Sequence[Rule], tree: Tree, cache: ParseCache | None = None, history: History | None = None
+    rules: Sequence[Rule],
+    tree: Tree,
+    cache: ParseCache | None = None,
+    history: History | None = None,
+    others: Mapping[Other, Tree] | None = None,
 ) -> Report:
     """Every doc reference that does not resolve in this revision (the whole page is 'new'); with a
     `history` (of this revision), what replaced a token the page cites."""
     from bot.core import suppress
     from bot.core.check.history import Lookups
     from bot.core.check.inputs import build
+    from bot.core.check.others import Knowns
     from bot.core.facts import parse_doc_cached
 
     lookups = Lookups()
+    knowns = Knowns(others or {}, cache)
     findings: list[Finding] = []
     for rule in rules:
         if rule.site is not None:
@@ -96,7 +108,7 @@ def audit(
             findings.extend(site_audit(rule, tree, cache))
     expanded = expand_all(rules, EmptyTree(), tree, {})
     for rule in expanded:
-        inputs = build(rule, EmptyTree(), tree, Touched.of(()), cache)
+        inputs = build(rule, EmptyTree(), tree, Touched.of(()), cache, knowns(rule))
         findings.extend(_judge(inputs, audit=True, history=history, lookups=lookups, cache=cache))
     report = Report(findings=tuple(findings), rules_checked=tuple(r.id for r in expanded))
     # A suppression in a page that covers nothing is reported: it would hide the next finding.

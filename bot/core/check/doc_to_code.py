@@ -43,7 +43,12 @@ def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
                 _resolve_flag(inputs, doc, ref, scope, out)
         elif ref.kind == "path" and check_paths:
             paths.unresolved(inputs, doc, ref, out)
-        elif ref.kind == "name" and ref.token not in names and len(ref.token) >= 6:
+        elif (
+            ref.kind == "name"
+            and ref.token not in names
+            and len(ref.token) >= 6
+            and not inputs.others.word(ref.token)
+        ):
             # Only near misses of known names: most names a page cites (`torch_dist`,
             # `config.json`) come from elsewhere, and short ones (`fsdp2`) sit close to
             # everything.
@@ -146,8 +151,8 @@ _BUILTIN_FLAGS = frozenset({"-h", "--help"})
 def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out: Findings) -> None:
     facts = scope.flags(inputs.head_facts.by_token.get(ref.token, ()))
     if not facts:
-        if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token):
-            return
+        if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token) or inputs.others.flag(ref.token):
+            return  # argparse's own, a family of flags, or another project's (others.py)
         if (
             ref.command is None
             and scope.program is not None

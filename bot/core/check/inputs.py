@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from bot.core.check.codenames import Environment, Gone, env_name, environment, vanished_names
+from bot.core.check.others import NOTHING, Known
 from bot.core.check.ownership import Ownership
 from bot.core.check.reach import Reach
 from bot.core.check.touched import Touched
@@ -49,6 +50,7 @@ class RuleInputs:
     # what the sources read from the environment at head: only when a line the change wrote cites
     # a name that may be an environment variable (vanished.py)
     environment: Environment | None = None
+    others: Known = NOTHING  # what the rule's other projects declare (others.py)
 
     def code_line(self, old: Fact, new: Fact | None) -> CodeLocation:
         """The head line that made the doc wrong: where the change touched the fact."""
@@ -66,7 +68,14 @@ class RuleInputs:
         return CodeLocation(path, mapped)
 
 
-def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCache | None) -> RuleInputs:
+def build(
+    rule: Rule,
+    base: Tree,
+    head: Tree,
+    touched: Touched,
+    cache: ParseCache | None,
+    others: Known = NOTHING,
+) -> RuleInputs:
     base_programs = head_programs = None
     if any(s.kind in FLAG_KINDS for s in rule.sources):
         named = named_programs(rule)
@@ -101,6 +110,7 @@ def build(rule: Rule, base: Tree, head: Tree, touched: Touched, cache: ParseCach
         ),
         vanished=gone,
         environment=env,
+        others=others,
     )
 
 

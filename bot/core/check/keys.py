@@ -270,7 +270,7 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
         token = cited(ref)
         if token is None or token in keys or token.lower() in env:
             continue
-        if is_external(token, inputs.rule.external):
+        if is_external(token, inputs.rule.external) or inputs.others.key(token):
             continue
         found = schema.resolves(token)
         if found is True:
