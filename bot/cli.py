@@ -263,17 +263,22 @@ def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | N
     return f"rules:{digest.hexdigest()}"
 
 
-def _audit_key(rules: Sequence[Rule], tree: Tree, history_of: str | None = None) -> str:
+def _audit_key(
+    rules: Sequence[Rule], tree: Tree, history_of: str | None = None, others: Sequence[Tree] = ()
+) -> str:
     """An audit's findings depend on the rules, the revision's files (and the history of the
-    commit `history_of`, when read) and the analysis code, and on nothing else: a revision audited
-    before with the same rules and code is not checked again."""
+    commit `history_of`, when read, and the files of the rules' other projects) and the analysis
+    code, and on nothing else: a revision audited before with the same rules and code is not
+    checked again."""
     import hashlib
 
     digest = hashlib.sha1(_code_digest().encode())
     digest.update(f"history of {history_of}".encode() if history_of else b"")
     digest.update(repr(tuple(rules)).encode())
-    for path in sorted(tree.paths()):
-        digest.update(f"{path}\0{tree.blob_id(path)}\n".encode())
+    for each in (tree, *others):
+        for path in sorted(each.paths()):
+            digest.update(f"{path}\0{each.blob_id(path)}\n".encode())
+        digest.update(b"\0")
     return f"audit:{digest.hexdigest()}"
 
 
@@ -376,6 +381,7 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
     from bot.core.check import check
     from bot.trees.git import GitRepo
     from bot.trees.history import open_history
+    from bot.trees.others import read_all as read_others
     from bot.trees.worktree import WorkTree
 
     if args.worktree and args.head:
@@ -401,9 +407,10 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         renames = {c.old_path: c.path for c in changes if c.status == "renamed" and c.old_path}
         existed = functools.partial(repo.ever_had, base_sha)
         rules, stale = _require_matches(rules, base, head, renames, cache, existed)
+        others, unread = read_others(rules)
         history = None if args.no_history else open_history(repo, head_sha, cache)
-        report = check(rules, base, head, changes, cache=cache, history=history)
-        yield replace(report, findings=(*stale, *report.findings)), head.read
+        report = check(rules, base, head, changes, cache=cache, history=history, others=others)
+        yield replace(report, findings=(*stale, *unread, *report.findings)), head.read
 
 
 def _default_base(repo: GitRepo) -> str:
@@ -441,6 +448,7 @@ def run_audit(args: argparse.Namespace) -> int:
     from bot.trees.git import GitRepo
     from bot.trees.history import open_history
     from bot.trees.memory import MemoryTree
+    from bot.trees.others import read_all as read_others
 
     with GitRepo(args.repo) as repo:
         tree = repo.tree(args.rev)
@@ -449,16 +457,18 @@ def run_audit(args: argparse.Namespace) -> int:
         rules = _rules_of(packs)
         existed = functools.partial(repo.ever_had, tree.sha)
         rules, stale = _require_matches(rules, MemoryTree({}), tree, {}, cache, existed)
-        key = _audit_key(rules, tree, None if args.no_history else tree.sha) if cache is not None else None
+        others, unread = read_others(rules)
+        history_of = None if args.no_history else tree.sha
+        key = _audit_key(rules, tree, history_of, list(others.values())) if cache is not None else None
         hit = cache.get(key) if cache is not None and key is not None else None
         if isinstance(hit, Report):
             report = hit
         else:
             history = None if args.no_history else open_history(repo, tree.sha, cache)
-            report = audit(rules, tree, cache=cache, history=history)
+            report = audit(rules, tree, cache=cache, history=history, others=others)
             if cache is not None and key is not None:
                 cache[key] = report
-        report = replace(report, findings=(*stale, *report.findings))
+        report = replace(report, findings=(*stale, *unread, *report.findings))
         if args.baseline is not None:
             first = not os.path.exists(args.baseline)
             recorded, report = report, _against_baseline(report, args.baseline, tree.read)

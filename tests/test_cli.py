@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -342,6 +343,51 @@ def test_a_listed_file_deleted_earlier_is_a_finding_on_its_entry_and_the_rest_is
     config_finding = next(f for f in json.loads(proc.stdout)["findings"] if f["kind"] == "config")
     assert config_finding["message"].startswith(".github/docs-sync.yml:8: rules[0].sources[0].paths[1]: ")
     assert config_finding["code"] == {"path": ".github/docs-sync.yml", "line": 8}
+
+
+def test_a_sister_repositorys_flags_are_read_through_git_and_a_failed_fetch_is_said(
+    small: Path, tmp_path: Path
+):
+    # org/sister at v1.0, served from a bare repository the setting points at.
+    sister = tmp_path / "sister"
+    (sister / "sister").mkdir(parents=True)
+    (sister / "sister" / "serve.py").write_text(CLI_SRC.replace("--alpha", "--alpah-size"))
+    subprocess.run(["git", "init", "-q", "-b", "main", str(sister)], check=True)
+    _commit(sister, "sister")
+    subprocess.run(["git", "-C", str(sister), "tag", "v1.0"], check=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--bare", str(sister), str(tmp_path / "remotes" / "org" / "sister")],
+        check=True,
+    )
+    (small / "docs" / "guide" / "more.md").write_text(
+        "# More\n\n## Flags\n\n`--alpha` is the knob; the server takes `--alpah-size`.\n"
+    )
+    config = small / ".github" / "docs-sync.yml"
+    others = '    others: [{repo: org/sister, ref: v1.0, paths: ["sister/*.py"]}]\n'
+    config.write_text(config.read_text() + others)
+    _commit(small, "a page citing the sister's server")
+    env = {
+        **os.environ,
+        "DOCS_SYNC_OTHERS_GIT": f"file://{tmp_path}/remotes/{{repo}}",
+        "DOCS_SYNC_CACHE": str(tmp_path / "cache"),
+    }
+    proc = docs_sync("audit", "--repo", str(small), "--format", "json", "--no-cache", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["findings"] == []
+    # A ref the sister lacks: the rule says so on its line, and the flag is nobody's again.
+    config.write_text(config.read_text().replace("ref: v1.0", "ref: v2.0"))
+    _commit(small, "a newer sister")
+    proc = docs_sync("audit", "--repo", str(small), "--format", "json", "--no-cache", env=env)
+    assert proc.returncode == 1, proc.stderr
+    found = json.loads(proc.stdout)["findings"]
+    assert [(f["kind"], f["symbol"], f["severity"]) for f in found] == [
+        ("config", "org/sister@v2.0", "warning"),
+        ("unresolved", "--alpah-size", "error"),
+    ]
+    assert found[0]["message"].startswith(
+        ".github/docs-sync.yml:9: rules[0].others[0]: "
+        "other project org/sister@v2.0 could not be read (git fetch failed"
+    )
 
 
 def test_a_glob_and_a_section_that_match_nothing_exit_2(small: Path, tmp_path: Path):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from bot.core.globs import Listing, compile_pattern, is_pattern, pairing_names, pairings
 from bot.core.model import SEVERITY_RANK, CodeLocation, Finding, Severity, Tree, read_ahead
-from bot.core.rules import Origin, Rule, RulesError
+from bot.core.rules import Origin, Other, Rule, RulesError
 
 if TYPE_CHECKING:
     from bot.core.facts import ParseCache
@@ -94,19 +94,33 @@ def stale_entries(
     return kept, found
 
 
+def unread_other(rule: Rule, other: Other, why: str) -> Finding:
+    """The `config` finding on a rule's other project that could not be read: its flags are
+    nobody's for this run, and it says so (a warning, at the entry's line)."""
+    message = (
+        f"other project {other.name} could not be read ({why}): its flags, subcommands and "
+        "config keys are unknown to this run"
+    )
+    return _config_finding(rule, other.origin, other.name, message)
+
+
 def _stale(rule: Rule, origin: Origin | None, path: str, what: str) -> Finding:
-    where = origin or rule.origin
     message = (
         f"{what} {path!r} was deleted before this change: the rest of rule {rule.id!r} is "
         "checked; remove the entry (or point it at the file's new place)"
     )
+    return _config_finding(rule, origin, path, message)
+
+
+def _config_finding(rule: Rule, origin: Origin | None, symbol: str, message: str) -> Finding:
+    where = origin or rule.origin
     if where is not None:
         message = f"{where.file}:{where.line}: {where.key}: {message}"
     blocking = rule.fail_on != "never" and SEVERITY_RANK[STALE_SEVERITY] >= SEVERITY_RANK[rule.fail_on]
     return Finding(
         kind="config",
         severity=STALE_SEVERITY,
-        symbol=path,
+        symbol=symbol,
         message=message,
         rule=rule.id,
         code=CodeLocation(where.file, where.line) if where is not None else None,
