@@ -3,9 +3,9 @@
 One `GitHubApp` per process holds the App's own client (authenticated with the App JWT) and one
 client per installation, reused across jobs: the JWT and each installation token are cached
 (in the `GitHubApp`, not process-wide) until shortly before they expire. `GitHubApp.repo(...)`
-hands out a `Repo`, the calls a job makes on one repository. Every method returns plain JSON
-(dicts and lists), read tolerantly by the callers, so a field GitHub adds or drops never breaks
-a typed model here.
+hands out a `Repo`, the calls a job makes on one repository. Every method returns GitHub's JSON
+as parsed, typed by shapes.py (TypedDicts of the fields docs-sync reads, never validated):
+the callers read it tolerantly, so a field GitHub adds or drops never breaks a model here.
 
 REST version: 2026-03-10, the version githubkit 0.16.1 ships models for (2022-11-28 needs an
 extra schema package). Its breaking changes (pulls lose `merge_commit_sha` and `assignee`,
@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Final, cast
 from urllib.parse import quote
 
 import certifi
@@ -71,12 +71,40 @@ from githubkit.exception import (
     RequestTimeout,
 )
 
+from bot.app.github.shapes import (
+    Blob,
+    ChangedFile,
+    CheckRun,
+    CheckRunList,
+    CheckRunUpdate,
+    Commit,
+    Comparison,
+    Delivery,
+    GitBlob,
+    Installation,
+    InstallationRepositories,
+    IssueComment,
+    NewCheckRun,
+    NewCommit,
+    NewReview,
+    NewTree,
+    NewTreeEntry,
+    Permission,
+    Pull,
+    RefUpdate,
+    Repository,
+    Review,
+    ReviewComment,
+    ShaRef,
+    Tree,
+    TreeEntry,
+)
 from bot.app.metrics import Metrics
 from bot.app.queue.worker import RetryableError
 
 log = logging.getLogger(__name__)
 
-API_VERSION = "2026-03-10"
+API_VERSION: Final = "2026-03-10"
 PER_PAGE = 100
 MAX_FILE_PAGES = 30  # GitHub lists at most 3,000 files of a pull request
 MAX_LIST_PAGES = 10  # open pull requests, review comments: enough for any PR a person reads
@@ -218,7 +246,7 @@ class GitHubApp:
             # CA bundle for each cost half of a typical job's time and native memory that stayed.
             ssl_verify=ssl.create_default_context(cafile=certifi.where()),
         )
-        self._installations: dict[int, GitHub] = {}
+        self._installations: dict[int, GitHub[_InstallationStrategy]] = {}
         self._installation_of: dict[tuple[str, str], int] = {}
         self._last_write: dict[str, float] = {}
         self._lock = threading.Lock()
@@ -235,7 +263,7 @@ class GitHubApp:
         """The epoch time on GitHub's clock, as its last answer said (to a second)."""
         return time.time() + self.clock_offset_s
 
-    def _client(self, installation_id: int) -> GitHub:
+    def _client(self, installation_id: int) -> GitHub[_InstallationStrategy]:
         with self._lock:
             gh = self._installations.get(installation_id)
             if gh is None:
@@ -294,7 +322,8 @@ class GitHubApp:
             return self._installation_of[key]
         what = f"/repos/{owner}/{repo}/installation"
         rest = self._app.rest(API_VERSION)
-        data = _json(self.authorized(None, "GET", what, rest.apps.get_repo_installation, owner, repo))
+        fn = rest.apps.get_repo_installation
+        data = cast(Installation, self.authorized(None, "GET", what, fn, owner, repo).json())
         self._installation_of[key] = int(data["id"])
         return self._installation_of[key]
 
@@ -307,20 +336,21 @@ class GitHubApp:
         for page in range(1, MAX_LIST_PAGES + 1):
             fn = rest.apps.list_installations
             response = self.authorized(None, "GET", "/app/installations", fn, per_page=PER_PAGE, page=page)
-            ids += [int(i["id"]) for i in response.json()]
+            ids += [int(i["id"]) for i in cast(list[Installation], response.json())]
             if not _has_next(response):
                 break
         return ids
 
-    def installation_repositories(self, installation_id: int, page: int) -> tuple[list[dict], bool]:
+    def installation_repositories(self, installation_id: int, page: int) -> tuple[list[Repository], bool]:
         """One page of the repositories an installation reaches, and whether more follow."""
         rest = self._client(installation_id).rest(API_VERSION)
         fn = rest.apps.list_repos_accessible_to_installation
         what = "/installation/repositories"
         response = self.authorized(installation_id, "GET", what, fn, per_page=PER_PAGE, page=page)
-        return list(response.json().get("repositories") or []), _has_next(response)
+        data = cast(InstallationRepositories, response.json())
+        return list(data.get("repositories") or []), _has_next(response)
 
-    def hook_deliveries(self, max_pages: int) -> Iterator[dict]:
+    def hook_deliveries(self, max_pages: int) -> Iterator[Delivery]:
         """The App webhook's deliveries, newest first (App JWT; GitHub pages them by cursor)."""
         rest = self._app.rest(API_VERSION)
         cursor: str | None = None
@@ -330,7 +360,7 @@ class GitHubApp:
                 kw["cursor"] = cursor
             what = "/app/hook/deliveries"
             response = self.authorized(None, "GET", what, rest.apps.list_webhook_deliveries, **kw)
-            yield from response.json()
+            yield from cast(list[Delivery], response.json())
             m = _NEXT_CURSOR.search(response.headers.get("link", ""))
             if m is None:
                 return
@@ -446,10 +476,6 @@ def _error_message(response: httpx.Response) -> str:
     return f"{message} ({'; '.join(details)})" if details else message
 
 
-def _json(response: Any) -> Any:
-    return response.json()
-
-
 _NEXT_CURSOR = re.compile(r'<[^>]*[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"')
 
 
@@ -460,7 +486,9 @@ def _has_next(response: Any) -> bool:
 class Repo:
     """The calls a job makes on one repository, as one installation."""
 
-    def __init__(self, app: GitHubApp, gh: GitHub, installation_id: int, owner: str, name: str):
+    def __init__(
+        self, app: GitHubApp, gh: GitHub[_InstallationStrategy], installation_id: int, owner: str, name: str
+    ):
         self._app, self._gh, self.installation_id = app, gh, installation_id
         self.owner, self.name = owner, name
         self.full_name = f"{owner}/{name}"
@@ -478,8 +506,9 @@ class Repo:
             if write:
                 self._app._after_write(self.full_name)
 
-    def _pages(self, what: str, fetch: Callable[[int], Any], max_pages: int) -> list[dict]:
-        items: list[dict] = []
+    def _pages(self, what: str, fetch: Callable[[int], Any], max_pages: int) -> list[Any]:
+        """The items of up to `max_pages` pages, as parsed JSON (the caller names their shape)."""
+        items: list[Any] = []
         for page in range(1, max_pages + 1):
             response = self._call("GET", what, fetch, page)
             items.extend(response.json())
@@ -489,28 +518,28 @@ class Repo:
 
     # -- pull requests --------------------------------------------------------------------------
 
-    def pull(self, number: int) -> dict:
-        return _json(
-            self._call("GET", f"/pulls/{number}", self._rest.pulls.get, self.owner, self.name, number)
-        )
+    def pull(self, number: int) -> Pull:
+        fn = self._rest.pulls.get
+        return cast(Pull, self._call("GET", f"/pulls/{number}", fn, self.owner, self.name, number).json())
 
-    def pulls_of_commit(self, sha: str) -> list[dict]:
+    def pulls_of_commit(self, sha: str) -> list[Pull]:
         fn = self._rest.repos.list_pull_requests_associated_with_commit
-        return _json(self._call("GET", f"/commits/{sha}/pulls", fn, self.owner, self.name, sha))
+        what = f"/commits/{sha}/pulls"
+        return cast(list[Pull], self._call("GET", what, fn, self.owner, self.name, sha).json())
 
-    def open_pulls(self) -> list[dict]:
+    def open_pulls(self) -> list[Pull]:
         def fetch(page: int) -> Any:
             return self._rest.pulls.list(self.owner, self.name, state="open", per_page=PER_PAGE, page=page)
 
-        return self._pages("/pulls", fetch, MAX_LIST_PAGES)
+        return cast(list[Pull], self._pages("/pulls", fetch, MAX_LIST_PAGES))
 
-    def pull_files(self, number: int) -> list[dict]:
+    def pull_files(self, number: int) -> list[ChangedFile]:
         """The files of a pull request as GitHub lists them: at most 3,000."""
 
         def fetch(page: int) -> Any:
             return self._rest.pulls.list_files(self.owner, self.name, number, per_page=PER_PAGE, page=page)
 
-        return self._pages(f"/pulls/{number}/files", fetch, MAX_FILE_PAGES)
+        return cast(list[ChangedFile], self._pages(f"/pulls/{number}/files", fetch, MAX_FILE_PAGES))
 
     def merge_base(self, base: str, head: str) -> str:
         """The merge base of two commits, the base side of GitHub's diff of `base...head`.
@@ -519,18 +548,18 @@ class Repo:
         """
         fn = self._rest.repos.compare_commits
         what = f"/compare/{base}...{head}"
-        data = _json(self._call("GET", what, fn, self.owner, self.name, f"{base}...{head}", per_page=1))
-        return str(data["merge_base_commit"]["sha"])
+        response = self._call("GET", what, fn, self.owner, self.name, f"{base}...{head}", per_page=1)
+        return str(cast(Comparison, response.json())["merge_base_commit"]["sha"])
 
     # -- contents -------------------------------------------------------------------------------
 
-    def blobs(self, expressions: list[str]) -> list[dict | None]:
+    def blobs(self, expressions: list[str]) -> list[Blob | None]:
         """Blobs named by "REV:path" expressions, in one GraphQL query per 100.
 
         Each answer is {"oid", "byteSize", "text", "isBinary", "isTruncated"}, or None where the
         expression names nothing (or a tree).
         """
-        out: list[dict | None] = []
+        out: list[Blob | None] = []
         for start in range(0, len(expressions), GRAPHQL_BATCH):
             batch = expressions[start : start + GRAPHQL_BATCH]
             fields = "\n".join(
@@ -545,122 +574,119 @@ class Repo:
             data = self._app.authorized(
                 self.installation_id, "POST", "/graphql", self._gh.graphql.request, query, variables
             )
-            found = (data or {}).get("repository") or {}
+            found = cast(dict[str, Any], (data or {}).get("repository") or {})
             for i in range(len(batch)):
                 obj = found.get(f"f{i}")
-                out.append(obj if isinstance(obj, dict) and obj.get("oid") else None)
+                out.append(cast(Blob, obj) if isinstance(obj, dict) and obj.get("oid") else None)
         return out
 
     def blob_bytes(self, oid: str) -> bytes:
         """A blob by its SHA, for one GraphQL gave back truncated."""
-        data = _json(
-            self._call("GET", f"/git/blobs/{oid}", self._rest.git.get_blob, self.owner, self.name, oid)
-        )
+        fn = self._rest.git.get_blob
+        data = cast(GitBlob, self._call("GET", f"/git/blobs/{oid}", fn, self.owner, self.name, oid).json())
         return base64.b64decode(data.get("content") or "")
 
-    def commits(self, sha: str, path: str, per_page: int) -> list[dict]:
+    def commits(self, sha: str, path: str, per_page: int) -> list[Commit]:
         """The newest `per_page` commits of `sha`'s history that changed `path` (a file or folder)."""
         fn = self._rest.repos.list_commits
-        return list(
-            _json(
-                self._call(
-                    "GET", "/commits", fn, self.owner, self.name, sha=sha, path=path, per_page=per_page
-                )
-            )
+        response = self._call(
+            "GET", "/commits", fn, self.owner, self.name, sha=sha, path=path, per_page=per_page
         )
+        return list(cast(list[Commit], response.json()))
 
-    def commit(self, sha: str) -> dict:
+    def commit(self, sha: str) -> Commit:
         """One commit with its files (their patches) as GitHub lists them: at most 300."""
         fn = self._rest.repos.get_commit
-        return dict(_json(self._call("GET", f"/commits/{sha}", fn, self.owner, self.name, sha)))
+        return cast(Commit, self._call("GET", f"/commits/{sha}", fn, self.owner, self.name, sha).json())
 
-    def tree(self, sha: str) -> tuple[list[dict], bool]:
+    def tree(self, sha: str) -> tuple[list[TreeEntry], bool]:
         """Every entry of the commit's tree (path, type), and whether GitHub truncated the list."""
         fn = self._rest.git.get_tree
-        data = _json(self._call("GET", f"/git/trees/{sha}", fn, self.owner, self.name, sha, recursive="1"))
+        response = self._call("GET", f"/git/trees/{sha}", fn, self.owner, self.name, sha, recursive="1")
+        data = cast(Tree, response.json())
         return list(data.get("tree") or []), bool(data.get("truncated"))
 
     def create_commit(self, parent: str, message: str, files: dict[str, str]) -> str:
         """One commit on `parent` writing `files` (path -> text), on no branch yet: its SHA."""
         git = self._rest.git
         o, n = self.owner, self.name
-        base = _json(self._call("GET", f"/commits/{parent}", self._rest.repos.get_commit, o, n, parent))
-        entries = [{"path": p, "mode": "100644", "type": "blob", "content": t} for p, t in files.items()]
-        body = {"base_tree": base["commit"]["tree"]["sha"], "tree": entries}
-        tree = _json(self._call("POST", "/git/trees", git.create_tree, o, n, data=body))
-        body = {"message": message, "tree": tree["sha"], "parents": [parent]}
-        commit = _json(self._call("POST", "/git/commits", git.create_commit, o, n, data=body))
+        base = self.commit(parent)
+        entries = [NewTreeEntry(path=p, mode="100644", type="blob", content=t) for p, t in files.items()]
+        new_tree = NewTree(base_tree=base["commit"]["tree"]["sha"], tree=entries)
+        tree = cast(ShaRef, self._call("POST", "/git/trees", git.create_tree, o, n, data=new_tree).json())
+        new_commit = NewCommit(message=message, tree=tree["sha"], parents=[parent])
+        commit = cast(
+            ShaRef, self._call("POST", "/git/commits", git.create_commit, o, n, data=new_commit).json()
+        )
         return str(commit["sha"])
 
     def move_branch(self, branch: str, sha: str) -> None:
         """Move `branch` to commit `sha` only as a fast-forward: GitHub refuses (422) otherwise."""
         ref = "heads/" + quote(branch, safe="/")
-        body = {"sha": sha, "force": False}
+        body = RefUpdate(sha=sha, force=False)
         fn = self._rest.git.update_ref
         self._call("PATCH", f"/git/refs/{ref}", fn, self.owner, self.name, ref, data=body)
 
     # -- checks ---------------------------------------------------------------------------------
 
-    def create_check_run(self, body: dict) -> dict:
-        return _json(
-            self._call("POST", "/check-runs", self._rest.checks.create, self.owner, self.name, data=body)
-        )
+    def create_check_run(self, body: NewCheckRun) -> CheckRun:
+        fn = self._rest.checks.create
+        return cast(CheckRun, self._call("POST", "/check-runs", fn, self.owner, self.name, data=body).json())
 
-    def check_runs(self, sha: str, name: str) -> list[dict]:
+    def check_runs(self, sha: str, name: str) -> list[CheckRun]:
         """Every check run called `name` on commit `sha` (all of them, not only the latest)."""
         fn = self._rest.checks.list_for_ref
         what = f"/commits/{sha}/check-runs"
-        data = _json(
-            self._call(
-                "GET", what, fn, self.owner, self.name, sha, check_name=name, filter_="all", per_page=PER_PAGE
-            )
+        response = self._call(
+            "GET", what, fn, self.owner, self.name, sha, check_name=name, filter_="all", per_page=PER_PAGE
         )
-        return list(data.get("check_runs") or [])
+        return list(cast(CheckRunList, response.json()).get("check_runs") or [])
 
-    def update_check_run(self, run_id: int, body: dict) -> dict:
+    def update_check_run(self, run_id: int, body: CheckRunUpdate) -> CheckRun:
         fn = self._rest.checks.update
-        return _json(
-            self._call("PATCH", f"/check-runs/{run_id}", fn, self.owner, self.name, run_id, data=body)
-        )
+        what = f"/check-runs/{run_id}"
+        return cast(CheckRun, self._call("PATCH", what, fn, self.owner, self.name, run_id, data=body).json())
 
     # -- reviews and comments -------------------------------------------------------------------
 
-    def create_review(self, number: int, body: dict) -> dict:
+    def create_review(self, number: int, body: NewReview) -> Review:
         fn = self._rest.pulls.create_review
-        return _json(
-            self._call("POST", f"/pulls/{number}/reviews", fn, self.owner, self.name, number, data=body)
-        )
+        what = f"/pulls/{number}/reviews"
+        return cast(Review, self._call("POST", what, fn, self.owner, self.name, number, data=body).json())
 
-    def review_comments(self, number: int) -> list[dict]:
+    def review_comments(self, number: int) -> list[ReviewComment]:
         def fetch(page: int) -> Any:
             return self._rest.pulls.list_review_comments(
                 self.owner, self.name, number, per_page=PER_PAGE, page=page
             )
 
-        return self._pages(f"/pulls/{number}/comments", fetch, MAX_LIST_PAGES)
+        return cast(list[ReviewComment], self._pages(f"/pulls/{number}/comments", fetch, MAX_LIST_PAGES))
 
-    def update_review_comment(self, comment_id: int, body: str) -> dict:
+    def update_review_comment(self, comment_id: int, body: str) -> ReviewComment:
         fn = self._rest.pulls.update_review_comment
         what = f"/pulls/comments/{comment_id}"
-        return _json(self._call("PATCH", what, fn, self.owner, self.name, comment_id, data={"body": body}))
+        response = self._call("PATCH", what, fn, self.owner, self.name, comment_id, data={"body": body})
+        return cast(ReviewComment, response.json())
 
-    def issue_comments(self, number: int) -> list[dict]:
+    def issue_comments(self, number: int) -> list[IssueComment]:
         def fetch(page: int) -> Any:
             return self._rest.issues.list_comments(
                 self.owner, self.name, number, per_page=PER_PAGE, page=page
             )
 
-        return self._pages(f"/issues/{number}/comments", fetch, MAX_LIST_PAGES)
+        return cast(list[IssueComment], self._pages(f"/issues/{number}/comments", fetch, MAX_LIST_PAGES))
 
-    def create_issue_comment(self, number: int, body: str) -> dict:
+    def create_issue_comment(self, number: int, body: str) -> IssueComment:
         fn = self._rest.issues.create_comment
         what = f"/issues/{number}/comments"
-        return _json(self._call("POST", what, fn, self.owner, self.name, number, data={"body": body}))
+        response = self._call("POST", what, fn, self.owner, self.name, number, data={"body": body})
+        return cast(IssueComment, response.json())
 
-    def update_issue_comment(self, comment_id: int, body: str) -> dict:
+    def update_issue_comment(self, comment_id: int, body: str) -> IssueComment:
         fn = self._rest.issues.update_comment
         what = f"/issues/comments/{comment_id}"
-        return _json(self._call("PATCH", what, fn, self.owner, self.name, comment_id, data={"body": body}))
+        response = self._call("PATCH", what, fn, self.owner, self.name, comment_id, data={"body": body})
+        return cast(IssueComment, response.json())
 
     def react(self, comment_id: int, content: str) -> None:
         fn = self._rest.reactions.create_for_issue_comment
@@ -671,9 +697,8 @@ class Repo:
         """admin, write, read or none; a user GitHub does not know as a collaborator is none."""
         fn = self._rest.repos.get_collaborator_permission_level
         try:
-            data = _json(
-                self._call("GET", f"/collaborators/{user}/permission", fn, self.owner, self.name, user)
-            )
+            response = self._call("GET", f"/collaborators/{user}/permission", fn, self.owner, self.name, user)
+            data = cast(Permission, response.json())
         except GitHubError as exc:
             if exc.status == 404:
                 return "none"

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from bot.app.config import Settings
+from bot.app.github import shapes
 from bot.app.github.client import GitHubApp, Repo
 from bot.app.intake.payloads import Payload
 from bot.app.metrics import Metrics
@@ -48,7 +48,7 @@ class Pull:
     base_ref: str | None
 
     @classmethod
-    def from_api(cls, data: dict[str, Any]) -> Pull:
+    def from_api(cls, data: shapes.Pull) -> Pull:
         """From GitHub's pull request object."""
         return cls(int(data["number"]), data["head"]["sha"], data["base"]["sha"], data["base"].get("ref"))
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 from urllib.parse import urlsplit
 
 from bot.app.github.client import MAX_FILE_PAGES, PER_PAGE
 from bot.app.github.context import Context
+from bot.app.github.shapes import ChangedFile
 from bot.app.jobs.history import ApiHistory
 from bot.app.jobs.repoconfig import (
     config_at,
@@ -57,7 +57,7 @@ class Analysis:
     report: Report | None = None
     problem: CheckOutcome | None = None  # the check run, when the rules cannot be used
     revisions: PullRevisions | None = None
-    files: tuple[dict[str, Any], ...] = ()  # GitHub's file list of the pull request
+    files: tuple[ChangedFile, ...] = ()  # GitHub's file list of the pull request
     links: Links | None = None
     notes: tuple[str, ...] = ()  # for the summaries: what was not checked
     moved: bool = False  # the pull request's head is no longer the commit this job checks
@@ -131,8 +131,8 @@ def _analyze(ctx: Context, reader: BlobReader) -> Analysis:
 
 
 def _unlisted_files(
-    reader: BlobReader, files: list[dict[str, Any]], base_sha: str, head_sha: str
-) -> list[dict[str, Any]] | None:
+    reader: BlobReader, files: list[ChangedFile], base_sha: str, head_sha: str
+) -> list[ChangedFile] | None:
     """What GitHub's file list left out, from the trees of the merge base and the head; None when
     a tree is too large for GitHub to list whole."""
     base_tree, base_cut = reader.tree(reader.merge_base(base_sha, head_sha))
@@ -170,14 +170,14 @@ def apply_waivers(report: Report, waivers: Sequence[Waiver]) -> Report:
     return replace(report, findings=tuple(kept), ignored=tuple(ignored))
 
 
-def gone_at_head(files: Sequence[dict[str, Any]]) -> set[str]:
+def gone_at_head(files: Sequence[ChangedFile]) -> set[str]:
     """Paths the pull request removed or renamed away: the head commit has nothing there."""
     gone = {str(f.get("filename")) for f in files if f.get("status") == "removed"}
     gone |= {str(f["previous_filename"]) for f in files if f.get("previous_filename")}
     return gone - {str(f.get("filename")) for f in files if f.get("status") != "removed"}
 
 
-def listed_head(files: Sequence[dict[str, Any]]) -> str | None:
+def listed_head(files: Sequence[ChangedFile]) -> str | None:
     """The commit GitHub listed the files at (from its file links): the pull request's head *now*."""
     for f in files:
         url = f.get("blob_url")
@@ -186,7 +186,7 @@ def listed_head(files: Sequence[dict[str, Any]]) -> str | None:
     return None
 
 
-def repo_html_url(files: Sequence[dict[str, Any]], full_name: str, api_url: str) -> str:
+def repo_html_url(files: Sequence[ChangedFile], full_name: str, api_url: str) -> str:
     """The repository's web address: from GitHub's own file links, else from the API address."""
     for f in files:
         url = f.get("blob_url")

@@ -44,7 +44,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.app.config import Budget
+from bot.app.github import shapes
 from bot.app.github.client import GRAPHQL_BATCH, Repo
+from bot.app.github.shapes import ChangedFile, TreeEntry
 from bot.app.jobs.sandbox import BudgetExceeded, over
 from bot.app.queue.store import BlobAt, Store
 from bot.core.model import Change
@@ -82,7 +84,7 @@ def _blob(path: str, oid: str, data: bytes) -> Blob:
     return Blob(oid, text, b"\0" in data[:8000], _utf8(data) == text)
 
 
-def changes_from_files(files: Sequence[dict]) -> list[Change]:
+def changes_from_files(files: Sequence[ChangedFile]) -> list[Change]:
     """GitHub's pull request file list as the check's `Change`s."""
     changes = []
     for f in files:
@@ -95,7 +97,7 @@ def changes_from_files(files: Sequence[dict]) -> list[Change]:
     return changes
 
 
-def head_oids(files: Sequence[dict]) -> dict[str, str]:
+def head_oids(files: Sequence[ChangedFile]) -> dict[str, str]:
     """path -> blob oid at head, for every file the pull request added or changed."""
     return {
         f["filename"]: f["sha"]
@@ -106,7 +108,9 @@ def head_oids(files: Sequence[dict]) -> dict[str, str]:
     }
 
 
-def unlisted(files: Sequence[dict], base_tree: Sequence[dict], head_tree: Sequence[dict]) -> list[dict]:
+def unlisted(
+    files: Sequence[ChangedFile], base_tree: Sequence[TreeEntry], head_tree: Sequence[TreeEntry]
+) -> list[ChangedFile]:
     """The changed files a truncated file list left out, as file-list entries without a patch.
 
     `base_tree` and `head_tree` are the git trees API's recursive listings of the merge base and
@@ -118,7 +122,7 @@ def unlisted(files: Sequence[dict], base_tree: Sequence[dict], head_tree: Sequen
     head = {str(e["path"]): str(e["sha"]) for e in head_tree if e.get("type") == "blob"}
     removed = sorted(p for p in base.keys() - head.keys() if p not in listed)
     added = sorted(p for p in head.keys() - base.keys() if p not in listed)
-    out: list[dict] = []
+    out: list[ChangedFile] = []
     moved_to: dict[str, list[str]] = {}
     for path in added:
         moved_to.setdefault(head[path], []).append(path)
@@ -151,7 +155,7 @@ class BasePatch:
     status: str = "modified"  # GitHub's: modified, renamed, changed (the mode), removed
 
 
-def base_patches(files: Sequence[dict]) -> dict[str, BasePatch]:
+def base_patches(files: Sequence[ChangedFile]) -> dict[str, BasePatch]:
     """Merge-base path -> its patch, for every file the pull request modified, renamed or removed."""
     out = {}
     for f in files:
@@ -285,10 +289,10 @@ class BlobReader:
         self.queries = 0  # GraphQL round trips made, for logs and tests
         self.fetched = 0  # bytes of the blobs fetched, each once
         self._counted: set[str] = set()  # their oids
-        self._trees: dict[str, tuple[list[dict], bool]] = {}
+        self._trees: dict[str, tuple[list[TreeEntry], bool]] = {}
         self._sizes: dict[Where, int] = {}  # blob sizes the trees listed
 
-    def tree(self, sha: str) -> tuple[list[dict], bool]:
+    def tree(self, sha: str) -> tuple[list[TreeEntry], bool]:
         """Every entry of the commit's tree and whether GitHub truncated the list: one call per commit."""
         if sha not in self._trees:
             entries, cut = self.repo.tree(sha)
@@ -366,7 +370,7 @@ class BlobReader:
         content = self.store.blob_text(oid)  # kept only for bytes that are UTF-8
         return _MISS if content is None else _blob(where[1], oid, content.encode("utf-8"))
 
-    def _store(self, where: Where, obj: dict | None) -> Blob | None:
+    def _store(self, where: Where, obj: shapes.Blob | None) -> Blob | None:
         blob, kept = None, False
         if obj is not None:
             oid = str(obj["oid"])
@@ -387,7 +391,7 @@ class BlobReader:
 _MISS = object()
 
 
-def _given_bytes(obj: dict) -> bytes | None:
+def _given_bytes(obj: shapes.Blob) -> bytes | None:
     """The blob's bytes from GraphQL's `text`, when that text is exactly them (it hashes to the oid)."""
     text = obj.get("text")
     if obj.get("isBinary") or obj.get("isTruncated") or not isinstance(text, str):
