@@ -113,4 +113,9 @@ def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str])
     else:
         ext = posixpath.splitext(name)[1]
         kind = {p for p in paths if ext and p.endswith(ext)}
-    return closest(path, kind, 0.75)
+    near = closest(path, kind, 0.75)
+    # A shared prefix makes whole paths alike whatever their names: `src/lerobot/tools` is 88%
+    # like `src/lerobot/utils`, whose name is another word. The name must be alike too.
+    if near is None or closest(name, [near.rsplit("/", 1)[-1]], 0.75) is None:
+        return None
+    return near

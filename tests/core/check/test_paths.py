@@ -93,6 +93,15 @@ def test_a_missing_path_suggests_the_file_of_the_same_name_or_a_close_path():
     assert far.suggestion is None
 
 
+def test_a_missing_folder_is_not_offered_a_sibling_whose_name_is_another_word():
+    files = {"src/pkg/utils/io.py": "", "src/pkg/models/net.py": ""}
+    [missing] = unresolved("The registry under `src/pkg/tools/` is not part of this release.\n", files)
+    assert missing.message == "`src/pkg/tools/` does not exist at head"
+    assert missing.suggestion is None
+    [typo] = unresolved("See `src/pkg/modles/`.\n", files)
+    assert typo.suggestion.replacement == "See `src/pkg/models/`."
+
+
 def test_partial_paths_bare_names_and_paths_outside_the_repository_resolve_quietly():
     files = {"src/fsdp_utils/kernels/a.py": ""}
     page = (
