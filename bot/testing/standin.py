@@ -975,6 +975,13 @@ class GitHubStandIn(HookLog):
             routes=[Route("/{path:path}", self._endpoint, methods=["GET", "POST", "PATCH", "PUT", "DELETE"])]
         )
         self._serving = _Serving(self.app, "github-standin")
+        # Other public repositories any token reads (GET calls and GraphQL): full name -> stand-in.
+        self.public: dict[str, GitHubStandIn] = {}
+
+    def publish(self, repo_dir: Path, owner: str, name: str) -> None:
+        """Serve another repository as a public one, read-only: github.com lets an installation's
+        token read any public repository (a rule's sister project)."""
+        self.public[f"{owner}/{name}".lower()] = GitHubStandIn(repo_dir, owner, name)
 
     # -- server ---------------------------------------------------------------------------------
 
@@ -1320,7 +1327,10 @@ class GitHubStandIn(HookLog):
             m = pattern.fullmatch(path)
             if m and method == request.method:
                 params = {k: v for k, v in m.groupdict().items() if v is not None}
-                if "owner" in params and (
+                public = self.public.get(f"{params.get('owner')}/{params.get('repo')}".lower())
+                if public is not None and method == "GET":
+                    handler = getattr(public, handler.__name__)  # the same endpoint, on that repository
+                elif "owner" in params and (
                     params["owner"].lower() != self.owner.lower()
                     or params["repo"].lower() != self.name.lower()
                 ):
@@ -2246,6 +2256,9 @@ class GitHubStandIn(HookLog):
             args = {k: value(v) for k, v in self._GQL_ARG.findall(m.group(1))}
         except KeyError as missing:
             return fail(f"Variable {missing.args[0]} was provided no value")
+        public = self.public.get(f"{args.get('owner')}/{args.get('name')}".lower())
+        if public is not None:
+            return public._h_graphql(req)
         if (
             str(args.get("owner")).lower() != self.owner.lower()
             or str(args.get("name")).lower() != self.name.lower()

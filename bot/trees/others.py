@@ -115,7 +115,7 @@ def _fetch(other: Other, root: Path) -> dict[str, str]:
         # `--` ends the options: the ref is a name, whatever it looks like (the reader refuses `-x`).
         git("fetch", "--quiet", "--depth", "1", "--no-tags", "--filter=blob:none", "origin", "--", other.ref)
         # No `-l`: a blob's size would fetch the blob, one request each.
-        chosen = _choose(_entries(git("ls-tree", "-r", "-z", "FETCH_HEAD")), other.paths, other.name)
+        chosen = choose(_entries(git("ls-tree", "-r", "-z", "FETCH_HEAD")), other.paths, other.name)
         # The chosen blobs in one request (as git fills in a partial clone); a server that
         # ignored the filter sent them with the tree already.
         have = set(
@@ -131,7 +131,7 @@ def _fetch(other: Other, root: Path) -> dict[str, str]:
             )  # fmt: skip
         listed = git("cat-file", "--batch-check=%(objectname) %(objectsize)", stdin=_ids(chosen))
         sizes = {oid: int(n) for oid, n in (line.split() for line in listed.splitlines()) if n.isdigit()}
-        return _contents(git, _within(chosen, sizes, other.name))
+        return _contents(git, within(chosen, sizes, other.name))
 
 
 def _entries(listing: str) -> list[tuple[str, str]]:
@@ -145,7 +145,7 @@ def _entries(listing: str) -> list[tuple[str, str]]:
     return out
 
 
-def _choose(entries: Sequence[tuple[str, str]], paths: Sequence[str], name: str) -> list[tuple[str, str]]:
+def choose(entries: Sequence[tuple[str, str]], paths: Sequence[str], name: str) -> list[tuple[str, str]]:
     """The files `paths` match, at most MAX_FILES; Unreadable when none matches or more do."""
     patterns = [compile_pattern(p) if is_pattern(p) else None for p in paths]
     matched = sorted(
@@ -160,7 +160,7 @@ def _choose(entries: Sequence[tuple[str, str]], paths: Sequence[str], name: str)
     return matched
 
 
-def _within(chosen: Sequence[tuple[str, str]], sizes: dict[str, int], name: str) -> list[tuple[str, str]]:
+def within(chosen: Sequence[tuple[str, str]], sizes: dict[str, int], name: str) -> list[tuple[str, str]]:
     """The chosen files but those over MAX_FILE_BYTES; Unreadable past MAX_BYTES in all."""
     kept = [(path, where) for path, where in chosen if sizes.get(where, MAX_FILE_BYTES + 1) <= MAX_FILE_BYTES]
     total = sum(sizes[where] for _, where in kept)
@@ -245,13 +245,13 @@ def _package(other: Other) -> dict[str, str]:
         if not listed:
             raise Unreadable(f"package {other.package} has no module named like a command line's")
     located = {name: str(dist.locate_file(name)) for name in listed}
-    chosen = _choose(list(located.items()), other.paths or tuple(listed), other.name)
+    chosen = choose(list(located.items()), other.paths or tuple(listed), other.name)
     sizes: dict[str, int] = {}
     for _, where in chosen:
         with contextlib.suppress(OSError):
             sizes[where] = Path(where).stat().st_size
     out: dict[str, str] = {}
-    for name, where in _within(chosen, sizes, other.name):
+    for name, where in within(chosen, sizes, other.name):
         with contextlib.suppress(OSError):
             out[name] = decode(name, Path(where).read_bytes())
     return out

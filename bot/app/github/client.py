@@ -494,6 +494,11 @@ class Repo:
         self.full_name = f"{owner}/{name}"
         self._rest = gh.rest(API_VERSION)
 
+    def public(self, owner: str, name: str) -> Repo:
+        """Another repository through this installation's client: a public one (a rule's sister
+        project) is read with any token, as github.com reads it."""
+        return Repo(self._app, self._gh, self.installation_id, owner, name)
+
     def _call(self, method: str, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         write = method in WRITE_METHODS
         if write:

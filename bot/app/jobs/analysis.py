@@ -26,6 +26,7 @@ from bot.app.github.client import MAX_FILE_PAGES, PER_PAGE
 from bot.app.github.context import Context
 from bot.app.github.shapes import ChangedFile
 from bot.app.jobs.history import ApiHistory
+from bot.app.jobs.others import read_others
 from bot.app.jobs.repoconfig import (
     config_at,
     edited_config,
@@ -110,6 +111,8 @@ def _analyze(ctx: Context, reader: BlobReader) -> Analysis:
 
     # A file the config lists that an earlier change deleted: a finding on its entry, the rest checked.
     again, gone = stale(ctx, again, revisions.base, revisions.head, changes)
+    assert again.rules is not None  # `stale` keeps rules as rules
+    others, unread = read_others(ctx, reader, again.rules, changes)  # the rules' sister projects
     history = ApiHistory(ctx.repo, reader, pull.head_sha)  # what replaced a stale token
     budget = ctx.settings.budget
     try:  # in a process of its own, within the App's budgets (sandbox.py)
@@ -118,8 +121,8 @@ def _analyze(ctx: Context, reader: BlobReader) -> Analysis:
             if problem is not None:  # the config names what the repository lacks: said on its line
                 return Analysis(problem=problem, rules=again.digest)
             config = edited_config(ctx, revisions, box, changes)  # when the pull request edits it
-            report = box.check(again.rules, changes)
-        report = replace(report, findings=(*gone, *report.findings))
+            report = box.check(again.rules, changes, others)
+        report = replace(report, findings=(*gone, *unread, *report.findings))
     except BudgetExceeded as exc:
         return Analysis(problem=exc.outcome, rules=again.digest)
     report = apply_waivers(report, ctx.store.waivers(ctx.pr))

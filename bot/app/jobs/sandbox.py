@@ -57,7 +57,7 @@ from typing import IO, TYPE_CHECKING, Any
 from bot.app.config import BUDGET_SETTINGS, Budget
 from bot.core.facts import ParseCache
 from bot.core.model import Change, Report, Tree
-from bot.core.rules import Rule, RulesError
+from bot.core.rules import Other, Rule, RulesError
 from bot.render.comments import CheckOutcome, over_budget
 
 if TYPE_CHECKING:
@@ -136,12 +136,18 @@ class Sandbox:
         problems: list[RulesError] = self._open().ask(("validate", list(rules), dict(renames), head_only))
         return problems
 
-    def check(self, rules: Sequence[Rule], changes: Sequence[Change]) -> Report:
+    def check(
+        self, rules: Sequence[Rule], changes: Sequence[Change], others: Mapping[Other, Tree] | None = None
+    ) -> Report:
         """`bot.core.check.check(rules, base, head, changes, cache, history)` in the child. The
         child asks `history` through the parent, as it reads the trees."""
         self._rules(rules)
         session = self._open()
-        report: Report = session.ask(("check", list(rules), list(changes), session.history is not None))
+        # The other projects' files go whole with the request: they are few, bounded and read already.
+        files = {o: {p: t.read(p) or "" for p in sorted(t.paths())} for o, t in (others or {}).items()}
+        report: Report = session.ask(
+            ("check", list(rules), list(changes), session.history is not None, files)
+        )
         budget = self.budget
         if len(report.findings) > budget.findings:
             raise over(
@@ -572,6 +578,7 @@ def child_main(argv: Sequence[str]) -> int:
     from bot.core.check import check
     from bot.core.extract import TOO_COMPLEX
     from bot.core.validate import unmatched
+    from bot.trees.memory import MemoryTree
 
     channel = _Channel(sys.stdin.buffer, sys.stdout.buffer)
     sys.stdout = sys.stderr  # a stray print must not land in the frames
@@ -586,9 +593,10 @@ def child_main(argv: Sequence[str]) -> int:
             problems = unmatched(rules, head if head_only else base, head, renames, _RemoteCache(channel))
             channel.send(("validated", problems))
             request = channel.receive()
-        _, rules, changes, with_history = request
+        _, rules, changes, with_history, files = request
         history = _RemoteHistory(channel) if with_history else None
-        report = check(rules, base, head, changes, _RemoteCache(channel), history=history)
+        others = {o: MemoryTree(texts) for o, texts in files.items()}
+        report = check(rules, base, head, changes, _RemoteCache(channel), history=history, others=others)
         peak = _status_kb("VmPeak")
         # A file that ran the parser out of memory is reported by the check as one it could not
         # parse; near the limit, that is the memory budget talking, not the file.
