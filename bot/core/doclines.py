@@ -7,6 +7,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 
+from bot.core import lazyre
 from bot.core.page import DocPage, Ref
 
 
@@ -203,6 +204,27 @@ def paragraph(doc: DocPage, line: int) -> tuple[int, int]:
     while last < len(doc.lines) and doc.lines[last].strip():
         last += 1
     return first, last
+
+
+# What a sentence says of a thing it names that the code does not have yet: planned, left out,
+# to come. Such a sentence is right about the code, so its token is no stale citation.
+_NOT_YET = lazyre.compile(
+    r"\bnot[- ]yet\b|\bnot (?:a )?part of\b|\bnot (?:included|implemented|available) (?:yet|in)\b"
+    r"|\b(?:will|would) be (?:added|introduced|implemented)\b|\bcoming soon\b|\b(?:in|with) a future\b"
+    r"|\bplanned\b|\bupcoming\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = lazyre.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[])")
+
+
+def not_yet_there(doc: DocPage, line: int, token: str) -> bool:
+    """Whether the sentence citing `token` on `line` says the code does not have it yet (`the
+    registry under `src/x/tools/` is not part of this release`)."""
+    first, last = paragraph(doc, line)
+    if last - first > 12:  # a long block (a code listing, a table) is no sentence
+        first, last = line, line
+    text = " ".join(doc.lines[i - 1].strip() for i in range(first, last + 1))
+    return any(token in s and _NOT_YET.search(s) for s in _SENTENCE_END.split(text))
 
 
 def first_cell_token(line: str) -> str | None:

@@ -18,6 +18,7 @@ from bot.core.doclines import (
     in_unit_of,
     is_mark,
     normalize_default,
+    not_yet_there,
     same_default,
 )
 from bot.core.model import CodeLocation, Fact
@@ -178,6 +179,8 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             # A parser with flags of another package's (a base class, a group it cannot read):
             # only a near miss of one of its own flags, in the same group, is a misspelling.
             return
+        if not_yet_there(doc, ref.line, ref.token):
+            return  # the sentence says the code does not have it yet
         out.emit(
             "unresolved",
             ref.token,

@@ -11,6 +11,7 @@ from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest
 from bot.core.check.touched import Touched, cites_paths
+from bot.core.doclines import not_yet_there
 from bot.core.model import CodeLocation, Tree
 from bot.core.page import DocPage, Ref
 
@@ -65,6 +66,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
     path, written = cited.path, ref.token.rstrip("/")
     if inputs.head.exists(path) or inputs.own.ignored(path):
         return  # there, or made at run time (the repository ignores it)
+    if not_yet_there(doc, ref.line, ref.token):
+        return  # the sentence says the code does not have it yet
     paths = inputs.head.paths()
     if not cited.relative:
         # A partial path (`fsdp_utils/kernels/`) resolves when some real path ends with it.

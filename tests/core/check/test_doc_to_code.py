@@ -32,6 +32,14 @@ def test_an_unknown_flag_suggests_the_nearest_real_one():
     assert far.message == "`--gpus` is not a flag at head" and far.suggestion is None
 
 
+def test_a_flag_the_sentence_says_is_still_to_come_is_no_stale_citation():
+    assert judge("A `--gpus` switch is planned for the next release.\n") == []
+    assert judge("Multi-node runs (`--gpus 8`) are not part of this\nrelease. Use one node.\n") == []
+    # The hedge is the sentence's, not the paragraph's: the next sentence's flag is judged.
+    [f] = judge("Sharding is not yet supported. Pass `--gpus 8` instead.\n")
+    assert (f.kind, f.symbol) == ("unresolved", "--gpus")
+
+
 def test_a_rule_that_reads_no_parser_judges_no_flag():
     launchers = rule(Source(id="launchers", kind="tokens", paths=("scripts/run.sh",)))
     files = {"scripts/run.sh": "MODEL_ARGS=(--num-layers 2)\n"}

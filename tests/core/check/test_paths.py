@@ -95,9 +95,10 @@ def test_a_missing_path_suggests_the_file_of_the_same_name_or_a_close_path():
 
 def test_a_missing_folder_is_not_offered_a_sibling_whose_name_is_another_word():
     files = {"src/pkg/utils/io.py": "", "src/pkg/models/net.py": ""}
-    [missing] = unresolved("The registry under `src/pkg/tools/` is not part of this release.\n", files)
+    [missing] = unresolved("The registry lives under `src/pkg/tools/`.\n", files)
     assert missing.message == "`src/pkg/tools/` does not exist at head"
     assert missing.suggestion is None
+    assert unresolved("The registry under `src/pkg/tools/` is not part of this release.\n", files) == []
     [typo] = unresolved("See `src/pkg/modles/`.\n", files)
     assert typo.suggestion.replacement == "See `src/pkg/models/`."
 
