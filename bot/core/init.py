@@ -35,7 +35,8 @@ _NOT_PAGES += ("CONTRIBUTING", "RELEASE", "NEWS")  # release-notes.md: what a re
 _HISTORY_DIRS = frozenset(
     {"_posts", "announce", "blog", "news", "changes", "changelog", "changelogs", "releases", "release-notes"}
 )
-_HISTORY_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "RELEASE", "NEWS")
+# Release notes, and pages about what was removed (they cite the flags a release took away).
+_HISTORY_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "RELEASE", "NEWS", "DEPRECATION", "MIGRATION")
 # Markdown, MDX, Quarto and reStructuredText (bot/core/page.py reads each).
 PAGE_SUFFIXES = (".md", ".mdx", ".qmd", ".rst")
 MAX_TEXT = 2_000_000  # a file larger than this is data, not a parser or a page
