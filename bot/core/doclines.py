@@ -242,3 +242,11 @@ def is_mark(text: str) -> bool:
 
 def display(value: str | None) -> str:
     return "None" if value is None else value
+
+
+def may_mean(doc: DocPage, token: str) -> bool:
+    """Can a bare value the flag offers (```ndiff`` (the default)`) be about it on this page? On
+    a page citing flags, only when it cites this one: pytest's output page says a setting's
+    default is `ndiff`, a value `--doctest-report` (cited nowhere there) offers too."""
+    flags = [r.token for r in doc.refs if r.kind == "flag"]
+    return not flags or token in flags

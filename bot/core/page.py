@@ -664,10 +664,25 @@ def _plain_claims(src: str, scan: _Inline) -> list[_RawClaim]:
     return out
 
 
+def _parenthesized(prose: str) -> set[int]:
+    """The code spans of `prose` written inside parentheses."""
+    out: set[int] = set()
+    depth = 0
+    for m in re.finditer(r"[()]|" + _C, prose):
+        if m.group(0) == "(":
+            depth += 1
+        elif m.group(0) == ")":
+            depth = max(depth - 1, 0)
+        elif depth:
+            out.add(int(m.group(1)))
+    return out
+
+
 def _paragraph_claims(src: str, scan: _Inline) -> list[_RawClaim]:
     if "default" not in scan.prose.lower():
         return []
     flags_of = [[r.token for r in s.refs if r.kind == "flag"] for s in scan.spans]
+    aside = _parenthesized(scan.prose)
     bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(scan.prose)] + [len(scan.prose)]
     out: list[_RawClaim] = []
     for s_start, s_end in zip(bounds, bounds[1:], strict=False):
@@ -680,7 +695,13 @@ def _paragraph_claims(src: str, scan: _Inline) -> list[_RawClaim]:
             after = [flags_of[j][0] for j in sentence_spans if j > idx and flags_of[j]]
             if after:
                 return after[0]
-            earlier = [flags_of[j][-1] for j in range(idx) if flags_of[j] and j not in sentence_spans]
+            # An earlier sentence's flag, unless named in an aside: "Whether code is highlighted
+            # (only if `--color` is also enabled). Default: `yes`." is not `--color`'s default.
+            earlier = [
+                flags_of[j][-1]
+                for j in range(idx)
+                if flags_of[j] and j not in sentence_spans and j not in aside
+            ]
             return earlier[-1] if earlier else None
 
         seen: set[int] = set()

@@ -19,6 +19,7 @@ from bot.core.doclines import (
     in_scope,
     in_unit_of,
     is_mark,
+    may_mean,
     normalize_default,
     paragraph,
     same_default,
@@ -243,8 +244,11 @@ def _claims(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> Non
     for claim in doc.claims:
         if not in_scope(claim.section.path, page.sections):
             continue
-        if claim.subject is None and len(inputs.base_facts.choice_owners(claim.value)) != 1:
-            continue  # a bare value is only a claim about a flag when one flag offers it
+        if claim.subject is None and (
+            len(owners := inputs.base_facts.choice_owners(claim.value)) != 1
+            or not may_mean(doc, owners[0].token)
+        ):
+            continue  # a bare value is a claim about the one flag offering it (doclines.may_mean)
         if claim.subject is not None and is_external(claim.subject, inputs.rule.external):
             continue
         scope = inputs.own.line_scope(doc, claim.line, claim.subject, page.program)

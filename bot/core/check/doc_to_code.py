@@ -17,6 +17,7 @@ from bot.core.doclines import (
     in_scope,
     in_unit_of,
     is_mark,
+    may_mean,
     normalize_default,
     not_yet_there,
     same_default,
@@ -149,6 +150,18 @@ def _names_one_flag(token: str) -> bool:
 _BUILTIN_FLAGS = frozenset({"-h", "--help"})
 
 
+# Calls that declare a flag in a snippet: argparse's, pytest's (a conftest.py), click's, typer's.
+_DECLARING_SNIPPET = lazyre.compile(r"\b(?:add_argument|addoption|option|Option)\(")
+
+
+def declared_by_page(doc: DocPage, token: str) -> bool:
+    """Does the page's own snippet declare the flag (`parser.addoption("--runslow", ...)` in the
+    conftest.py it shows)? Then the page defines it for its example: no flag of ours is meant."""
+    if token not in doc.text or not _DECLARING_SNIPPET.search(doc.text):
+        return False
+    return f'"{token}"' in doc.text or f"'{token}'" in doc.text
+
+
 def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out: Findings) -> None:
     facts = scope.flags(inputs.head_facts.by_token.get(ref.token, ()))
     if not facts:
@@ -168,6 +181,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             short
             or inputs.own.passed_by_scripts(ref.token, scope.program)
             or (cited_alone and inputs.own.declared_somewhere(ref.token))
+            or declared_by_page(doc, ref.token)
         ):
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
             # repository's own scripts pass, or one of its modules declares (a launcher's, a
@@ -250,7 +264,7 @@ def _check_claim(
             if claim.value in (f.attr("choices") or "").split(",") and not f.token.startswith("--no-"):
                 owners.setdefault(f.key, f)
         flags = list(owners.values())
-        if len(flags) != 1:
+        if len(flags) != 1 or not may_mean(doc, flags[0].token):
             return
     else:
         flags = [
