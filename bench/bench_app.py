@@ -232,7 +232,7 @@ def bare_app(path: str):
 def serve_child(kind: str, db: str) -> int:
     """The intake server process: the App (no worker) or the bare route, until stdin closes.
 
-    Served as `bot.app.intake.web.serve` serves the App: JSON log lines at INFO on stderr (the parent
+    Served as `bot.app.main.serve` serves the App: JSON log lines at INFO on stderr (the parent
     sends them to a file), uvicorn's default HTTP stack with build_server's options.
     """
     import uvicorn

@@ -222,12 +222,12 @@ def tally(host) -> dict:
 
 
 def worker_main() -> None:
-    """One worker process: `docs-sync worker` (bot.app.intake.web.work) with the real job handler."""
-    from bot.app.intake import web
+    """One worker process: `docs-sync worker` (bot.app.main.work) with the real job handler."""
+    from bot.app import main
     from bot.app.jobs.handler import make_handler
 
     interval = float(os.environ["BENCH_WRITE_INTERVAL"])
-    web.work(os.environ, functools.partial(make_handler, write_interval_s=interval))
+    main.work(os.environ, functools.partial(make_handler, write_interval_s=interval))
 
 
 class App:

@@ -698,7 +698,7 @@ def _run(argv: Sequence[str] | None) -> int:
             return demo_main(app=not args.cli_only, keep=args.keep)
         if args.command == "serve":
             _need_app("serve")
-            from bot.app.intake.web import serve
+            from bot.app.main import serve
 
             # port None: the PORT setting, checked with the others
             serve(args.host, args.port, with_worker=not args.no_worker)
@@ -707,7 +707,7 @@ def _run(argv: Sequence[str] | None) -> int:
             return run_register(args)
         if args.command == "worker":
             _need_app("worker")
-            from bot.app.intake.web import work
+            from bot.app.main import work
 
             work()
             return 0

@@ -12,6 +12,16 @@ Floors, lowest first (a module may import its own floor and the floors below it)
 
 `render` and `trees` share a storey but not each other: neither imports the other. Every import
 is read, function-local ones included, so a cycle cannot hide behind a deferred import.
+
+The App's floor has wings, lowest first (a module of bot/app imports its own wing and those
+before it):
+
+    base     bot/app/config.py, logs.py, metrics.py: shared by every wing
+    queue    bot/app/queue/: the job queue, its backends, the store, the workers
+    intake   bot/app/intake/: the webhook endpoint, events routed to job payloads
+    github   bot/app/github/: the GitHub adapter, a job's context, the writes on GitHub
+    jobs     bot/app/jobs/: what the worker runs (the handler, the check, the commands)
+    root     bot/app/main.py: the composition root, where the App is wired together
 """
 
 from __future__ import annotations
@@ -34,6 +44,10 @@ IO_LIBRARIES = {
     "sqlite3",
     "urllib.request",
 }
+
+
+APP_WINGS = ("base", "queue", "intake", "github", "jobs", "root")
+APP_MODULES = {"config": "base", "logs": "base", "metrics": "base", "main": "root"}  # in bot/app itself
 
 
 def _module(path: Path) -> str:
@@ -74,6 +88,18 @@ def _floor_of(module: str) -> tuple[str, int]:
     return "cli", TOP
 
 
+def _wing_of(module: str) -> str | None:
+    """The wing of a module of bot/app ("?" for one in no known wing); None outside bot/app."""
+    parts = module.split(".")
+    if parts[:2] != ["bot", "app"]:
+        return None
+    if len(parts) == 2:
+        return "base"  # the package's own __init__: a docstring
+    if parts[2] in APP_WINGS and parts[2] not in APP_MODULES.values():
+        return parts[2]
+    return APP_MODULES.get(parts[2], "?") if len(parts) == 3 else "?"
+
+
 def _internal(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     return {m: {t for t in targets if t in graph and t != m} for m, targets in graph.items()}
 
@@ -98,6 +124,26 @@ def test_imports_only_point_down():
             if target_floor > floor or (target_floor == floor and target_room != room):
                 upward.append(f"{module} ({room}) imports {target} ({target_room})")
     assert upward == [], "\n".join(upward)
+
+
+def test_every_app_module_sits_in_a_known_wing():
+    graph = _imports()
+    strays = sorted(m for m in graph if _wing_of(m) == "?")
+    assert strays == [], f"modules of bot/app in no wing (tests/test_layout.py names the wings): {strays}"
+    assert {_wing_of(m) for m in graph} - {None} == set(APP_WINGS)
+
+
+def test_app_imports_only_point_to_its_own_wing_or_an_earlier_one():
+    wrong = []
+    for module, targets in _internal(_imports()).items():
+        wing = _wing_of(module)
+        if wing is None or wing == "?":
+            continue
+        for target in targets:
+            target_wing = _wing_of(target)
+            if target_wing in APP_WINGS and APP_WINGS.index(target_wing) > APP_WINGS.index(wing):
+                wrong.append(f"{module} ({wing}) imports {target} ({target_wing})")
+    assert wrong == [], "\n".join(wrong)
 
 
 def test_the_pure_floors_do_no_io():
@@ -165,3 +211,33 @@ def test_the_checker_sees_an_upward_import_and_a_cycle(tmp_path, monkeypatch):
         assert "bot.app.b -> bot.app.c -> bot.app.b" in str(e)
     else:
         raise AssertionError("a cycle passed the gate")
+
+
+def test_the_checker_sees_an_import_into_a_later_wing_and_a_module_in_no_wing(tmp_path, monkeypatch):
+    """The wings' gate works: the queue importing a job module (even inside a function), and a
+    module dropped into bot/app beside the base."""
+    fake = tmp_path / "bot"
+    for folder in (fake, fake / "app", fake / "app" / "queue", fake / "app" / "jobs"):
+        folder.mkdir(exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    (fake / "app" / "config.py").write_text("")
+    (fake / "app" / "queue" / "worker.py").write_text("def run():\n    from bot.app.jobs import handler\n")
+    (fake / "app" / "jobs" / "handler.py").write_text(
+        "from bot.app.queue import worker\nfrom bot.app import config\n"
+    )
+    (fake / "app" / "helpers.py").write_text("")
+    monkeypatch.setattr(__import__(__name__, fromlist=["BOT"]), "BOT", fake)
+
+    try:
+        test_app_imports_only_point_to_its_own_wing_or_an_earlier_one()
+    except AssertionError as e:
+        assert str(e).splitlines()[0] == "bot.app.queue.worker (queue) imports bot.app.jobs.handler (jobs)"
+        assert "bot.app.jobs.handler (jobs) imports" not in str(e)  # down into the queue and the base
+    else:
+        raise AssertionError("an import into a later wing passed the gate")
+    try:
+        test_every_app_module_sits_in_a_known_wing()
+    except AssertionError as e:
+        assert "['bot.app.helpers']" in str(e)
+    else:
+        raise AssertionError("a module in no wing passed the gate")

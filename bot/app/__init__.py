@@ -14,6 +14,7 @@ base and the wings before it (tests/test_layout.py holds the order):
              one job's context (context.py), the writes found again on retry (checkruns.py,
              review.py, summary.py), the manifest flow (register.py)
     jobs     what the worker runs: handler.py hands each job to its kind's module
+    root     main.py: the App wired together, `docs-sync serve` and `docs-sync worker`
 
     a check job     checkjob.py: the pull request -> analysis.py (rules from repoconfig.py, the
                     revisions from snapshot.py and history.py, the check in a process of its
@@ -22,6 +23,7 @@ base and the wings before it (tests/test_layout.py holds the order):
     a command job   commands.py: `/docs-sync <verb>`, a registry of small functions; apply.py
                     commits the suggested doc changes to the pull request's branch
 
-Every word the App writes on GitHub comes from bot.render.comments. The handler sits on top:
-no module imports it but intake/web.py, lazily, so the intake never loads the analysis.
+Every word the App writes on GitHub comes from bot.render.comments. main.py is the composition
+root: it reads the settings, opens the queue, builds the worker with the job handler (imported
+there lazily, so the intake never loads the analysis) and serves; nothing in bot/app imports it.
 """

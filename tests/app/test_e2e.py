@@ -13,8 +13,9 @@ import time
 import httpx
 import pytest
 
-from bot.app.intake.web import build_server, sign
+from bot.app.intake.web import sign
 from bot.app.jobs.handler import make_handler
+from bot.app.main import build_server
 from bot.app.metrics import Metrics
 from bot.app.queue.sqlite import SQLiteQueue
 from bot.app.queue.worker import RetryableError, Worker

@@ -57,12 +57,12 @@ def _app_imports() -> dict[str, list[tuple[str, bool]]]:
     return graph
 
 
-def test_the_handler_sits_on_top_and_only_the_web_process_reaches_it_lazily():
+def test_the_handler_sits_on_top_and_only_the_composition_root_reaches_it_lazily():
     graph = _app_imports()
     importers = {
         module: top for module, targets in graph.items() for name, top in targets if name == "jobs.handler"
     }
-    assert importers == {"intake.web": False}  # inside build_server: the intake never loads the analysis
+    assert importers == {"main": False}  # inside the composition root: the intake never loads the analysis
     assert {"jobs.checkjob", "jobs.commands"} <= {name for name, _ in graph["jobs.handler"]}
     # The web process's own modules stay clear of the analysis and of GitHub's client.
     intake = {"intake.web", "intake.events", "intake.payloads", "queue.protocol", "queue.sqlite"}

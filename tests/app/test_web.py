@@ -15,13 +15,11 @@ from bot.app.intake.web import (
     MAX_BODY_BYTES,
     MAX_DELIVERY_ID,
     build_app,
-    build_server,
-    serve,
     sign,
     verify_signature,
-    work,
 )
 from bot.app.logs import DeliveryFilter
+from bot.app.main import build_server, serve, work
 from bot.app.metrics import Metrics
 from bot.app.queue.protocol import Job
 from bot.app.queue.sqlite import SQLiteQueue

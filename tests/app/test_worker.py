@@ -449,6 +449,7 @@ WORKER_PROCESS = """
 import sys, time
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from bot.app import main
 from bot.app.intake import web
 
 key = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
@@ -467,7 +468,7 @@ env = {"APP_ID": "1", "PRIVATE_KEY": key, "WEBHOOK_SECRET": "s", "DATABASE_URL":
        "DOCS_SYNC_WORKERS": "2"}
 if len(sys.argv) > 3:
     env["METRICS_PORT"] = sys.argv[3]
-web.work(env, factory)
+main.work(env, factory)
 """
 
 

@@ -1,4 +1,4 @@
-"""The HTTP side of the App: the webhook endpoint, health and metrics, and the serving entry point.
+"""The HTTP side of the App: the webhook endpoint, health and metrics (bot.app.main serves them).
 
 The webhook endpoint answers within milliseconds and never calls GitHub: it checks the size,
 verifies the HMAC signature over the raw bytes before parsing anything, routes the event
@@ -33,38 +33,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import gc
 import hashlib
 import hmac
 import http.server
 import json
 import logging
-import os
-import signal
-import sqlite3
 import sys
 import threading
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from typing import Generic, TypeVar
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bot.app.config import ConfigError, Settings, redacted_url, shown
+from bot.app.config import ConfigError, Settings
 from bot.app.intake.events import JobSpec, route
-from bot.app.logs import configure_logging, delivery_context
+from bot.app.logs import delivery_context
 from bot.app.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from bot.app.metrics import Metrics, QueueFigures
-from bot.app.queue.database import open_queue
 from bot.app.queue.protocol import DatabaseGone, JobQueue, NewJob
-from bot.app.queue.sqlite import SQLiteQueue
-from bot.app.queue.worker import Handler, Worker
+from bot.app.queue.worker import Worker
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +71,6 @@ BODY_GRACE_S = 1.0  # past this, a body arriving too slowly to be in by the dead
 SIGNATURE_HEADER = "X-Hub-Signature-256"
 
 T = TypeVar("T")
-HandlerFactory = Callable[[Settings, JobQueue, Metrics], Handler]
 
 
 def sign(secret: str, body: bytes) -> str:
@@ -364,167 +356,6 @@ def _jobs(delivery: str, specs: list[JobSpec]) -> list[NewJob]:
 
 
 SHUTDOWN_GRACE_S = 25.0  # SIGTERM: running jobs get this long; platforms kill at 30 s
-
-
-def open_queue_for(settings: Settings) -> JobQueue:
-    """The queue the settings name (DATABASE_URL, else DOCS_SYNC_DB), schema applied; a queue that
-    cannot be opened is a ConfigError naming the variable (the URL's password never shown)."""
-    if settings.database_url:
-        try:
-            queue = open_queue(settings.database_url, connections=settings.workers + 8)
-        except ImportError:
-            raise ConfigError(
-                "DATABASE_URL: PostgreSQL needs psycopg: pip install 'docs-sync[postgres]'"
-            ) from None
-        except Exception as exc:  # psycopg's errors: no connection, bad credentials, no database
-            reason = str(exc).replace(settings.database_url, redacted_url(settings.database_url))
-            raise ConfigError(
-                f"DATABASE_URL: cannot open {redacted_url(settings.database_url)}: {reason}"
-            ) from None
-    else:
-        try:
-            queue = SQLiteQueue(settings.db_path)
-        except (sqlite3.Error, OSError) as exc:
-            raise ConfigError(
-                f"DOCS_SYNC_DB: cannot open {shown(settings.db_path)} as a database: {exc}"
-            ) from None
-    if queue.recovered:
-        log.warning("%d interrupted job(s) put back in the queue", queue.recovered)
-    return queue
-
-
-def _shared_database(settings: Settings, what: str) -> None:
-    if not settings.database_url:
-        raise ConfigError(
-            f"DATABASE_URL is required for {what}: processes share the queue through PostgreSQL "
-            "(the SQLite file serves one process: `docs-sync serve`)"
-        )
-
-
-def build_server(
-    settings: Settings,
-    host: str,
-    port: int | None = None,
-    handler_factory: HandlerFactory | None = None,
-    *,
-    with_worker: bool = True,
-) -> uvicorn.Server:
-    """Queue, metrics, worker and app wired into a uvicorn server, not yet running.
-
-    `port` None means settings.port. Without `with_worker` the server only takes deliveries (a
-    web process; worker processes drain the shared PostgreSQL queue). The queue is
-    `server.config.app.state.queue`; close it after the server stops.
-    """
-    if not with_worker:
-        _shared_database(settings, "a web process without a worker (serve --no-worker)")
-    queue = open_queue_for(settings)
-    metrics = Metrics()
-    worker = None
-    if with_worker:
-        worker = _worker(settings, queue, metrics, handler_factory)
-    app = build_app(settings, queue, metrics, worker=worker)
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=settings.port if port is None else port,
-        log_config=None,  # keep configure_logging's handler: every record carries the delivery id
-        ws="none",
-        lifespan="on",
-    )
-    return uvicorn.Server(config)
-
-
-def _worker(
-    settings: Settings, queue: JobQueue, metrics: Metrics, handler_factory: HandlerFactory | None
-) -> Worker:
-    handler = _handler(settings, queue, metrics, handler_factory)
-    # The handler's recurring job (bot.app.jobs.recovery's, for the App's own handler), when asked for.
-    recurring = getattr(handler, "recurring", None) if settings.recover_every_s > 0 else None
-    if recurring is not None:
-        recurring = functools.partial(recurring, every_s=settings.recover_every_s)
-    return Worker(
-        queue,
-        handler,
-        metrics,
-        threads=settings.workers,
-        recurring=recurring,
-        recurring_every_s=settings.recover_every_s,
-    )
-
-
-def _handler(
-    settings: Settings, queue: JobQueue, metrics: Metrics, handler_factory: HandlerFactory | None
-) -> Handler:
-    if handler_factory is None:
-        # Imported late: the handler pulls in the GitHub client, which the intake never needs.
-        from bot.app.jobs.handler import make_handler as handler_factory
-    return handler_factory(settings, queue, metrics)
-
-
-def serve(
-    host: str,
-    port: int | None = None,
-    environ: Mapping[str, str] = os.environ,
-    handler_factory: HandlerFactory | None = None,
-    *,
-    with_worker: bool = True,
-) -> None:
-    """Run the App in this process, webhook server and (unless `with_worker` is False) worker,
-    until interrupted.
-
-    Settings are read from `environ` here, at start; `port` None means the PORT setting. A bad
-    setting ends the process with one line naming the variable and exit status 2, as the
-    command line's other configuration errors do.
-    """
-    try:
-        settings = Settings.from_env(environ)
-        configure_logging(settings.log_level)
-        server = build_server(settings, host, port, handler_factory, with_worker=with_worker)
-    except ConfigError as exc:
-        print(f"docs-sync: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
-    try:
-        server.run()
-    finally:
-        server.config.app.state.queue.close()
-
-
-def work(environ: Mapping[str, str] = os.environ, handler_factory: HandlerFactory | None = None) -> None:
-    """Run a worker process on the shared PostgreSQL queue until SIGTERM or SIGINT.
-
-    On the signal it claims nothing more, lets the running jobs finish for SHUTDOWN_GRACE_S,
-    puts back the ones still running (another worker takes them) and exits 0.
-    """
-    try:
-        settings = Settings.from_env(environ)
-        configure_logging(settings.log_level)
-        _shared_database(settings, "`docs-sync worker`")
-        queue = open_queue_for(settings)
-        metrics = Metrics()
-        scrape = MetricsServer(queue, metrics, settings.metrics_port) if settings.metrics_port else None
-    except ConfigError as exc:
-        print(f"docs-sync: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
-    stopping = threading.Event()
-
-    def on_signal(signum: int, frame: object) -> None:
-        log.info("%s: finishing the running jobs", signal.Signals(signum).name)
-        stopping.set()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        worker = _worker(settings, queue, metrics, handler_factory)
-        worker.start()
-        log.info("worker started: %d thread(s)", settings.workers)
-        while not stopping.wait(1.0):
-            pass
-        worker.stop(SHUTDOWN_GRACE_S, release=True)
-    finally:
-        if scrape is not None:
-            scrape.close()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        queue.close()
 
 
 class MetricsServer:

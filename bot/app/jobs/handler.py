@@ -2,8 +2,8 @@
 the module of its kind (checkjob.py, commands.py).
 
 `make_handler(settings, queue, metrics)` builds the per-process dependencies (the GitHub App's
-clients among them) once. It sits on top of the App: nothing in bot/app imports it, and
-web.build_server imports it lazily, so the web process alone never loads the analysis.
+clients among them) once. It sits on top of the jobs: nothing in bot/app imports it but the
+composition root (bot.app.main), lazily, so the web process alone never loads the analysis.
 """
 
 from __future__ import annotations
