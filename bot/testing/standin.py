@@ -48,8 +48,10 @@ GitHubStandIn(repo_dir, owner="octo-org", name="docs-repo", app_id=1, private_ke
     update_pull(number, *, head=None, base=None, state=None, title=None) -> dict  a push or an edit
     pull(number) -> dict                                 the PR's current JSON
     add_issue_comment(number, body, *, user="octocat") -> dict   a comment someone else wrote
-    reset()   forgets PRs, permissions, injections, revocations, the clock offset, the tree limit
-              and recorded state, so one running stand-in can serve a whole test session
+    publish(repo_dir, owner, name)   serves another repository as a public one, read-only: its
+              GET endpoints and GraphQL answer any installation token (a rule's sister project)
+    reset()   forgets PRs, permissions, injections, revocations, the clock offset, the tree limit,
+              public repositories and recorded state, so one running stand-in can serve a whole test session
     tree_entry_limit   entries a recursive git tree lists before it says `truncated` (GitHub:
               100,000), settable so a test can reach the limit with a small repository
     revoke_tokens()   every installation token issued so far answers 401 "Bad credentials" (a
@@ -1086,6 +1088,7 @@ class GitHubStandIn(HookLog):
             self.tree_entry_limit = _TREE_LIMIT
             self._writes.clear()
             self._suites.clear()
+            self.public.clear()
         self._reset_hooks()
 
     def set_permission(self, user: str, permission: str) -> None:

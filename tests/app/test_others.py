@@ -45,7 +45,8 @@ def test_a_sister_repositorys_flags_are_read_through_the_api_and_kept(bot, stand
     (run,) = standin.check_runs
     assert run["conclusion"] == "success", _said(run)
     assert len(standin.calls("GET", r"/repos/sgl/sister/git/trees/v1\.0$")) == 1
-    # The next pull request reads the sister's files from the store: no call for them.
+    # The next pull request reads the sister's files from the store: no call for them (the
+    # sister is no longer served at all).
     standin.reset()
     bot.check(32, "sister", "sister-pr")
     assert standin.check_runs[0]["conclusion"] == "success"

@@ -4,12 +4,14 @@
     trees of the merge base and the head) -> the blobs those rules read at head, in one
     GraphQL query with the config; their base side is the merge base, as in GitHub's diff,
     derived from the file list's patches (snapshot.py) -> `bot.core.check.check` (asking the
-    head's history, history.py, what replaced a token the docs cite and head lacks) -> the
-    pull request's `/docs-sync ignore` waivers
+    head's history, history.py, what replaced a token the docs cite and head lacks; handed
+    the files of the rules' sister projects, others.py) -> the pull request's `/docs-sync
+    ignore` waivers
 
 The only calls are reads: the file list and the GraphQL query (one more for the config the
 first time a base branch is seen, and a compare call when GitHub left a watched file's patch
-out; a compare call and two trees for a pull request of 3,000 files or more). A change too
+out; a compare call and two trees for a pull request of 3,000 files or more; a tree and a
+query for a rule's sister project the first time its ref is seen). A change too
 large for the trees API as well fails the check saying so: files left unchecked never pass.
 A token the docs cite that head lacks costs a few reads of the head's history (history.py:
 commits of the rule's sources, each commit once, at most 40 calls), kept in the store.
