@@ -9,7 +9,9 @@ are, by the same extractors, and some more generously, since they only ever sile
   dataclass as a dataclass command line spells them (`--field_name`, `--field-name`, and the
   `--no-` forms of a `bool`): HfArgumentParser, tyro, draccus;
 - subcommands: the words a flag's subcommand path is made of (`sister serve`);
-- config keys: the dotted keys of the YAML, TOML and JSON files among them.
+- config keys: the dotted keys of the YAML, TOML and JSON files among them;
+- paths: the files read and their folders (`scripts/environments/list_envs.py`, a tutorial of
+  the sister project's run from its checkout), when the page's repository has no such path.
 
 A token a page cites that this repository's rule does not know and another project declares is
 not reported as unresolved, and nothing of ours is suggested for it: it is that project's. A
@@ -48,9 +50,13 @@ class Known:
     flags: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()
     keys: frozenset[str] = frozenset()
+    paths: frozenset[str] = frozenset()  # files and folders, from the other's root
 
     def __bool__(self) -> bool:
-        return bool(self.flags or self.words or self.keys)
+        return bool(self.flags or self.words or self.keys or self.paths)
+
+    def path(self, path: str) -> bool:
+        return path.rstrip("/") in self.paths
 
     def flag(self, token: str) -> bool:
         return token in self.flags or token.split("=", 1)[0] in self.flags
@@ -87,18 +93,22 @@ def known(others: Iterable[Other], trees: Mapping[Other, Tree], cache: ParseCach
     flags: set[str] = set()
     words: set[str] = set()
     keys: set[str] = set()
+    paths: set[str] = set()
     for other in others:
         tree = trees.get(other)
         if tree is None:
             continue
         for path in sorted(tree.paths())[:MAX_FILES]:
+            parts = path.split("/")
+            paths.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
             if path.endswith(".py"):
                 _python(path, tree, cache, flags, words)
             elif path.endswith(_CONFIG):
                 source = Source(id=f"others:{other.name}", kind="config", paths=(path,))
                 found = _extract_cached(source, path, tree, cache)
                 keys.update(f.token for f in (found.facts if found else ()) if f.kind == "key")
-    return Known(frozenset(flags), frozenset(words), frozenset(keys)) if flags or words or keys else NOTHING
+    read = Known(frozenset(flags), frozenset(words), frozenset(keys), frozenset(paths))
+    return read if read else NOTHING
 
 
 def _python(path: str, tree: Tree, cache: ParseCache | None, flags: set[str], words: set[str]) -> None:

@@ -64,8 +64,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
     if cited is None:
         return
     path, written = cited.path, ref.token.rstrip("/")
-    if inputs.head.exists(path) or inputs.own.ignored(path):
-        return  # there, or made at run time (the repository ignores it)
+    if inputs.head.exists(path) or inputs.own.ignored(path) or inputs.others.path(path):
+        return  # there, made at run time (the repository ignores it), or another project's
     if not_yet_there(doc, ref.line, ref.token):
         return  # the sentence says the code does not have it yet
     paths = inputs.head.paths()

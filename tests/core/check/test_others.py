@@ -10,7 +10,7 @@ from bot.core.check.others import known
 from bot.core.model import Change, Finding
 from bot.core.rules import Other, Source
 from bot.trees.memory import MemoryTree
-from tests.core.check.checkkit import CLI, DOC, cli, flags_source, kinds, rule
+from tests.core.check.checkkit import CLI, DOC, cli, flags_source, kinds, paths_source, rule
 
 SISTER = Other(repo="org/sister", ref="v1.0", paths=("sister/**",))
 # The sister project's launcher: argparse with a subcommand, a typer command, pytest's options,
@@ -78,6 +78,19 @@ def test_what_the_sister_declares_is_read_from_its_files():
     } <= found.flags and "--no-mem-fraction" not in found.flags
     assert found.word("serve") and found.key("scheduler.policy")
     assert not known([SISTER], {})  # nothing read, nothing known
+
+
+def test_a_sister_projects_script_a_tutorial_runs_is_not_unresolved():
+    # The sister's checkout has a tool/ folder too: its tutorial runs the sister's script.
+    sister = {"tool/serve.py": "print('serving')\n"}
+    r = replace(rule(flags_source(), paths_source()), others=(SISTER,))
+    tree = MemoryTree(dict(OURS, **{DOC: "# Tutorial\n\nRun `tool/serve.py`, not `tool/gone.py`.\n"}))
+    found = audit([r], tree, others={SISTER: MemoryTree(sister)}).findings
+    assert kinds(list(found)) == [("unresolved", "tool/gone.py")]
+    assert sorted(kinds(list(audit([r], tree, others={}).findings))) == [
+        ("unresolved", "tool/gone.py"),
+        ("unresolved", "tool/serve.py"),
+    ]
 
 
 def test_a_sister_config_key_is_not_unresolved_nor_offered_ours():
