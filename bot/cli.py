@@ -544,16 +544,19 @@ def run_validate(args: argparse.Namespace) -> int:
                 packs = _load_rules(None, text, None)
             problems = unmatched(_rules_of(packs), MemoryTree({}), tree)
             matched = f"matched against {repo_dir} at {args.rev}"
-    for problem in problems:
+    from bot.trees.others import read_all as read_others
+
+    unread = [f.message for f in read_others(_rules_of(packs))[1]]  # each other project, fetched once
+    for problem in [*map(str, problems), *unread]:
         print(f"docs-sync: {problem}", file=sys.stderr)
     failed = _run_examples(packs)
     rules, ran = _rules_of(packs), sum(len(r.examples) for r in _rules_of(packs))
-    verdict = "invalid" if problems else ("examples fail" if failed else "ok")
+    verdict = "invalid" if problems or unread else ("examples fail" if failed else "ok")
     print(
         f"{', '.join(p.file for p in packs)}: {plural(len(rules), 'rule')}, {matched}; "
         f"{ran - failed} of {plural(ran, 'example')} pass: {verdict}"
     )
-    if problems:
+    if problems or unread:
         return 2
     return 1 if failed else 0
 

@@ -374,6 +374,7 @@ def test_a_sister_repositorys_flags_are_read_through_git_and_a_failed_fetch_is_s
     proc = docs_sync("audit", "--repo", str(small), "--format", "json", "--no-cache", env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json.loads(proc.stdout)["findings"] == []
+    assert docs_sync("validate", "--repo", str(small), env=env).returncode == 0
     # A ref the sister lacks: the rule says so on its line, and the flag is nobody's again.
     config.write_text(config.read_text().replace("ref: v1.0", "ref: v2.0"))
     _commit(small, "a newer sister")
@@ -388,6 +389,9 @@ def test_a_sister_repositorys_flags_are_read_through_git_and_a_failed_fetch_is_s
         ".github/docs-sync.yml:9: rules[0].others[0]: "
         "other project org/sister@v2.0 could not be read (git fetch failed"
     )
+    # `validate` holds it to be fixed: the config names what cannot be read.
+    proc = docs_sync("validate", "--repo", str(small), env=env)
+    assert proc.returncode == 2 and "other project org/sister@v2.0 could not be read" in proc.stderr
 
 
 def test_a_glob_and_a_section_that_match_nothing_exit_2(small: Path, tmp_path: Path):
