@@ -24,7 +24,7 @@ from bot.core.rules import REPO_CONFIG, Source
 # Flags every parser has or many tools share: citing them says nothing about which CLI a page is about.
 COMMON_FLAGS = frozenset({"--help", "-h", "--version", "-V", "--verbose", "-v", "--quiet", "-q", "--debug"})
 MIN_SHARED = 2  # distinct flags of one parser a page must cite
-GLOB_AT = 3  # files in one folder from which a glob is written instead of a list
+GLOB_AT = 2  # files in one folder (or of one name in sibling folders) written as a glob
 
 _TEST_DIRS = frozenset(
     {"test", "tests", "testing", "benchmarks", "node_modules", "site-packages", "third_party"}
@@ -153,7 +153,7 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         if calls:  # pytest's addoption
             lines.append(f"        calls: [{', '.join(calls)}]")
         lines.append("        paths:")
-        lines += [f"          - {_quote(pattern)}" for pattern, _ in _grouped(argparse, "py", deep=False)]
+        lines += [_source_entry(tree, pattern, n) for pattern, n in _grouped(argparse, "py", deep=False)]
     taken: set[str] = set()
     for parser in found.parsers:
         if parser.kind != "dataclass-flags":
@@ -174,7 +174,7 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
             "        paths:",
         ]
         # A folder of them as a glob: a module added or deleted later needs no edit here.
-        lines += [f"          - {_quote(p)}" for p, _ in _grouped(parser.paths, "py", deep=False)]
+        lines += [_source_entry(tree, p, n) for p, n in _grouped(parser.paths, "py", deep=False)]
         if parser.names:  # else the file's own builder call says what its flags are
             lines.append(f"        names: [{', '.join(_quote(n) for n in parser.names)}]")
         if parser.programs:  # console scripts that reach the builder through code we do not follow
@@ -187,26 +187,41 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
                 f"        kind: {kind}",
                 "        paths:",
             ]
-            lines += [f"          - {_quote(x)}" for x in _cli_folders(decorated, found.decorated)]
+            folders = _cli_folders(decorated, found.decorated)
+            lines += [_source_entry(tree, x, n) for x, n in folders]
     lines += ["      - id: cited-paths", "        kind: paths", *pair_lines]
     lines += [*rule_lines(keys, _grouped, _quote), *(f"# {note}" for note in keys.unread), ""]
     return "\n".join(lines)
 
 
-def _cli_folders(parsers: Sequence[Parser], modules: frozenset[str]) -> list[str]:
+def _cli_folders(parsers: Sequence[Parser], modules: frozenset[str]) -> list[tuple[str, int]]:
     """The paths of a click or typer source: each command module, and each module it applies
     options from (pip-tools' `@options.upgrade`), as the glob of its folder when the folder holds
     another module of a command line, so a module added there later (`options.py`, a new
     subcommand's) is read without an edit; else the file."""
     spans = sorted({x for p in parsers for x in (p.path, *p.paths)})
     by_folder = Counter(posixpath.dirname(m) for m in modules | set(spans))
-    out: list[str] = []
+    out: dict[str, int] = {}
     for path in spans:
         folder = posixpath.dirname(path)
         entry = f"{folder}/*.py" if folder and by_folder[folder] > 1 else path
-        if entry not in out:
-            out.append(entry)
-    return out
+        out[entry] = out.get(entry, 0) + 1
+    return list(out.items())
+
+
+def _source_entry(tree: Tree, pattern: str, parsers: int) -> str:
+    """A source's path or glob, a glob with what it matches today: a glob couples the modules
+    added there later too."""
+    entry = f"          - {_quote(pattern)}"
+    if "*" not in pattern:
+        return entry
+    from bot.core.globs import compile_pattern
+
+    matched = compile_pattern(pattern)
+    total = sum(1 for p in tree.paths() if matched.matches(p))
+    if total <= parsers:
+        return f"{entry}  # {total} modules, each a command line today"
+    return f"{entry}  # {total} modules, {parsers} of them command lines today"
 
 
 def _paired_pages(tree: Tree, pattern: str, paired: Sequence[init_pairs.Pairs]) -> list[str]:
@@ -386,14 +401,31 @@ def _grouped(paths: Sequence[str], ext: str | None, deep: bool) -> list[tuple[st
         else:
             groups[(posixpath.dirname(path), suffix)].append(path)
     out: list[tuple[str, int]] = []
+    alone: list[str] = []
     for (key, suffix), members in sorted(groups.items()):
         if not key or len(members) < GLOB_AT:
-            out += [(p, 1) for p in members]
+            if deep:
+                out += [(p, 1) for p in members]
+            else:
+                alone += members
             continue
         folder = posixpath.commonpath([posixpath.dirname(p) for p in members])
         flat = all(posixpath.dirname(p) == folder for p in members)
         out.append((f"{folder}/*.{suffix}" if flat else f"{folder}/**/*.{suffix}", len(members)))
-    return out
+    if deep:
+        return out
+    # Modules of one name in sibling folders (`rewards/sarm/compute.py`, `rewards/topreward/
+    # compute.py`): one glob, which takes a sibling added later.
+    siblings: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for path in alone:
+        folder, name = posixpath.split(path)
+        siblings[(posixpath.dirname(folder), name)].append(path)
+    for (parent, name), members in sorted(siblings.items()):
+        if len(members) >= GLOB_AT:
+            out.append((f"{parent}/*/{name}" if parent else f"*/{name}", len(members)))
+        else:
+            out += [(p, 1) for p in members]
+    return sorted(out)
 
 
 def _quote(path: str) -> str:
