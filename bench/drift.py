@@ -145,8 +145,10 @@ def change_default(text: str, fact: Fact) -> str | None:
     keyword = re.compile(rf"(default\s*=\s*){re.escape(default)}\b")
     field_ = rf"^(\s*{re.escape(fact.key)}\s*:[^=#]*=\s*(?:field\(\s*default\s*=\s*)?)"
     annotated = re.compile(rf"{field_}{re.escape(default)}\b")
+    # A parameter typed `Annotated[int, typer.Option(...)] = 8`: the default after the bracket.
+    after_annotated = re.compile(rf"(\]\s*=\s*){re.escape(default)}\b")
     for i in range(fact.line - 1, min(len(lines), fact.line + 12)):
-        for pattern in (keyword, annotated):
+        for pattern in (keyword, annotated, after_annotated):
             if pattern.search(lines[i]):
                 lines[i] = pattern.sub(rf"\g<1>{new}", lines[i], count=1)
                 return "".join(lines)
@@ -158,6 +160,9 @@ def remove(text: str, fact: Fact) -> str | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
+    removed = _remove_parameter(text, tree, fact)
+    if removed is not None:
+        return removed
     statements = (ast.Expr, ast.AnnAssign, ast.Assign)
     around = [
         n
@@ -172,6 +177,67 @@ def remove(text: str, fact: Fact) -> str | None:
     del lines[best.lineno - 1 : best.end_lineno or best.lineno]
     lines.insert(best.lineno - 1, f"{indent}pass\n")  # keeps a body that had one statement valid
     return "".join(lines)
+
+
+def _remove_parameter(text: str, tree: ast.Module, fact: Fact) -> str | None:
+    """A flag made from a function's parameter (typer, jsonargparse; click's with the option
+    decorator that declares it): the parameter is deleted from the signature, with its default,
+    and so is a click decorator on the fact's line."""
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+        param = next((a for a in params if a.arg == fact.key), None)
+        if param is None:
+            continue
+        decorator = next(
+            (d for d in fn.decorator_list if d.lineno <= fact.line <= (d.end_lineno or d.lineno)), None
+        )
+        end = _param_end(fn, param)
+        if decorator is None and not param.lineno <= fact.line <= end[0]:
+            continue
+        spans = [(param.lineno, param.col_offset, *end)]
+        if decorator is not None:  # `@click.option(...)`: its lines go too
+            spans.append((decorator.lineno, -1, decorator.end_lineno or decorator.lineno, -1))
+        return _cut(text, spans)
+    return None
+
+
+def _param_end(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: ast.arg) -> tuple[int, int]:
+    """Where the parameter's text ends: after its default, if it has one."""
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(fn.args.defaults)) + list(
+        fn.args.defaults
+    )
+    pairs = list(zip(positional, defaults, strict=True)) + list(
+        zip(fn.args.kwonlyargs, fn.args.kw_defaults, strict=True)
+    )
+    default = next((d for a, d in pairs if a is param), None)
+    node: ast.AST = default if default is not None else param
+    return (getattr(node, "end_lineno", None) or param.lineno, getattr(node, "end_col_offset", None) or 0)
+
+
+def _cut(text: str, spans: list[tuple[int, int, int, int]]) -> str:
+    """`text` without each span (line, column, end line, end column; column -1 for whole lines),
+    a parameter's with the comma after it."""
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    cuts = []
+    for line, col, end_line, end_col in spans:
+        if col < 0 or end_col < 0:
+            cuts.append((offsets[line - 1], offsets[end_line]))
+            continue
+        start, end = offsets[line - 1] + col, offsets[end_line - 1] + end_col
+        if not text[offsets[line - 1] : start].strip():
+            start = offsets[line - 1]  # the parameter starts its line: the line's indent goes too
+        rest = re.match(r"\s*,[ \t]*\n?", text[end:])
+        end += rest.end() if rest else 0
+        cuts.append((start, end))
+    for start, end in sorted(cuts, reverse=True):
+        text = text[:start] + text[end:]
+    return text
 
 
 MUTATIONS = {"rename": rename, "default": change_default, "remove": remove}
