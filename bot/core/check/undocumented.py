@@ -65,6 +65,8 @@ def undocumented(inputs: RuleInputs, page: Page, renamed_to: set[str], out: Find
         for token, fact in after.items():
             if token in before or token in cited or token in reported:
                 continue
+            if group.startswith("choices of ") and _only_new_commands(base, head, group[11:], token):
+                continue
             reported.add(token)
             siblings = [Sibling((t,)) for t in order if t != token]
             entry = Entry(token, on=_is_default_choice(head, token))
@@ -83,6 +85,15 @@ def undocumented(inputs: RuleInputs, page: Page, renamed_to: set[str], out: Find
                 replacement=placed.replacement if placed else None,
             )
     new_flags(inputs, page, cited, out)
+
+
+def _only_new_commands(base: Facts, head: Facts, flag: str, value: str) -> bool:
+    """Is `value` offered only by `flag`s of subcommands that had no such flag before (a new
+    command's `--type`)? Then it is new in no set the page lists: another command's flag of the
+    same name keeps its choices."""
+    owners = [f for f in head.by_token.get(flag, ()) if value in (f.attr("choices") or "").split(",")]
+    before = {f.attr("subcommand") or "" for f in base.by_token.get(flag, ()) if f.kind == "flag"}
+    return bool(owners) and all((f.attr("subcommand") or "") not in before for f in owners)
 
 
 def _is_default_choice(head: Facts, value: str) -> bool | None:
