@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from bot.core.extract.command_links import link
 from bot.core.extract.imports import Modules
-from bot.core.model import Tree
+from bot.core.model import Fact, Tree
 from bot.core.rules import Source
 
 KINDS = ("click", "typer")
@@ -29,6 +30,7 @@ def parsers(tree: Tree, paths: Iterable[str]) -> Iterator[tuple[str, str, frozen
 
     typer_modules: set[str] = set()
     registering: list[str] = []
+    extracted: list[tuple[Source, Fact, str]] = []
     for path in paths:
         text = tree.read(path)
         if text is None or len(text) > MAX_TEXT:
@@ -38,10 +40,18 @@ def parsers(tree: Tree, paths: Iterable[str]) -> Iterator[tuple[str, str, frozen
             registering.append(path)
         for kind in kinds:
             typer_modules.update([path] if kind == "typer" else [])
-            facts = file_facts(Source(id=f"{kind}-cli", kind=kind, paths=(path,)), path, tree)
-            flags = frozenset(f.token for f in facts if f.kind == "flag")
-            if flags:  # with the modules it applies options from (`@options.upgrade`)
-                yield path, kind, flags, frozenset(f.path for f in facts if f.kind == "flag")
+            source = Source(id=f"{kind}-cli", kind=kind, paths=(path,))
+            # with the modules it applies options from (`@options.upgrade`)
+            extracted.extend((source, f, path) for f in file_facts(source, path, tree))
+    # Commands registered from another module are commands there; a function none registers is not.
+    found: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
+    for source, fact, path in link(extracted, tree, None, lambda source, path: ()):
+        if fact.kind == "flag":
+            tokens, declaring = found.setdefault((path, source.kind), (set(), set()))
+            tokens.add(fact.token)
+            declaring.add(fact.path)
+    for (path, kind), (tokens, declaring) in sorted(found.items()):
+        yield path, kind, frozenset(tokens), frozenset(declaring)
     if not registering or not typer_modules:
         return
     modules = Modules(tree)

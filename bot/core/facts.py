@@ -27,7 +27,7 @@ ParseCache = MutableMapping[str, object]
 
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
-EXTRACTION_FORMAT = "x11"
+EXTRACTION_FORMAT = "x12"
 PAGE_FORMAT = "doc15"
 TOKENS_FORMAT = "tok3"  # bot/core/extract/tokens.py
 
@@ -226,6 +226,8 @@ def gather(
             extracted.extend((source, fact, actual) for fact in result.facts)
     if any(fact.kind == APPLIED for _, fact, _ in extracted):
         extracted = _applied(extracted, tree, cache)
+    if any(source.kind in _LINKED_KINDS for source, _, _ in extracted):
+        extracted = _linked(extracted, tree, cache)
     for _, fact, path in extracted:
         if fact.kind == "flag":
             if found is None:
@@ -238,6 +240,23 @@ def gather(
             for choice in _choice_facts(fact):
                 out.add(choice)
     return out
+
+
+_LINKED_KINDS = frozenset({"click", "typer"})
+
+
+def _linked(
+    extracted: list[tuple[Source, Fact, str]], tree: Tree, cache: ParseCache | None
+) -> list[tuple[Source, Fact, str]]:
+    """The click and typer facts joined across modules (bot/core/extract/command_links.py): a
+    command registered from another module, a sub-app's words, an alias's option strings."""
+    from bot.core.extract.command_links import link
+
+    def more(source: Source, path: str) -> tuple[Fact, ...]:
+        result = _extract_cached(replace(source, paths=(path,)), path, tree, cache)
+        return result.facts if result is not None else ()
+
+    return link(extracted, tree, cache, more)
 
 
 def file_facts(source: Source, path: str, tree: Tree, cache: ParseCache | None = None) -> list[Fact]:

@@ -56,8 +56,9 @@ class Fact:
     """
 
     # "applied-option": a command's reference to an option of another module, resolved (and gone)
-    # before any check sees the facts (bot/core/extract/applied_options.py)
-    kind: Literal["flag", "symbol", "string", "key", "applied-option"]
+    # before any check sees the facts (bot/core/extract/applied_options.py); "command-link" and
+    # "option-alias": what bot/core/extract/command_links.py joins across modules, gone likewise
+    kind: Literal["flag", "symbol", "string", "key", "applied-option", "command-link", "option-alias"]
     token: str
     key: str
     source: str  # id of the rule source that produced it

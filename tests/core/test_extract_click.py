@@ -5,12 +5,17 @@ from __future__ import annotations
 import textwrap
 
 from bot.core.extract import extract
+from bot.core.extract.command_links import link
 from bot.core.rules import Source
+from bot.trees.memory import MemoryTree
 
 
 def facts(kind: str, text: str) -> dict[str, dict[str, str]]:
-    """token -> its attributes, with the key as `key`."""
-    found = extract(Source(id="cli", kind=kind, paths=("cli.py",)), "cli.py", textwrap.dedent(text)).facts
+    """token -> its attributes, with the key as `key`: as a rule reading the one module sees them."""
+    source = Source(id="cli", kind=kind, paths=("cli.py",))
+    text = textwrap.dedent(text)
+    extracted = [(source, f, "cli.py") for f in extract(source, "cli.py", text).facts]
+    found = [f for _, f, _ in link(extracted, MemoryTree({"cli.py": text}), None, lambda source, path: ())]
     out: dict[str, dict[str, str]] = {}
     for f in found:
         assert f.kind == "flag"

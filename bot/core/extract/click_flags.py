@@ -41,7 +41,9 @@ from bot.core.extract.click_names import (
     is_context,
     named_type,
 )
+from bot.core.extract.command_links import ALIAS, ALIAS_NAME, LINK, with_alias
 from bot.core.extract.constants import UNKNOWN, Module, as_text, value
+from bot.core.extract.group_options import group_options
 from bot.core.model import Fact
 from bot.core.rules import Source
 
@@ -64,6 +66,10 @@ class _Command:
     applied: list[ast.expr] = field(default_factory=list)  # `@options.upgrade`: another module's
     assigned: dict[int, str] = field(default_factory=dict)  # id(call) -> the name a shared one has
     completion: int | None = None  # typer: the line of an app that adds --install-completion
+    # A function or app of another module registered here (`app.command()(download)`,
+    # `app.add_typer(cache_cli, name="cache")`): (its name as imported, how, called: a factory's
+    # product, `make_cp()`). bot/core/extract/command_links.py finds it.
+    link: tuple[str, str, bool, int] | None = None  # ... and the line
 
 
 def click_facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
@@ -81,24 +87,32 @@ def _facts(source: Source, path: str, tree: ast.Module, frameworks: frozenset[st
     scope = Scope(tree, None)
     module = Module(tree)
     commands = _commands(tree, names)
-    out: list[Fact] = []
+    out: list[Fact] = group_options(tree, source.id, path)
+    if names.framework == "typer":
+        _candidates(tree, names, commands)
+        out.extend(_alias_facts(names, scope, module, source.id, path))
     for key, command in commands.items():
         paths = _paths(key, commands)
         where = ",".join(sorted(" ".join(p) for p in paths)) if paths != {()} else None
+        found: list[Fact] = []
+        if command.link is not None:
+            out.append(_link_fact(key, command, commands, names, source.id, path))
+            continue
         if command.framework == "typer" and command.function is not None:
             for arg, default in _parameters(command.function):
-                out.extend(_typer_param(arg, default, names, scope, module, source.id, path, where))
+                found.extend(_typer_param(arg, default, names, scope, module, source.id, path, where))
         for call in command.options:
-            found = _click_option(call, names, scope, module, source.id, path, where)
+            options = _click_option(call, names, scope, module, source.id, path, where)
             if id(call) in command.assigned:
-                found = [_with(f, assigned=command.assigned[id(call)]) for f in found]
-            out.extend(found)
+                options = [_with(f, assigned=command.assigned[id(call)]) for f in options]
+            found.extend(options)
         out.extend(applied_option(ref, source.id, path, where) for ref in command.applied)
         if command.completion is not None and command.parent is None:
             for token, words in _COMPLETION.items():
-                key = token[2:].replace("-", "_")
-                attrs = {"help": words, "default": "False", "sets": "true"}
-                out.append(_fact(token, key, command.completion, attrs, source.id, path))
+                dest = token[2:].replace("-", "_")
+                attrs = {"help": words, "default": "False", "sets": "true", "completion": "true"}
+                found.append(_fact(token, dest, command.completion, attrs, source.id, path))
+        out.extend(_tag(found, key, commands))
     return out
 
 
@@ -264,17 +278,30 @@ def _registers(tree: ast.Module, imported: set[str]) -> list[str]:
 
 
 def _decorates_commands(tree: ast.Module, name: str) -> bool:
-    """Is `name` used as `@name.command(...)` by a function of the module?"""
+    """Is `name` used as `@name.command(...)` or `@name.callback()` by a function of the module, or
+    does the module register commands on it (`name.command()(fn)`, `name.add_typer(...)`)?"""
     for fn in _functions(tree):
         for d in fn.decorator_list:
             func = d.func if isinstance(d, ast.Call) else d
             if (
                 isinstance(func, ast.Attribute)
-                and func.attr == "command"
+                and func.attr in ("command", "callback")
                 and isinstance(func.value, ast.Name)
                 and func.value.id == name
             ):
                 return True
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        called: ast.expr | None = node.func.func if isinstance(node.func, ast.Call) else None
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("add_typer", "add_command"):
+            called = node.func
+        if (
+            isinstance(called, ast.Attribute)
+            and isinstance(called.value, ast.Name)
+            and called.value.id == name
+        ):
+            return called.attr in ("command", "add_typer", "add_command")
     return False
 
 
@@ -303,6 +330,8 @@ def _attach(tree: ast.Module, names: Names, commands: dict[str, _Command], typer
             if fn is not None:
                 commands[fn.name] = _Command(("",), None, fn, framework="typer")
             continue
+        if _registered(tree, names, commands, node):
+            continue
         if not (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
@@ -313,6 +342,11 @@ def _attach(tree: ast.Module, names: Names, commands: dict[str, _Command], typer
         ):
             continue
         child = commands.get(node.args[0].id)
+        if child is None and node.args[0].id in names.imported:
+            link = (node.args[0].id, func.attr, False, node.lineno)
+            given = _given_name(node, position=1)
+            commands[f"<link {node.lineno}>"] = _Command(given or (), func.value.id, link=link)
+            continue
         if child is None or node.args[0].id == func.value.id:
             continue
         given = _given_name(node, position=1)
@@ -324,6 +358,151 @@ def _attach(tree: ast.Module, names: Names, commands: dict[str, _Command], typer
     for key in list(commands):
         if commands[key].parent is not None and commands[key].parent not in commands:
             commands[key].parent = None  # a group of another module: its words are unknown here
+
+
+def _registered(tree: ast.Module, names: Names, commands: dict[str, _Command], node: ast.Call) -> bool:
+    """`app.command(name="x")(fn)`: the module's function `fn`, or the function its factory
+    returns (`app.command()(make_cp())`), is a command; one imported from another module is a
+    link (command_links.py)."""
+    outer = node.func
+    if not (
+        isinstance(outer, ast.Call)
+        and isinstance(outer.func, ast.Attribute)
+        and outer.func.attr == "command"
+        and isinstance(outer.func.value, ast.Name)
+        and outer.func.value.id in commands
+        and len(node.args) == 1
+    ):
+        return False
+    parent, target = outer.func.value.id, node.args[0]
+    called = isinstance(target, ast.Call)  # `make_cp()`, `make_cp("buckets")`: the function it returns
+    name = target.func if isinstance(target, ast.Call) and called else target
+    if not isinstance(name, ast.Name):
+        return False
+    framework = commands[parent].framework
+    given = _given_name(outer)
+    local = next((f for f in _top_functions(tree) if f.name == name.id), None)
+    fn = _product(local) if called and local is not None else local
+    if fn is not None:
+        words = given or ((_typer_name(fn.name),) if framework == "typer" else _click_name(fn.name))
+        commands[fn.name if not called else f"{name.id}()"] = _Command(words, parent, fn, framework=framework)
+    elif name.id in names.imported:
+        link = (name.id, "command", called, node.lineno)
+        commands[f"<link {node.lineno}>"] = _Command(given or (), parent, framework=framework, link=link)
+    return True
+
+
+def _product(
+    factory: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function a factory defines and returns (`def make_cp(): def cp(...): ...; return cp`)."""
+    inner = {n.name: n for n in factory.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    for stmt in ast.walk(factory):
+        if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in inner:
+            return inner[stmt.value.id]
+    return None
+
+
+def _candidates(tree: ast.Module, names: Names, commands: dict[str, _Command]) -> None:
+    """Functions with typer parameters that no decorator of the module makes a command, and the
+    functions its factories return: commands when another module registers them, kept as
+    candidates (no words) until command_links.py finds that it does."""
+    taken = {id(c.function) for c in commands.values()}
+    for fn in _top_functions(tree):
+        if fn.decorator_list or fn.name in commands:
+            continue
+        product = _product(fn)
+        for key, function in ((fn.name, fn), (f"{fn.name}()", product)):
+            if function is not None and id(function) not in taken and _has_typer_params(function, names):
+                commands[key] = _Command((), None, function, framework="typer")
+
+
+def _has_typer_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: Names) -> bool:
+    for arg, default in _parameters(fn):
+        if names.is_call_of(default, "Option", "Argument"):
+            return True
+        if any(names.is_call_of(m, "Option", "Argument") for m in annotated(names.alias(arg.annotation))):
+            return True
+        alias = arg.annotation
+        if isinstance(alias, ast.Name) and alias.id in names.imported and default is not None:
+            return True  # `token: TokenOpt = None`: an alias of another module's
+    return False
+
+
+def _root(key: str, commands: dict[str, _Command]) -> str:
+    for _ in range(16):
+        parent = commands[key].parent
+        if parent is None or parent not in commands:
+            break
+        key = parent
+    return key
+
+
+def _alias_facts(names: Names, scope: Scope, module: Module, source_id: str, path: str) -> list[Fact]:
+    """What each `X = Annotated[T, typer.Option(...)]` of the module declares, for the commands
+    of other modules typed with it (command_links.py): kind `option-alias`, key the alias."""
+    out: list[Fact] = []
+    for name, alias in names.aliases.items():
+        if not any(names.is_call_of(m, "Option", "Argument") for m in annotated(alias)):
+            continue
+        arg = ast.arg(arg=ALIAS_NAME, annotation=alias, lineno=alias.lineno, col_offset=0)
+        found = _typer_param(arg, ast.Constant(None), names, scope, module, source_id, path, None)
+        if not found:  # a typer.Argument: the parameter is positional
+            found = [_fact("", name, alias.lineno, {"argument": "true"}, source_id, path)]
+        out.extend(replace(f, kind=ALIAS, key=name) for f in found)
+    return out
+
+
+def _tag(facts: list[Fact], key: str, commands: dict[str, _Command]) -> list[Fact]:
+    """The facts of a command with the name of the group or app its module holds it under (`root`),
+    which another module may register under words of its own (command_links.py): with the
+    words a click group answers to (`named`), or, for a function no decorator makes a command,
+    the word typer would give it (`candidate`)."""
+    root = _root(key, commands)
+    top = commands[root]
+    if root == "<options>" or not facts:
+        return facts
+    attrs = {"root": root}
+    if not top.names and top.function is not None:
+        attrs["candidate"] = _typer_name(top.function.name)
+    elif top.framework == "click" and top.names != ("",):
+        attrs["named"] = ",".join(top.names)
+    return [replace(f, attrs=tuple(sorted({**dict(f.attrs), **attrs}.items()))) for f in facts]
+
+
+def _link_fact(
+    key: str, command: _Command, commands: dict[str, _Command], names: Names, source_id: str, path: str
+) -> Fact:
+    assert command.link is not None and command.parent is not None
+    target, how, called, line = command.link
+    parent = commands[command.parent]
+    attrs = {"root": _root(command.parent, commands)}
+    if command.names:
+        attrs["words"] = ",".join(command.names)
+    if called:
+        attrs["called"] = "true"
+    under = _paths(command.parent, commands)
+    if under != {()}:
+        attrs["under"] = ",".join(sorted(" ".join(p) for p in under))
+    siblings = [c for c in commands.values() if c.parent == command.parent]
+    if (
+        how == "command"
+        and len(siblings) == 1
+        and parent.parent is None
+        and parent.function is None
+        and parent.framework == "typer"
+        and command.parent not in names.imported
+    ):
+        attrs["alone"] = "true"  # typer runs an app's one command without its name
+    return Fact(
+        kind=LINK,
+        token=target,
+        key=how,
+        source=source_id,
+        path=path,
+        line=line,
+        attrs=tuple(sorted(attrs.items())),
+    )
 
 
 def _single_commands(commands: dict[str, _Command], typer_apps: set[str]) -> None:
@@ -354,13 +533,15 @@ def _paths(key: str, commands: dict[str, _Command], depth: int = 0) -> set[Path]
 
 
 def _given_name(call: ast.Call | None, position: int = 0) -> tuple[str, ...] | None:
+    """The name a command is given; `"list | ls"` (no word has a space or a bar) names aliases."""
     if call is None:
         return None
     named = next((k.value for k in call.keywords if k.arg == "name"), None)
     if named is None and len(call.args) > position:
         named = call.args[position]
     if isinstance(named, ast.Constant) and isinstance(named.value, str) and named.value:
-        return (named.value,)
+        words = tuple(w.strip() for w in named.value.split("|") if w.strip())
+        return words if words and all(" " not in w for w in words) else (named.value,)
     return None
 
 
@@ -545,7 +726,7 @@ def _typer_param(
     path: str,
     where: str | None,
 ) -> list[Fact]:
-    annotation = arg.annotation
+    annotation = names.alias(arg.annotation)
     info: ast.Call | None = None
     if names.is_call_of(default, "Option", "Argument"):
         assert isinstance(default, ast.Call)
@@ -568,6 +749,12 @@ def _typer_param(
         return []  # no default: a positional argument
     if is_context(annotation, names):
         return []
+    if info is None and isinstance(annotation, ast.Name) and annotation.id in names.imported:
+        # `token: TokenOpt = None`, an alias another module defines: command_links.py puts its
+        # option strings in place of the parameter's own.
+        aliased = (arg.arg, annotation, default, arg.lineno)
+        found = _option([], {}, aliased, names, scope, module, source_id, path, where, implicit_bool=True)
+        return [with_alias(f, annotation.id) for f in found]
     decls = [(s, a.lineno) for a in decl_args if (s := string_value(a, scope.lookup)) is not None]
     keywords = {k.arg: k.value for k in info.keywords if k.arg is not None} if info is not None else {}
     keywords.pop("default", None)

@@ -12,6 +12,9 @@ from bot.core.extract.constants import Module, as_text, value
 
 CLICK_MODULES = frozenset({"click", "rich_click", "cloup", "asyncclick"})
 TYPER_MODULES = frozenset({"typer"})
+# Classes a project's own command group derives from: its methods may read options every command
+# under it takes (`--format`, `-q`), whatever the command declares.
+GROUP_BASES = frozenset({"Group", "TyperGroup", "MultiCommand", "RichGroup", "DefaultGroup", "AliasedGroup"})
 _TYPES = {"INT": "int", "FLOAT": "float", "STRING": "str", "BOOL": "bool", "UUID": "uuid"}
 # Names a project gives typer's parameter makers in a module of its own, imported by its commands.
 _SHARED_PARAMS = {"Opt": "Option", "Option": "Option", "Arg": "Argument", "Argument": "Argument"}
@@ -26,6 +29,7 @@ class Names:
         self.modules: dict[str, str] = {}  # local name -> framework
         self.members: dict[str, tuple[str, str]] = {}  # local name -> (framework, attribute)
         self.imported: set[str] = set()  # names imported from the project's other modules
+        self.aliases: dict[str, ast.expr] = {}  # `TokenOpt = Annotated[str, typer.Option(...)]`
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -53,6 +57,8 @@ class Names:
                 meant = self.of(stmt.value)
                 if meant is not None:
                     self.members[stmt.targets[0].id] = meant
+                elif annotated(stmt.value):
+                    self.aliases[stmt.targets[0].id] = stmt.value
 
     def of(self, node: ast.expr) -> tuple[str, str] | None:
         """(framework, attribute) when `node` names one of its functions: `click.option`, `Option`."""
@@ -65,6 +71,12 @@ class Names:
         ):
             return (self.modules[node.value.id], node.attr)
         return None
+
+    def alias(self, annotation: ast.expr | None) -> ast.expr | None:
+        """The `Annotated[...]` a name of the module's own stands for, else `annotation`."""
+        if isinstance(annotation, ast.Name) and annotation.id in self.aliases:
+            return self.aliases[annotation.id]
+        return annotation
 
     def is_call_of(self, node: ast.expr | None, *attrs: str) -> bool:
         return isinstance(node, ast.Call) and (self.of(node.func) or ("", ""))[1] in attrs

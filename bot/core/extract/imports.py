@@ -25,12 +25,13 @@ from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from bot.core.extract.click_names import GROUP_BASES
 from bot.core.model import Tree
 
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-5"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-6"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -49,7 +50,9 @@ _TYRO_CLI = frozenset({"tyro.cli", "cli"})  # `cli` alone only where the module 
 # and groups' decorators (`@cli.command()`, `@click.option`) and a `typer.Typer()` declare flags.
 _DECORATED = ("click", "typer")
 _DECLARING_DECORATORS = frozenset({"command", "group", "option", "callback"})
-_DECLARING_CALLS = frozenset({"Typer", "Group", "add_command", "add_typer", "option"})
+# typer's `Option(...)` and `Argument(...)` make a parameter a flag: a function having them is a
+# command whoever registers it (`app.command()(download)` in another module).
+_DECLARING_CALLS = frozenset({"Typer", "Group", "add_command", "add_typer", "option", "Option", "Argument"})
 
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 MAX_REGISTERING = 300  # modules of a package read for the commands they register on its app
@@ -170,6 +173,10 @@ def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> 
     builds: set[str] = set()
     declares = False
     for root in nodes:
+        if decorated and isinstance(root, ast.ClassDef):
+            # A group class of the project's own (`class Cli(TyperGroup)`): it may read options of
+            # every command (bot/core/extract/group_options.py).
+            declares = any((_chain(b) or "").rpartition(".")[2] in GROUP_BASES for b in root.bases)
         if decorated and isinstance(root, ast.FunctionDef | ast.AsyncFunctionDef):
             for d in root.decorator_list:
                 named = _chain(d.func if isinstance(d, ast.Call) else d) or ""
@@ -307,6 +314,8 @@ class Modules:
                     stack.extend(self._refs(path, summary, (summary.values or {})[name], True))
                 elif name in summary.assigned:
                     stack.append((path, TOP, False))
+                    if summary.decorated:  # an app or group: its commands are what it runs
+                        stack.extend((path, u, False) for u, of in summary.units.items() if of.declares)
                 continue
             if unit.declares or (built and name not in (TOP, MAIN)):
                 declaring.add(path)
