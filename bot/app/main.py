@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Mapping
 
 import uvicorn
+from starlette.applications import Starlette
 
 from bot.app.config import ConfigError, Settings
 from bot.app.intake import web
@@ -53,7 +54,7 @@ def build_server(
 
     `port` None means settings.port. Without `with_worker` the server only takes deliveries (a
     web process; worker processes drain the shared PostgreSQL queue). The queue is
-    `server.config.app.state.queue`; close it after the server stops.
+    `queue_of(server)`; close it after the server stops.
     """
     if not with_worker:
         _shared_database(settings, "a web process without a worker (serve --no-worker)")
@@ -95,10 +96,12 @@ def _worker(
 def _handler(
     settings: Settings, queue: JobQueue, metrics: Metrics, handler_factory: HandlerFactory | None
 ) -> Handler:
-    if handler_factory is None:
-        # Imported late: the handler pulls in the GitHub client, which the intake never needs.
-        from bot.app.jobs.handler import make_handler as handler_factory
-    return handler_factory(settings, queue, metrics)
+    if handler_factory is not None:
+        return handler_factory(settings, queue, metrics)
+    # Imported late: the handler pulls in the GitHub client, which the intake never needs.
+    from bot.app.jobs.handler import make_handler
+
+    return make_handler(settings, queue, metrics)
 
 
 def serve(
@@ -126,7 +129,16 @@ def serve(
     try:
         server.run()
     finally:
-        server.config.app.state.queue.close()
+        queue_of(server).close()
+
+
+def queue_of(server: uvicorn.Server) -> JobQueue:
+    """The queue of a server `build_server` made."""
+    app = server.config.app
+    if not isinstance(app, Starlette):
+        raise TypeError(f"not a server build_server made: its app is {app!r}")
+    queue: JobQueue = app.state.queue
+    return queue
 
 
 def work(environ: Mapping[str, str] = os.environ, handler_factory: HandlerFactory | None = None) -> None:

@@ -22,6 +22,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -35,10 +36,10 @@ NUMBER = 7
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
-def _wait_for(url: str, proc: subprocess.Popen, seconds: float = 20) -> None:
+def _wait_for(url: str, proc: subprocess.Popen[bytes], seconds: float = 20) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -52,7 +53,7 @@ def _wait_for(url: str, proc: subprocess.Popen, seconds: float = 20) -> None:
     raise RuntimeError(f"{url} did not answer within {seconds:.0f} s")
 
 
-def _opened_payload(standin, pull: dict) -> dict:
+def _opened_payload(standin: GitHubStandIn, pull: dict[str, Any]) -> dict[str, Any]:
     """A `pull_request.opened` delivery as GitHub shapes it (the fields the App reads, and more)."""
     repo = {
         "id": 7000,
@@ -73,7 +74,7 @@ def _opened_payload(standin, pull: dict) -> dict:
     }
 
 
-def _show(standin) -> None:
+def _show(standin: GitHubStandIn) -> None:
     run = standin.check_runs[-1]
     output = run.get("output") or {}
     status = f"{run['status']}, conclusion {run.get('conclusion')}"

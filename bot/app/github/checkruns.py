@@ -20,9 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from bot.app.github.context import Context
+from bot.app.github.shapes import (
+    CheckRunAction,
+    CheckRunOutput,
+    CheckRunUpdate,
+    NewCheckRun,
+    app_id,
+    output_of,
+)
 from bot.app.intake.events import RERUN_ACTION
 from bot.app.queue.store import CheckRun
 from bot.render.comments import (
@@ -44,7 +51,7 @@ from bot.render.comments import (
 
 CHECK_NAME = "docs-sync"
 ANNOTATION_BATCH = 50  # GitHub takes at most 50 annotations per request
-ACTIONS = [{"label": RERUN_LABEL, "description": RERUN_DESCRIPTION, "identifier": RERUN_ACTION}]
+ACTIONS = [CheckRunAction(label=RERUN_LABEL, description=RERUN_DESCRIPTION, identifier=RERUN_ACTION)]
 
 
 def started(ctx: Context) -> bool:
@@ -83,21 +90,17 @@ def adopt(ctx: Context, rules: Callable[[], str]) -> bool:
     base, or checked under other rules, is checked again: a run of one pull request passes
     another's required check otherwise."""
     head, base = ctx.pull.head_sha, ctx.pull.base_sha
-    runs = [
-        r
-        for r in ctx.repo.check_runs(head, CHECK_NAME)
-        if (r.get("app") or {}).get("id") in (None, ctx.settings.app_id)
-    ]
+    runs = [r for r in ctx.repo.check_runs(head, CHECK_NAME) if app_id(r) in (None, ctx.settings.app_id)]
     waiting = [r for r in runs if r.get("status") != "completed"]
     if waiting and not started(ctx):
         data = max(waiting, key=lambda r: int(r["id"]))
         ctx.store.save_check_run(ctx.job_id, CheckRun(int(data["id"]), head, str(data.get("html_url") or "")))
         return False
     against = {
-        checked_against(str((r.get("output") or {}).get("summary") or ""))
+        checked_against(str(output_of(r).get("summary") or ""))
         for r in runs
         if r.get("status") == "completed"
-        and (r.get("output") or {}).get("title") not in (FAILED_TITLE, SUPERSEDED_TITLE)
+        and output_of(r).get("title") not in (FAILED_TITLE, SUPERSEDED_TITLE)
     }
     return any(a is not None and a[0] == base for a in against) and (base, rules()) in against
 
@@ -117,13 +120,13 @@ def start(ctx: Context, head_sha: str) -> CheckRun:
             finish(ctx, run, left_behind(run.head_sha))
     store.set_pending_check_run(job, head_sha)
     data = ctx.repo.create_check_run(
-        {
-            "name": CHECK_NAME,
-            "head_sha": head_sha,
-            "status": "in_progress",
-            "external_id": ctx.delivery_id,
-            "output": {"title": IN_PROGRESS_TITLE, "summary": IN_PROGRESS_SUMMARY},
-        }
+        NewCheckRun(
+            name=CHECK_NAME,
+            head_sha=head_sha,
+            status="in_progress",
+            external_id=ctx.delivery_id,
+            output=CheckRunOutput(title=IN_PROGRESS_TITLE, summary=IN_PROGRESS_SUMMARY),
+        )
     )
     run = CheckRun(id=int(data["id"]), head_sha=head_sha, html_url=str(data.get("html_url") or ""))
     store.save_check_run(job, run)
@@ -144,23 +147,22 @@ def finish(ctx: Context, run: CheckRun, outcome: CheckOutcome, rules: str | None
     if run.done:
         return run
     marker = checked_marker(ctx.pull.base_sha, rules) if rules is not None else ""
-    output: dict[str, Any] = {
-        "title": outcome.title[:TITLE_LIMIT],
-        "summary": marker + clip(outcome.summary, TEXT_LIMIT - len(marker)),
-    }
+    output = CheckRunOutput(
+        title=outcome.title[:TITLE_LIMIT], summary=marker + clip(outcome.summary, TEXT_LIMIT - len(marker))
+    )
     notes = outcome.annotations
     while len(notes) - run.sent > ANNOTATION_BATCH:
         batch = list(notes[run.sent : run.sent + ANNOTATION_BATCH])
-        ctx.repo.update_check_run(run.id, {"output": {**output, "annotations": batch}})
+        ctx.repo.update_check_run(run.id, CheckRunUpdate(output={**output, "annotations": batch}))
         run = replace(run, sent=run.sent + len(batch))
         store.save_check_run(job, run)
     last = list(notes[run.sent :])
-    body = {
-        "status": "completed",
-        "conclusion": outcome.conclusion,
-        "output": {**output, "annotations": last} if last else output,
-        "actions": ACTIONS,
-    }
+    body = CheckRunUpdate(
+        status="completed",
+        conclusion=outcome.conclusion,
+        output={**output, "annotations": last} if last else output,
+        actions=ACTIONS,
+    )
     ctx.repo.update_check_run(run.id, body)
     run = replace(run, done=True, sent=run.sent + len(last))
     store.save_check_run(job, run)

@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from unidiff import PatchSet  # type: ignore[import-untyped]
 from unidiff.errors import UnidiffParseError  # type: ignore[import-untyped]
 
 from bot.app.github.client import GitHubError
 from bot.app.github.context import Context
+from bot.app.github.shapes import DraftComment, NewReview, by_bot
 from bot.app.queue.store import PostedComment, PullState
 from bot.core.model import Finding, Report
 from bot.render.comments import Links, code_comment, doc_comment, finding_line, fixed_body, marked_fingerprint
@@ -62,10 +62,10 @@ class Inline:
     body: str
     message: str  # the finding in one line, kept for the "fixed" edit
 
-    def as_review_comment(self) -> dict[str, Any]:
-        comment: dict[str, Any] = {"path": self.path, "line": self.line, "side": "RIGHT", "body": self.body}
+    def as_review_comment(self) -> DraftComment:
+        comment = DraftComment(path=self.path, line=self.line, side="RIGHT", body=self.body)
         if self.start_line is not None:
-            comment.update(start_line=self.start_line, start_side="RIGHT")
+            comment["start_line"], comment["start_side"] = self.start_line, "RIGHT"
         return comment
 
 
@@ -133,11 +133,9 @@ def post_review(ctx: Context, state: PullState, inline: list[Inline]) -> PullSta
     ctx.store.save_pull_state(ctx.pr, state)
     review = ctx.repo.create_review(
         ctx.pull.number,
-        {
-            "commit_id": ctx.pull.head_sha,
-            "event": "COMMENT",
-            "comments": [c.as_review_comment() for c in inline],
-        },
+        NewReview(
+            commit_id=ctx.pull.head_sha, event="COMMENT", comments=[c.as_review_comment() for c in inline]
+        ),
     )
     posted = {c.fingerprint: PostedComment("open", c.message) for c in inline}
     state = replace(
@@ -178,7 +176,7 @@ def adopt_comments(ctx: Context, state: PullState) -> PullState:
         body = str(c.get("body") or "")
         fp = marked_fingerprint(body)
         review_id = c.get("pull_request_review_id")
-        if fp is None or (c.get("user") or {}).get("type") != "Bot":
+        if fp is None or not by_bot(c):
             continue
         if review_id in known:
             entry = comments.get(fp)

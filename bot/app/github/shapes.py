@@ -366,3 +366,23 @@ class Delivery(TypedDict):
     action: NotRequired[str | None]
     installation_id: NotRequired[int | None]
     repository_id: NotRequired[int | None]
+
+
+# -- reading them ------------------------------------------------------------------------------
+
+
+def app_id(run: CheckRun) -> int | None:
+    """The id of the App that made the check run; None where GitHub does not say."""
+    app = run.get("app")
+    return app.get("id") if app else None
+
+
+def output_of(run: CheckRun) -> CheckRunOutput:
+    """The check run's output; empty where GitHub sends none."""
+    return run.get("output") or CheckRunOutput(title=None, summary=None)
+
+
+def by_bot(comment: IssueComment | ReviewComment) -> bool:
+    """Was the comment written by a bot (an App's account, docs-sync's among them)?"""
+    user = comment.get("user")
+    return user is not None and user.get("type") == "Bot"

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from bot.app.github.client import GitHubError, Repo
 from bot.app.github.context import Context
+from bot.app.github.shapes import IssueComment, by_bot
 from bot.app.queue.store import PullState
 from bot.render.comments import SUMMARY_MARKER
 
@@ -56,16 +57,16 @@ def adopt_summary(ctx: Context, state: PullState) -> PullState:
     return replace(state, summary_id=int(found["id"]), summary_hash=digest, summary_pending=False)
 
 
-def find_summary(repo: Repo, number: int, app_id: int | None = None) -> dict | None:
+def find_summary(repo: Repo, number: int, app_id: int | None = None) -> IssueComment | None:
     """docs-sync's summary comment on the pull request (a bot's, with the marker, posted by the
     App `app_id` where GitHub says which App posted it), if any."""
     for c in repo.issue_comments(number):
         body = str(c.get("body") or "")
-        app = c.get("performed_via_github_app") or {}
+        app = c.get("performed_via_github_app")
         if (
             body.startswith(SUMMARY_MARKER)
-            and (c.get("user") or {}).get("type") == "Bot"
-            and (app_id is None or app.get("id") in (None, app_id))
+            and by_bot(c)
+            and (app_id is None or (app.get("id") if app else None) in (None, app_id))
         ):
             return c
     return None

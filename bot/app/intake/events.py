@@ -55,7 +55,7 @@ class JobSpec:
     once: str | None = None
 
 
-def route(event: str, payload: dict) -> list[JobSpec] | None:
+def route(event: str, payload: object) -> list[JobSpec] | None:
     if not isinstance(payload, dict):
         return None
     action = _str(payload, "action")
@@ -72,7 +72,7 @@ def route(event: str, payload: dict) -> list[JobSpec] | None:
     return None
 
 
-def _pull_request(payload: dict, action: str | None) -> list[JobSpec] | None:
+def _pull_request(payload: dict[str, Any], action: str | None) -> list[JobSpec] | None:
     if action == "edited":
         if _dict(payload, "changes", "base") is None:
             return None  # a title or body edit changes no code
@@ -82,7 +82,8 @@ def _pull_request(payload: dict, action: str | None) -> list[JobSpec] | None:
     number = _int(payload, "number") or _int(payload, "pull_request", "number")
     head_sha = _str(payload, "pull_request", "head", "sha")
     if repo is None or number is None or head_sha is None:
-        return _malformed("pull_request", action)
+        _malformed("pull_request", action)
+        return None
     owner, name = repo
     job = CheckJob(
         owner,
@@ -97,7 +98,7 @@ def _pull_request(payload: dict, action: str | None) -> list[JobSpec] | None:
     return [JobSpec("check", f"{owner}/{name}#{number}", job.to_json())]
 
 
-def _check_run(payload: dict, action: str | None) -> list[JobSpec] | None:
+def _check_run(payload: dict[str, Any], action: str | None) -> list[JobSpec] | None:
     if action == "requested_action":
         if _str(payload, "requested_action", "identifier") != RERUN_ACTION:
             return None
@@ -109,7 +110,7 @@ def _check_run(payload: dict, action: str | None) -> list[JobSpec] | None:
     return _check_jobs(payload, action, "check_run", head_sha, pulls, check_run_id=_int(run, "id"))
 
 
-def _check_suite(payload: dict, action: str | None) -> list[JobSpec] | None:
+def _check_suite(payload: dict[str, Any], action: str | None) -> list[JobSpec] | None:
     if action not in ("requested", "rerequested"):
         return None
     suite = _dict(payload, "check_suite") or {}
@@ -117,16 +118,17 @@ def _check_suite(payload: dict, action: str | None) -> list[JobSpec] | None:
 
 
 def _check_jobs(
-    payload: dict,
+    payload: dict[str, Any],
     action: str | None,
     event: str,
     head_sha: str | None,
-    pulls: list,
+    pulls: list[Any],
     check_run_id: int | None = None,
 ) -> list[JobSpec] | None:
     repo = _repo(payload)
     if repo is None or head_sha is None:
-        return _malformed(event, action)
+        _malformed(event, action)
+        return None
     owner, name = repo
     trigger = f"{event}.{action}"
     repo_id = _int(payload, "repository", "id")
@@ -157,7 +159,7 @@ def _check_jobs(
     return [JobSpec("check", f"{owner}/{name}@{head_sha}", job.to_json())]
 
 
-def _issue_comment(payload: dict, action: str | None) -> list[JobSpec] | None:
+def _issue_comment(payload: dict[str, Any], action: str | None) -> list[JobSpec] | None:
     if action != "created" or _dict(payload, "issue", "pull_request") is None:
         return None
     body = _str(payload, "comment", "body")
@@ -171,7 +173,8 @@ def _issue_comment(payload: dict, action: str | None) -> list[JobSpec] | None:
     number = _int(payload, "issue", "number")
     comment_id = _int(payload, "comment", "id")
     if repo is None or number is None or comment_id is None or login is None:
-        return _malformed("issue_comment", action)
+        _malformed("issue_comment", action)
+        return None
     owner, name = repo
     command, args = parsed
     job = CommandJob(
@@ -205,16 +208,15 @@ def parse_command(body: str) -> tuple[str, tuple[str, ...]] | None:
     return words[0], args
 
 
-def _installation(delivery: dict) -> int | None:
+def _installation(delivery: dict[str, Any]) -> int | None:
     return _int(delivery, "installation", "id")
 
 
 def _malformed(event: str, action: str | None) -> None:
     log.warning("ignoring %s.%s delivery: a field the job needs is missing", event, action)
-    return None
 
 
-def _repo(payload: dict) -> tuple[str, str] | None:
+def _repo(payload: dict[str, Any]) -> tuple[str, str] | None:
     owner = _str(payload, "repository", "owner", "login")
     name = _str(payload, "repository", "name")
     if owner and name:
@@ -245,11 +247,11 @@ def _int(obj: Any, *path: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _dict(obj: Any, *path: str) -> dict | None:
+def _dict(obj: Any, *path: str) -> dict[str, Any] | None:
     value = _dig(obj, *path)
     return value if isinstance(value, dict) else None
 
 
-def _list(obj: Any, *path: str) -> list:
+def _list(obj: Any, *path: str) -> list[Any]:
     value = _dig(obj, *path)
     return value if isinstance(value, list) else []

@@ -73,12 +73,12 @@ SIGNATURE_HEADER = "X-Hub-Signature-256"
 T = TypeVar("T")
 
 
-def sign(secret: str, body: bytes) -> str:
+def sign(secret: str, body: bytes | bytearray) -> str:
     """The X-Hub-Signature-256 value GitHub sends for `body`."""
     return "sha256=" + hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
 
 
-def verify_signature(secret: str, body: bytes, header: str | None) -> bool:
+def verify_signature(secret: str, body: bytes | bytearray, header: str | None) -> bool:
     """True when `header` is GitHub's HMAC-SHA256 signature of the raw `body` under `secret`."""
     if not header or not header.startswith("sha256="):
         return False

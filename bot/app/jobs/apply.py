@@ -31,8 +31,8 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Sequence
-from typing import Any
 
+from bot.app.github import shapes
 from bot.app.github.client import GitHubError
 from bot.app.github.context import Context, Pull
 from bot.app.jobs.repoconfig import rules_of
@@ -149,10 +149,11 @@ def _paths(report: Report) -> set[str]:
     return {f.suggestion.path for f in report.findings if f.suggestion}
 
 
-def is_fork(pull: dict[str, Any], full_name: str) -> bool:
+def is_fork(pull: shapes.Pull, full_name: str) -> bool:
     """Does the pull request's branch live outside this repository (a fork, or one deleted)?"""
-    repo = (pull.get("head") or {}).get("repo") or {}
-    return str(repo.get("full_name") or "").lower() != full_name.lower()
+    head = pull.get("head")
+    repo = head.get("repo") if head else None
+    return str(repo.get("full_name") or "" if repo else "").lower() != full_name.lower()
 
 
 def read_pages(ctx: Context, sha: str, paths: list[str]) -> dict[str, str | None]:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from bot.app.config import CommandLimits
 from bot.app.github.client import GitHubError, Repo
 from bot.app.github.context import Context, Pull
+from bot.app.github.shapes import by_bot
 from bot.app.intake.events import COMMAND_PREFIX
 from bot.app.intake.payloads import CommandJob
 from bot.app.jobs.analysis import analyze
@@ -272,6 +273,6 @@ def _answer(ctx: Context, ask: Ask, held: str | None = None) -> str:
 def _find_reply(repo: Repo, number: int, comment_id: int) -> int | None:
     mark = reply_marker(comment_id)
     for c in repo.issue_comments(number):
-        if mark in str(c.get("body") or "") and (c.get("user") or {}).get("type") == "Bot":
+        if mark in str(c.get("body") or "") and by_bot(c):
             return int(c["id"])
     return None

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.app.github.client import Repo
+from bot.app.github.shapes import GitActor
 from bot.app.jobs.snapshot import ApiTree, BlobReader
 from bot.core.check.history import Commit, Move
 from bot.core.model import Tree
@@ -143,7 +144,7 @@ class ApiHistory:
                             sha,
                             parents[0].get("sha") if parents else None,
                             str(commit.get("message") or "").split("\n", 1)[0],
-                            str((commit.get("committer") or {}).get("date") or ""),
+                            _date(commit.get("committer")),
                         )
                     )
             self.store.save_history(self.repo.full_name, key, [list(entry) for entry in out])
@@ -175,6 +176,10 @@ class ApiHistory:
             return False
         self.calls_left -= 1
         return True
+
+
+def _date(actor: GitActor | None) -> str:
+    return str(actor.get("date") or "") if actor else ""
 
 
 def _under(path: str | None, folder: str) -> bool:

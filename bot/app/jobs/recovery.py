@@ -38,6 +38,7 @@ from typing import TypeVar
 from bot.app.github.checkruns import CHECK_NAME
 from bot.app.github.client import GitHubApp, GitHubError
 from bot.app.github.context import Deps
+from bot.app.github.shapes import Delivery, Pull, Repository, app_id
 from bot.app.intake.payloads import CheckJob
 from bot.app.queue.protocol import JobQueue, NewJob
 from bot.app.queue.store import Store
@@ -82,7 +83,7 @@ def run(deps: Deps, *, now: Callable[[], float] = time.time) -> Recovered:
 
 def redeliver_failed(app: GitHubApp, store: Store, now: float) -> int:
     """Ask for each recent delivery whose newest attempt failed to be sent again; how many."""
-    newest: dict[str, dict] = {}
+    newest: dict[str, Delivery] = {}
     for delivery in app.hook_deliveries(MAX_DELIVERY_PAGES):
         if now - _epoch(delivery.get("delivered_at")) > REDELIVER_WITHIN_S:
             break  # newest first: the rest is older still
@@ -117,7 +118,7 @@ def sweep(app: GitHubApp, queue: JobQueue, store: Store, budget: int = SWEEP_HEA
             continue
         looked += 1
         runs = app.repo(installation, owner, name).check_runs(head, CHECK_NAME)
-        if any((r.get("app") or {}).get("id") in (None, app.app_id) for r in runs):
+        if any(app_id(r) in (None, app.app_id) for r in runs):
             store.save_swept(full, head)
             continue
         job = CheckJob(
@@ -151,7 +152,7 @@ def round_robin(streams: Iterable[Iterator[T]], budget: int) -> Iterator[T]:
                 return
 
 
-def _heads(app: GitHubApp, installation: int) -> Iterator[tuple[int, dict, dict]]:
+def _heads(app: GitHubApp, installation: int) -> Iterator[tuple[int, Repository, Pull]]:
     """The installation's open pull requests, repository by repository, read as they are asked
     for; an installation GitHub refuses (suspended, its access gone) ends its stream."""
     try:

@@ -230,7 +230,13 @@ class PostgresQueue:
     # -- jobs -------------------------------------------------------------------------------
 
     def enqueue(
-        self, delivery_id: str, kind: str, payload: dict, *, key: str | None, supersede: bool = False
+        self,
+        delivery_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        key: str | None,
+        supersede: bool = False,
     ) -> bool:
         return self.enqueue_many([NewJob(delivery_id, kind, payload, key, supersede)])[0]
 
@@ -271,11 +277,13 @@ class PostgresQueue:
                     (now,),
                 ).fetchone()
                 if row is not None:
-                    row = conn.execute(
-                        "UPDATE jobs SET state = 'running', attempts = attempts + 1, claimed_at = %s "
-                        f"WHERE id = %s RETURNING {_COLUMNS}",
-                        (now, row[0]),
-                    ).fetchone()
+                    row = _returned(
+                        conn.execute(
+                            "UPDATE jobs SET state = 'running', attempts = attempts + 1, claimed_at = %s "
+                            f"WHERE id = %s RETURNING {_COLUMNS}",
+                            (now, row[0]),
+                        ).fetchone()
+                    )
                     # Session-scoped: it outlives this transaction and ends with the connection.
                     conn.execute("SELECT pg_advisory_lock(%s::int, %s::int)", (JOB_LOCK, row[0]))
         except BaseException:
@@ -413,13 +421,13 @@ class PostgresQueue:
                 "SET next_at = GREATEST(lanes.next_at, %s) + %s RETURNING next_at",
                 (lane, now + interval_s, now, interval_s),
             ).fetchone()
-        return float(row[0]) - interval_s
+        return float(_returned(row)[0]) - interval_s
 
     def tally(self, bucket: str, window_s: float) -> int:
         now = self._clock()
         with self._tx() as db:
             row = db.execute(_TALLY, (bucket, now, now - window_s, now - window_s, now)).fetchone()
-        return int(row[0])
+        return int(_returned(row)[0])
 
     # -- App state --------------------------------------------------------------------------
 
@@ -457,7 +465,14 @@ def _notify(db: psycopg.Connection) -> None:
     db.execute(f"NOTIFY {CHANNEL}")
 
 
-def _job(row: tuple) -> Job:
+def _returned(row: tuple[Any, ...] | None) -> tuple[Any, ...]:
+    """The row a statement with RETURNING (or an upsert's) always answers with."""
+    if row is None:
+        raise RuntimeError("the database answered no row to a statement that returns one")
+    return row
+
+
+def _job(row: tuple[Any, ...]) -> Job:
     return Job(
         id=row[0],
         delivery_id=row[1],

@@ -130,7 +130,13 @@ class JobQueue(Protocol):
         ...
 
     def enqueue(
-        self, delivery_id: str, kind: str, payload: dict, *, key: str | None, supersede: bool = False
+        self,
+        delivery_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        key: str | None,
+        supersede: bool = False,
     ) -> bool:
         """Store a job; False when `delivery_id` was seen before (nothing stored).
 

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from bot.app.queue.protocol import (
     _TALLY,
@@ -141,7 +142,13 @@ class SQLiteQueue:
     # -- jobs -------------------------------------------------------------------------------
 
     def enqueue(
-        self, delivery_id: str, kind: str, payload: dict, *, key: str | None, supersede: bool = False
+        self,
+        delivery_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        key: str | None,
+        supersede: bool = False,
     ) -> bool:
         return self.enqueue_many([NewJob(delivery_id, kind, payload, key, supersede)])[0]
 
@@ -358,7 +365,7 @@ def _identity(path: str) -> tuple[int, int] | None:
     return (st.st_dev, st.st_ino)
 
 
-def _job(row: tuple) -> Job:
+def _job(row: tuple[Any, ...]) -> Job:
     return Job(
         id=row[0],
         delivery_id=row[1],

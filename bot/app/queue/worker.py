@@ -299,7 +299,7 @@ class Worker:
             log.exception("job %s: could not clean up after giving up", job.id)
 
     def retry_delay(self, attempts: int, delay_s: float) -> float:
-        backoff = min(self.max_delay_s, self.base_delay_s * 2 ** max(0, attempts - 1))
+        backoff = min(self.max_delay_s, self.base_delay_s * 2.0 ** max(0, attempts - 1))
         return max(delay_s, backoff)
 
     def _event_loop(self) -> asyncio.AbstractEventLoop:
