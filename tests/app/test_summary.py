@@ -56,3 +56,15 @@ def test_the_summary_shows_each_suggestions_old_line_and_new_one(bot, standin):
     assert body.index("  -| `--fsdp-cpu-ofload`") < body.index("  +| `--fsdp-cpu-offload`")
     run = standin.check_runs[0]
     assert "  -| `--fsdp-cpu-ofload` with `--offload-train` |" in run["output"]["summary"]
+
+
+def test_a_deleted_summary_posted_again_whose_answer_was_lost_is_posted_once(bot, standin):
+    bot.check(5, "main", "pr")
+    (first,) = summaries(standin)
+    standin.issue_comments.remove(first)  # someone deleted it on GitHub
+    standin.update_pull(5, head="one")
+    standin.fail_next("POST", r"/issues/5/comments$", 502, after=True)  # posted again, answer lost
+    bot.check(5, "main", "one")
+    (again,) = summaries(standin)
+    assert again["id"] != first["id"] and bot.queue.counts()["done"] == 2
+    assert Store(bot.queue).pull_state(PullRef("octo-org/docs-repo", 5)).summary_id == again["id"]

@@ -9,7 +9,7 @@ Each job keeps its run in the store under its job id (`Store.check_run`), so a r
 resumed job reuses it. The run is named on GitHub by the job's delivery id (`external_id`): a
 creation whose answer was lost (a crash, a timeout, a 502 after GitHub did the work) is marked
 pending before the call (`Store.pending_check_run`), and the next attempt finds the run by that
-id instead of leaving a second one in progress.
+id instead of leaving a second one in progress (once.py's protocol; `_RunSlot`).
 
 Completing sends the annotations 50 a request, the last batch with the conclusion: a job
 interrupted between batches is still in progress, and progress is saved after each request, so
@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bot.app.github.context import Context
+from bot.app.github.once import recover, write
 from bot.app.github.shapes import (
     CheckRunAction,
     CheckRunOutput,
@@ -59,27 +60,54 @@ def started(ctx: Context) -> bool:
     return ctx.store.check_run_started(ctx.job_id)
 
 
+class _RunSlot:
+    """The job's check run (once.Slot): kept by job id, its creation marked with the head SHA
+    it was sent for, found on GitHub by the job's delivery id (`external_id`)."""
+
+    def __init__(self, ctx: Context, head_sha: str | None = None):
+        self.ctx, self.head_sha = ctx, head_sha  # the head a creation is for
+
+    def result(self) -> CheckRun | None:
+        return self.ctx.store.check_run(self.ctx.job_id)
+
+    def pending(self) -> bool:
+        head = self.ctx.store.pending_check_run(self.ctx.job_id)
+        saved = self.result()
+        return head is not None and (saved is None or saved.head_sha != head)
+
+    def mark(self) -> None:
+        if self.head_sha is None:
+            raise ValueError("a check run is created on a head commit")
+        self.ctx.store.set_pending_check_run(self.ctx.job_id, self.head_sha)
+
+    def keep(self, run: CheckRun) -> None:
+        self.ctx.store.save_check_run(self.ctx.job_id, run)
+        self.ctx.store.set_pending_check_run(self.ctx.job_id, None)
+
+    def find(self) -> CheckRun | None:
+        ctx = self.ctx
+        head = ctx.store.pending_check_run(ctx.job_id)
+        if head is None:
+            return None
+        found = [r for r in ctx.repo.check_runs(head, CHECK_NAME) if r.get("external_id") == ctx.delivery_id]
+        if not found:
+            return None  # the creation never happened
+        data = max(found, key=lambda r: int(r["id"]))
+        return CheckRun(
+            id=int(data["id"]),
+            head_sha=head,
+            html_url=str(data.get("html_url") or ""),
+            done=data.get("status") == "completed",
+        )
+
+    def forget(self) -> None:
+        self.ctx.store.set_pending_check_run(self.ctx.job_id, None)
+
+
 def known(ctx: Context) -> CheckRun | None:
     """The check run the job created, from the store, or found on GitHub when its creation went
     unanswered."""
-    store, job = ctx.store, ctx.job_id
-    saved = store.check_run(job)
-    pending = store.pending_check_run(job)
-    if pending is None or (saved is not None and saved.head_sha == pending):
-        return saved
-    found = [r for r in ctx.repo.check_runs(pending, CHECK_NAME) if r.get("external_id") == ctx.delivery_id]
-    store.set_pending_check_run(job, None)
-    if not found:
-        return saved  # the creation never happened
-    data = max(found, key=lambda r: int(r["id"]))
-    run = CheckRun(
-        id=int(data["id"]),
-        head_sha=pending,
-        html_url=str(data.get("html_url") or ""),
-        done=data.get("status") == "completed",
-    )
-    store.save_check_run(job, run)
-    return run
+    return recover(_RunSlot(ctx))
 
 
 def adopt(ctx: Context, rules: Callable[[], str]) -> bool:
@@ -111,27 +139,26 @@ def start(ctx: Context, head_sha: str) -> CheckRun:
     A run an earlier attempt left on another head (a recheck retried after a push) is completed
     as superseded first.
     """
-    store, job = ctx.store, ctx.job_id
     run = known(ctx)
     if run is not None:
         if run.head_sha == head_sha:
             return run
         if not run.done:
             finish(ctx, run, left_behind(run.head_sha))
-    store.set_pending_check_run(job, head_sha)
-    data = ctx.repo.create_check_run(
-        NewCheckRun(
-            name=CHECK_NAME,
-            head_sha=head_sha,
-            status="in_progress",
-            external_id=ctx.delivery_id,
-            output=CheckRunOutput(title=IN_PROGRESS_TITLE, summary=IN_PROGRESS_SUMMARY),
+
+    def create() -> CheckRun:
+        data = ctx.repo.create_check_run(
+            NewCheckRun(
+                name=CHECK_NAME,
+                head_sha=head_sha,
+                status="in_progress",
+                external_id=ctx.delivery_id,
+                output=CheckRunOutput(title=IN_PROGRESS_TITLE, summary=IN_PROGRESS_SUMMARY),
+            )
         )
-    )
-    run = CheckRun(id=int(data["id"]), head_sha=head_sha, html_url=str(data.get("html_url") or ""))
-    store.save_check_run(job, run)
-    store.set_pending_check_run(job, None)
-    return run
+        return CheckRun(id=int(data["id"]), head_sha=head_sha, html_url=str(data.get("html_url") or ""))
+
+    return write(_RunSlot(ctx, head_sha), create)
 
 
 def finish(ctx: Context, run: CheckRun, outcome: CheckOutcome, rules: str | None = None) -> CheckRun:

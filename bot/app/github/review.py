@@ -9,7 +9,8 @@ most 30 are open on a pull request at once; the rest are listed in the summary.
 What was posted is kept in the store's `PullState` (by fingerprint: open or fixed, the one-line
 message, the comment id once known). A review sent whose answer never arrived may have been
 created: the state says so (`review_pending`) before the call, and the next run lists the
-review comments once, adopting docs-sync's own instead of posting them twice. The same listing
+review comments once, adopting docs-sync's own instead of posting them twice (once.py's
+protocol; `_ReviewSlot`). The same listing
 adopts every comment of a pull request the database does not know (`adopt_comments`: the
 database was lost), "fixed" ones as fixed.
 """
@@ -25,6 +26,7 @@ from unidiff.errors import UnidiffParseError  # type: ignore[import-untyped]
 
 from bot.app.github.client import GitHubError
 from bot.app.github.context import Context
+from bot.app.github.once import recover, write
 from bot.app.github.shapes import DraftComment, NewReview, by_bot
 from bot.app.queue.store import PostedComment, PullState
 from bot.core.model import Finding, Report
@@ -129,23 +131,48 @@ def post_review(ctx: Context, state: PullState, inline: list[Inline]) -> PullSta
     """One COMMENT review holding every new inline comment; nothing when there is none."""
     if not inline:
         return state
-    state = replace(state, review_pending=True)
-    ctx.store.save_pull_state(ctx.pr, state)
-    review = ctx.repo.create_review(
-        ctx.pull.number,
-        NewReview(
-            commit_id=ctx.pull.head_sha, event="COMMENT", comments=[c.as_review_comment() for c in inline]
-        ),
-    )
-    posted = {c.fingerprint: PostedComment("open", c.message) for c in inline}
-    state = replace(
-        state,
-        reviews=(*state.reviews, int(review["id"])),
-        comments={**state.comments, **posted},
-        review_pending=False,
-    )
-    ctx.store.save_pull_state(ctx.pr, state)
-    return state
+
+    def send() -> PullState:
+        comments = [c.as_review_comment() for c in inline]
+        review = ctx.repo.create_review(
+            ctx.pull.number, NewReview(commit_id=ctx.pull.head_sha, event="COMMENT", comments=comments)
+        )
+        posted = {c.fingerprint: PostedComment("open", c.message) for c in inline}
+        return replace(
+            state,
+            reviews=(*state.reviews, int(review["id"])),
+            comments={**state.comments, **posted},
+            review_pending=False,
+        )
+
+    return write(_ReviewSlot(ctx, state), send)
+
+
+class _ReviewSlot:
+    """The pull request's reviews (once.Slot), kept in its PullState: one sent unanswered
+    (`review_pending`) is found by listing the review comments (`adopt_comments`)."""
+
+    def __init__(self, ctx: Context, state: PullState):
+        self.ctx, self.state = ctx, state
+
+    def result(self) -> PullState:
+        return self.state
+
+    def pending(self) -> bool:
+        return self.state.review_pending
+
+    def mark(self) -> None:
+        self.keep(replace(self.state, review_pending=True))
+
+    def keep(self, state: PullState) -> None:
+        self.state = state
+        self.ctx.store.save_pull_state(self.ctx.pr, state)
+
+    def find(self) -> PullState:
+        return adopt_comments(self.ctx, self.state)
+
+    def forget(self) -> None:
+        self.keep(replace(self.state, review_pending=False))
 
 
 def recover_review(ctx: Context, state: PullState) -> PullState:
@@ -155,11 +182,7 @@ def recover_review(ctx: Context, state: PullState) -> PullState:
     keeping docs-sync's own (a bot's, with a fingerprint marker) from reviews the state does not
     know; comments of known reviews (some marked fixed since) keep the state they have.
     """
-    if not state.review_pending:
-        return state
-    state = adopt_comments(ctx, state)
-    ctx.store.save_pull_state(ctx.pr, state)
-    return state
+    return recover(_ReviewSlot(ctx, state)) or state
 
 
 def adopt_comments(ctx: Context, state: PullState) -> PullState:

@@ -1,10 +1,11 @@
 """The pull request's one summary comment: created when there is something to say, then edited.
 
 Its id and a hash of its body are kept in the store's `PullState`: an unchanged body costs no
-call. A creation whose answer was lost is marked (`summary_pending`) before the call; the next
-run looks for the comment (a bot's, starting with the summary marker) and adopts it rather than
-post a second. The same look-up adopts the summary of a pull request the database does not know
-(`adopt_summary`: the database was lost). A summary someone deleted is posted again.
+call. A creation whose answer was lost is marked (`summary_pending`) before the call (once.py's
+protocol); the next run looks for the comment (a bot's, starting with the summary marker) and
+adopts it rather than post a second. The same look-up adopts the summary of a pull request the
+database does not know (`adopt_summary`: the database was lost). A summary someone deleted is
+posted again, the same way.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import replace
 
 from bot.app.github.client import GitHubError, Repo
 from bot.app.github.context import Context
+from bot.app.github.once import recover, write
 from bot.app.github.shapes import IssueComment, by_bot
 from bot.app.queue.store import PullState
 from bot.render.comments import SUMMARY_MARKER
@@ -21,30 +23,61 @@ from bot.render.comments import SUMMARY_MARKER
 
 def upsert_summary(ctx: Context, state: PullState, body: str, wanted: bool) -> PullState:
     """Create the summary comment once (when `wanted`), then keep editing that one comment."""
-    repo, number = ctx.repo, ctx.pull.number
     digest = hashlib.sha1(body.encode()).hexdigest()
-    if state.summary_id is None and state.summary_pending:
-        # The last creation got no answer: it may be there. Adopt it rather than post a second.
-        state = adopt_summary(ctx, state)
+    # The last creation got no answer: it may be there. Adopt it rather than post a second.
+    state = recover(_SummarySlot(ctx, state)) or state
     if state.summary_id is None:
         if not wanted:
             ctx.store.save_pull_state(ctx.pr, state)
             return state
-        state = replace(state, summary_pending=True)
-        ctx.store.save_pull_state(ctx.pr, state)
-        created = int(repo.create_issue_comment(number, body)["id"])
-        state = replace(state, summary_id=created, summary_pending=False)
+        state = _post(ctx, state, body)
     elif digest != state.summary_hash:
         try:
-            repo.update_issue_comment(state.summary_id, body)
+            ctx.repo.update_issue_comment(state.summary_id, body)
         except GitHubError as exc:
             if exc.status != 404:
                 raise
-            # It was deleted: post it again.
-            state = replace(state, summary_id=int(repo.create_issue_comment(number, body)["id"]))
+            state = _post(ctx, replace(state, summary_id=None), body)  # it was deleted: post it again
     state = replace(state, summary_hash=digest)
     ctx.store.save_pull_state(ctx.pr, state)
     return state
+
+
+def _post(ctx: Context, state: PullState, body: str) -> PullState:
+    """`state` with a new summary comment of `body`: marked before the call, its id kept after."""
+
+    def send() -> PullState:
+        created = int(ctx.repo.create_issue_comment(ctx.pull.number, body)["id"])
+        return replace(state, summary_id=created, summary_pending=False)
+
+    return write(_SummarySlot(ctx, state), send)
+
+
+class _SummarySlot:
+    """The summary comment (once.Slot), kept in the PullState: one sent unanswered
+    (`summary_pending`, no id yet) is found by its marker (`adopt_summary`)."""
+
+    def __init__(self, ctx: Context, state: PullState):
+        self.ctx, self.state = ctx, state
+
+    def result(self) -> PullState:
+        return self.state
+
+    def pending(self) -> bool:
+        return self.state.summary_id is None and self.state.summary_pending
+
+    def mark(self) -> None:
+        self.keep(replace(self.state, summary_pending=True))
+
+    def keep(self, state: PullState) -> None:
+        self.state = state
+        self.ctx.store.save_pull_state(self.ctx.pr, state)
+
+    def find(self) -> PullState:
+        return adopt_summary(self.ctx, self.state)
+
+    def forget(self) -> None:
+        self.keep(replace(self.state, summary_pending=False))
 
 
 def adopt_summary(ctx: Context, state: PullState) -> PullState:

@@ -19,7 +19,8 @@ to carry out (a 404, a permission the App lacks) is answered with what GitHub sa
 has already dropped comments by bots, edits and deletions. The reply's id is kept in the store
 (`Store.reply`, by job id; id None while the reply is being sent), so a retried job does not
 answer twice: a reply whose answer was lost is found by its hidden marker
-`<!-- docs-sync:reply-to=<comment id> -->`. The reaction is idempotent on GitHub's side.
+`<!-- docs-sync:reply-to=<comment id> -->` (bot.app.github.once's protocol). The reaction is
+idempotent on GitHub's side.
 
 Commands are counted (`JobQueue.tally`, in the database, so every worker process counts
 together) per commenter and per repository (Settings.command_limits; a command its writer's
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 from bot.app.config import CommandLimits
 from bot.app.github.client import GitHubError, Repo
 from bot.app.github.context import Context, Pull
+from bot.app.github.once import recover, write
 from bot.app.github.shapes import by_bot
 from bot.app.intake.events import COMMAND_PREFIX
 from bot.app.intake.payloads import CommandJob
@@ -220,14 +222,9 @@ def run(ctx: Context, job: CommandJob) -> None:
         log.info("command %s by %s not answered: over its limit, said once", ask.command.name, job.user)
         return
     repo.react(job.comment_id, "eyes")
-    reply = store.reply(ctx.job_id)
-    if reply is not None:
-        if reply.id is not None:
-            return  # answered by an earlier attempt of this job
-        found = _find_reply(repo, job.pr, job.comment_id)  # sent, but the answer was lost?
-        if found is not None:
-            store.save_reply(ctx.job_id, Reply(found))
-            return
+    slot = _ReplySlot(ctx, job)
+    if recover(slot) is not None:
+        return  # answered by an earlier attempt of this job (its answer lost or not)
     try:
         answer = (
             _over_limit(ctx.settings.command_limits, verdict) if verdict != "run" else _answer(ctx, ask, held)
@@ -236,9 +233,36 @@ def run(ctx: Context, job: CommandJob) -> None:
         log.warning("command %s failed: %s", ask.command.name, exc)
         answer = refused_by_github(str(exc))
     quoted = " ".join([f"{PREFIX} {ask.command.name}", *ask.args])
-    store.save_reply(ctx.job_id, Reply(None))
-    sent = repo.create_issue_comment(job.pr, command_reply(quoted, job.user, answer, job.comment_id))
-    store.save_reply(ctx.job_id, Reply(int(sent["id"]) if sent.get("id") is not None else None))
+    body = command_reply(quoted, job.user, answer, job.comment_id)
+    write(slot, lambda: int(repo.create_issue_comment(job.pr, body)["id"]))
+
+
+class _ReplySlot:
+    """A command's reply (once.Slot): its id kept by job id (`Store.reply`, id None while it is
+    being sent), one sent unanswered found by its hidden marker."""
+
+    def __init__(self, ctx: Context, job: CommandJob):
+        self.ctx, self.job = ctx, job
+
+    def result(self) -> int | None:
+        reply = self.ctx.store.reply(self.ctx.job_id)
+        return reply.id if reply is not None else None
+
+    def pending(self) -> bool:
+        reply = self.ctx.store.reply(self.ctx.job_id)
+        return reply is not None and reply.id is None
+
+    def mark(self) -> None:
+        self.ctx.store.save_reply(self.ctx.job_id, Reply(None))
+
+    def keep(self, reply_id: int) -> None:
+        self.ctx.store.save_reply(self.ctx.job_id, Reply(reply_id))
+
+    def find(self) -> int | None:
+        return _find_reply(self.ctx.repo, self.job.pr, self.job.comment_id)
+
+    def forget(self) -> None:
+        pass  # the mark is the unanswered reply itself: the next write sets it again
 
 
 def _counted(ctx: Context, job: CommandJob) -> str:
