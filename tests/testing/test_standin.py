@@ -883,3 +883,24 @@ def test_a_forks_repository_is_out_of_the_installations_reach(writable, http):
     url = f"{server.url}/repos/{head_repo}/git/refs/heads/topic"
     assert http.patch(url, json={"sha": topic}, headers=auth).status_code == 404
     assert http.get(f"{server.url}/repos/{head_repo}", headers=auth).status_code == 404
+
+
+def test_a_published_repository_is_public_read_only(standin, http, tmp_path):
+    sister, _ = make_repo(tmp_path, [{"cli.py": "import argparse\n"}], name="sister")
+    run_git(sister, "tag", "v1.0")
+    standin.publish(sister, "sgl", "sister")
+    auth = {"Authorization": f"token {raw_token(http, standin)}"}
+    api = f"{standin.url}/repos/sgl/sister"
+    tree = http.get(f"{api}/git/trees/v1.0?recursive=1", headers=auth)
+    assert tree.status_code == 200 and [e["path"] for e in tree.json()["tree"]] == ["cli.py"]
+    query = (
+        'query { repository(owner: "sgl", name: "sister") '
+        '{ f0: object(expression: "v1.0:cli.py") { ... on Blob { text } } } }'
+    )
+    answer = http.post(f"{standin.url}/graphql", json={"query": query}, headers=auth).json()
+    assert answer["data"]["repository"]["f0"]["text"] == "import argparse\n"
+    # Read only, and still behind a token; forgotten on reset.
+    assert http.post(f"{api}/git/trees", json={"tree": []}, headers=auth).status_code == 404
+    assert http.get(f"{api}/git/trees/v1.0").status_code == 401
+    standin.reset()
+    assert http.get(f"{api}/git/trees/v1.0", headers=auth).status_code == 404
