@@ -220,8 +220,8 @@ def _source_entry(tree: Tree, pattern: str, parsers: int) -> str:
     matched = compile_pattern(pattern)
     total = sum(1 for p in tree.paths() if matched.matches(p))
     if total <= parsers:
-        return f"{entry}  # {total} modules, each a command line today"
-    return f"{entry}  # {total} modules, {parsers} of them command lines today"
+        return f"{entry}  # {total} modules, each cited by the pages today"
+    return f"{entry}  # {total} modules, {parsers} of them cited by the pages today"
 
 
 def _paired_pages(tree: Tree, pattern: str, paired: Sequence[init_pairs.Pairs]) -> list[str]:

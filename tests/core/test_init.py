@@ -92,7 +92,7 @@ def test_the_config_is_short_uses_globs_and_validates_against_the_repository():
     assert '        exclude: [docs/HISTORY.md, "docs/blog/**"]  # changelogs, posts\n' in text
     assert "      - path: README.md\n" in text
     # A source glob says what it matches today: it takes the modules added there later too.
-    assert '          - "scripts/*.py"  # 3 modules, each a command line today\n' in text
+    assert '          - "scripts/*.py"  # 3 modules, each cited by the pages today\n' in text
     assert "          - tool/cli.py\n" in text
     assert "tool/train.py" in text and "dataclass: TrainArgs" in text and "builder: build_parser" in text
     assert "tests/" not in text
@@ -244,8 +244,8 @@ def test_sources_side_by_side_or_of_one_name_in_sibling_folders_are_one_glob():
         "README.md": "# Tools\n\n`--input a --output b`\n",
     }
     text = config_for(MemoryTree(files)) or ""
-    assert '          - "rewards/*/compute.py"  # 2 modules, each a command line today\n' in text
-    assert '          - "tools/*.py"  # 3 modules, 2 of them command lines today\n' in text
+    assert '          - "rewards/*/compute.py"  # 2 modules, each cited by the pages today\n' in text
+    assert '          - "tools/*.py"  # 3 modules, 2 of them cited by the pages today\n' in text
     assert "          - lone/run.py\n" in text
     (pack,) = parse_repo_config(text)
     assert unmatched(pack.rules, MemoryTree({}), MemoryTree(files)) == []

@@ -108,7 +108,10 @@ def test_init_couples_the_pages_to_the_command_modules_and_validates(kind):
     assert text is not None
     assert f"        kind: {kind}\n" in text and "kind: argparse" not in text
     # Two command modules side by side: their folder, so a module added there later is read too.
-    written = {"click": '"shop/*.py"  # 4 modules, 2 of them command lines today', "typer": "trainer/cli.py"}
+    written = {
+        "click": '"shop/*.py"  # 4 modules, 2 of them cited by the pages today',
+        "typer": "trainer/cli.py",
+    }
     assert f"          - {written[kind]}\n" in text
     assert "shop/util.py" not in text and "docs/other.md" not in text
     (pack,) = parse_repo_config(text)
@@ -193,7 +196,7 @@ def test_init_reads_the_options_a_command_applies_from_another_module_and_globs_
     assert {"--upgrade", "--dry-run", "--output-file"} <= compile_.flags
     assert compile_.paths == ("pt/scripts/compile.py", "pt/scripts/options.py")
     text = config_for(tree) or ""
-    assert '          - "pt/scripts/*.py"  # 3 modules, 2 of them command lines today\n' in text
+    assert '          - "pt/scripts/*.py"  # 3 modules, 2 of them cited by the pages today\n' in text
     assert "pt/resolver.py" not in text
     # The rule holds when the options move on: a renamed option is found on the page.
     (pack,) = parse_repo_config(text)
