@@ -12,7 +12,8 @@ body, and keeps what it finds (`recover`); only when nothing is there is it writ
 
 A `Slot` is where the store keeps one such write; each kind of write has its own (checkruns.py,
 review.py, summary.py, bot.app.jobs.commands). Edits (an update of a check run or a comment)
-and reactions need none: sent twice, they leave what one leaves.
+and reactions need none: sent twice, they leave what one leaves. tests/app/test_once.py holds
+every call of a `Repo` method that POSTs to `write`, but for the few listed as safe to repeat.
 """
 
 from __future__ import annotations
