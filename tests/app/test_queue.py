@@ -211,6 +211,35 @@ def test_payload_is_stored_as_json(tmp_path, clock):
     assert mode == "wal"
 
 
+def test_a_sqlite_file_made_before_the_later_columns_gains_them_and_keeps_its_jobs(tmp_path, clock):
+    path = str(tmp_path / "queue.db")
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL UNIQUE, "
+        "kind TEXT NOT NULL, key TEXT, payload TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'queued', "
+        "attempts INTEGER NOT NULL DEFAULT 0, not_before REAL NOT NULL, last_error TEXT, "
+        "created_at REAL NOT NULL, claimed_at REAL)"
+    )
+    db.execute(
+        "INSERT INTO jobs (delivery_id, kind, key, payload, not_before, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        ("d-old", "check", "octo/docs#12", json.dumps(PAYLOAD), clock.now, clock.now),
+    )
+    db.commit()
+    db.close()
+    with SQLiteQueue(path, clock=clock) as q:
+        job = q.claim()
+        assert (job.delivery_id, job.interrupted) == ("d-old", 0)
+        clock.now += 5
+        q.complete(job.id)
+        assert q.get(job.id).state == "done"
+    db = sqlite3.connect(path)
+    try:
+        assert db.execute("SELECT finished_at FROM jobs").fetchone() == (clock.now,)
+    finally:
+        db.close()
+
+
 def test_two_threads_never_claim_the_same_job(path, clock):
     with open_queue(path, clock) as q:
         for i in range(200):
