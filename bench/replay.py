@@ -16,9 +16,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bot import render as report
 from bot.core.check import check
 from bot.core.packs import resolve_rule_args
+from bot.render.data import to_json
+from bot.render.markdown import to_markdown
+from bot.render.text import to_text
 from bot.trees.git import GitRepo, GitTree
 
 
@@ -70,9 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         base = Overlay(repo.tree(base_sha), files)
         head = Overlay(repo.tree(head_sha), files)
         result = check(rules, base, head, repo.changes(base_sha, head_sha))
-    out = {"text": report.to_text, "json": report.to_json, "markdown": report.to_markdown}[args.format](
-        result
-    )
+    out = {"text": to_text, "json": to_json, "markdown": to_markdown}[args.format](result)
     print(f"replay {args.commit}: base {base_sha[:9]} -> head {head_sha[:9]}")
     print(out)
     return 0

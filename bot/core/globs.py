@@ -9,6 +9,8 @@ uses it matches a file (`docs/models/{name}.md` with `scripts/run_{name}.py`).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -267,7 +269,15 @@ class Listing:
         if not is_pattern(pattern):
             return [pattern] if self.head.exists(pattern) or self.base.exists(pattern) else []
         compiled = compile_pattern(pattern)
-        found = [p for p in self.paths if compiled.matches(p)]
+        # The paths are sorted, so those starting with the pattern's fixed prefix are one run.
+        paths = self.paths
+        start = bisect.bisect_left(paths, compiled.prefix)
+        found = []
+        for p in itertools.islice(paths, start, None):
+            if not p.startswith(compiled.prefix):
+                break
+            if compiled.matches(p):
+                found.append(p)
         moved_here = {self.renames[p] for p in found if p in self.renames}
         return [p for p in found if p not in moved_here]
 

@@ -189,13 +189,7 @@ class Programs:
 
     def _forwarded(self, path: str, args: Sequence[str], depth: int, python: bool) -> Command | None:
         if path not in self._forwards:
-            text = self.modules.tree.read(path)
-            if text is None or len(text) > launchers.MAX_BYTES:
-                self._forwards[path] = []
-            elif python:
-                self._forwards[path] = launchers.python_forwards(text)
-            else:
-                self._forwards[path] = launchers.shell_forwards(text)
+            self._forwards[path] = _forwards_of(self.modules.tree, path, python, self.modules.cache)
         folder = posixpath.dirname(path)
         forwards = self._forwards[path]
         # A branch the first argument selects (`./run.sh train --lr 1`) takes the rest; else the
@@ -384,6 +378,53 @@ class Programs:
         return sorted(set(keys))
 
 
+# Part of the cache keys of what launchers and project files say: bump when that changes.
+FORWARDS_FORMAT = "fwd1"
+SCRIPTS_FORMAT = "scripts1"
+
+
+def _forwards_of(
+    tree: Tree, path: str, python: bool, cache: MutableMapping[str, object] | None
+) -> list[launchers.Forward]:
+    """The commands the launcher at `path` forwards its arguments to, kept by blob id: a warm
+    check neither reads nor parses it (a module that mentions `sys.argv` may be a large one)."""
+    blob = tree.blob_id(path)
+    key = f"{FORWARDS_FORMAT}:{'py' if python else 'sh'}:{blob}" if blob else None
+    if cache is not None and key is not None:
+        hit = cache.get(key)
+        if isinstance(hit, list):
+            return hit
+    text = tree.read(path)
+    if text is None or len(text) > launchers.MAX_BYTES:
+        found: list[launchers.Forward] = []
+    else:
+        found = launchers.python_forwards(text) if python else launchers.shell_forwards(text)
+    if cache is not None and key is not None:
+        cache[key] = found
+    return found
+
+
+def _entry_points(
+    tree: Tree, path: str, cache: MutableMapping[str, object] | None
+) -> list[EntryPoint] | None:
+    """The console scripts a project file (pyproject.toml, setup.cfg, setup.py) declares, kept by
+    blob id; None when there is no such file."""
+    blob = tree.blob_id(path)
+    key = f"{SCRIPTS_FORMAT}:{blob}:{posixpath.basename(path)}" if blob else None
+    if cache is not None and key is not None:
+        hit = cache.get(key)
+        if isinstance(hit, list):
+            return hit
+    text = tree.read(path)
+    if text is None:
+        return None
+    readers = {"pyproject.toml": from_pyproject, "setup.cfg": from_setup_cfg, "setup.py": from_setup_py}
+    found = list(readers[posixpath.basename(path)](text))
+    if cache is not None and key is not None:
+        cache[key] = found
+    return found
+
+
 def programs(
     tree: Tree,
     cache: MutableMapping[str, object] | None = None,
@@ -393,12 +434,11 @@ def programs(
     repository), its modules, and the programs `named` (name -> the parser paths a rule gives)."""
     modules = Modules(tree, cache)
     scripts: list[EntryPoint] = []
-    readers = {"pyproject.toml": from_pyproject, "setup.cfg": from_setup_cfg, "setup.py": from_setup_py}
     for root in modules.roots:
         for name in PROJECT_FILES:
-            text = tree.read(root + name) if root + name in modules.paths else None
-            if text is not None:
-                scripts.extend(readers[name](text))
+            found = _entry_points(tree, root + name, cache) if root + name in modules.paths else None
+            if found is not None:
+                scripts.extend(found)
     return Programs(modules, scripts, named)
 
 

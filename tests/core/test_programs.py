@@ -241,6 +241,31 @@ def test_a_relative_script_is_tried_from_the_page_folder_first():
     assert owner(HARNESS, "python ../../../etc/x.py", cwd="examples/demo") is None
 
 
+class _ReadsCounted(MemoryTree):
+    def __init__(self, files: dict[str, str]):
+        super().__init__(files)
+        self.reads: list[str] = []
+
+    def read(self, path: str) -> str | None:
+        self.reads.append(path)
+        return super().read(path)
+
+
+def test_launchers_and_project_files_are_read_once_per_content():
+    """What a launcher forwards to and what a project file declares are kept by blob id: with a
+    cache, the next run resolves the same commands without reading either."""
+    launch = "import subprocess, sys\nsubprocess.run([sys.executable, '-m', 'evalkit', *sys.argv[1:]])\n"
+    files = dict(HARNESS, **{"run.sh": 'python -m evalkit "$@"\n', "launch.py": launch})
+    cache: dict[str, object] = {}
+    commands = ("./run.sh run --model hf", "python launch.py run", "evalkit run")
+    for run in ("cold", "warm"):
+        tree = _ReadsCounted(files)
+        found = programs(tree, cache)
+        assert [found.owner_of(shlex.split(c), "") for c in commands] == ["evalkit/__main__.py"] * 3
+        read = {p for p in tree.reads if p in ("run.sh", "launch.py", "pyproject.toml")}
+        assert read == ({"run.sh", "launch.py", "pyproject.toml"} if run == "cold" else set())
+
+
 def test_parsers_are_the_modules_the_entry_point_leads_to():
     found = programs(MemoryTree(HARNESS))
 

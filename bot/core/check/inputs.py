@@ -107,6 +107,7 @@ def build(
             programs=head_programs,
             flags=[*base_facts.flags(), *head_facts.flags()],
             changed=touched.paths - touched.removed,
+            cache=cache,
         ),
         vanished=gone,
         environment=env,

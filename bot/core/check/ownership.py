@@ -27,17 +27,21 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import hashlib
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from bot.core import lazyre
 from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, command_words, parse_doc
 from bot.core.programs import Programs, for_subcommand, invoked, subcommands
 from bot.core.rules import Rule
+
+if TYPE_CHECKING:
+    from bot.core.facts import ParseCache
 
 # Characters no file name of a repository holds but placeholders and shell syntax do.
 _NOT_A_PATH = lazyre.compile(r"[<>{}*$%\[\]~`|\"'\s]|://|\.\.\.")
@@ -130,6 +134,7 @@ class Ownership:
     programs: Programs | None = None
     flags: Sequence[Fact] = ()
     changed: frozenset[str] = frozenset()  # the paths the change wrote (at head)
+    cache: ParseCache | None = None  # what depends only on files' content is kept by blob id
     _read: dict[str, bool] = field(default_factory=dict)
     _paths: dict[str, frozenset[tuple[str, ...]]] = field(default_factory=dict)
     _flag_tokens: frozenset[str] | None = None
@@ -252,21 +257,23 @@ class Ownership:
         """The commands the repository itself runs that are not its own: the first words of its
         CI workflows' and shell scripts' lines, and its pre-commit hooks."""
         if self._tool_words is None:
-            words: set[str] = set()
             paths = sorted(self.head.paths())
             workflows = [p for p in paths if p.startswith(".github/workflows/") and p.endswith(".yml")]
             shells = [p for p in paths if p.endswith(".sh")]
-            hooks = ".pre-commit-config.yaml"
-            for path, text in reading(self.head, [hooks, *(workflows + shells)[:_MAX_SCRIPTS]]):
-                if path == hooks:
-                    words.update(_HOOK_ID.findall(text or ""))
-                    continue
-                for raw in (text or "").splitlines():
-                    line = raw.strip().removeprefix("- ").removeprefix("run:").strip()
-                    first = command_words(line)[:1] if line and not line.startswith("#") else []
-                    if first and _TOOL_WORD.fullmatch(first[0]):
-                        words.add(first[0])
-            self._tool_words = frozenset(words)
+            scanned = [_HOOKS, *(workflows + shells)[:_MAX_SCRIPTS]]
+            # The words depend on those files' content alone: kept under their blob ids, a warm
+            # check reads none of the scripts (hundreds in a large repository).
+            key = None
+            if self.cache is not None:
+                ids = repr([(p, self.head.blob_id(p)) for p in scanned]).encode()
+                key = f"{TOOLS_FORMAT}:{hashlib.sha1(ids).hexdigest()}"
+                hit = self.cache.get(key)
+                if isinstance(hit, frozenset):
+                    self._tool_words = hit
+                    return hit
+            self._tool_words = _tool_words(reading(self.head, scanned))
+            if self.cache is not None and key is not None:
+                self.cache[key] = self._tool_words
         return self._tool_words
 
     def declared_somewhere(self, token: str) -> bool:
@@ -533,6 +540,25 @@ class Run(NamedTuple):
 _MAX_PAGE_LINES = 20_000  # lines of a page read for its commands that cite no flag
 # Scripts read for the flags they pass: launchers, not every file of a large repository.
 _MAX_SCRIPTS = 400
+_HOOKS = ".pre-commit-config.yaml"
+TOOLS_FORMAT = "tools1"  # part of the cache key of a repository's tool words: bump when they change
+
+
+def _tool_words(files: Iterable[tuple[str, str | None]]) -> frozenset[str]:
+    """The first words of the scripts' and workflows' command lines, and the hooks' ids."""
+    words: set[str] = set()
+    for path, text in files:
+        if path == _HOOKS:
+            words.update(_HOOK_ID.findall(text or ""))
+            continue
+        for raw in (text or "").splitlines():
+            line = raw.strip().removeprefix("- ").removeprefix("run:").strip()
+            first = command_words(line)[:1] if line and not line.startswith("#") else []
+            if first and _TOOL_WORD.fullmatch(first[0]):
+                words.add(first[0])
+    return frozenset(words)
+
+
 _SCRIPT_FLAG = lazyre.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?")
 _DECLARED_FLAG = lazyre.compile(
     r"""add_argument\(\s*(?:["'][^"']*["']\s*,\s*)*["'](--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""

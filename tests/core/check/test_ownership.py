@@ -448,6 +448,41 @@ Pass `--sede` and `--quantum-flux` here.
     assert kinds(audited(page, files)) == [("unresolved", "--quantum-flux"), ("unresolved", "--sede")]
 
 
+class _ReadsCounted(MemoryTree):
+    def __init__(self, files: dict[str, str]):
+        super().__init__(files)
+        self.reads: list[str] = []
+
+    def read(self, path: str) -> str | None:
+        self.reads.append(path)
+        return super().read(path)
+
+
+def test_the_tools_a_repository_runs_are_kept_by_its_scripts_blob_ids():
+    """A warm check reads none of the workflows and hooks again for the tools they run: their
+    commands' first words are kept under the files' blob ids (the scripts' too), and a change to
+    any of them has them read anew. (The page's unknown flag has the shell scripts read for the
+    flags they pass, which is another question.)"""
+    files = {
+        CLI: cli("'--seed'"),
+        ".github/workflows/ci.yml": "jobs:\n  x:\n    steps:\n      - run: gh workflow run build.yml\n",
+        "tools/lint.sh": "isort --check .\n",
+        DOC: "## Tools\n\n`gh` builds; `--ref <branch>` another.\n\n## Ours\n\nPass `--sede`.\n",
+    }
+    cache: dict[str, object] = {}
+    scripts = (".github/workflows/ci.yml", ".pre-commit-config.yaml")
+    first = _ReadsCounted(files)
+    expected = [("unresolved", "--sede")]
+    assert kinds(list(audit([RULE], first, cache).findings)) == expected
+    assert {p for p in first.reads if p in scripts} == set(scripts)
+    warm = _ReadsCounted(files)
+    assert kinds(list(audit([RULE], warm, cache).findings)) == expected
+    assert [p for p in warm.reads if p in scripts] == []
+    edited = _ReadsCounted(dict(files, **{"tools/lint.sh": "ruff check .\n"}))
+    assert kinds(list(audit([RULE], edited, cache).findings)) == expected
+    assert {p for p in edited.reads if p in scripts} == set(scripts)
+
+
 def test_a_flag_after_a_command_linked_to_another_sites_page_is_that_tools():
     page = """
 ## DVC
