@@ -85,6 +85,8 @@ class ParseError:
 
 @dataclass(frozen=True)
 class Extraction:
+    """What an extractor made of one file: its facts and what it could not read."""
+
     facts: tuple[Fact, ...]
     errors: tuple[ParseError, ...] = ()
 
@@ -168,6 +170,8 @@ class EmptyTree:
 
 @dataclass(frozen=True)
 class DocLocation:
+    """A line of a doc page, with the section it sits in."""
+
     path: str
     line: int
     section: str
@@ -176,12 +180,16 @@ class DocLocation:
 
 @dataclass(frozen=True)
 class CodeLocation:
+    """A line of a source file."""
+
     path: str
     line: int
 
 
 @dataclass(frozen=True)
 class Suggestion:
+    """Lines of a page and the text that replaces them."""
+
     path: str
     start_line: int
     end_line: int
@@ -190,6 +198,8 @@ class Suggestion:
 
 @dataclass(frozen=True)
 class Finding:
+    """One doc line a change made wrong (or one the doc never had right), and what to write."""
+
     kind: FindingKind
     severity: Severity
     symbol: str  # the token as the doc shows it
@@ -212,6 +222,8 @@ class Finding:
 
 @dataclass(frozen=True)
 class Report:
+    """What one check or audit found, and the rules it ran."""
+
     findings: tuple[Finding, ...]
     # (finding, reason) pairs waived by `/docs-sync ignore`
     ignored: tuple[tuple[Finding, str], ...] = field(default=())

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Section:
+    """A heading of a page and the lines under it."""
+
     title: str  # heading text without markup, e.g. "3. Precision"
     path: str  # heading path joined with " > ", e.g. "FSDP > 3. Precision"
     anchor: str  # as GitHub renders it
@@ -35,6 +37,8 @@ class Section:
 
 @dataclass(frozen=True)
 class Ref:
+    """A token a page cites: a flag, a path, a name, a value or a key."""
+
     token: str  # what is cited, exactly as written: "--fsdp-cpu-backend", "miles/utils/arguments.py"
     kind: str  # "flag" | "path" | "name" | "value" | "key" (set in a YAML/TOML block, configblocks.py,
     # or in a span as a config writes it: `sample_packing: true`)
@@ -53,6 +57,8 @@ class Ref:
 
 @dataclass(frozen=True)
 class DefaultClaim:
+    """A default a page says a flag or name has."""
+
     subject: str | None  # the flag or name the claim is about; None when only the row value is known
     value: str  # claimed default as written; "False"/"True" for "default off"/"default on"
     line: int  # line where the value is written
@@ -63,6 +69,8 @@ class DefaultClaim:
 
 @dataclass(frozen=True)
 class DocPage:
+    """A parsed page: its lines, sections, references and default claims."""
+
     path: str
     text: str
     lines: tuple[str, ...]  # lines[i - 1] is line i, without newline
@@ -297,6 +305,8 @@ class _Span:
 
 @dataclass
 class _RawClaim:
+    """A default claim as the line's text says it, before its subject is known."""
+
     subject: str | None
     value: str
     pos: int

@@ -155,6 +155,8 @@ class Origin:
 
 @dataclass(frozen=True)
 class Convention:
+    """How a source's fields become flags: their prefix, word separator and switches."""
+
     prefix: str = "--"
     separator: str = "-"
     bool: str = "boolean-optional"  # boolean-optional | store-true
@@ -162,6 +164,8 @@ class Convention:
 
 @dataclass(frozen=True)
 class Source:
+    """Code a rule reads facts from: an extractor kind and the files it reads."""
+
     id: str
     kind: str
     paths: tuple[str, ...] = ()
@@ -199,6 +203,8 @@ class SiteTarget:
 
 @dataclass(frozen=True)
 class DocTarget:
+    """A doc page (or pattern of pages) a rule keeps honest, and the sections of it."""
+
     path: str
     sections: tuple[str, ...] = ()
     program: str | None = None  # the program whose flags the page's prose and tables cite
@@ -228,12 +234,16 @@ class Other:
 
 @dataclass(frozen=True)
 class ExampleFile:
+    """One file of an example, as the base and the head of its change have it."""
+
     base: str | None
     head: str | None
 
 
 @dataclass(frozen=True)
 class Expectation:
+    """A finding an example says the check makes."""
+
     kind: str
     symbol: str | None = None
     line: int | None = None
@@ -243,6 +253,8 @@ class Expectation:
 
 @dataclass(frozen=True)
 class Example:
+    """A change a rules file carries with the findings it must produce."""
+
     name: str
     files: dict[str, ExampleFile]
     expect: tuple[Expectation, ...]
@@ -251,6 +263,8 @@ class Example:
 
 @dataclass(frozen=True)
 class Rule:
+    """Pages, the code they document, and what is checked between them."""
+
     id: str
     docs: tuple[DocTarget, ...]
     sources: tuple[Source, ...]
@@ -272,6 +286,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class RulePack:
+    """The rules of one file: a pack or a repository's config."""
+
     pack: str
     file: str
     rules: tuple[Rule, ...]

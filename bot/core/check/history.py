@@ -42,6 +42,8 @@ _BUILTIN_FLAGS = frozenset({"-h", "--help"})
 
 @dataclass(frozen=True)
 class Commit:
+    """A commit of the history, as a finding names it."""
+
     id: str
     subject: str
 
@@ -107,6 +109,8 @@ class Lookups:
 
 @dataclass(frozen=True)
 class Step:
+    """What one commit did to a token: replaced it, or removed it."""
+
     new: str | None  # the token (or path) that took the old one's place; None: removed
     commit: Commit
 

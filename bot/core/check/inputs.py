@@ -37,6 +37,8 @@ class Page:
 
 @dataclass(frozen=True)
 class RuleInputs:
+    """Everything one rule's checks read, built once."""
+
     rule: Rule
     base: Tree
     head: Tree

@@ -69,12 +69,16 @@ class Entry:
 
 @dataclass(frozen=True)
 class NewLine:
+    """A line to write beside an existing one of a list or table."""
+
     line: int  # the page line the new one is written beside
     replacement: str  # the new text of that line: it and the new line, in page order
 
 
 @dataclass
 class _List:
+    """A table or bullet list of a page that cites a parser's flags."""
+
     kind: str  # "table" | "bullets"
     start: int  # first line of the table or list
     end: int  # last line

@@ -27,6 +27,8 @@ from bot.core.rules import Rule
 
 @dataclass(frozen=True)
 class Reach:
+    """What a change can make wrong in a page it did not edit."""
+
     tokens: frozenset[str]  # cited tokens through which the change can reach a page
     paths: bool  # the change moved or deleted files, and the rule checks the paths pages cite
     every_page: bool = False  # a new flag of a parser the rule says its pages list in full

@@ -24,6 +24,8 @@ _CODE_CLOSE = {n: re.compile(rf"(?<!`){'`' * n}(?!`)") for n in range(1, 9)}
 
 @dataclass(frozen=True)
 class Link:
+    """A link a page writes, where it writes it."""
+
     target: str  # as written, without angle brackets
     line: int  # 1-based
     col: int  # 0-based offset of `target` in its line

@@ -35,6 +35,8 @@ class NavEntry:
 
 @dataclass(frozen=True)
 class Redirect:
+    """An entry of a site's redirects."""
+
     source: str  # `/old/path` (Mintlify) or `old.md` (MkDocs, a file under the docs root)
     destination: str  # the same forms, optionally with `#anchor`, or a full URL
     permanent: bool | None  # Mintlify's `permanent`; None when the entry does not say
@@ -52,6 +54,8 @@ class Redirect:
 
 @dataclass(frozen=True)
 class SiteConfig:
+    """A docs site's config: its pages' folder, navigation and redirects."""
+
     kind: SiteKind
     path: str  # the config file, from the repository root
     root: str  # the folder of the pages, from the repository root ("" for the root itself)

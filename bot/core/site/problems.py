@@ -25,6 +25,8 @@ from bot.core.site.pages import Site, Target, route_key
 
 @dataclass(frozen=True)
 class Problem:
+    """Something wrong with a docs site, in the file that has it."""
+
     kind: FindingKind
     path: str  # the file it sits in, from the repository root
     line: int

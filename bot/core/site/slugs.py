@@ -76,6 +76,8 @@ _STYLES: dict[str, tuple[Callable[[str], str], Callable[[str, int], str]]] = {
 
 @dataclass(frozen=True)
 class Heading:
+    """A heading of a page and the anchors each site style renders."""
+
     title: str  # without a custom id
     line: int
     level: int
