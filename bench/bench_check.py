@@ -1140,7 +1140,7 @@ def print_table(rows: Sequence[Row]) -> None:
     print(f"{'measurement':<52} {'median':>9} {'p90':>9} {'ratio':>18} {'target':>8} {'':4} {'peak RSS':>9}")
     for r in rows:
         base = by_name.get(r.baseline) if r.baseline else None
-        ratio = f"{r.median / base.median:.1f}x {_short_name(base.name)}" if base and base.median else ""
+        ratio = f"{r.median / base.median:.2f}x {_short_name(base.name)}" if base and base.median else ""
         target = f"< {r.target:g} s" if r.target else ""
         verdict = "" if r.target is None else ("ok" if r.median < r.target else "MISS")
         if r.ratio_target is not None and base is not None and base.median:
@@ -1175,19 +1175,10 @@ def measure_processes(gen: Generated, cli: Cli, reps: int) -> tuple[list[Row], s
     for flags, name in (([], "python -c pass"), (["-S"], "python -S -c pass (no site, no .pth hooks)")):
         startup = [run_process([sys.executable, *flags, "-c", "pass"]).seconds for _ in range(reps)]
         rows.append(Row(name, startup, baseline.name))
-    args_file = cli.scratch / "arguments.py"
-    args_file.write_text(_git(gen.repo, "show", f"{gen.head}:{ARGS_PATH}") + "\n")
-    parse_only = [
-        sys.executable,
-        "-c",
-        "import ast, sys; ast.parse(open(sys.argv[1]).read())",
-        str(args_file),
-    ]
-    ast_process = Row(
-        "python: ast.parse of the argparse module (process)",
-        [run_process(parse_only).seconds for _ in range(reps)],
-        baseline.name,
+    ast_process = ast_parse_row(
+        "python: ast.parse of the argparse module (process)", gen.repo, gen.head, ARGS_PATH, cli, reps
     )
+    ast_process.baseline = baseline.name
     rows.append(ast_process)
     env = child_env(cli.pycache)
     imported = [run_process([sys.executable, "-c", IMPORTS], env).seconds for _ in range(reps)]
@@ -1206,6 +1197,15 @@ def measure_processes(gen: Generated, cli: Cli, reps: int) -> tuple[list[Row], s
     )
     hook_cold.target, hook_warm.target = None, TARGET_HOOK
     return rows + [cold, warm, to_ast, hook_cold, hook_warm], output
+
+
+def ast_parse_row(name: str, repo: Path, rev: str, path: str, cli: Cli, reps: int) -> Row:
+    """A process that reads `path` as `rev` has it and only runs `ast.parse` on it: the floor of
+    any check that reads that module."""
+    copy = cli.scratch / f"parsed-{len(list(cli.scratch.glob('parsed-*')))}.py"
+    copy.write_text(_git(repo, "show", f"{rev}:{path}") + "\n")
+    parse_only = [sys.executable, "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", str(copy)]
+    return Row(name, [run_process(parse_only).seconds for _ in range(reps)])
 
 
 def hook_args(scratch: Path) -> list[str]:
@@ -1307,6 +1307,7 @@ def measure_parts(gen: Generated, rules, cache_dir: Path, reps: int) -> list[Row
 # PR 2384 merged before miles had its Training Backends page; like bench/replay.py, the page is
 # laid over both sides of the pull request as it read before (the flag the PR renamed put back).
 MILES_PAGE = "docs/user-guide/training-backend.md"
+MILES_ARGS = "miles/utils/arguments.py"  # its largest argparse module: the ast.parse floor
 MILES_PAGE_EDIT = ("--no-keep-fp32-master", "--disable-fp32-master")
 MILES_ALL_DOCS = ROOT / "bench" / "rules" / "miles-docs.yml"  # every page under docs/, with globs
 TARGET_ALL_DOCS_RATIO = 1.5  # warm check with the all-docs rules file / with the one-page pack
@@ -1372,6 +1373,10 @@ def measure_miles(miles: Path, cli: Cli, reps: int) -> tuple[list[Row], list[str
         "miles: check, all-docs rules", args["check-all-docs"], reps, baseline.name
     )
     d_warm.baseline, d_warm.target, d_warm.ratio_target = c_warm.name, None, TARGET_ALL_DOCS_RATIO
+    name = f"miles: ast.parse of {MILES_ARGS.removeprefix('miles/')} (process)"
+    ast_row = ast_parse_row(name, repo, head, MILES_ARGS, cli, reps)
+    to_ast = Row("miles: check, one-page pack, warm, against ast.parse", c_warm.times, ast_row.name)
+    to_ast.ratio_target = TARGET_WARM_TO_AST
     a_cold, a_warm, a_out = cli.cold_and_warm(
         "miles: audit, one-page pack", args["audit"], reps, baseline.name
     )
@@ -1388,7 +1393,7 @@ def measure_miles(miles: Path, cli: Cli, reps: int) -> tuple[list[Row], list[str
         f"miles audit, one-page pack: {_first_line(a_out)}",
         f"miles audit, all-docs rules ({pages} pages): {_first_line(p_out)}",
     ]
-    return [baseline, c_cold, c_warm, d_cold, d_warm, a_cold, a_warm, p_cold, p_warm], said
+    return [baseline, c_cold, c_warm, ast_row, to_ast, d_cold, d_warm, a_cold, a_warm, p_cold, p_warm], said
 
 
 def print_profiles(gen: Generated, cli: Cli, miles: Path | None) -> None:
