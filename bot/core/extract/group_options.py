@@ -4,10 +4,12 @@ rather than declared: huggingface_hub's `HFCliTyperGroup(TyperGroup)` strips `--
 `hf ...` command line may pass them though no command declares them.
 
 A group class is a class of the module deriving from click's or typer's group (or from another
-group class of the module); the options it reads are the option strings its methods, and the
-functions of the module they call (a few calls deep), compare the words with: `arg == "--format"`,
-`arg in ("-q", "--quiet")`, `arg.startswith("--format=")`. A string compared the other way round
-(`"--type" in param.opts`) asks what a command declares, not what the words say, and is not one.
+group class of the module); the options it reads are the option strings that its methods, and the
+functions of the module they call (a few calls deep), compare the words with (`arg == "--format"`,
+`arg in ("-q", "--quiet")`, `arg.startswith("--format=")`) where they also take words out of the
+command line (`del args[i]`): those the group consumes before click parses the rest. A method that
+only looks (`if arg == "--type": raise ...`) may be asking about a command's own option, and a
+string compared the other way round (`"--type" in param.opts`) asks what a command declares.
 They are flags of the program under no subcommand, so every command's line takes them.
 """
 
@@ -29,11 +31,13 @@ def group_options(tree: ast.Module, source_id: str, path: str) -> list[Fact]:
         return []
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
     seen: set[str] = set()
-    stack: list[tuple[ast.AST, int]] = [(c, 0) for c in classes]
+    stack: list[tuple[ast.AST, int]] = [
+        (m, 0) for c in classes for m in c.body if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
     found: dict[str, tuple[int, str]] = {}  # token -> (line, dest)
     while stack and len(found) < MAX_OPTIONS:
         node, depth = stack.pop()
-        for together in _read_options(node):
+        for together in _read_options(node) if _consumes(node) else ():
             longs = [t for t, _ in together if t.startswith("--")]
             dest = (longs[0] if longs else together[0][0]).lstrip("-").replace("-", "_")
             for token, line in together:
@@ -69,6 +73,19 @@ def _group_classes(tree: ast.Module) -> list[ast.ClassDef]:
             if any(_last(b) in GROUP_BASES or _last(b) in groups for b in cls.bases):
                 groups.add(cls.name)
     return [c for c in classes if c.name in groups]
+
+
+def _consumes(fn: ast.AST) -> bool:
+    """Does the function take words out of the command line (`del args[i]`, `args.remove(arg)`,
+    `args.pop(i)`)? Options it reads are then its own, never the command's; a function that only
+    looks (`if arg == "--type": raise ...`) or rewrites words for a command (`args[i:i + 1] =
+    ["--format", "quiet"]`) may be asking about a command's."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Delete) and any(isinstance(t, ast.Subscript) for t in n.targets):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("remove", "pop"):
+            return True
+    return False
 
 
 def _read_options(node: ast.AST) -> Iterator[list[tuple[str, int]]]:

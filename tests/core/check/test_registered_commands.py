@@ -38,6 +38,7 @@ FILES = {
 
         class ToolGroup(TyperGroup):
             def resolve_command(self, ctx, args):
+                _no_strict_with_format(args)
                 _global_flags(args)
                 return super().resolve_command(ctx, args)
 
@@ -48,6 +49,11 @@ FILES = {
                     args.remove(arg)
                 if arg in ("-q", "--quiet"):
                     args.remove(arg)
+
+
+        def _no_strict_with_format(args):  # looks for a command's own option, takes no word
+            if any(arg == "--strict" for arg in args) and "--format" in args:
+                raise ValueError("--strict and --format")
 
 
         def _declares(command):
@@ -256,13 +262,16 @@ def test_a_polarity_change_in_one_subcommand_leaves_anothers_lines_alone():
 
 
 def test_doc_edits_citing_what_the_commands_lack_are_found():
-    wrong = README.replace("tool cache rm --dry-run", "tool cache verify --dry-run").replace(
-        "--local-dir out", "--local-dir out --limit 3"
+    wrong = (
+        README.replace("tool cache rm --dry-run", "tool cache verify --dry-run")
+        .replace("--local-dir out", "--local-dir out --limit 3")
+        .replace("tool jobs run --dry-run", "tool jobs run --strict")
     )
     report = run(files(**{"README.md": wrong}))
     assert errors(report) == [
         ("unresolved", "--dry-run", line(wrong, "tool cache verify --dry-run")),
         ("unresolved", "--limit", line(wrong, "tool download org")),
+        ("unresolved", "--strict", line(wrong, "tool jobs run")),
     ]
 
 
