@@ -50,18 +50,14 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Final, cast
 from urllib.parse import quote
 
 import certifi
 import httpx
-import jwt
-from githubkit import AppAuthStrategy, AppInstallationAuthStrategy, GitHub, GitHubCore
+from githubkit import GitHub
 from githubkit.auth.app import AppAuth
-from githubkit.cache import AsyncBaseCache, BaseCache, MemCacheStrategy
 from githubkit.exception import (
     GitHubException,
     GraphQLFailed,
@@ -71,6 +67,7 @@ from githubkit.exception import (
     RequestTimeout,
 )
 
+from bot.app.github.auth import AppStrategy, CredentialsStrategy, InstallationStrategy
 from bot.app.github.shapes import (
     Blob,
     ChangedFile,
@@ -134,85 +131,6 @@ class GitHubError(Exception):
 # -- credentials -------------------------------------------------------------------------------
 
 
-class _Credentials(BaseCache, AsyncBaseCache):
-    """githubkit's cache of the App JWT and installation tokens, one per GitHubApp, so a refused
-    one can be dropped (`forget`) instead of being used until its own expiry."""
-
-    def __init__(self) -> None:
-        self._items: dict[str, tuple[str, datetime]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> str | None:
-        with self._lock:
-            item = self._items.get(key)
-            if item is None or item[1] <= datetime.now(timezone.utc):
-                self._items.pop(key, None)
-                return None
-            return item[0]
-
-    def set(self, key: str, value: str, ex: timedelta) -> None:
-        with self._lock:
-            self._items[key] = (value, datetime.now(timezone.utc) + ex)
-
-    async def aget(self, key: str) -> str | None:
-        return self.get(key)
-
-    async def aset(self, key: str, value: str, ex: timedelta) -> None:
-        self.set(key, value, ex)
-
-    def forget(self, *keys: str) -> None:
-        with self._lock:
-            for key in keys:
-                self._items.pop(key, None)
-
-
-class _CredentialsStrategy(MemCacheStrategy):
-    def __init__(self) -> None:
-        super().__init__()
-        self.credentials = _Credentials()
-
-    def get_cache_storage(self) -> _Credentials:  # type: ignore[override]
-        return self.credentials
-
-    async def get_async_cache_storage(self) -> _Credentials:  # type: ignore[override]
-        return self.credentials
-
-
-@dataclass
-class _AppAuth(AppAuth):
-    """githubkit's App auth flow, with the JWT dated by GitHub's clock."""
-
-    github_time: Callable[[], float] = time.time
-
-    def _create_jwt(self) -> str:
-        now = int(self.github_time())
-        # GitHub refuses an `iat` in its future and an `exp` more than ten minutes ahead of it.
-        claims = {"iss": self.issuer, "iat": now - 60, "exp": now + 540}
-        return jwt.encode(claims, self.private_key, algorithm="RS256")
-
-
-@dataclass
-class _AppStrategy(AppAuthStrategy):
-    github_time: Callable[[], float] = time.time
-
-    def get_auth_flow(self, github: GitHubCore) -> httpx.Auth:  # type: ignore[type-arg]
-        return _AppAuth(github, self.app_id, self.private_key, github_time=self.github_time)
-
-
-@dataclass
-class _InstallationStrategy(AppInstallationAuthStrategy):
-    github_time: Callable[[], float] = time.time
-
-    def get_auth_flow(self, github: GitHubCore) -> httpx.Auth:  # type: ignore[type-arg]
-        return _AppAuth(
-            github,
-            self.app_id,
-            self.private_key,
-            installation_id=self.installation_id,
-            github_time=self.github_time,
-        )
-
-
 class GitHubApp:
     """The App's clients: one authenticated as the App, one per installation, shared across jobs."""
 
@@ -233,9 +151,9 @@ class GitHubApp:
         self._clock, self._sleep = clock, sleep
         self.app_id, self._private_key = app_id, private_key
         self.clock_offset_s = 0.0  # GitHub's clock minus this machine's, from the last Date header
-        self._credentials = _CredentialsStrategy()
+        self._credentials = CredentialsStrategy()
         self._app = GitHub(
-            _AppStrategy(app_id, private_key, github_time=self.github_time),
+            AppStrategy(app_id, private_key, github_time=self.github_time),
             base_url=base_url,
             cache_strategy=self._credentials,
             auto_retry=False,  # the worker retries, later, without holding a thread asleep
@@ -246,7 +164,7 @@ class GitHubApp:
             # CA bundle for each cost half of a typical job's time and native memory that stayed.
             ssl_verify=ssl.create_default_context(cafile=certifi.where()),
         )
-        self._installations: dict[int, GitHub[_InstallationStrategy]] = {}
+        self._installations: dict[int, GitHub[InstallationStrategy]] = {}
         self._installation_of: dict[tuple[str, str], int] = {}
         self._last_write: dict[str, float] = {}
         self._lock = threading.Lock()
@@ -263,11 +181,11 @@ class GitHubApp:
         """The epoch time on GitHub's clock, as its last answer said (to a second)."""
         return time.time() + self.clock_offset_s
 
-    def _client(self, installation_id: int) -> GitHub[_InstallationStrategy]:
+    def _client(self, installation_id: int) -> GitHub[InstallationStrategy]:
         with self._lock:
             gh = self._installations.get(installation_id)
             if gh is None:
-                strategy = _InstallationStrategy(
+                strategy = InstallationStrategy(
                     self.app_id, self._private_key, installation_id, github_time=self.github_time
                 )
                 gh = self._app.with_auth(strategy)
@@ -487,7 +405,7 @@ class Repo:
     """The calls a job makes on one repository, as one installation."""
 
     def __init__(
-        self, app: GitHubApp, gh: GitHub[_InstallationStrategy], installation_id: int, owner: str, name: str
+        self, app: GitHubApp, gh: GitHub[InstallationStrategy], installation_id: int, owner: str, name: str
     ):
         self._app, self._gh, self.installation_id = app, gh, installation_id
         self.owner, self.name = owner, name

@@ -25,14 +25,15 @@ from datetime import timedelta
 from typing import Any
 
 from bot.app.config import Settings
-from bot.app.github.client import GitHubApp, _Credentials
+from bot.app.github.auth import Credentials
+from bot.app.github.client import GitHubApp
 from bot.app.metrics import Metrics
 from bot.app.queue.protocol import JobQueue
 
 TOKEN_MARGIN_S = 120.0  # a shared token is not handed out this close to its expiry
 
 
-class SharedCredentials(_Credentials):
+class SharedCredentials(Credentials):
     """The in-memory credential cache, with installation tokens shared through the database."""
 
     def __init__(self, queue: JobQueue, wall_clock: Callable[[], float] = time.time):
