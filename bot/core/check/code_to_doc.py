@@ -268,7 +268,7 @@ def _claims(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> Non
             if row_claim and in_default_column(doc, claim.line, claim.col):
                 row_claim = False  # the row's Default cell says the default and nothing else
             if not is_mark(claim.text) and new_default is not None and not row_claim:
-                edit = wording.claim_edit(claim, in_unit_of(claim.value, new_default))
+                edit = wording.claim_edit(claim, in_unit_of(claim.value, new_default), line)
             out.emit(
                 "changed",
                 new.token,

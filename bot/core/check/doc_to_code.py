@@ -289,5 +289,7 @@ def _check_claim(
         doc=doc,
         line=claim.line,
         code=CodeLocation(flag.path, flag.line),
-        edit=None if mark else wording.claim_edit(claim, in_unit_of(claim.value, actual)),
+        edit=None
+        if mark
+        else wording.claim_edit(claim, in_unit_of(claim.value, actual), doc.lines[claim.line - 1]),
     )

@@ -240,7 +240,7 @@ def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
             doc=doc,
             line=claim.line,
             code=CodeLocation(fact.path, fact.line),
-            edit=wording.claim_edit(claim, _styled(actual, claim.value)),
+            edit=wording.claim_edit(claim, _styled(actual, claim.value), doc.lines[claim.line - 1]),
         )
 
 

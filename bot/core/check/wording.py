@@ -28,9 +28,30 @@ def fixed_line(original: str, edits: Iterable[tuple[str, str]]) -> str:
     return fixed
 
 
-def claim_edit(claim: DefaultClaim, value: str) -> tuple[str, str]:
-    """The claim's text rewritten to state `value` as the default."""
-    return (claim.text, claim.text.replace(claim.value, display(value)))
+def claim_edit(claim: DefaultClaim, value: str, line: str) -> tuple[str, str] | None:
+    """The claim's text on `line` rewritten to state `value` as the default, in the page's
+    spelling of a switch (`false` -> `true`, not Python's `True`). When the claim's text is
+    written more than once on the line (`| `grpo` | `grpo` or `rloo` |`), the edit widens to
+    the text around the claim until it is the line's only one; None when it cannot."""
+    new_value = display(value)
+    if new_value in ("True", "False") and claim.value.islower():
+        new_value = new_value.lower()
+    old, new = claim.text, claim.text.replace(claim.value, new_value)
+    if line.count(old) <= 1:
+        return (old, new)
+    if claim.col is None or line[claim.col : claim.col + len(old)] != old:
+        return None
+    start, end = claim.col, claim.col + len(old)
+    while True:
+        wide_old = line[start:end]
+        wide_new = line[start : claim.col] + new + line[claim.col + len(old) : end]
+        if line.count(wide_old) == 1 and replace_token(line, wide_old, wide_new) == (
+            line[:start] + wide_new + line[end:]
+        ):
+            return (wide_old, wide_new)
+        if start == 0 and end == len(line):
+            return None
+        start, end = max(start - 1, 0), min(end + 1, len(line))
 
 
 def row_deletion(line: str, ref: Ref) -> str | None:

@@ -271,6 +271,21 @@ def test_a_new_row_of_a_defaults_table_states_the_model_s_default() -> None:
     ]
 
 
+def test_a_table_s_default_cell_is_rewritten_alone_and_in_the_page_s_spelling() -> None:
+    model = MODEL + "    use_cache: bool = True\n"
+    table = (
+        "\n| Key | Default | Notes |\n|---|---|---|\n"
+        "| `optimizer.name` | `sgd` | `sgd` or `adam` |\n"
+        "| `use_cache` | `false` | keep results |\n"
+    )
+    base = {SETTINGS: model, DOC: PAGE}
+    head = {SETTINGS: model, DOC: PAGE + table}
+    assert said(run(MODELS, base, head)) == [
+        ("wrong-default", "optimizer.name", 20, "| `optimizer.name` | `adam` | `sgd` or `adam` |"),
+        ("wrong-default", "use_cache", 21, "| `use_cache` | `true` | keep results |"),
+    ]
+
+
 def test_variables_a_shell_block_sets_are_the_settings_ones() -> None:
     page = (
         PAGE

@@ -29,12 +29,19 @@ def test_fixed_line_keeps_backslashes_of_the_new_text():
 def test_claim_edit_rewrites_only_the_claimed_value():
     page = parse_doc("d.md", "`--backend` defaults to `fsdp`, see `fsdp_utils`.\n")
     [claim] = page.claims
-    old, new = wording.claim_edit(claim, "megatron")
-    assert old == "`fsdp`" and new == "`megatron`"
-    assert (
-        wording.fixed_line(page.lines[0], [(old, new)])
-        == "`--backend` defaults to `megatron`, see `fsdp_utils`."
-    )
+    edit = wording.claim_edit(claim, "megatron", page.lines[0])
+    assert edit == ("`fsdp`", "`megatron`")
+    fixed = wording.fixed_line(page.lines[0], [edit])
+    assert fixed == "`--backend` defaults to `megatron`, see `fsdp_utils`."
+
+
+def test_claim_edit_of_a_value_written_twice_widens_to_be_the_lines_only_one():
+    line = "`--backend` defaults to `fsdp` (`fsdp` or `megatron`)."
+    page = parse_doc("d.md", line + "\n")
+    [claim] = page.claims
+    edit = wording.claim_edit(claim, "megatron", line)
+    assert edit is not None
+    assert wording.fixed_line(line, [edit]) == "`--backend` defaults to `megatron` (`fsdp` or `megatron`)."
 
 
 def test_row_deletion_drops_a_table_row_that_exists_for_the_token_alone():
