@@ -1,13 +1,20 @@
-"""Every finding kind in one table: its name, default severity, what it means and what to do.
+"""Every finding kind and every source kind in one table each.
 
-The model's `FindingKind` literal, the rules' default severities, the schema's enums and the
-SARIF rule descriptions are all read from `FINDING_KINDS`; tests/core/test_kinds.py holds the
-literal and the README's list to it. To add a kind, add a row here and its name to the literal.
+Finding kinds: the model's `FindingKind` literal, the rules' default severities, the schema's
+enums and the SARIF rule descriptions are all read from `FINDING_KINDS`; tests/core/test_kinds.py
+holds the literal and the README's list to it. To add a kind, add a row here and its name to the
+literal.
+
+Source kinds: the rules' kind names and the keys each accepts, the rule file reader's messages,
+the schema's enum and the extractor each runs are all read from `SOURCE_KINDS`; the README's
+table of source kinds is held to it by the same test. To add a kind, add a row here (and its
+extractor module under bot/core/extract/).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from bot.core.model import Severity
 
@@ -161,5 +168,121 @@ FINDING_KINDS: tuple[FindingKindInfo, ...] = (
             "paths: [tool/cli.py, tool/gone.py]",
             "paths: [tool/cli.py]",
         ),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class SourceKindInfo:
+    """One source kind.
+
+    `extractor` is "module:function" under bot/core/extract, imported on first use, or None for
+    a kind with no facts of its own (paths are the tree's, tokens are read by extract/tokens.py);
+    `reads` is what an extractor is handed: the parsed "python" module or the file's "text";
+    `keys` are the source keys it accepts besides `COMMON_SOURCE_KEYS`.
+    """
+
+    name: str
+    extractor: str | None
+    reads: Literal["python", "text"]
+    keys: tuple[str, ...]
+    description: str
+
+
+# Every kind accepts these; the rest of a source's keys are each kind's own.
+COMMON_SOURCE_KEYS = ("id", "kind", "path", "paths", "enumerated")
+
+SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
+    # `calls` names the functions that declare flags (add_argument, a project's reset_arg)
+    SourceKindInfo(
+        "argparse",
+        "argparse_flags:facts",
+        "python",
+        ("calls", "programs"),
+        "argparse's add_argument calls: option strings, dest, default, choices, action, type, help.",
+    ),
+    SourceKindInfo(
+        "dataclass-flags",
+        "dataclass_flags:facts",
+        "python",
+        ("dataclass", "builder", "convention", "programs"),
+        "The fields of a dataclass a builder loop exposes as flags.",
+    ),
+    SourceKindInfo(
+        "click",
+        "click_flags:click_facts",
+        "python",
+        ("programs",),
+        "click commands and groups, their options and arguments.",
+    ),
+    SourceKindInfo(
+        "typer",
+        "click_flags:typer_facts",
+        "python",
+        ("programs",),
+        "The parameters of typer commands.",
+    ),
+    SourceKindInfo(
+        "hf-dataclass",
+        "hf_dataclass:facts",
+        "python",
+        ("names", "programs"),
+        "The dataclass fields transformers' HfArgumentParser turns into flags.",
+    ),
+    SourceKindInfo(
+        "tyro",
+        "tyro_flags:facts",
+        "python",
+        ("convention", "names", "programs"),
+        "The fields and parameters tyro.cli makes into flags.",
+    ),
+    SourceKindInfo(
+        "jsonargparse",
+        "jsonargparse_flags:facts",
+        "python",
+        ("names", "programs"),
+        "The parameters jsonargparse (and LightningCLI) reads from signatures.",
+    ),
+    SourceKindInfo(
+        "pydantic",
+        "pydantic_keys:facts",
+        "python",
+        ("names",),
+        "The fields of pydantic models and settings, as config keys.",
+    ),
+    SourceKindInfo(
+        "config",
+        "config_keys:facts",
+        "text",
+        (),
+        "The keys of shipped YAML, TOML and JSON configs, as dotted paths with their values.",
+    ),
+    SourceKindInfo(
+        "symbols",
+        "symbols:facts",
+        "python",
+        ("names",),
+        "Classes, functions, methods and module constants.",
+    ),
+    SourceKindInfo(
+        "strings",
+        "strings:facts",
+        "python",
+        ("calls", "keyword", "position", "compared_with", "group"),
+        "Literals passed to named calls or compared against an expression.",
+    ),
+    SourceKindInfo(
+        "paths",
+        None,
+        "python",
+        (),
+        "File and folder paths the doc cites must exist.",
+    ),
+    SourceKindInfo(
+        "tokens",
+        None,
+        "python",
+        (),
+        "The names its files (Python, shell) use in code, for vanished.",
     ),
 )

@@ -13,8 +13,7 @@ A pack file looks like this (see rules/miles.yml for a real one):
             exclude: ["docs/blog/**"]   # optional, with a glob: pages it matches that are not checked
         sources:
           - id: fsdp-args            # unique in the rule
-            kind: dataclass-flags    # argparse | dataclass-flags | symbols | strings | paths | tokens
-                                     #   | pydantic | config (extract/pydantic_keys.py, config_keys.py)
+            kind: dataclass-flags    # a source kind of bot/core/kinds.py: argparse, symbols, ...
             paths: [miles/backends/fsdp_utils/arguments.py]   # or `path: ...`; globs allowed
             programs: [miles-train]  # optional: the commands that run this parser
             dataclass: FSDPArgs      # dataclass-flags only
@@ -89,10 +88,7 @@ from dataclasses import dataclass, field
 from bot.core import kinds
 from bot.core.model import Severity
 
-SOURCE_KINDS: tuple[str, ...] = ("argparse", "dataclass-flags", "symbols", "strings", "paths", "tokens")
-SOURCE_KINDS += ("hf-dataclass", "tyro", "jsonargparse")  # typed parameters: bot/core/extract/typed_fields.py
-SOURCE_KINDS += ("click", "typer")  # decorated command lines: bot/core/extract/click_flags.py
-SOURCE_KINDS += ("pydantic", "config")  # config keys: extract/pydantic_keys.py, config_keys.py
+SOURCE_KINDS: tuple[str, ...] = tuple(k.name for k in kinds.SOURCE_KINDS)
 
 DEFAULT_SEVERITY: dict[str, Severity] = {k.name: k.severity for k in kinds.FINDING_KINDS}
 
@@ -337,19 +333,12 @@ EXAMPLE_KEYS = ("name", "files", "expect")
 EXAMPLE_FILE_KEYS = ("base", "head")
 EXPECT_KEYS = ("kind", "symbol", "line", "severity", "replacement")
 
-# Source keys that mean something for some kinds only; elsewhere they are a mistake worth reporting.
-# For argparse, `calls` names the functions that declare flags (add_argument, a project's reset_arg).
-SOURCE_KEY_KINDS = {
-    "dataclass": ("dataclass-flags",),
-    "builder": ("dataclass-flags",),
-    "convention": ("dataclass-flags", "tyro"),
-    "calls": ("strings", "argparse"),
-    "keyword": ("strings",),
-    "position": ("strings",),
-    "compared_with": ("strings",),
-    "group": ("strings",),
-    "names": ("symbols", "pydantic", "hf-dataclass", "tyro", "jsonargparse"),
-    "programs": ("argparse", "dataclass-flags", "hf-dataclass", "tyro", "jsonargparse", "click", "typer"),
+# Source keys that mean something for some kinds only (kinds.SOURCE_KINDS says which); elsewhere
+# they are a mistake worth reporting.
+SOURCE_KEY_KINDS: dict[str, tuple[str, ...]] = {
+    key: tuple(k.name for k in kinds.SOURCE_KINDS if key in k.keys)
+    for key in SOURCE_KEYS
+    if key not in kinds.COMMON_SOURCE_KEYS
 }
 
 

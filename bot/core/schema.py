@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot.core import kinds
 from bot.core.rules import (
     BOOL_STYLES,
     CONFIG_KEYS,
@@ -65,7 +66,11 @@ def config_schema() -> Schema:
     )
     source_values: dict[str, Schema] = {
         "id": _TEXT,
-        "kind": {"enum": list(SOURCE_KINDS)},
+        "kind": {
+            "enum": list(SOURCE_KINDS),
+            # shown by editors beside each choice (VS Code's JSON and YAML language servers)
+            "enumDescriptions": [k.description for k in kinds.SOURCE_KINDS],
+        },
         "path": _PATH,
         "paths": {"type": "array", "items": _PATH, "minItems": 1},
         "dataclass": _TEXT,

@@ -1,7 +1,8 @@
-"""The finding kinds' table is the one list: the model's literal and the README follow it."""
+"""The kinds' tables are the one lists: the model's literal, the reader's keys and the README follow them."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 from typing import get_args
@@ -27,3 +28,18 @@ def test_the_readme_lists_the_finding_kinds_of_the_table() -> None:
     text = README.read_text(encoding="utf-8")
     paragraph = text[text.index("Finding kinds: ") :].split("\n\n")[0]
     assert re.findall(r"`([a-z-]+)`", paragraph) == [k.name for k in kinds.FINDING_KINDS]
+
+
+def test_every_source_kind_has_keys_the_reader_knows_and_an_extractor_that_exists() -> None:
+    for k in kinds.SOURCE_KINDS:
+        assert set(k.keys) <= set(rules.SOURCE_KEYS) - set(kinds.COMMON_SOURCE_KEYS), k.name
+        assert k.description.endswith("."), k.name
+        if k.extractor is not None:
+            module, name = k.extractor.split(":")
+            assert callable(getattr(importlib.import_module(f"bot.core.extract.{module}"), name)), k.name
+
+
+def test_the_readme_lists_the_source_kinds_of_the_table() -> None:
+    text = README.read_text(encoding="utf-8")
+    table = text[text.index("| Source kind | Facts |") :].split("\n\n")[0]
+    assert re.findall(r"^\| `([a-z-]+)` \|", table, re.M) == [k.name for k in kinds.SOURCE_KINDS]

@@ -14,28 +14,18 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
 
+from bot.core.kinds import SOURCE_KINDS
 from bot.core.model import Extraction, Fact, ParseError
 from bot.core.rules import Source
 
-# Each kind's extractor as "module:function", imported on first use: a check whose facts are
-# all cached never imports an extractor, and a run imports only the kinds its rules name
-# (importing this package for `imports` or `scripts` must not pull in every extractor).
-_EXTRACTORS = {
-    "argparse": "argparse_flags:facts",
-    "dataclass-flags": "dataclass_flags:facts",
-    "symbols": "symbols:facts",
-    "strings": "strings:facts",
-    "hf-dataclass": "hf_dataclass:facts",
-    "tyro": "tyro_flags:facts",
-    "jsonargparse": "jsonargparse_flags:facts",
-    "click": "click_flags:click_facts",
-    "typer": "click_flags:typer_facts",
-    "pydantic": "pydantic_keys:facts",
-}
+# Each kind's extractor as "module:function" (bot/core/kinds.py), imported on first use: a check
+# whose facts are all cached never imports an extractor, and a run imports only the kinds its
+# rules name (importing this package for `imports` or `scripts` must not pull in every extractor).
+_EXTRACTORS = {k.name: k.extractor for k in SOURCE_KINDS if k.extractor and k.reads == "python"}
 # Kinds whose files are not Python: the text itself, read by the extractor.
-_TEXT_EXTRACTORS = {
-    "config": "config_keys:facts",
-}
+_TEXT_EXTRACTORS = {k.name: k.extractor for k in SOURCE_KINDS if k.extractor and k.reads == "text"}
+# Kinds with no facts: paths are the tree's, tokens are read by extract/tokens.py.
+_NO_FACTS = {k.name for k in SOURCE_KINDS if not k.extractor}
 
 
 @cache
@@ -46,7 +36,7 @@ def _load(where: str) -> Callable[..., Any]:
 
 
 def extract(source: Source, path: str, text: str) -> Extraction:
-    if source.kind in ("paths", "tokens"):  # no facts: paths are the tree's, tokens see tokens.py
+    if source.kind in _NO_FACTS:
         return Extraction(facts=())
     if source.kind in _TEXT_EXTRACTORS:
         reads_text: Callable[[Source, str, str], Extraction] = _load(_TEXT_EXTRACTORS[source.kind])
