@@ -49,6 +49,7 @@ class Style:
     dataclass_fields: bool  # a class's parameters are its fields when it is a dataclass
     # (else, and for jsonargparse's plain classes, those of its __init__)
     open: bool = False  # the framework adds flags of its own (jsonargparse's --config, Lightning's groups)
+    flag_conversion: bool = True  # tyro's FlagConversionOff turns bool pairs into `--x True`
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class Root:
     prefix: str  # "" or the group its flags are under: `model`, `model.init_args`
     name: str  # a class or a function of the file
     subcommand: str | None = None  # the subcommand whose flags they are (`ns-export pointcloud`)
+    made: ast.Call | None = None  # the constructor call giving its defaults (`Config(lr=1e-3)`)
 
 
 def facts(
@@ -73,7 +75,8 @@ def facts(
         params = walker.params_of(root.name)
         if params is not None:
             walker.subcommand = root.subcommand
-            walker.walk(params, root.prefix, root.prefix.replace("-", "_"), {}, 0)
+            given = {k.arg: k.value for k in root.made.keywords if k.arg} if root.made else {}
+            walker.walk(params, root.prefix, root.prefix.replace("-", "_"), given, 0)
     if not walker.opened and not style.open:
         return walker.out
     return [replace(f, attrs=tuple(sorted({**dict(f.attrs), "open": "true"}.items()))) for f in walker.out]
@@ -158,11 +161,13 @@ class _Walker:
             default = param.default
             if param.name in overrides:
                 default = value(overrides[param.name], self.scope.lookup, self.module)
-            kind = param.annotation
+            kind, converted = _conversion(param.annotation, conf)
             inner, optional = without_none(kind) if kind is not None else (None, False)
             nested = self._nested(inner)
+            made = constructed(default_node, self.classes)
+            if made is not None and is_dataclass(self.classes[made[0]]):
+                nested = made[0]  # tyro reads a default's own class (a subclass of the field's)
             if nested is not None:
-                made = constructed(default_node, self.classes)
                 child = made[1] if made is not None and made[0] == nested else {}
                 inner_params = self.params_of(nested)
                 if inner_params is not None:
@@ -180,6 +185,8 @@ class _Walker:
             if elsewhere and not (isinstance(inner, ast.Name) and inner.id in self.classes):
                 self.opened = True
             has_default = param.has_default or param.name in overrides
+            if converted:
+                conf = {**conf, "converted": "off"}
             self._emit(param, flag, key, inner, optional, default, has_default, conf)
 
     def _nested(self, node: ast.expr | None) -> str | None:
@@ -215,7 +222,8 @@ class _Walker:
         pairs: list[tuple[str, dict[str, str]]] = []
         if kind is not None and last(kind) == "bool":
             attrs["type"] = "bool"
-            if self.style.bool_pair and has_default and not optional:
+            paired = self.style.flag_conversion and conf.get("converted") != "off"
+            if self.style.bool_pair and paired and has_default and not optional:
                 attrs["action"] = "BooleanOptionalAction"
                 left, dot, right = flag.rpartition(".")
                 off = f"--{left}{dot}no{self.style.separator}{right}"
@@ -255,6 +263,15 @@ class _Walker:
 _NO_FLAG = frozenset({"Suppress", "SuppressFixed", "Fixed", "Positional"})
 
 
+def _conversion(annotation: ast.expr | None, conf: dict[str, str]) -> tuple[ast.expr | None, bool]:
+    """A field's type without `tyro.conf.FlagConversionOff[...]`, and whether it (or its
+    `Annotated` extras) turns bool pairs off."""
+    off = conf.get("converted") == "off"
+    while isinstance(annotation, ast.Subscript) and last(annotation.value) == "FlagConversionOff":
+        annotation, off = annotation.slice, True
+    return annotation, off
+
+
 def _conf(param: Param) -> dict[str, str] | None:
     """What `Annotated[T, tyro.conf.arg(name=..., aliases=...)]` and markers say; None when the
     parameter is no flag (`tyro.conf.Suppress`, `Fixed`, `Positional`)."""
@@ -262,6 +279,8 @@ def _conf(param: Param) -> dict[str, str] | None:
     for extra in param.extras:
         if last(extra) in _NO_FLAG:
             return None
+        if last(extra) == "FlagConversionOff":
+            out["converted"] = "off"
         if isinstance(extra, ast.Call) and last(extra.func) == "arg":
             for k in extra.keywords:
                 if k.arg == "name" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str):

@@ -5,16 +5,22 @@ dataclass is a group, `--optimizer.learning-rate`, its defaults those of the fie
 (`OptimizerConfig(lr=1e-3)`) where it gives them; a bool with a default is the pair `--flag` /
 `--no-flag` (`--optimizer.no-flag` in a group), one without takes `True` or `False`;
 `Literal[...]` offers its values and an Enum its member names; `tyro.conf.arg(name=...,
-aliases=...)` renames and adds; `Suppress`, `Fixed` and `Positional` parameters are no flags.
+aliases=...)` renames and adds; `Suppress`, `Fixed` and `Positional` parameters are no flags;
+under `tyro.conf.FlagConversionOff` (around what `tyro.cli` is given, in its `config=`, or on one
+field) a bool takes `True` or `False` instead of being a pair.
 
 The roots are the rule's `names` (`Config`, or `prefix=Config` for a class nested under a group
-of a class in another file), else what the file passes to `tyro.cli(...)`.
+of a class in another file), else what the file passes to `tyro.cli(...)`: a class, a function,
+a union of them, or `tyro.extras.subcommand_type_from_defaults(defaults=...)` of a dict of
+configs (nerfstudio's `ns-train nerfacto`), each key a subcommand whose flags are its config's
+class's fields with the constructor call's values as their defaults.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 
 from bot.core.extract.nested_flags import Root, Style, call_targets
 from bot.core.extract.nested_flags import facts as nested_facts
@@ -33,8 +39,39 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
         for call in call_targets(tree, _CLI_CALLS)
         for k in call.keywords
     )
-    style = Style(separator="_" if underscores else "-", bool_pair=True, dataclass_fields=True)
+    style = Style(
+        separator="_" if underscores else "-",
+        bool_pair=True,
+        dataclass_fields=True,
+        flag_conversion=not _conversion_off(tree),
+    )
     return nested_facts(source, path, tree, style, cli_roots)
+
+
+def _conversion_off(tree: ast.Module) -> bool:
+    """Is `FlagConversionOff` around what `tyro.cli` is handed (through the module's names) or
+    in its `config=`? Markers apply to everything nested below them."""
+    assigned = _assigned(tree)
+    for call in call_targets(tree, _CLI_CALLS):
+        given = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "config")]
+        seen: set[str] = set()
+        while given and len(seen) < 20:
+            node = given.pop()
+            for n in ast.walk(node):
+                if isinstance(n, ast.Name | ast.Attribute) and last(n) == "FlagConversionOff":
+                    return True
+                if isinstance(n, ast.Name) and n.id in assigned and n.id not in seen:
+                    seen.add(n.id)
+                    given.append(assigned[n.id])
+    return False
+
+
+def _assigned(tree: ast.Module) -> dict[str, ast.expr]:
+    return {
+        s.targets[0].id: s.value
+        for s in tree.body
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+    }
 
 
 def cli_roots(tree: ast.Module) -> list[Root]:
@@ -54,11 +91,11 @@ def cli_roots(tree: ast.Module) -> list[Root]:
                 if isinstance(v, ast.Name) and isinstance(k, ast.Constant) and isinstance(k.value, str):
                     out.append(Root("", v.id, k.value))
         elif isinstance(first, ast.Name) and first.id in assigned:
-            out += _subcommands(_unwrapped(assigned[first.id]))
+            out += _subcommands(_unwrapped(assigned[first.id]), tree)
         elif isinstance(first, ast.Name):
             out.append(Root("", first.id))
         elif first is not None:
-            out += _subcommands(first)
+            out += _subcommands(first, tree)
     return out
 
 
@@ -74,9 +111,19 @@ MARKERS = frozenset(
 )
 
 
-def _subcommands(node: ast.expr) -> list[Root]:
+def _subcommands(node: ast.expr, tree: ast.Module) -> list[Root]:
     """The members of a union of classes, each a subcommand: its `tyro.conf.subcommand(name)`, or
-    the class's name in kebab case, as tyro names it."""
+    the class's name in kebab case, as tyro names it; or the keys of the dict of defaults a
+    `subcommand_type_from_defaults` call is given."""
+    if isinstance(node, ast.Call) and last(node.func) == "subcommand_type_from_defaults":
+        given = (
+            node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "defaults"), None)
+        )
+        return [
+            Root("", made.func.id, key, made)
+            for key, made in _defaults(given, tree).items()
+            if isinstance(made.func, ast.Name)
+        ]
     out = []
     for member in union_members(node):
         name: str | None = None
@@ -103,3 +150,58 @@ def _subcommands(node: ast.expr) -> list[Root]:
 
 def _kebab(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "-", name).lower()
+
+
+MAX_DEFAULTS = 500  # subcommands read from one dict of defaults
+
+
+def _defaults(given: ast.expr | None, tree: ast.Module) -> dict[str, ast.Call]:
+    """The dict of configs a name holds at the module's end, read statement by statement: a dict
+    literal, `configs["nerfacto"] = TrainerConfig(...)`, `a, b = configs, descriptions`, and a
+    helper that returns the dict it is handed (`a, b = merge(a, b, *more)`: its own keys kept,
+    those it adds unknown). Values that are no constructor call of a name are left out."""
+    if not isinstance(given, ast.Name):
+        return {}
+    dicts: dict[str, dict[str, ast.Call]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            _bind([stmt.target], [stmt.value], dicts)
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                key = target.slice
+                held = dicts.get(target.value.id)
+                if (
+                    held is not None
+                    and isinstance(key, ast.Constant)
+                    and isinstance(key.value, str)
+                    and isinstance(stmt.value, ast.Call)
+                    and len(held) < MAX_DEFAULTS
+                ):
+                    held[key.value] = stmt.value
+            elif isinstance(target, ast.Tuple) and isinstance(stmt.value, ast.Tuple):
+                _bind(target.elts, stmt.value.elts, dicts)
+            elif isinstance(target, ast.Tuple) and isinstance(stmt.value, ast.Call):
+                handed = [a for a in stmt.value.args if isinstance(a, ast.Name)]
+                _bind(target.elts, handed, dicts)  # what a helper is handed, it returns
+            else:
+                _bind([target], [stmt.value], dicts)
+    return dicts.get(given.id, {})
+
+
+def _bind(
+    targets: Sequence[ast.expr], values: Sequence[ast.expr], dicts: dict[str, dict[str, ast.Call]]
+) -> None:
+    for target, node in zip(targets, values, strict=False):
+        if not isinstance(target, ast.Name):
+            continue
+        if isinstance(node, ast.Dict):
+            dicts[target.id] = {
+                k.value: v
+                for k, v in list(zip(node.keys, node.values, strict=True))[:MAX_DEFAULTS]
+                if isinstance(k, ast.Constant) and isinstance(k.value, str) and isinstance(v, ast.Call)
+            }
+        elif isinstance(node, ast.Name) and node.id in dicts:
+            dicts[target.id] = dicts[node.id]
+        else:
+            dicts.pop(target.id, None)
