@@ -40,6 +40,7 @@ from bot.core.extract.click_names import (
     choices_of,
     is_context,
     named_type,
+    takes_unknown_options,
 )
 from bot.core.extract.command_links import ALIAS, ALIAS_NAME, LINK, with_alias
 from bot.core.extract.constants import UNKNOWN, Module, as_text, value
@@ -66,6 +67,9 @@ class _Command:
     applied: list[ast.expr] = field(default_factory=list)  # `@options.upgrade`: another module's
     assigned: dict[int, str] = field(default_factory=dict)  # id(call) -> the name a shared one has
     completion: int | None = None  # typer: the line of an app that adds --install-completion
+    # `context_settings={"ignore_unknown_options": True}`: click hands options it does not know
+    # to the command (axolotl's config overrides), so its flags are more than it declares.
+    open: bool = False
     # A function or app of another module registered here (`app.command()(download)`,
     # `app.add_typer(cache_cli, name="cache")`): (its name as imported, how, called: a factory's
     # product, `make_cp()`). bot/core/extract/command_links.py finds it.
@@ -112,6 +116,8 @@ def _facts(source: Source, path: str, tree: ast.Module, frameworks: frozenset[st
                 dest = token[2:].replace("-", "_")
                 attrs = {"help": words, "default": "False", "sets": "true", "completion": "true"}
                 found.append(_fact(token, dest, command.completion, attrs, source.id, path))
+        if command.open:
+            found = [_with(f, open="true") for f in found]
         out.extend(_tag(found, key, commands))
     return out
 
@@ -177,6 +183,7 @@ def _commands(tree: ast.Module, names: Names) -> dict[str, _Command]:
             meant = names.of(func)
             if meant is not None and meant[1] in ("command", "group"):
                 command = _Command(_given_name(call) or _click_name(fn.name), None, fn)
+                command.open = takes_unknown_options(call)
             elif meant is not None and meant[1] in _OPTION_MAKERS and call is not None:
                 found.append(call)
             elif isinstance(func, ast.Name) and func.id in options and call is None:
@@ -206,6 +213,7 @@ def _commands(tree: ast.Module, names: Names) -> dict[str, _Command]:
                     command = _Command(given or (_typer_name(fn.name),), parent, fn, framework="typer")
                 else:
                     command = _Command(given or _click_name(fn.name), parent, fn)
+                command.open = takes_unknown_options(call)
         if command is not None:
             command.options, command.applied = found, elsewhere
             commands[fn.name] = command

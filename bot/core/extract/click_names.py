@@ -172,3 +172,21 @@ def annotated(annotation: ast.expr | None) -> list[ast.expr]:
 def is_context(annotation: ast.expr | None, names: Names) -> bool:
     node = unwrapped(annotation)
     return node is not None and (names.of(node) or ("", ""))[1] == "Context"
+
+
+def takes_unknown_options(call: ast.Call | None) -> bool:
+    """Whether a command's decorator lets options it does not declare through
+    (`context_settings={"ignore_unknown_options": True}` or `dict(ignore_unknown_options=True)`)."""
+    settings = next((k.value for k in call.keywords if k.arg == "context_settings"), None) if call else None
+    if isinstance(settings, ast.Dict):
+        return any(
+            isinstance(k, ast.Constant) and k.value == "ignore_unknown_options" and _is_true(v)
+            for k, v in zip(settings.keys, settings.values, strict=True)
+        )
+    if isinstance(settings, ast.Call) and isinstance(settings.func, ast.Name) and settings.func.id == "dict":
+        return any(k.arg == "ignore_unknown_options" and _is_true(k.value) for k in settings.keywords)
+    return False
+
+
+def _is_true(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True

@@ -221,3 +221,21 @@ def test_a_table_below_a_bare_subcommand_is_that_subcommands(kind):
     assert errors(report) == [
         ("renamed", "--output", line(page, "| `--output`"), "| `--root` | what to serve |"),
     ]
+
+
+def test_a_click_command_that_lets_unknown_options_through_takes_flags_it_does_not_declare():
+    # `ignore_unknown_options`: click hands undeclared options to the command (config overrides).
+    passing = CLICK.replace(
+        '@main.command("serve")', '@main.command("serve", context_settings={"ignore_unknown_options": True})'
+    )
+    edited = README.replace("tool serve --output DIR", "tool serve --output DIR --max-steps 10")
+    assert errors(run(passing, passing, readme_head=edited, config=config("click"))) == []
+    # A near miss of one of its own flags is still a misspelling; the other commands are as strict.
+    typo = README.replace("tool serve --output DIR", "tool serve --outptu DIR")
+    assert [e[:2] for e in errors(run(passing, passing, readme_head=typo, config=config("click")))] == [
+        ("unresolved", "--outptu")
+    ]
+    strict = README.replace("tool build --output dist", "tool build --output dist --max-steps 10")
+    assert [e[:2] for e in errors(run(passing, passing, readme_head=strict, config=config("click")))] == [
+        ("unresolved", "--max-steps")
+    ]
