@@ -169,13 +169,13 @@ class Programs:
         return None
 
     def _python_script(self, word: str, args: Sequence[str], cwd: str, depth: int) -> Command | None:
-        """`python train.py ...`: that script, or, when it parses nothing and runs another
-        program with its own arguments (`[sys.executable, "-m", "pkg.train", *sys.argv[1:]]`),
-        that program."""
+        """`python train.py ...`: that script, or, when it declares no flags itself and runs
+        another program with its own arguments (`[sys.executable, "-m", "pkg.train",
+        *sys.argv[1:]]`, `main(sys.argv[1:])` of an imported `pkg.train`), that program."""
         path = self._script(word, cwd)
         if path is None:
             return None
-        if depth < 4 and not self.parsers(path):
+        if depth < 4 and path not in self.parsers(path):
             found = self._forwarded(path, args, depth, python=True)
             if found is not None:
                 return found
@@ -379,7 +379,7 @@ class Programs:
 
 
 # Part of the cache keys of what launchers and project files say: bump when that changes.
-FORWARDS_FORMAT = "fwd1"
+FORWARDS_FORMAT = "fwd2"
 SCRIPTS_FORMAT = "scripts1"
 
 

@@ -59,7 +59,31 @@ def test_python_commands_that_forward_sys_argv():
         Forward(["python", "-m", "pkg.train"]),
         Forward(["python", "t.py", "--x"]),
     ]
-    assert python_forwards("import sys\nmain(sys.argv[1:])\n") == []
+    assert python_forwards("import sys\nmain(sys.argv[1:])\n") == []  # the script's own main
+    imported = (
+        "import sys\nimport pkg.serve as serve\nfrom pkg.train import main as train_main\n"
+        "from . import local\n"
+        "train_main(sys.argv[1:])\nserve.main(sys.argv[1:])\nlocal.main(sys.argv[1:])\n"
+    )
+    assert python_forwards(imported) == [
+        Forward(["python", "-m", "pkg.train"]),
+        Forward(["python", "-m", "pkg.serve"]),
+    ]
+
+
+def test_a_variable_the_shell_script_sets_is_its_value():
+    text = (
+        "SCRIPT=pkg/train.py\n"
+        'export ENTRY="$(dirname "$0")/train.py"\n'
+        "TWICE=a.py\nTWICE=b.py\n"
+        'python $SCRIPT "$@"\npython "${ENTRY}" ${@}\npython $TWICE "$@"\npython $UNSET/x.py "$@"\n'
+    )
+    assert [f.words for f in shell_forwards(text)] == [
+        ["python", "pkg/train.py"],
+        ["python", "$(dirname $0)/train.py"],
+        ["python", "$TWICE"],
+        ["python", "$UNSET/x.py"],
+    ]
     assert python_forwards("def (:\n sys.argv") == []
 
 

@@ -1,6 +1,8 @@
-"""Launchers that forward their arguments: a shell script running `python -m pkg.train "$@"`, or
-a Python script running `subprocess.run([sys.executable, "train.py", *sys.argv[1:]])`, is that
-program under another name, and `./run_train.sh --lr 1e-4` passes `--lr` to its parser.
+"""Launchers that forward their arguments: a shell script running `python -m pkg.train "$@"`
+(or `python $SCRIPT "$@"` with `SCRIPT=pkg/train.py` set in the script), or a Python script
+running `subprocess.run([sys.executable, "train.py", *sys.argv[1:]])` or calling an imported
+module's `main(sys.argv[1:])`, is that program under another name, and `./run_train.sh --lr 1e-4`
+passes `--lr` to its parser.
 
 Pure and bounded: text in, the command lines that forward (their words before the forwarded
 arguments) out; nothing is run. Only the first MAX_BYTES of a file and its first MAX_LINES
@@ -13,6 +15,8 @@ import ast
 import re
 import shlex
 from typing import NamedTuple
+
+from bot.core import lazyre
 
 MAX_BYTES = 200_000
 MAX_LINES = 2_000
@@ -30,6 +34,10 @@ _SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "()", ";;"})
 # `$(dirname "$0")/train.py`, `${SCRIPT_DIR}/train.py`, `$DIR/train.py`: a path next to the script
 # (the variable is taken to name the script's folder, which is what launchers use them for).
 _BESIDE = re.compile(r"^(?:\$\(\s*dirname\s+[^)]*\)|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\.)/(.+)$")
+# `SCRIPT=pkg/train.py`, `export ENTRY="$(dirname "$0")/train.py"`: a name the script sets.
+_ASSIGN = lazyre.compile(r"^(?:export\s+|readonly\s+|local\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S.*)$")
+_VARIABLE = lazyre.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+MAX_VARIABLES = 64
 
 
 class Forward(NamedTuple):
@@ -49,12 +57,19 @@ def shell_forwards(text: str) -> list[Forward]:
     out: list[Forward] = []
     when: tuple[str, ...] | None = None
     lines = text[:MAX_BYTES].replace("\\\n", " ").splitlines()[:MAX_LINES]
+    variables: dict[str, str | None] = {}  # None: set twice to different values
     for line in lines:
         if len(out) >= MAX_COMMANDS:
             break
         stripped = line.strip()
         if stripped.startswith("#"):
             continue
+        assigned = _ASSIGN.match(stripped)
+        if assigned is not None and len(variables) < MAX_VARIABLES:
+            spelled = _commands(assigned.group(2))
+            given = spelled[0][0] if len(spelled) == 1 and len(spelled[0]) == 1 else None
+            name = assigned.group(1)
+            variables[name] = given if variables.get(name, given) == given else None
         arm = _ARM.match(stripped) or _TEST.search(stripped)
         if arm is not None:
             when = tuple(arm.group(1).split("|"))
@@ -66,10 +81,23 @@ def shell_forwards(text: str) -> list[Forward]:
                     words = words[1:]
                 forward = next((i for i, w in enumerate(words) if w in _FORWARDS), None)
                 if forward:
-                    out.append(Forward(words[:forward], when))
+                    out.append(Forward([_expanded(w, variables) for w in words[:forward]], when))
         if stripped.endswith(";;") or _BRANCH_END.search(stripped):
             when = None
     return out
+
+
+def _expanded(word: str, variables: dict[str, str | None]) -> str:
+    """`$SCRIPT` and `${SCRIPT}` in a word replaced by the one value the script sets them to; a
+    variable it does not set (`$DIR`, the environment's) stays as written."""
+
+    def value(found: re.Match[str]) -> str:
+        given = variables.get(found.group(1) or found.group(2))
+        if given is not None and ("$" not in given or beside(given) is not None):
+            return given
+        return found.group(0)
+
+    return _VARIABLE.sub(value, word) if "$" in word else word
 
 
 def _commands(line: str) -> list[list[str]]:
@@ -99,7 +127,9 @@ def beside(word: str) -> str | None:
 def python_forwards(text: str) -> list[Forward]:
     """The commands a Python script runs with its own arguments appended: the string words of a
     list written with `*sys.argv[1:]` in it or `+ sys.argv[1:]` after it (`sys.executable` is
-    `python`)."""
+    `python`), and `python -m pkg.train` for a call handing `sys.argv[1:]` to a function the
+    script imports from the repository's `pkg.train` (`from pkg.train import main`,
+    `pkg.train.main(...)`)."""
     if "sys.argv" not in text or len(text) > MAX_BYTES:
         return []
     try:
@@ -114,6 +144,9 @@ def python_forwards(text: str) -> list[Forward]:
             words = _words(node.elts[:-1])
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and _is_argv_tail(node.right):
             words = _words(node.left.elts) if isinstance(node.left, ast.List) else None
+        elif isinstance(node, ast.Call) and any(_is_argv_tail(a) for a in node.args):
+            module = _imported_from(node.func, tree)
+            words = ["python", "-m", module] if module else None
         else:
             continue
         if words:
@@ -146,3 +179,25 @@ def _words(elts: list[ast.expr]) -> list[str] | None:
         else:
             return None  # a word the file does not spell out
     return words
+
+
+def _imported_from(func: ast.expr, tree: ast.Module) -> str | None:
+    """The module a called function comes from: `main` of `from pkg.train import main` (or
+    `... import main as train_main`), `pkg.train.main` of `import pkg.train`; None for the
+    script's own functions and relative imports."""
+    if isinstance(func, ast.Attribute):
+        owner = ast.unparse(func.value)
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if (alias.asname or alias.name) == owner:
+                        return alias.name
+        return None
+    if not isinstance(func, ast.Name):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                if (alias.asname or alias.name) == func.id:
+                    return node.module
+    return None

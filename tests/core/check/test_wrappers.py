@@ -28,11 +28,17 @@ PARSER = textwrap.dedent(
     """
     import argparse
 
-    p = argparse.ArgumentParser()
-    p.add_argument("--config")
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--steps", type=int, default=100)
-    p.parse_args()
+
+    def main(argv=None):
+        p = argparse.ArgumentParser()
+        p.add_argument("--config")
+        p.add_argument("--lr", type=float, default=1e-3)
+        p.add_argument("--steps", type=int, default=100)
+        p.parse_args(argv)
+
+
+    if __name__ == "__main__":
+        main()
     """
 )
 # Each way a launcher hands its arguments on, and how the page runs it.
@@ -44,6 +50,18 @@ LAUNCHERS = {
         "bash scripts/train.sh",
     ),
     "$*": ("scripts/multi.sh", "torchrun --nproc_per_node=8 -m pkg.train $*\n", "sh scripts/multi.sh"),
+    "$SCRIPT": ("run.sh", 'SCRIPT=pkg/train.py\npython $SCRIPT --config base.yaml "$@"\n', "./run.sh"),
+    '"$ENTRY" ${@}': (
+        "scripts/run.sh",
+        'ENTRY="$(dirname "$0")/../pkg/train.py"\npython "$ENTRY" ${@}\n',
+        "bash scripts/run.sh",
+    ),
+    "main(sys.argv[1:])": (
+        "train_cli.py",
+        'import sys\n\nfrom pkg.train import main\n\nif __name__ == "__main__":\n'
+        "    sys.exit(main(sys.argv[1:]))\n",
+        "python train_cli.py",
+    ),
     "sys.argv[1:]": (
         "launch.py",
         'import subprocess, sys\n\nsubprocess.run([sys.executable, "-m", "pkg.train", *sys.argv[1:]])\n',
