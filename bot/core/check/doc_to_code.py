@@ -189,9 +189,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             return
         known = scope.flags(inputs.head_facts.facts)
         near = _near_flag(ref.token, known)
-        if any(f.attr("open") for f in known) and (near is None or _group(near) != _group(ref.token)):
-            # A parser with flags of another package's (a base class, a group it cannot read):
-            # only a near miss of one of its own flags, in the same group, is a misspelling.
+        if open_parser_takes(ref.token, known):
             return
         if not_yet_there(doc, ref.line, ref.token):
             return  # the sentence says the code does not have it yet
@@ -226,6 +224,16 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
                 code=CodeLocation(facts[0].path, facts[0].line),
                 edit=(value, near) if near else None,
             )
+
+
+def open_parser_takes(token: str, known: list[Fact]) -> bool:
+    """Whether a parser with flags it cannot list (another package's base class, a group it
+    cannot read, a click command passing unknown options on) may take `token`: only a near miss
+    of one of its own flags, in the same group, is a misspelling."""
+    if not any(f.attr("open") for f in known):
+        return False
+    near = _near_flag(token, known)
+    return near is None or _group(near) != _group(token)
 
 
 def _group(token: str) -> str:

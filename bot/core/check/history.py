@@ -23,6 +23,7 @@ from typing import Protocol
 
 from bot.core.check import wording
 from bot.core.check.deltas import deltas
+from bot.core.check.doc_to_code import open_parser_takes
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs
 from bot.core.extract.imports import Modules
@@ -154,7 +155,7 @@ def from_history(
         for page in inputs.pages:
             for ref in page.new_refs:
                 key = (page.doc.path, ref.line, ref.token)
-                if key not in reported and _stale_flag(inputs, ref):
+                if key not in reported and _stale_flag(inputs, ref) and not _taken_openly(inputs, page, ref):
                     reported.add(key)
                     asked.append((None, page, ref))
     groups: dict[tuple[str, ...], set[str]] = {}
@@ -217,6 +218,13 @@ def _stale_flag(inputs: RuleInputs, ref: Ref) -> bool:
         # moved to a command line the rule does not read (llm's `--chat`, now its plugin's)
         and not inputs.own.declared_somewhere(token)
     )
+
+
+def _taken_openly(inputs: RuleInputs, page: Page, ref: Ref) -> bool:
+    """A flag the command line the page runs may take without declaring it (an open parser):
+    that the rule's parsers once declared it says nothing of it at head."""
+    scope = inputs.own.scope(page.doc, ref, page.program)
+    return scope is not None and open_parser_takes(ref.token, scope.flags(inputs.head_facts.facts))
 
 
 def _succession(

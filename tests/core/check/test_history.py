@@ -7,6 +7,7 @@ import re
 from bot.core.check import audit, check
 from bot.core.check.history import Commit, Lookups, Move, path_succession, pull_request, token_succession
 from bot.core.facts import gather
+from bot.core.rules import Source
 from bot.trees.memory import MemoryTree
 from tests.core.check.checkkit import CLI, DOC, changes_between, cli, flags_source, paths_source, rule
 
@@ -264,3 +265,22 @@ def test_a_flag_moved_to_a_module_the_rule_does_not_read_is_not_said_removed():
     assert [
         f.kind for f in run(history, {CLI: cli('"--model"'), DOC: PAGE}, "- `--chat` starts a chat.")
     ] == ["unresolved"]
+
+
+def test_a_flag_a_command_now_takes_without_declaring_it_is_not_said_removed():
+    # The option gave way to config overrides click passes on (axolotl's `--lora-model-dir`).
+    def command(settings: str, option: str) -> str:
+        return (
+            f"import click\n\n@click.command({settings})\n{option}@click.option('--seed', type=int)\n"
+            "@click.argument('config')\ndef train(config, seed, **overrides):\n    pass\n"
+        )
+
+    click_rule = rule(Source(id="cli", kind="click", paths=(CLI,)))
+    old = {CLI: command("", '@click.option("--lora-dir")\n'), DOC: PAGE}
+    passing = {CLI: command('context_settings={"ignore_unknown_options": True}', ""), DOC: PAGE}
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "overrides (#2)", passing))
+    assert run(history, passing, "- `--lora-dir` names the adapter.", rule_=click_rule) == ()
+    strict = {CLI: command("", ""), DOC: PAGE}
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "drop it (#2)", strict))
+    [gone] = run(history, strict, "- `--lora-dir` names the adapter.", rule_=click_rule)
+    assert (gone.kind, gone.message) == ("unresolved", "`--lora-dir` was removed in bbbbbbb (#2)")
