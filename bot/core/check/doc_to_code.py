@@ -167,6 +167,8 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
     if not facts:
         if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token) or inputs.others.flag(ref.token):
             return  # argparse's own, a family of flags, or another project's (others.py)
+        if scope.unread_subcommand():
+            return  # a subcommand no flag of the program names: its flags are unknown here
         if (
             ref.command is None
             and scope.program is not None

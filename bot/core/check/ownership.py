@@ -110,6 +110,16 @@ class Scope:
             return self.programs.takes(self.program, fact)
         return self.program in (fact.attr("programs") or "").split()
 
+    def unread_subcommand(self) -> bool:
+        """Does the command run a subcommand of a program all of whose flags are its
+        subcommands', and one none of them is (`ns-process-data aria`, added in a module the
+        rule does not read)? Its flags are then unknown, not wrong."""
+        if self.program is None or not self.paths or () in self.paths or self.loose is not None:
+            return False
+        first = next((w for w in self.args if not w.startswith("-")), None) if self.args else None
+        leading = self.args[0] if self.args else None
+        return first is not None and leading == first and not any(p[0] == first for p in self.paths)
+
     def flags(self, facts: Iterable[Fact]) -> list[Fact]:
         """The flags among `facts` that this program's command line takes."""
         mine = [f for f in facts if f.kind == "flag" and self.takes(f)]

@@ -239,3 +239,36 @@ def test_a_click_command_that_lets_unknown_options_through_takes_flags_it_does_n
     assert [e[:2] for e in errors(run(passing, passing, readme_head=strict, config=config("click")))] == [
         ("unresolved", "--max-steps")
     ]
+
+
+TYRO_LIKE = textwrap.dedent(
+    """
+    import argparse
+
+    def main():
+        p = argparse.ArgumentParser(prog="tool")
+        sub = p.add_subparsers(dest="cmd")
+        b = sub.add_parser("build")
+        b.add_argument("--output", default="dist")
+        s = sub.add_parser("serve")
+        s.add_argument("--port", type=int, default=8000)
+        p.parse_args()
+    """
+)
+
+
+def test_a_subcommand_no_flag_of_the_program_names_leaves_its_flags_alone():
+    # `tool aria` is a subcommand added in a module the rule does not read: its flags are unknown.
+    readme = "# Tool\n\n```bash\ntool aria --vrs-file a.vrs\ntool serve --prot 80\n```\n"
+    report = run(TYRO_LIKE, TYRO_LIKE, README, readme_head=readme)
+    assert errors(report) == [("unresolved", "--prot", 5, "tool serve --port 80")]
+
+
+def test_a_program_with_flags_of_its_own_still_judges_a_line_starting_with_a_word():
+    # Top-level flags: the word may be a positional argument, so the flag is still the program's.
+    top = TYRO_LIKE.replace(
+        'sub = p.add_subparsers(dest="cmd")',
+        'p.add_argument("--verbose")\n    sub = p.add_subparsers(dest="cmd")',
+    )
+    readme = "# Tool\n\n```bash\ntool input.txt --verbos\n```\n"
+    assert [e[:2] for e in errors(run(top, top, README, readme_head=readme))] == [("unresolved", "--verbos")]
