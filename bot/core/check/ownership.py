@@ -258,6 +258,8 @@ class Ownership:
             # A command linked to another site's page ([`dvc run`](https://dvc.org/...)) is that
             # site's tool.
             linked = text[max(m.start() - 1, 0) : m.start()] == "[" and text[m.end() :].startswith("](http")
+            # A package of the index named by Sphinx's role (:pypi:`pytest-pep8`): a plugin's flags.
+            linked = linked or text[max(m.start() - 6, 0) : m.start()] == ":pypi:"
             named = _PYTHON_M.match(m.group(2).strip()) or words[0] in self._tools() or linked
             if named and self._run(words, doc_path).kind == _FOREIGN:
                 return True

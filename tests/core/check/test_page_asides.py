@@ -4,7 +4,10 @@ value that belongs to a setting the page documents, not to a flag it never names
 
 from __future__ import annotations
 
-from tests.core.check.checkkit import kinds
+from bot.core.check.doc_to_code import doc_to_code
+from bot.core.check.findings import Findings
+from bot.core.rules import DocTarget
+from tests.core.check.checkkit import CLI, kinds, prepare, rule
 from tests.core.check.test_code_to_doc import code_change
 from tests.core.check.test_doc_to_code import CODE, judge
 
@@ -58,3 +61,18 @@ def test_a_bare_value_on_a_page_citing_flags_is_about_a_flag_the_page_cites():
     assert [f.kind for f in code_change(page.replace("`--seed 3`", "`--backend fsdp`"), CODE, moved)] == [
         "changed"
     ]
+
+
+def rst_findings(text: str) -> list[tuple[str, str]]:
+    rule_ = rule(docs=(DocTarget("docs/cli.rst"),))
+    inputs = prepare(rule_, {CLI: CODE}, {CLI: CODE, "docs/cli.rst": text})
+    out = Findings(rule_)
+    for p in inputs.pages:
+        doc_to_code(inputs, p, out)
+    return kinds(out.finish())
+
+
+def test_a_flag_after_a_package_the_index_names_is_that_package_s():
+    page = "Plugins\n=======\n\n* :pypi:`pytest-pep8`:\n  a ``--pep8`` option to enable PEP8 checking.\n"
+    assert rst_findings(page) == []
+    assert rst_findings(page.replace(":pypi:`pytest-pep8`", "``pytest-pep8``")) == [("unresolved", "--pep8")]
