@@ -111,14 +111,17 @@ class Scope:
         return self.program in (fact.attr("programs") or "").split()
 
     def unread_subcommand(self) -> bool:
-        """Does the command run a subcommand of a program all of whose flags are its
-        subcommands', and one none of them is (`ns-process-data aria`, added in a module the
-        rule does not read)? Its flags are then unknown, not wrong."""
-        if self.program is None or not self.paths or () in self.paths or self.loose is not None:
+        """Does the command run a subcommand none of the program's flags names (`ns-process-data
+        aria`, added in a module the rule does not read)? Its flags are then unknown, not wrong.
+        A first word that is no subcommand's kind of name (`input.txt`, `{dir}`) is an argument."""
+        if self.program is None or not self.paths or self.loose is not None or not self.args:
             return False
-        first = next((w for w in self.args if not w.startswith("-")), None) if self.args else None
-        leading = self.args[0] if self.args else None
-        return first is not None and leading == first and not any(p[0] == first for p in self.paths)
+        first = self.args[0]
+        return (
+            any(p for p in self.paths)
+            and _SUBCOMMAND_WORD.fullmatch(first) is not None
+            and not any(p and p[0] == first for p in self.paths)
+        )
 
     def flags(self, facts: Iterable[Fact]) -> list[Fact]:
         """The flags among `facts` that this program's command line takes."""
@@ -575,6 +578,7 @@ _SCRIPT_FLAG = lazyre.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z
 _DECLARED_FLAG = lazyre.compile(
     r"""add_argument\(\s*(?:["'][^"']*["']\s*,\s*)*["'](--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""
 )
+_SUBCOMMAND_WORD = lazyre.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 _CODE_SPAN = lazyre.compile(r"(`+)([^`]+)\1")
 _PYTHON_M = lazyre.compile(r"python[0-9.]*\s+-m\s+[A-Za-z_]")
 _TOOL_WORD = lazyre.compile(r"[a-z][a-z0-9_.-]*[a-z0-9]")

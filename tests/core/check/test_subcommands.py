@@ -264,11 +264,11 @@ def test_a_subcommand_no_flag_of_the_program_names_leaves_its_flags_alone():
     assert errors(report) == [("unresolved", "--prot", 5, "tool serve --port 80")]
 
 
-def test_a_program_with_flags_of_its_own_still_judges_a_line_starting_with_a_word():
-    # Top-level flags: the word may be a positional argument, so the flag is still the program's.
+def test_a_line_whose_first_word_is_an_argument_is_still_judged():
+    # Top-level flags and a file as the first word: the flag is still the program's.
     top = TYRO_LIKE.replace(
         'sub = p.add_subparsers(dest="cmd")',
         'p.add_argument("--verbose")\n    sub = p.add_subparsers(dest="cmd")',
     )
-    readme = "# Tool\n\n```bash\ntool input.txt --verbos\n```\n"
+    readme = "# Tool\n\n```bash\ntool input.txt --verbos\ntool aria --vrs-file a.vrs\n```\n"
     assert [e[:2] for e in errors(run(top, top, README, readme_head=readme))] == [("unresolved", "--verbos")]
