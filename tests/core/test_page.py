@@ -1,7 +1,9 @@
 import textwrap
 import time
 
-from bot.core.page import DocPage, Ref, command_words, github_anchor, parse_doc, split_span
+from bot.core.anchors import github_anchor
+from bot.core.page import DocPage, Ref, parse_doc
+from bot.core.spans import command_words, split_span
 from tests.miles import miles_file
 
 

@@ -36,9 +36,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from bot.core import lazyre
 from bot.core.model import Fact, Tree, reading
-from bot.core.page import DocPage, Ref, Section, command_words, parse_doc
+from bot.core.page import DocPage, Ref, Section, parse_doc
 from bot.core.programs import Programs, for_subcommand, invoked, subcommands
 from bot.core.rules import Rule
+from bot.core.spans import command_words
 
 if TYPE_CHECKING:
     from bot.core.facts import ParseCache

@@ -1,0 +1,145 @@
+"""The refs of a page's fenced blocks: the flags and scripts of a shell command, the keys a
+YAML or TOML block sets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from bot.core.page_inline import (
+    PageSource,
+    RawRef,
+)
+from bot.core.spans import (
+    ASSIGN_RE,
+    FLAG_RE,
+    PREFIX_WORDS,
+    WORD_RE,
+    good_value,
+    quoted_value,
+)
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+
+_SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "terminal"}
+_SEPARATORS = {"&&", "||", "|", ";", "--"}
+_SCRIPT_EXTS = (".py", ".sh")
+
+
+def _quoted_spans(text: str) -> Callable[[int], bool]:
+    """Whether a column of a shell line sits inside a quoted string (a `$(...)` in one is a
+    command again: `A="$(python3 x.py)"`)."""
+    inside: list[bool] = []
+    stack: list[str] = []  # open quotes and `$(` substitutions, innermost last
+    escaped = False
+    for i, c in enumerate(text):
+        inside.append(bool(stack) and stack[-1] in "\"'")
+        if escaped:
+            escaped = False
+        elif stack and stack[-1] == "'":
+            if c == "'":
+                stack.pop()
+        elif c == "\\":
+            escaped = True
+        elif c == "$" and text[i + 1 : i + 2] == "(":
+            stack.append("(")
+        elif c == ")" and stack and stack[-1] == "(":
+            stack.pop()
+        elif c in "\"'":
+            if stack and stack[-1] == c:
+                stack.pop()
+            else:
+                stack.append(c)
+    return lambda col: 0 <= col < len(inside) and inside[col]
+
+
+def _fence_lang(tok: Token) -> str:
+    info = (tok.info or "").strip()
+    return info.split(maxsplit=1)[0].lower() if info else ""
+
+
+def config_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str]) -> list[RawRef]:
+    """The keys a YAML or TOML block sets (kind "key", bot/core/configblocks.py), each at its name."""
+    from bot.core.configblocks import CONFIG_LANGS, block_keys
+
+    lang = _fence_lang(tok)
+    if lang not in CONFIG_LANGS:
+        return []
+    content = tok.content.split("\n")
+    out = []
+    for key, value, i, col in block_keys(lang, tok.content):
+        line0 = first_line0 + i
+        if line0 >= len(lines) or i >= len(content):
+            continue
+        shift = max(lines[line0].find(content[i]), 0) if content[i] else 0
+        out.append(RawRef(key, "key", source.offset(line0) + shift + col, "fence", value))
+    return out
+
+
+def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str]) -> list[RawRef]:
+    """Flags (with values) and script paths a shell block passes, each with the words of its
+    command before it; other languages cite nothing. Whose flags they are is the check's call."""
+    lang = _fence_lang(tok)
+    if lang not in _SHELL_LANGS:
+        return []
+    console = lang in ("console", "shell-session", "shellsession", "terminal")
+    out: list[RawRef] = []
+    # A command runs across `\` continuations; segments split at && | ; and a bare `--`.
+    command: list[str] = []
+    continued, script_seen = False, False
+    for i, content_line in enumerate(tok.content.split("\n")):
+        line0 = first_line0 + i
+        if line0 >= len(lines):
+            break
+        text = content_line
+        if console:
+            stripped = text.lstrip()
+            if stripped.startswith("$ "):
+                text = text.replace("$ ", "  ", 1)
+            elif not continued:
+                continue
+        source_line = lines[line0]
+        shift = source_line.find(content_line) if content_line else 0
+        base = source.offset(line0) + max(shift, 0)
+        quoted = _quoted_spans(text)
+        words = [(m.group(0), m.start()) for m in WORD_RE.finditer(text)]
+        cut = next((k for k, (w, c) in enumerate(words) if w.startswith("#") and not quoted(c)), len(words))
+        words = words[:cut]
+        if not continued:
+            command, script_seen = [], False
+        continued = bool(words) and words[-1][0] == "\\"
+        skip_to = -1
+        for k, (word, col) in enumerate(words):
+            if word == "\\" or k <= skip_to:
+                continue
+            if word in _SEPARATORS or word.endswith(";"):
+                command, script_seen = [], False
+                continue
+            if not command and (ASSIGN_RE.match(word) or word in PREFIX_WORDS):
+                skip_to = k + quoted_value(words, k, text)  # `A="x.py y"`: the value is no command
+                continue
+            m = FLAG_RE.match(word)
+            if quoted(col):
+                pass  # inside a quoted argument (`extra_args="--no-rope-fusion"`): a value, not a flag
+            elif m and word.startswith("--"):
+                flag, rest = m.group(0), word[m.end() :]
+                value, vpos = None, None
+                if rest.startswith("=") and len(rest) > 1:
+                    value, vpos = rest[1:], base + col + m.end() + 1
+                elif not rest and k + 1 < len(words) and good_value(words[k + 1][0]):
+                    value, vpos = words[k + 1][0], base + words[k + 1][1]
+                out.append(
+                    RawRef(flag, "flag", base + col, "fence", value, vpos, command=tuple(command) or None)
+                )
+            elif (
+                not script_seen
+                and word.endswith(_SCRIPT_EXTS)
+                and not (command and command[-1].startswith("-"))  # not `--config x.py`
+            ):
+                # The script a command runs: `python3 tools/x.py`, `./run.sh`, `torchrun ... train.py`.
+                out.append(RawRef(word, "path", base + col, "fence", command=tuple(command) or None))
+                script_seen = True
+            command.append(word)
+    return out
