@@ -141,6 +141,8 @@ def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Finding
             why=wording.why_renamed_because(old, new, delta.because),
         )
         return
+    if _command_moved_out(inputs, old, ref.token):
+        return  # the whole subcommand left for a module the rule does not read, the flag with it
     out.emit(
         "removed",
         ref.token,
@@ -153,6 +155,15 @@ def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Finding
         ),
         why=wording.why_removed(old, inputs.rule.id),
     )
+
+
+def _command_moved_out(inputs: RuleInputs, old: Fact, token: str) -> bool:
+    """Did the subcommand `old` belonged to leave the rule's parsers altogether, while a module
+    of the repository still declares the flag (axolotl's `lm-eval`, now a plugin's command)?"""
+    where = old.attr("subcommand")
+    if not where or any(f.attr("subcommand") == where for f in inputs.head_facts.facts if f.kind == "flag"):
+        return False
+    return inputs.own.declared_somewhere(token)
 
 
 def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Findings) -> None:

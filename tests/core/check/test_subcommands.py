@@ -272,3 +272,22 @@ def test_a_line_whose_first_word_is_an_argument_is_still_judged():
     )
     readme = "# Tool\n\n```bash\ntool input.txt --verbos\ntool aria --vrs-file a.vrs\n```\n"
     assert [e[:2] for e in errors(run(top, top, README, readme_head=readme))] == [("unresolved", "--verbos")]
+
+
+def test_a_subcommand_moved_to_a_module_the_rule_does_not_read_takes_its_flags_along():
+    # axolotl's `lm-eval` left cli.py for a plugin module registered at run time.
+    gone = CLICK.replace(CLICK[CLICK.index('@main.command("serve")') :], "")
+    readme = README.replace("tool serve --output DIR", "tool serve --port 80")
+    base = {CLI: CLICK, "tool/__init__.py": "", "README.md": readme, "pyproject.toml": PYPROJECT}
+    rules = [r for pack in parse_repo_config(config("click")) for r in pack.rules]
+
+    def moved_to(option: str) -> list[tuple[str, str]]:
+        plugin = (
+            f'import click\n\n@click.command("serve")\n@click.option("{option}")\ndef serve(x):\n    pass\n'
+        )
+        head = dict(base, **{CLI: gone, "tool/plugins/serve.py": plugin})
+        changes = [Change("modified", CLI), Change("added", "tool/plugins/serve.py")]
+        return [e[:2] for e in errors(check(rules, MemoryTree(base), MemoryTree(head), changes))]
+
+    assert moved_to("--port") == []
+    assert moved_to("--listen") == [("removed", "--port")]
