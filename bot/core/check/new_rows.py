@@ -21,12 +21,13 @@ suggestion beats a wrong one.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.core import lazyre
+from bot.core.check import rst_rows
 from bot.core.doclines import normalize_default, paragraph
-from bot.core.page import DocPage, Ref
+from bot.core.page import DocPage, Ref, page_format
 
 _DEFAULT_HEADER = lazyre.compile(r"\s*defaults?(?: value)?\s*", re.IGNORECASE)
 _MARKS = ("✅", "✓", "✔", "☑", "yes", "Yes")
@@ -79,10 +80,11 @@ class NewLine:
 class _List:
     """A table or bullet list of a page that cites a parser's flags."""
 
-    kind: str  # "table" | "bullets"
+    kind: str  # "table" | "bullets" | "rst" (a reStructuredText list-table or grid table)
     start: int  # first line of the table or list
     end: int  # last line
     items: dict[int, list[int]] = field(default_factory=dict)  # sibling index -> its lines
+    rst: rst_rows.Table | None = None
 
 
 class Lists:
@@ -122,6 +124,8 @@ def new_line(
         if len(holding) > 1 and len(holding[0].items) == len(holding[1].items):
             return None  # two lists hold the neighbour equally
         found = holding[0]
+        if found.rst is not None:
+            return _rst_row(found.rst, doc, found, siblings, entry, index, after)
         if found.kind == "table":
             text = _table_row(doc, found, siblings, entry)
             line = max(found.items[index]) if after else min(found.items[index])
@@ -180,11 +184,24 @@ def _lists(doc: DocPage, refs: Sequence[Ref], siblings: Sequence[Sibling]) -> li
     """The tables and bullet lists whose key position cites two siblings at least."""
     index = {token: i for i, s in enumerate(siblings) for token in s.tokens}
     found: dict[tuple[str, int], _List] = {}
+    rst = page_format(doc.path) == "rst"
+    tables: dict[int, rst_rows.Table | None] = {}  # a line's table, read once per table
     for ref in refs:
         i = index.get(ref.token)
         if i is None:
             continue
         line = doc.lines[ref.line - 1]
+        if rst:
+            if ref.where != "table" or ref.row is None:
+                continue
+            table = tables[ref.line] if ref.line in tables else rst_rows.table_at(doc.lines, ref.line)
+            if table is None or not rst_rows.in_key_cell(table, ref.line, ref.col):
+                continue
+            for n in range(table.start, table.end + 1):
+                tables[n] = table
+            listed = found.setdefault(("rst", table.start), _List("rst", table.start, table.end, rst=table))
+            listed.items.setdefault(i, []).append(ref.line)
+            continue
         if ref.where == "table" and ref.row is not None and _first_in_first_cell(doc, ref, line):
             start, end = _table_bounds(doc, ref.line)
             kind = "table"
@@ -277,12 +294,35 @@ def _table_row(doc: DocPage, table: _List, siblings: Sequence[Sibling], entry: E
         return None  # rows of uneven width: not a table whose format is clear
     own = {i: rows[max(lines) - table.start] for i, lines in table.items.items()}
     sibling_rows = {i: r for i, r in own.items() if r is not None}
+    body = [r for r in rows[2:] if r is not None]
+    cells = _row_cells(header, sibling_rows, body, siblings, entry)
+    if cells is None:
+        return None
+    # A table whose pipes line up in every row gets its new row padded to the same columns.
+    widths = [len(c) for c in header]
+    aligned = all([len(c) for c in r] == widths for r in rows if r is not None)
+    padded = [(f" {c} " if c else " ").ljust(w if aligned else 0) for c, w in zip(cells, widths, strict=True)]
+    return "|" + "|".join(padded) + "|"
+
+
+def _row_cells(
+    header: Sequence[str],
+    sibling_rows: Mapping[int, Sequence[str]],
+    body: Sequence[Sequence[str]],
+    siblings: Sequence[Sibling],
+    entry: Entry,
+    *,
+    cell: bool = True,
+) -> list[str] | None:
+    """The new row's cells, from the siblings' rows (`sibling_rows`, by sibling index) and every
+    body row of the table; None when the table does not say how to write one. `cell`: escape a
+    description for a Markdown cell."""
+    width = len(header)
     key = _key(entry, [(siblings[i], r[0]) for i, r in sibling_rows.items()])
     if key is None:
         return None
     cells = [""] * width
     cells[0] = key
-    body = [r for r in rows[2:] if r is not None]
     default_col = next((i for i, h in enumerate(header) if i and _DEFAULT_HEADER.fullmatch(h)), None)
     if default_col is not None:
         written = [(siblings[i], r[default_col].strip()) for i, r in sibling_rows.items()]
@@ -302,12 +342,41 @@ def _table_row(doc: DocPage, table: _List, siblings: Sequence[Sibling], entry: E
         # The description goes in the column the siblings write most in: their prose.
         prose = max(others, key=lambda c: sum(len(r[c].strip()) for r in sibling_rows.values()))
         text = _sentence(entry.description, [r[prose].strip() for r in sibling_rows.values()])
-        cells[prose] = escaped(text, cell=True)
-    # A table whose pipes line up in every row gets its new row padded to the same columns.
-    widths = [len(c) for c in header]
-    aligned = all([len(c) for c in r] == widths for r in rows if r is not None)
-    padded = [(f" {c} " if c else " ").ljust(w if aligned else 0) for c, w in zip(cells, widths, strict=True)]
-    return "|" + "|".join(padded) + "|"
+        cells[prose] = escaped(text, cell=True) if cell else text
+    return cells
+
+
+def _rst_row(
+    table: rst_rows.Table,
+    doc: DocPage,
+    found: _List,
+    siblings: Sequence[Sibling],
+    entry: Entry,
+    index: int,
+    after: bool,
+) -> NewLine | None:
+    """The new row of a reStructuredText table: its cells worked out as a Markdown table's,
+    with ``literals`` read as `code` and written back as ``literals``."""
+    rows = {
+        i: table.rows[r] for i, lines in found.items.items() if (r := table.row_of(max(lines))) is not None
+    }
+    if any(_SINGLE.search(c) for r in table.rows for c in r.cells):
+        return None  # `interpreted text` of the page's default role: a style not ours to copy
+    sibling_rows = {i: [_RST_CODE.sub(r"`\1`", c) for c in r.cells] for i, r in rows.items()}
+    body = [[_RST_CODE.sub(r"`\1`", c) for c in r.cells] for r in table.rows]
+    header = list(table.header)
+    cells = _row_cells(header, sibling_rows, body, siblings, entry, cell=False)
+    if cells is None or index not in rows:
+        return None
+    cells = [_MD_CODE.sub(r"``\1``", c) for c in cells]
+    where = table.rows.index(rows[index])
+    written = rst_rows.placed(table, doc.lines, where, after, cells)
+    return NewLine(*written) if written is not None else None
+
+
+_RST_CODE = lazyre.compile(r"``([^`]+)``")
+_MD_CODE = lazyre.compile(r"(?<!`)`([^`]+)`(?!`)")
+_SINGLE = lazyre.compile(r"(?<![`:\w])`[^`]+`(?![`_])")
 
 
 def _key(entry: Entry, written: list[tuple[Sibling, str]]) -> str | None:
