@@ -16,19 +16,21 @@ Why not docutils: its doctree gives no position to an inline node and only appro
 to blocks (a literal block's is where it ends), while every citation here must keep its line
 and column; and Sphinx's roles and directives are unknown to it without Sphinx. The reader is
 a handful of line rules, linear in the page, nesting at most `MAX_DEPTH` deep.
+
+A paragraph's inline markup is read by bot/core/rst_inline.py; a suggestion rewrites a line in
+place through bot/core/rst_refit.py.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 from markdown_it.token import Token
 
 from bot.core.anchors import docutils_id
+from bot.core.rst_inline import children
 
 MAX_DEPTH = 16  # nested bodies deeper than this are not read
 _PUNCT = r"""!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~"""
@@ -41,20 +43,15 @@ _ENUMERATED = re.compile(r"(?:\d+|#|[a-zA-Z]|[ivxlcdmIVXLCDM]+)[.)](\s+|$)|\((?:
 _FIELD = re.compile(r":(?![\s:])[^`:]+(?<!\s):(\s+|$)")
 _OPTION = r"(?:--?[A-Za-z0-9][\w.-]*(?:[ =](?:<[^>]+>|[A-Za-z_][\w-]*))?)"
 _OPTION_LIST = re.compile(rf"({_OPTION}(?:,\s{_OPTION})*)(?:\s\s+|$)")
-_GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+\s*")
-_SIMPLE_BORDER = re.compile(r"=+(?: +=+)+\s*")
+GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+\s*")
+SIMPLE_BORDER = re.compile(r"=+(?: +=+)+\s*")
 _OPTION_FIELD = re.compile(r":[\w-]+:")
-_RUN = re.compile(r"=+")
+RUN = re.compile(r"=+")
 _ONE_COLUMN = re.compile(r"\s*=+\s*")
 _HEADER_ROWS = re.compile(r"\s*:header-rows:\s*(\d+)")
 _LIST_ROW = re.compile(r"(\s*)\*\s+-\s+")
 _LIST_CELL = re.compile(r"(\s*)(?:\*\s+)?-(\s+|$)")
-_ROLE = re.compile(r"(?<![\w:]):((?:[\w.+-]+:)?[\w.+-]+):$")  # searched up to the backtick
 _REMOVED = re.compile(r"\s*\.\.\s+versionremoved::")
-_ALIASES = re.compile(r"\([^()]*\)")
-_TITLED = re.compile(r"(.*?)\s*<([^<>]+)>", re.S)
-_BACKTICKS = re.compile(r"`+")
-_LOOKAHEAD = 64  # runs of backticks searched for the one closing a literal: a bound on the scan
 
 _SHELL = "bash"
 _CODE_DIRECTIVES = {"code-block", "code", "sourcecode", "code-tab"}
@@ -122,33 +119,13 @@ _BODY_DIRECTIVES = frozenset(
         "compound",
     }
 )
-# Roles whose text is code: a flag, a name, a path.
-_CODE_ROLES = frozenset(
-    {
-        "option",
-        "program",
-        "envvar",
-        "class",
-        "func",
-        "meth",
-        "mod",
-        "attr",
-        "data",
-        "const",
-        "exc",
-        "obj",
-        "any",
-        "code",
-        "literal",
-    }
-)
 
 
-def _indent(line: str) -> int:
+def indent_of(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _is_adornment(line: str) -> bool:
+def is_adornment(line: str) -> bool:
     return len(line.strip()) >= 2 and _ADORNMENT.fullmatch(line) is not None and line[0] != " "
 
 
@@ -160,7 +137,7 @@ class Read:
     anchors: set[str] = field(default_factory=set)
 
 
-class _Reader:
+class Reader:
     def __init__(self, lines: list[str]):
         self.lines = lines
         self.starts: list[int] = []
@@ -184,7 +161,7 @@ class _Reader:
     def _extent(self, start: int, end: int, indent: int) -> int:
         """The end of the block whose lines after `start` are blank or indented past `indent`."""
         j = start + 1
-        while j < end and (not self.lines[j].strip() or _indent(self.lines[j]) > indent):
+        while j < end and (not self.lines[j].strip() or indent_of(self.lines[j]) > indent):
             j += 1
         while j > start + 1 and not self.lines[j - 1].strip():
             j -= 1
@@ -204,11 +181,11 @@ class _Reader:
             if not line.strip():
                 i += 1
                 continue
-            col = first_col if (i == start and first_col is not None) else _indent(line)
+            col = first_col if (i == start and first_col is not None) else indent_of(line)
             text = line[col:]
             if col > indent:  # a block quote, or the literal block a `::` announced
                 j = i + 1
-                while j < end and (not self.lines[j].strip() or _indent(self.lines[j]) >= col):
+                while j < end and (not self.lines[j].strip() or indent_of(self.lines[j]) >= col):
                     j += 1
                 while j > i + 1 and not self.lines[j - 1].strip():
                     j -= 1
@@ -221,15 +198,15 @@ class _Reader:
                 continue
             literal_next = False
             if depth == 0 and indent == 0 and self._title(i, end):
-                i += 3 if _is_adornment(line) else 2
+                i += 3 if is_adornment(line) else 2
                 continue
             if text.startswith(".. ") or text.rstrip() == "..":
                 i = self._explicit(i, end, col, text, depth)
                 continue
-            if _GRID_BORDER.fullmatch(text):
+            if GRID_BORDER.fullmatch(text):
                 i = self._grid(i, end, col)
                 continue
-            if _SIMPLE_BORDER.fullmatch(text):
+            if SIMPLE_BORDER.fullmatch(text):
                 i = self._simple(i, end, col)
                 continue
             if text.startswith(">>>"):
@@ -245,7 +222,7 @@ class _Reader:
                 if content >= len(line):  # the item's text starts on the next line
                     nxt = next((k for k in range(i + 1, j) if self.lines[k].strip()), None)
                     if nxt is not None:
-                        self.body(nxt, j, _indent(self.lines[nxt]), depth + 1)
+                        self.body(nxt, j, indent_of(self.lines[nxt]), depth + 1)
                 else:
                     self.body(i, j, content, depth + 1, first_col=content)
                 i = j
@@ -256,20 +233,20 @@ class _Reader:
                 self._paragraph(i, i + 1, col, code=(col, col + len(option.group(1))))
                 if j > i + 1:
                     first = next(k for k in range(i + 1, j) if self.lines[k].strip())
-                    self.body(first, j, _indent(self.lines[first]), depth + 1)
+                    self.body(first, j, indent_of(self.lines[first]), depth + 1)
                 i = j
                 continue
             # a paragraph: up to a blank line, a line indented otherwise, or a title under it
             j = i + 1
-            while j < end and self.lines[j].strip() and _indent(self.lines[j]) == col:
-                if j + 1 < end and _is_adornment(self.lines[j + 1]) and depth == 0:
+            while j < end and self.lines[j].strip() and indent_of(self.lines[j]) == col:
+                if j + 1 < end and is_adornment(self.lines[j + 1]) and depth == 0:
                     break
                 j += 1
-            if j < end and self.lines[j].strip() and _indent(self.lines[j]) > col:
+            if j < end and self.lines[j].strip() and indent_of(self.lines[j]) > col:
                 # a definition list: the term, then its definition indented under it
                 self._paragraph(i, j, col, first_col=first_col if i == start else None)
                 k = self._extent(j - 1, end, col)
-                self.body(j, k, _indent(self.lines[j]), depth + 1)
+                self.body(j, k, indent_of(self.lines[j]), depth + 1)
                 i = k
                 continue
             self._paragraph(i, j, col, first_col=first_col if i == start else None)
@@ -280,15 +257,15 @@ class _Reader:
     def _title(self, i: int, end: int) -> bool:
         lines = self.lines
         line = lines[i]
-        if i > 0 and lines[i - 1].strip() and not _is_adornment(lines[i - 1]):
+        if i > 0 and lines[i - 1].strip() and not is_adornment(lines[i - 1]):
             return False
-        over = _is_adornment(line)
+        over = is_adornment(line)
         if over:
             if i + 2 >= end or not lines[i + 1].strip() or lines[i + 2].rstrip() != line.rstrip():
                 return False
             at, style = i + 1, (line[0], True)
         else:
-            if i + 1 >= end or not _is_adornment(lines[i + 1]) or _indent(line) > 0:
+            if i + 1 >= end or not is_adornment(lines[i + 1]) or indent_of(line) > 0:
                 return False
             under = lines[i + 1].rstrip()
             if len(under) < min(len(line.rstrip()), 4):
@@ -299,7 +276,7 @@ class _Reader:
         level = self.styles.index(style) + 1
         title = lines[at]
         self._tok("heading_open", f"h{level}", 1, at, at + 1)
-        self._inline(at, at + 1, _indent(title))
+        self._inline(at, at + 1, indent_of(title))
         self._tok("heading_close", f"h{level}", -1, at, at + 1)
         return True
 
@@ -347,7 +324,8 @@ class _Reader:
                 end = self._plain_paragraph(content, j)
                 segments = [(i, at, at + len(args))]
                 segments += [
-                    (k, _indent(self.lines[k]), len(self.lines[k].rstrip())) for k in range(content or 0, end)
+                    (k, indent_of(self.lines[k]), len(self.lines[k].rstrip()))
+                    for k in range(content or 0, end)
                 ]
                 self._tok("paragraph_open", "p", 1, i, max(end, i + 1))
                 inline = self._inline(i, max(end, i + 1), col, code=(at, at + len(args)), segments=segments)
@@ -359,7 +337,7 @@ class _Reader:
                 self._tok("paragraph_close", "p", -1, i, max(end, i + 1))
                 content = next((k for k in range(end, j) if self.lines[k].strip()), None) if end else content
             if content is not None:
-                self.body(content, j, _indent(self.lines[content]), depth + 1)
+                self.body(content, j, indent_of(self.lines[content]), depth + 1)
         return j
 
     def _plain_paragraph(self, start: int | None, end: int) -> int:
@@ -371,8 +349,8 @@ class _Reader:
         if text.startswith(("..", "+", "=", ">>>", ":")) or _BULLET.match(text) or _ENUMERATED.match(text):
             return 0
         k = start + 1
-        indent = _indent(self.lines[start])
-        while k < end and self.lines[k].strip() and _indent(self.lines[k]) == indent:
+        indent = indent_of(self.lines[start])
+        while k < end and self.lines[k].strip() and indent_of(self.lines[k]) == indent:
             k += 1
         return 0 if self.lines[k - 1].rstrip().endswith("::") else k
 
@@ -432,10 +410,10 @@ class _Reader:
             segments = []
             for k in range(start, end):
                 line = self.lines[k]
-                lo = first_col if (k == start and first_col is not None) else min(col, _indent(line))
+                lo = first_col if (k == start and first_col is not None) else min(col, indent_of(line))
                 segments.append((k, lo, len(line.rstrip())))
         tok = self._tok("inline", "", 0, start, end)
-        tok.children = _children(self, segments, code, program or self.program)
+        tok.children = children(self.lines, self.starts, segments, code, program or self.program)
         return tok
 
     # -- tables --
@@ -445,7 +423,7 @@ class _Reader:
         j = i
         while j < end and self.lines[j][col : col + 1] in ("+", "|"):
             j += 1
-        borders = [k for k in range(i, j) if _GRID_BORDER.fullmatch(self.lines[k][col:])]
+        borders = [k for k in range(i, j) if GRID_BORDER.fullmatch(self.lines[k][col:])]
         top = self.lines[i]
         edges = [p for p, c in enumerate(top) if c == "+" and p >= col]
         if len(edges) < 2:
@@ -468,12 +446,12 @@ class _Reader:
     def _simple(self, i: int, end: int, col: int) -> int:
         """A simple table from its top border at line i; the line after it."""
         border = self.lines[i]
-        columns = [(m.start(), m.end()) for m in _RUN.finditer(border)]
+        columns = [(m.start(), m.end()) for m in RUN.finditer(border)]
         j = i + 1
         borders = [i]
         while j < end:
             line = self.lines[j]
-            if _SIMPLE_BORDER.fullmatch(line[col:]) or _ONE_COLUMN.fullmatch(line):
+            if SIMPLE_BORDER.fullmatch(line[col:]) or _ONE_COLUMN.fullmatch(line):
                 borders.append(j)
                 j += 1
                 if j >= end or not self.lines[j].strip():
@@ -524,10 +502,10 @@ class _Reader:
             for n in range(k, row_end):
                 cell = _LIST_CELL.match(self.lines[n])
                 text = self.lines[n]
-                if cell and (n == k or _indent(text) == len(m.group(1)) + 2):
+                if cell and (n == k or indent_of(text) == len(m.group(1)) + 2):
                     cells.append([(n, cell.end(), len(text.rstrip()))])
                 elif cells and text.strip():
-                    cells[-1].append((n, _indent(text), len(text.rstrip())))
+                    cells[-1].append((n, indent_of(text), len(text.rstrip())))
             rows.append((k, row_end, cells))
             k = row_end
         header_end = None
@@ -569,222 +547,8 @@ class _Reader:
         self._tok("tr_close", "tr", -1, lo, hi)
 
 
-def _children(
-    reader: _Reader, segments: list[tuple[int, int, int]], code: tuple[int, int] | None, program: str | None
-) -> list[Token]:
-    """Inline tokens of the text in `segments`: text, soft breaks, code spans (with their exact
-    offsets in `meta`) and links, in source order. An option (`.. option::`, `:option:`) of the
-    page's `.. program::` is cited as that program's: `sphinx-build --jobs`."""
-    lines, starts = reader.lines, reader.starts
-    # The text as one string (its segments joined by newlines), and where each segment starts
-    # in it and in the page.
-    parts: list[str] = []
-    at_text: list[int] = []
-    at_page: list[int] = []
-    length = 0
-    for n, (k, a, b) in enumerate(segments):
-        if n:
-            parts.append("\n")
-            length += 1
-        piece = lines[k][a:b]
-        at_text.append(length)
-        at_page.append(starts[k] + a)
-        parts.append(piece)
-        length += len(piece)
-    text = "".join(parts)
-
-    def where(pos: int) -> int:
-        n = bisect.bisect_right(at_text, pos) - 1
-        return at_page[n] + pos - at_text[n]
-
-    out: list[Token] = []
-    pos = 0
-
-    def add_text(upto: int) -> None:
-        chunk = text[pos:upto]
-        for n, piece in enumerate(chunk.split("\n")):
-            if n:
-                out.append(Token("softbreak", "br", 0))
-            if piece.strip():
-                t = Token("text", "", 0)
-                t.content = piece
-                out.append(t)
-
-    def add_code(lo: int, hi: int, content: str, markup: str) -> None:
-        t = Token("code_inline", "code", 0)
-        t.content = content
-        t.markup = markup
-        t.meta = {"start": where(lo), "end": where(hi - 1) + 1}
-        out.append(t)
-
-    if code is not None and segments:
-        k, a, _ = segments[0]
-        lo, hi = code[0] - a, code[1] - a
-        if 0 <= lo < hi <= len(lines[k]) - a:
-            options = _ALIASES.sub(lambda m: " " * len(m.group(0)), text[lo:hi])
-            add_code(lo, hi, f"{program} {options}" if program else options, "")
-            pos = hi
-    for lo, hi, content, href, role in _markup(text, pos):
-        if role == "option" and program and content.startswith("-"):
-            content = f"{program} {content}"
-        add_text(lo)
-        if href is not None:
-            link = Token("link_open", "a", 1)
-            link.attrSet("href", href)
-            label = Token("text", "", 0)
-            label.content = text[lo + 1 : text.rfind("<", lo, hi)].strip() or href
-            out.extend([link, label, Token("link_close", "a", -1)])
-        else:
-            add_code(lo, hi, content, "``")
-        pos = hi
-    add_text(len(text))
-    return out
-
-
-def _markup(text: str, pos: int) -> list[tuple[int, int, str, str | None, str]]:
-    """(start, end, code, href) of each inline literal, code role and `text <href>`_ link of
-    `text` from `pos`: a literal's content and a role's target (`~pkg.Foo` is `pkg.Foo`), or the
-    href of a link. One pass over the runs of backticks."""
-    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, pos)]
-    out: list[tuple[int, int, str, str | None, str]] = []
-    i = 0
-    while i < len(runs):
-        a, b = runs[i]
-        if b - a == 2 and _opens(text, a, b):
-            close = next(
-                (n for n in range(i + 1, min(len(runs), i + _LOOKAHEAD)) if _is_close(text, runs[n])),
-                None,
-            )
-            if close is not None:
-                c, d = runs[close]
-                out.append((a, d, text[b:c], None, ""))
-                i = close + 1
-                continue
-        elif b - a == 1 and _opens(text, a, b):
-            ahead = range(i + 1, min(len(runs), i + _LOOKAHEAD))
-            close = next((n for n in ahead if runs[n][1] - runs[n][0] == 1), None)
-            if close is not None:
-                c, d = runs[close]
-                inner = text[b:c]
-                role = _ROLE.search(text, max(0, a - 40), a)
-                target = _TITLED.fullmatch(inner)
-                if role is not None and role.group(1).split(":")[-1] in _CODE_ROLES:
-                    name = (target.group(2) if target else inner).strip().lstrip("~!")
-                    out.append((a - len(role.group(0)), d, name, None, role.group(1).split(":")[-1]))
-                elif role is None and target is not None and text[d : d + 1] == "_":
-                    out.append(
-                        (a, d + (2 if text[d : d + 2] == "__" else 1), "", target.group(2).strip(), "")
-                    )
-                i = close + 1
-                continue
-        i += 1
-    return out
-
-
-def _is_close(text: str, run: tuple[int, int]) -> bool:
-    return run[1] - run[0] == 2 and _closes(text, *run)
-
-
-def _opens(text: str, a: int, b: int) -> bool:
-    before = text[a - 1] if a else " "
-    after = text[b] if b < len(text) else " "
-    return (before.isspace() or before in "'\"([{<-/:‘“’«¡¿") and not after.isspace()
-
-
-def _closes(text: str, a: int, b: int) -> bool:
-    before = text[a - 1] if a else " "
-    after = text[b] if b < len(text) else " "
-    return not before.isspace() and (after.isspace() or after in "'\")]}>-/:.,;!?\\’”»")
-
-
 def read(lines: list[str]) -> Read:
     """The block tokens of a reStructuredText page, as markdown-it would give a Markdown one."""
-    reader = _Reader(lines)
+    reader = Reader(lines)
     reader.body(0, len(lines), 0)
     return reader.out
-
-
-# --- rewriting a line in place ------------------------------------------------------------------
-
-
-def refit(
-    lines: list[str] | tuple[str, ...], line: int, fix: Callable[[str], str]
-) -> tuple[int, int, str] | None:
-    """The rewrite of `line` (1-based) by `fix` that keeps the page valid reStructuredText, as
-    (first line, last line, their new text): a grid or simple table's columns keep their widths
-    (each cell rewritten on its own, padded back), a title's adornment grows with it. None when
-    the new text does not fit its cell: no suggestion beats a broken table."""
-    text = lines[line - 1]
-    fixed = fix(text)
-    if fixed == text:
-        return None
-    grid = _grid_columns(lines, line)
-    if grid is not None:
-        return _refit_cells(text, grid, fix, line)
-    simple = _simple_columns(lines, line)
-    if simple is not None:
-        return _refit_cells(text, simple, fix, line)
-    under = lines[line] if line < len(lines) else ""
-    if text.strip() and _is_adornment(under) and _indent(text) == 0:
-        width = max(len(under.rstrip()), len(fixed.rstrip()))
-        over = lines[line - 2] if line >= 2 else ""
-        if _is_adornment(over) and over.rstrip() == under.rstrip():
-            bar = under[0] * width
-            return line - 1, line + 1, f"{bar}\n{fixed}\n{bar}"
-        return line, line + 1, f"{fixed}\n{under[0] * width}"
-    return line, line, fixed
-
-
-def _refit_cells(
-    text: str, bounds: list[tuple[int, int, int]], fix: Callable[[str], str], line: int
-) -> tuple[int, int, str] | None:
-    """`text` with each cell (`bounds`: its columns and how wide its text may be; the last one
-    open) rewritten by `fix` and padded back; None when a rewritten cell outgrows its room."""
-    out = []
-    done = 0
-    for a, b, room in bounds:
-        out.append(text[done:a])  # a grid's bar between cells
-        new = fix(text[a:b])
-        if b >= len(text):  # the row's last cell, open to the right
-            out.append(new)
-            done = len(text)
-            break
-        content = new.rstrip()
-        if len(content) > room:
-            return None
-        out.append(content.ljust(b - a))
-        done = b
-    out.append(text[done:])
-    return line, line, "".join(out)
-
-
-def _grid_columns(lines: list[str] | tuple[str, ...], line: int) -> list[tuple[int, int, int]] | None:
-    """The cells of a grid table's row line (between its bars), from the border above it."""
-    text = lines[line - 1]
-    if not text.lstrip().startswith("|"):
-        return None
-    k = line - 2
-    while k >= 0 and lines[k].lstrip().startswith("|"):
-        k -= 1
-    if k < 0 or not _GRID_BORDER.fullmatch(lines[k].strip()):
-        return None
-    edges = [p for p, c in enumerate(lines[k]) if c == "+"]
-    if any(p >= len(text) or text[p] != "|" for p in edges):
-        return None
-    return [(a + 1, b, b - a - 2) for a, b in zip(edges, edges[1:], strict=False)]
-
-
-def _simple_columns(lines: list[str] | tuple[str, ...], line: int) -> list[tuple[int, int, int]] | None:
-    """The columns of a simple table's row line: each from its border's run of `=` to the next
-    run (the last one open), and None when the line is in no simple table."""
-    k = line - 2
-    while k >= 0 and lines[k].strip() and not _SIMPLE_BORDER.fullmatch(lines[k].strip()):
-        k -= 1
-    if k < 0 or not lines[k].strip():
-        return None
-    runs = [(m.start(), m.end()) for m in _RUN.finditer(lines[k])]
-    open_end = 10**9
-    return [
-        (a, runs[n + 1][0] if n + 1 < len(runs) else open_end, b - a if n + 1 < len(runs) else open_end)
-        for n, (a, b) in enumerate(runs)
-    ]

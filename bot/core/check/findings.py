@@ -141,13 +141,13 @@ def _in_place(doc: DocPage, line: int, fix: Callable[[str], str], whole: bool = 
     if page_format(doc.path) != "rst":
         fixed = fix(original)
         return Suggestion(doc.path, line, line, fixed) if fixed != original else None
-    from bot.core import rst
+    from bot.core.rst_refit import refit
 
     if whole:
         fixed = fix(original)
-        kept = rst.refit(doc.lines, line, lambda text: text if text != original else fixed)
+        kept = refit(doc.lines, line, lambda text: text if text != original else fixed)
         return Suggestion(doc.path, *kept) if kept is not None and kept[2] == fixed else None
-    kept = rst.refit(doc.lines, line, fix)
+    kept = refit(doc.lines, line, fix)
     return Suggestion(doc.path, *kept) if kept is not None else None
 
 
