@@ -163,6 +163,11 @@ def _command_moved_out(inputs: RuleInputs, old: Fact, token: str) -> bool:
     where = old.attr("subcommand")
     if not where or any(f.attr("subcommand") == where for f in inputs.head_facts.facts if f.kind == "flag"):
         return False
+    # A command left with no option of its own has no facts: its module still names it.
+    text = inputs.head.read(old.path) or ""
+    names = {w for path in where.split(",") for w in (path.split()[-1], path.split()[-1].replace("-", "_"))}
+    if any(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) for name in names):
+        return False
     return inputs.own.declared_somewhere(token)
 
 

@@ -291,3 +291,13 @@ def test_a_subcommand_moved_to_a_module_the_rule_does_not_read_takes_its_flags_a
 
     assert moved_to("--port") == []
     assert moved_to("--listen") == [("removed", "--port")]
+    # The command stayed, its options deleted: another module's `--port` does not keep it alive.
+    stripped = CLICK.replace('@click.option("--port", type=int, default=8000)\n', "").replace(
+        '@click.option("--output", default="site", help="what to serve")\n', ""
+    )
+    probe = 'import click\n\n@click.command()\n@click.option("--port")\ndef probe(port):\n    pass\n'
+    before = {**base, "tool/probe.py": probe}
+    report = check(
+        rules, MemoryTree(before), MemoryTree({**before, CLI: stripped}), [Change("modified", CLI)]
+    )
+    assert ("removed", "--port") in [e[:2] for e in errors(report)]
