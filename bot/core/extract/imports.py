@@ -25,7 +25,6 @@ from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from bot.core.extract.click_names import GROUP_BASES
 from bot.core.model import Tree
 
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
@@ -169,6 +168,9 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
 
 
 def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> Unit:
+    # Imported here: click_names brings the argparse reader, which a warm check never loads.
+    from bot.core.extract.click_names import GROUP_BASES
+
     refs: set[str] = set()
     builds: set[str] = set()
     declares = False
