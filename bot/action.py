@@ -21,6 +21,7 @@ import sys
 from urllib.parse import quote
 
 from bot import cli
+from bot.cli_args import parse_args
 from bot.core.model import Report
 from bot.core.rules import RulesError
 from bot.render import FORMATS
@@ -107,7 +108,7 @@ def main() -> int:
             # A merge base needs history: deepen a shallow checkout (actions/checkout's default).
             repo.deepen()
             head_sha = repo.resolve(head)
-        with cli.checked(cli.parse_args(argv)) as (report, doc_text):
+        with cli.checked(parse_args(argv)) as (report, doc_text):
             return _report(report, fail_on, head_sha, doc_text)
     except (cli.UsageError, RulesError, GitError) as exc:
         return _failed(f"docs-sync: {exc}")

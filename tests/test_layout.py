@@ -8,7 +8,7 @@ Floors, lowest first (a module may import its own floor and the floors below it)
     app       the GitHub App: web, queue, worker, jobs, commands, GitHub adapter
     testing   the GitHub stand-in and the rule-example runner (shipped, for the demo and users)
     demo      `docs-sync demo`
-    cli       the command line (bot/cli.py, bot/__main__.py, bot/action.py)
+    cli       the command line (bot/cli.py, cli_args.py, __main__.py, action.py)
 
 `render` and `trees` share a storey but not each other: neither imports the other. Every import
 is read, function-local ones included, so a cycle cannot hide behind a deferred import.
