@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from bot.core.yamlwalk import walk
+
 YAML_LANGS = frozenset({"yaml", "yml"})
 TOML_LANGS = frozenset({"toml"})
 # Blocks whose `NAME=value` set environment variables: shell commands and dotenv files.
@@ -49,6 +51,10 @@ def block_keys(lang: str, content: str) -> list[BlockKey]:
     return []
 
 
+def _too_many(what: str) -> Exception:
+    return _TooMany()
+
+
 class _TooMany(Exception):
     pass
 
@@ -64,33 +70,10 @@ def _yaml_keys(content: str) -> Iterator[BlockKey]:
     budget = [MAX_KEYS * 4]
     for node in yaml.compose_all(content, Loader=_Loader):
         if node is not None:
-            yield from _walk(node, "", 0, budget)
-
-
-def _walk(node: yaml.Node, prefix: str, depth: int, budget: list[int]) -> Iterator[BlockKey]:
-    budget[0] -= 1  # every node walked counts: aliases may repeat one a billion times
-    if depth > MAX_DEPTH or budget[0] < 0:
-        raise _TooMany
-    if isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            yield from _walk(item, prefix, depth + 1, budget)
-        return
-    if not isinstance(node, yaml.MappingNode):
-        return
-    for key_node, value_node in node.value:
-        if not isinstance(key_node, yaml.ScalarNode) or key_node.value == "<<":
-            continue
-        key = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
-        value = None
-        if isinstance(value_node, yaml.ScalarNode):
-            value = "None" if value_node.tag.endswith(":null") else str(value_node.value)
-        elif isinstance(value_node, yaml.SequenceNode) and all(
-            isinstance(n, yaml.ScalarNode) for n in value_node.value
-        ):
-            value = "[" + ", ".join(str(n.value) for n in value_node.value) + "]"
-        yield key, value, key_node.start_mark.line, key_node.start_mark.column
-        if value is None:
-            yield from _walk(value_node, key, depth + 1, budget)
+            for key, value, key_node in walk(
+                node, budget, max_depth=MAX_DEPTH, too_large=_too_many, merge=False, keys_count=False
+            ):
+                yield key, value, key_node.start_mark.line, key_node.start_mark.column
 
 
 _TOML_TABLE = re.compile(r"\s*\[\[?\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(?:#.*)?$")

@@ -19,10 +19,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import yaml
+    pass
 
 from bot.core.model import Extraction, Fact, ParseError
 from bot.core.rules import Source
+from bot.core.yamlwalk import walk
 
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 16
@@ -93,47 +94,18 @@ def yaml_entries(text: str) -> Iterator[Entry]:
     budget = [MAX_KEYS]
     for node in yaml.compose_all(text, Loader=loader):
         if node is not None:
-            yield from _walk(node, "", 0, budget)
+            for key, value, key_node in walk(
+                node, budget, max_depth=MAX_DEPTH, too_large=_too_large, merge=True, keys_count=True
+            ):
+                yield key, value, key_node.start_mark.line + 1
 
 
-def _walk(node: yaml.Node, prefix: str, depth: int, budget: list[int]) -> Iterator[Entry]:
-    import yaml
-
-    if depth > MAX_DEPTH:
-        raise TooLarge(f"nested more than {MAX_DEPTH} levels deep, more than docs-sync reads")
-    budget[0] -= 1  # every node walked counts: aliases may repeat one a billion times
-    if budget[0] < 0:
-        raise TooLarge(f"more than {MAX_KEYS} keys and values, more than docs-sync reads")
-    if isinstance(node, yaml.SequenceNode):
-        for item in node.value:
-            yield from _walk(item, prefix, depth + 1, budget)
-        return
-    if not isinstance(node, yaml.MappingNode):
-        return
-    for key_node, value_node in node.value:
-        if not isinstance(key_node, yaml.ScalarNode):
-            continue
-        if key_node.value == "<<":  # a merge key: the anchored mapping's keys are this one's
-            yield from _walk(value_node, prefix, depth + 1, budget)
-            continue
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise TooLarge(f"more than {MAX_KEYS} keys, more than docs-sync reads")
-        key = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
-        value = _scalar(value_node)
-        yield key, value, key_node.start_mark.line + 1
-        if value is None:
-            yield from _walk(value_node, key, depth + 1, budget)
-
-
-def _scalar(node: yaml.Node) -> str | None:
-    import yaml
-
-    if isinstance(node, yaml.ScalarNode):
-        return "None" if node.tag.endswith(":null") else str(node.value)
-    if isinstance(node, yaml.SequenceNode) and all(isinstance(n, yaml.ScalarNode) for n in node.value):
-        return "[" + ", ".join(str(n.value) for n in node.value) + "]"
-    return None
+def _too_large(what: str) -> TooLarge:
+    if what == "deep":
+        return TooLarge(f"nested more than {MAX_DEPTH} levels deep, more than docs-sync reads")
+    if what == "nodes":
+        return TooLarge(f"more than {MAX_KEYS} keys and values, more than docs-sync reads")
+    return TooLarge(f"more than {MAX_KEYS} keys, more than docs-sync reads")
 
 
 # --- TOML and JSON: parsed whole, lines found by the keys' spellings ------------------------------------
