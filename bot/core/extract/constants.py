@@ -344,3 +344,25 @@ def members(found: Any) -> list[str] | None:
     if isinstance(found, list | tuple | range):
         return [as_text(x) for x in found]
     return None
+
+
+def unquoted(node: ast.expr) -> ast.expr:
+    """A quoted annotation ("int | None") read as the expression it spells."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return node
+    return node
+
+
+_EMPTY: dict[str, object] = {"list": [], "dict": {}, "set": set(), "tuple": ()}
+
+
+def made_by(factory: ast.expr, lookup: Lookup, module: Module = NO_MODULE) -> object:
+    """What a default factory makes, when the file says: `list`, `lambda: ["a", "b"]`."""
+    if isinstance(factory, ast.Name) and factory.id in _EMPTY:
+        return _EMPTY[factory.id]
+    if isinstance(factory, ast.Lambda) and not factory.args.args:
+        return value(factory.body, lookup, module)
+    return UNKNOWN

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from bot.core.extract import argparse_flags
 from bot.core.extract.argparse_flags import Flag, Scope
-from bot.core.extract.constants import UNKNOWN, Module, as_text, value
+from bot.core.extract.constants import UNKNOWN, Module, as_text, made_by, unquoted, value
 from bot.core.model import Fact
 from bot.core.rules import Convention, Source
 
@@ -106,14 +106,17 @@ def _collect_fields(
     for stmt in node.body:
         if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
             continue
-        annotation = _annotation(stmt.annotation)
+        annotation = unquoted(stmt.annotation)
         if any(ast.unparse(annotation).split("[")[0].split(".")[-1] == n for n in _NOT_FIELDS):
             continue
         default_node, factory = _field_default(stmt.value)
         found = UNKNOWN
         if default_node is not None:
             scope, module_info = module
-            found = _made_by(default_node) if factory else value(default_node, scope.lookup, module_info)
+            if factory:
+                found = made_by(default_node, _nothing)
+            else:
+                found = value(default_node, scope.lookup, module_info)
         # Redefining a field keeps its position, as dataclasses does.
         fields[stmt.target.id] = DataclassField(
             name=stmt.target.id,
@@ -124,16 +127,6 @@ def _collect_fields(
             default_node=None if factory else default_node,
             default_unknown=default_node is not None and found is UNKNOWN,
         )
-
-
-def _annotation(node: ast.expr) -> ast.expr:
-    """A quoted annotation ("int | None") read as the expression it spells."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return node
-    return node
 
 
 def _without_none(node: ast.expr) -> ast.expr:
@@ -171,18 +164,6 @@ def _field_default(value: ast.expr | None) -> tuple[ast.expr | None, bool]:
                 return k.value, True
         return None, False
     return value, False
-
-
-_EMPTY: dict[str, object] = {"list": [], "dict": {}, "set": set(), "tuple": ()}
-
-
-def _made_by(factory: ast.expr) -> object:
-    """What a default factory makes, when the file says: `list`, `lambda: ["a", "b"]`."""
-    if isinstance(factory, ast.Name) and factory.id in _EMPTY:
-        return _EMPTY[factory.id]
-    if isinstance(factory, ast.Lambda) and not factory.args.args:
-        return value(factory.body, _nothing)
-    return UNKNOWN
 
 
 # --- the builder ---------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from bot.core.extract.constants import UNKNOWN, as_text, members, value
+from bot.core.extract.constants import UNKNOWN, as_text, made_by, members, unquoted, value
 from bot.core.model import Fact
 from bot.core.rules import Source
 
@@ -37,7 +37,6 @@ _ENUM_BASES = frozenset({"Enum", "StrEnum", "IntEnum"})
 _NOT_FIELDS = frozenset({"ClassVar", "PrivateAttr", "InitVar"})
 _FIELD_CALLS = frozenset({"Field", "pydantic.Field"})
 _MAX_DEPTH = 8  # sections nested deeper than this are left unread
-_EMPTY = {"list": "[]", "dict": "{}", "set": "set()", "tuple": "()"}
 
 
 @dataclass(frozen=True)
@@ -241,7 +240,7 @@ def _fields(
 
 
 def _field(model: str, name: str, stmt: ast.AnnAssign, enums: dict[str, ast.ClassDef]) -> _Field:
-    annotation = _unquoted(stmt.annotation)
+    annotation = unquoted(stmt.annotation)
     attrs: dict[str, str] = {"type": ast.unparse(annotation)}
     key, env = name, list[str]()
     default: object = UNKNOWN
@@ -257,7 +256,7 @@ def _field(model: str, name: str, stmt: ast.AnnAssign, enums: dict[str, ast.Clas
             if kw.arg == "default" and not _is_ellipsis(kw.value):
                 default = value(kw.value, _nothing)
             elif kw.arg == "default_factory":
-                default = _made_by(kw.value)
+                default = made_by(kw.value, _nothing)
             elif kw.arg in ("description", "json_schema_extra"):
                 help_text = value(kw.value, _nothing)
                 if isinstance(help_text, dict):  # json_schema_extra={"description": ...}
@@ -327,25 +326,8 @@ def _annotated_fields(annotation: ast.expr) -> list[ast.Call]:
     return []
 
 
-def _made_by(factory: ast.expr) -> object:
-    if isinstance(factory, ast.Name) and factory.id in _EMPTY:
-        return _EMPTY[factory.id]
-    if isinstance(factory, ast.Lambda) and not factory.args.args:
-        return value(factory.body, _nothing)
-    return UNKNOWN
-
-
-def _unquoted(node: ast.expr) -> ast.expr:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return node
-    return node
-
-
 def _outer(node: ast.expr) -> str:
-    node = _unquoted(node)
+    node = unquoted(node)
     if isinstance(node, ast.Subscript):
         node = node.value
     return _dotted(node).split(".")[-1]

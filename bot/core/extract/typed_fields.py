@@ -12,11 +12,10 @@ import re
 from dataclasses import dataclass, field, replace
 
 from bot.core.extract.argparse_flags import Scope
-from bot.core.extract.constants import UNKNOWN, Module, _enum_members, as_text, value
+from bot.core.extract.constants import UNKNOWN, Module, _enum_members, as_text, made_by, unquoted, value
 
 _NOT_FIELDS = frozenset({"ClassVar", "InitVar", "KW_ONLY", "Final"})
 _FIELD_CALLS = frozenset({"field", "dataclasses.field", "Field", "pydantic.Field", "attr.ib", "attrs.field"})
-_EMPTY: dict[str, object] = {"list": [], "dict": {}, "set": set(), "tuple": ()}
 # Bases that add no fields: a class deriving from one alone is no wider than its file shows.
 NO_FIELDS = frozenset(
     {"object", "ABC", "Generic", "Protocol", "Enum", "str", "int", "NamedTuple", "TypedDict"}
@@ -155,7 +154,7 @@ def _field(
         default = value(node, scope.lookup, module) if has else UNKNOWN
     elif "default_factory" in keywords:
         has, node = True, keywords["default_factory"]
-        default = made_by(node, scope, module)
+        default = made_by(node, scope.lookup, module)
         node = node.body if isinstance(node, ast.Lambda) else None
     help_node = metadata.get("help") or metadata.get("description")
     help_text = value(help_node, scope.lookup, module) if help_node is not None else UNKNOWN
@@ -172,22 +171,10 @@ def _field(
     )
 
 
-def made_by(factory: ast.expr, scope: Scope, module: Module) -> object:
-    """What a default factory makes, when the file says: `list`, `lambda: ["a", "b"]`."""
-    if isinstance(factory, ast.Name) and factory.id in _EMPTY:
-        return _EMPTY[factory.id]
-    if isinstance(factory, ast.Lambda) and not factory.args.args:
-        return value(factory.body, scope.lookup, module)
-    return UNKNOWN
-
-
 def read_annotation(node: ast.expr) -> ast.expr:
-    """A quoted annotation ("int | None") read as the expression it spells."""
+    """A quoted annotation ("int | None") read as the expression it spells, Annotated[X, ...] as X."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return node
+        return unquoted(node)
     if isinstance(node, ast.Subscript) and last(node.value) == "Annotated":
         inner = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
         return read_annotation(inner)
