@@ -2,7 +2,7 @@
 analysis' memory per MB of source, and how long a pull request waits behind a hostile one.
 
 Builds the job tests' trainer repository (tests/appkit.py) behind the GitHub stand-in
-(bot/testing/standin.py) and measures, in one run:
+(bot/testing/standin/) and measures, in one run:
 
   1. GitHub calls per pull request event, counted from the stand-in's recorded requests: a pull
      request with findings (first on its base branch, then with the config cached), a clean

@@ -2,7 +2,7 @@
 
     python3 bench/bench_scale.py [--deliveries 1000] [--repos 50] [--quick] [--write-interval 0]
 
-The GitHub side is the stand-in's GitHubHost (bot/testing/standin.py) in a process of its own:
+The GitHub side is the stand-in's GitHubHost (bot/testing/standin/) in a process of its own:
 `--repos` git repositories (5 to an installation, as organisations have them), each with a
 config, an argparse module and the doc page citing its flags, and a pull request per delivery
 (a third rename a documented flag, a third change its documented default, a third only a help

@@ -1,7 +1,7 @@
 """`docs-sync demo --app`: the whole GitHub App loop on this machine, with no GitHub account.
 
 1. builds the demo trainer repository (bot/demo/repo.py) with its pull request branch;
-2. starts the GitHub stand-in of bot/testing/standin.py (a local HTTP server that answers the
+2. starts the GitHub stand-in of bot/testing/standin/ (a local HTTP server that answers the
    REST and GraphQL calls the App makes, from that repository, and enforces GitHub's rules);
 3. starts `docs-sync serve` as a separate process, configured through the environment exactly
    as a deployment is (APP_ID, PRIVATE_KEY, WEBHOOK_SECRET, GITHUB_API_URL, ...);

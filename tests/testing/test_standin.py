@@ -21,7 +21,7 @@ from githubkit.exception import (
     SecondaryRateLimitExceeded,
 )
 
-from bot.testing.standin import GitHubStandIn, add_commit, make_app_key, make_repo, run_git, sign
+from bot.testing.standin import GitHubStandIn, add_commit, make_app_key, make_repo, run_git
 
 OWNER, REPO = "octo-org", "docs-repo"
 
@@ -741,12 +741,6 @@ def test_etag_revalidation_answers_304(gh, standin, fixture_repo, http):
         cached = gh.rest.repos.get_content(OWNER, REPO, path, ref=shas["base"])
         assert cached.status_code == 200 and base64.b64decode(cached.parsed_data.content) == APP_PY.encode()
     assert [r[2] for r in standin.calls("GET", f"/contents/{path}$")] == [200, 304]
-
-
-def test_webhook_signature_matches_githubs_test_vector():
-    assert sign("It's a Secret to Everybody", b"Hello, World!") == (
-        "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
-    )
 
 
 def test_make_repo_builds_history_and_work_tree(tmp_path):

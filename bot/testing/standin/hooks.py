@@ -21,31 +21,29 @@ attempt; `hook_deliveries` is the log; `redelivered` the ids the App asked to re
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import threading
 import time
 import uuid
 from datetime import datetime, timezone
-from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 
+from bot.app.intake.web import sign
+from bot.testing.standin.protocol import JSON, Answer, Req, endpoint
+from bot.testing.standin.state import State
+
 REDELIVER_WITHIN_S = 3 * 86400  # GitHub redelivers only deliveries of the past 3 days
 
 
-class HookLog:
-    """The webhook's delivery log of one App; `api` and `_lock` come from the stand-in."""
-
-    api: str
-    _lock: Any
+class HookLog(State):
+    """The webhook's delivery log of one App."""
 
     def _init_hooks(self) -> None:
         self.hook_url: str | None = None
         self.hook_secret = ""
-        self.hook_deliveries: list[dict] = []  # oldest first; the API lists them newest first
+        self.hook_deliveries: list[JSON] = []  # oldest first; the API lists them newest first
         self.redelivered: list[int] = []
         self._hook_payloads: dict[str, tuple[str, bytes]] = {}  # guid -> (event, body)
         self._hook_ids = iter(range(90_000_001, 2**31))
@@ -60,8 +58,8 @@ class HookLog:
     # -- test side ----------------------------------------------------------------------------
 
     def send_hook(
-        self, event: str, payload: dict, *, guid: str | None = None, at: float | None = None
-    ) -> dict:
+        self, event: str, payload: JSON, *, guid: str | None = None, at: float | None = None
+    ) -> JSON:
         """Deliver `payload` to `hook_url` as GitHub does and record the attempt (its entry).
         `at` dates the attempt (epoch seconds; default now). Without a `hook_url` the attempt is
         recorded as one that could not connect."""
@@ -77,10 +75,10 @@ class HookLog:
             thread.join(timeout_s)
         self._hook_threads.clear()
 
-    def _attempt(self, guid: str, *, redelivery: bool, at: float | None = None) -> dict:
+    def _attempt(self, guid: str, *, redelivery: bool, at: float | None = None) -> JSON:
         event, body = self._hook_payloads[guid]
         payload = json.loads(body)
-        signature = "sha256=" + hmac.new(self.hook_secret.encode(), body, hashlib.sha256).hexdigest()
+        signature = sign(self.hook_secret, body)
         headers = {
             "Content-Type": "application/json",
             "User-Agent": "GitHub-Hookshot/standin",
@@ -120,7 +118,8 @@ class HookLog:
 
     # -- the API ------------------------------------------------------------------------------
 
-    def _h_hook_deliveries(self, req: Any) -> tuple[int, Any, dict]:
+    @endpoint("GET", r"/app/hook/deliveries", auth="jwt")
+    def _h_hook_deliveries(self, req: Req) -> Answer:
         try:
             per_page = min(100, max(1, int(req.query.get("per_page", 30))))
         except ValueError:
@@ -137,7 +136,8 @@ class HookLog:
             headers["link"] = f'<{self.api}/app/hook/deliveries?{query}>; rel="next"'
         return 200, page, headers
 
-    def _h_redeliver(self, req: Any) -> tuple[int, Any]:
+    @endpoint("POST", r"/app/hook/deliveries/(?P<id>\d+)/attempts", auth="jwt")
+    def _h_redeliver(self, req: Req) -> Answer:
         docs = "https://docs.github.com/rest/apps/webhooks#redeliver-a-delivery-for-an-app-webhook"
         entry = next((d for d in self.hook_deliveries if str(d["id"]) == req.params["id"]), None)
         if entry is None:
