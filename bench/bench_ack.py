@@ -40,8 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = 1 if args.quick else max(1, args.runs)
 
+    from bot.testing.appkit import build_repo
     from bot.testing.standin import GitHubStandIn
-    from tests.appkit import build_repo
 
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)

@@ -1,7 +1,7 @@
 """What the GitHub App costs: GitHub calls per event, webhook intake speed, worker memory, the
 analysis' memory per MB of source, and how long a pull request waits behind a hostile one.
 
-Builds the job tests' trainer repository (tests/appkit.py) behind the GitHub stand-in
+Builds the job tests' trainer repository (bot/testing/appkit.py) behind the GitHub stand-in
 (bot/testing/standin/) and measures, in one run:
 
   1. GitHub calls per pull request event, counted from the stand-in's recorded requests: a pull
@@ -154,7 +154,7 @@ def measure_calls(standin, shas: dict[str, str], scratch: Path) -> list[EventCal
     from bot.app.jobs.handler import make_handler
     from bot.app.metrics import Metrics
     from bot.app.queue.sqlite import SQLiteQueue
-    from tests.appkit import (
+    from bot.testing.appkit import (
         BotServer,
         check_suite_payload,
         comment_payload,
@@ -301,7 +301,7 @@ class IntakeServer:
 def deliveries(standin, shas: dict[str, str], first: int, count: int, tag: str) -> list[bytes]:
     """Signed pull_request.opened deliveries as raw HTTP/1.1 requests, each for its own pull
     request (numbers from `first` on): no delivery supersedes another's job."""
-    from tests.appkit import pull_request_payload
+    from bot.testing.appkit import pull_request_payload
 
     template = pull_request_payload(standin, "opened", 1, shas["pr"], shas["main"], "main")
     out = []
@@ -542,7 +542,7 @@ class Memory:
 
 def measure_memory(standin, shas: dict[str, str], scratch: Path, jobs: int) -> Memory:
     from bot.app.intake.events import route
-    from tests.appkit import pull_request_payload
+    from bot.testing.appkit import pull_request_payload
 
     standin.reset()
     specs = []
@@ -711,8 +711,8 @@ def measure_analysis_memory(
     repo: Path, standin, shas: dict[str, str], scratch: Path, mb: float
 ) -> AnalysisMemory:
     from bot.app.intake.events import route
+    from bot.testing.appkit import pull_request_payload
     from bot.testing.standin import add_commit
-    from tests.appkit import pull_request_payload
 
     text = big_argparse_module(mb)
     shas["big"] = add_commit(repo, {BIG_SOURCE: text}, parent="main", branch="big")
@@ -817,8 +817,8 @@ def measure_starvation(repo: Path, standin, shas: dict[str, str], scratch: Path,
     from bot.app.metrics import Metrics
     from bot.app.queue.sqlite import SQLiteQueue
     from bot.app.queue.worker import Worker
+    from bot.testing.appkit import DOC, pull_request_payload, settings_for
     from bot.testing.standin import GitHubStandIn, add_commit
-    from tests.appkit import DOC, pull_request_payload, settings_for
 
     doc = run_git_show(repo, f"{shas['main']}:{DOC}")
     bogus = "".join(f"- `--bogus-flag-{i}` tunes part {i} of the trainer.\n" for i in range(scale.mentions))
@@ -926,8 +926,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         connections=args.connections or scale.connections,
         jobs=max(args.jobs or scale.jobs, 1),
     )
+    from bot.testing.appkit import build_repo
     from bot.testing.standin import GitHubStandIn
-    from tests.appkit import build_repo
 
     scratch = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="docs-sync-bench-app-"))
     scratch.mkdir(parents=True, exist_ok=True)
@@ -939,7 +939,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         limits = {"content_limit_per_minute": 10**9, "content_limit_per_hour": 10**9}
         with GitHubStandIn(repo, **limits) as standin:
             print(
-                f"Trainer repository (tests/appkit.py) behind the GitHub stand-in at {standin.url}; "
+                f"Trainer repository (bot/testing/appkit.py) behind the GitHub stand-in at {standin.url}; "
                 f"scratch {scratch}; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}."
             )
             print()

@@ -549,7 +549,7 @@ def main() -> int:
     if args.quick:
         args.deliveries, args.repos, args.huge_files = 40, 8, 100
     pulls = -(-args.deliveries // args.repos)
-    from tests.app.pgserver import Cluster
+    from bot.testing.postgres import Cluster
 
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         root, logs = Path(tmp), Path(tmp) / "logs"

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from bot.testing.appkit import build_repo
 from bot.testing.standin import GitHubStandIn
-from tests.appkit import CheckBot, build_repo
+from tests.appkit import CheckBot
 
 
 @pytest.fixture(scope="module")

@@ -58,7 +58,7 @@ def test_quick_app_benchmark_counts_calls_serves_deliveries_and_runs_the_worker(
 
 
 def test_quick_scale_benchmark_runs_the_app_on_postgresql_and_posts_nothing_twice():
-    from tests.app import pgserver
+    from bot.testing import postgres as pgserver
 
     pgserver.skip_unless_available()
     out = quick("bench_scale.py")  # exits 1 on a lost delivery, an unfinished job or a duplicate

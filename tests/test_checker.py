@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.demo import repo as demo
+from bot.testing import trainer as demo
 
 # The App's packages (the `app` extra) and modules; importlib.metadata costs every start 55 ms.
 APP_ONLY = (

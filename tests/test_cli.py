@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.demo import repo as demo
+from bot.testing import trainer as demo
 
 RULES = Path(__file__).resolve().parents[1] / "rules"
 

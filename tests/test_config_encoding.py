@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.demo.repo import CONFIG, build_demo_repo
+from bot.testing.appkit import ARGS, ARGS_ONE
 from bot.testing.standin import GitHubStandIn, add_commit
-from tests.appkit import ARGS, ARGS_ONE
+from bot.testing.trainer import CONFIG, build_demo_repo
 
 REPO_CONFIG = ".github/docs-sync.yml"
 LATIN_CONFIG = CONFIG.replace("rules:\n", "# Configur\xe9 par l'\xe9quipe docs.\nrules:\n", 1).encode(

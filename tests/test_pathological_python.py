@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.demo.repo import build_demo_repo
+from bot.testing.appkit import ARGS, ARGS_ONE
 from bot.testing.standin import GitHubStandIn, add_commit
-from tests.appkit import ARGS, ARGS_ONE
+from bot.testing.trainer import build_demo_repo
 
 FACTORY = "trainer/train/actor_factory.py"  # a `strings` source compared with `backend`
 PARALLEL = "trainer/backends/fsdp/parallel.py"  # a `strings` source read from calls

@@ -1,6 +1,6 @@
 """`docs-sync demo --app`: the whole GitHub App loop on this machine, with no GitHub account.
 
-1. builds the demo trainer repository (bot/demo/repo.py) with its pull request branch;
+1. builds the demo trainer repository (bot/testing/trainer.py) with its pull request branch;
 2. starts the GitHub stand-in of bot/testing/standin/ (a local HTTP server that answers the
    REST and GraphQL calls the App makes, from that repository, and enforces GitHub's rules);
 3. starts `docs-sync serve` as a separate process, configured through the environment exactly
@@ -26,8 +26,8 @@ from typing import Any
 
 import httpx
 
-from bot.demo.repo import build_demo_repo
 from bot.testing.standin import GitHubStandIn, sign
+from bot.testing.trainer import build_demo_repo
 
 SECRET = "demo webhook secret"
 NUMBER = 7

@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bot.demo.repo import build_demo_repo, git
+from bot.testing.trainer import build_demo_repo, git
 
 
 def main(app: bool = True, keep: str | None = None) -> int:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.app import pgserver
+from bot.testing import postgres as pgserver
 
 
 @pytest.fixture(scope="session")

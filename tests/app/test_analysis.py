@@ -8,9 +8,10 @@ import pytest
 from bot.app.jobs.analysis import apply_waivers, gone_at_head, listed_head, repo_html_url
 from bot.app.queue.store import Waiver
 from bot.core.model import Report
-from bot.demo.repo import ARGS_HEAD
+from bot.testing.appkit import ARGS
 from bot.testing.standin import GitHubStandIn, add_commit, make_repo
-from tests.appkit import ARGS, CheckBot, finding
+from bot.testing.trainer import ARGS_HEAD
+from tests.appkit import CheckBot, finding
 
 FILLER = {f"aaa/f{i:04}.md": f"filler {i}\n" for i in range(3000)}  # sorts before every real path
 

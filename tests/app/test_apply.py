@@ -17,8 +17,9 @@ from bot.app.queue.worker import Worker
 from bot.core.model import DocLocation, Finding, Report, Suggestion
 from bot.render.comments import SUMMARY_MARKER
 from bot.render.patch import to_patch
+from bot.testing.appkit import DOC, BotServer, comment_payload, pull_request_payload, settings_for
 from bot.testing.standin import GitHubStandIn, add_commit, run_git
-from tests.appkit import DOC, BotServer, Clock, comment_payload, pull_request_payload, settings_for
+from tests.appkit import Clock
 
 _numbers = itertools.count(1)
 

@@ -11,7 +11,8 @@ from bot.app.metrics import Metrics
 from bot.app.queue.sqlite import SQLiteQueue
 from bot.app.queue.store import PullRef, Store
 from bot.app.queue.worker import RetryableError, Worker
-from tests.appkit import CheckBot, check_run_payload, pull_request_payload, settings_for, writes_and_reads
+from bot.testing.appkit import check_run_payload, pull_request_payload, settings_for
+from tests.appkit import CheckBot, writes_and_reads
 
 
 def test_the_calls_a_typical_pull_request_and_a_clean_one_cost(bot, standin):

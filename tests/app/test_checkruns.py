@@ -13,7 +13,7 @@ from bot.app.queue.sqlite import SQLiteQueue
 from bot.app.queue.store import Store
 from bot.app.queue.worker import RetryableError, Worker
 from bot.render.comments import CheckOutcome
-from tests.appkit import DOC, settings_for
+from bot.testing.appkit import DOC, settings_for
 
 
 def test_annotations_go_before_the_conclusion_and_outputs_fit_in_bytes(standin, repo_and_shas, tmp_path):

@@ -15,8 +15,9 @@ from bot.app.queue.sqlite import SQLiteQueue
 from bot.app.queue.store import PullRef, Store
 from bot.app.queue.worker import Worker
 from bot.render.comments import SUMMARY_MARKER as SUMMARY
+from bot.testing.appkit import comment_payload, pull_request_payload, settings_for
 from bot.testing.standin import GitHubStandIn
-from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
+from tests.appkit import Clock
 from tests.render.test_comments import TYPED, assert_inert
 
 

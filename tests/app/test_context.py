@@ -13,7 +13,7 @@ from bot.app.intake.payloads import CheckJob
 from bot.app.metrics import Metrics
 from bot.app.queue.sqlite import SQLiteQueue
 from bot.app.queue.store import PullRef
-from tests.appkit import pull_request_payload, settings_for
+from bot.testing.appkit import pull_request_payload, settings_for
 
 
 def test_a_payload_without_installation_asks_github_for_it(bot, standin, repo_and_shas):

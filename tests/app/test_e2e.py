@@ -20,13 +20,10 @@ from bot.app.metrics import Metrics
 from bot.app.queue.sqlite import SQLiteQueue
 from bot.app.queue.worker import RetryableError, Worker
 from bot.render.comments import SUMMARY_MARKER, marked_fingerprint
-from bot.testing.standin import GitHubStandIn
-from tests.appkit import (
+from bot.testing.appkit import (
     ARGS,
     DOC,
     BotServer,
-    Clock,
-    Scrape,
     check_run_payload,
     check_suite_payload,
     comment_payload,
@@ -34,6 +31,8 @@ from tests.appkit import (
     requested_action_payload,
     settings_for,
 )
+from bot.testing.standin import GitHubStandIn
+from tests.appkit import Clock, Scrape
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,13 @@ import json
 import pytest
 
 from bot.app.intake.events import JobSpec, parse_command, route
-from tests.appkit import FIXTURES
+from bot.testing.appkit import WEBHOOKS
 
 HEAD = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 
 
 def load(name: str) -> dict:
-    return json.loads((FIXTURES / name).read_text())
+    return json.loads((WEBHOOKS / name).read_text())
 
 
 def only(specs: list[JobSpec] | None) -> JobSpec:
@@ -304,6 +304,6 @@ def test_malformed_payloads_are_ignored_not_raised(event, payload):
 
 
 def test_every_recorded_payload_routes_without_error():
-    for path in sorted(FIXTURES.glob("*/*.json")):
+    for path in sorted(WEBHOOKS.glob("*/*.json")):
         result = route(path.parent.name, json.loads(path.read_text()))
         assert result is None or isinstance(result, list), path

@@ -10,7 +10,7 @@ from bot.app.jobs.handler import FactsMemo, make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue.sqlite import SQLiteQueue
 from bot.app.queue.worker import Worker
-from tests.appkit import settings_for
+from bot.testing.appkit import settings_for
 
 APP = Path(__file__).resolve().parents[2] / "bot" / "app"
 

@@ -10,9 +10,9 @@ from bot.app.jobs.history import ApiHistory
 from bot.app.jobs.snapshot import BlobReader
 from bot.app.queue.store import Store
 from bot.core.check.history import Commit
-from bot.demo.repo import ARGS_HEAD, DOC_BASE
+from bot.testing.appkit import ARGS
 from bot.testing.standin import add_commit
-from tests.appkit import ARGS
+from bot.testing.trainer import ARGS_HEAD, DOC_BASE
 
 DOC = "docs/training-backend.md"
 STALE = "\n- `--disable-fp32-master` drops the fp32 master copy.\n"

@@ -18,10 +18,10 @@ import httpx
 import pytest
 
 from bot.app.intake.web import sign
+from bot.testing.appkit import WEBHOOKS
 from bot.testing.standin import default_app_key
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "tests" / "fixtures" / "webhooks"
 SECRET = "webhook secret of the intake tests"
 
 
@@ -100,7 +100,7 @@ def test_slow_unsigned_bodies_do_not_starve_signed_deliveries(served):
     for t in slow:
         t.start()
     time.sleep(0.3)  # every slow client has declared its megabyte and is sending
-    payload = json.loads((FIXTURES / "pull_request/opened.payload.json").read_text())
+    payload = json.loads((WEBHOOKS / "pull_request/opened.payload.json").read_text())
     results: list[tuple[int, float]] = []
 
     def deliver(n: int) -> None:

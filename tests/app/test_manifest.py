@@ -16,8 +16,9 @@ from bot.app.jobs.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue.sqlite import SQLiteQueue
 from bot.app.queue.worker import Worker
+from bot.testing.appkit import comment_payload, pull_request_payload, settings_for
 from bot.testing.standin import APP_PERMISSIONS, GitHubStandIn, run_git
-from tests.appkit import Clock, comment_payload, pull_request_payload, settings_for
+from tests.appkit import Clock
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,9 +4,9 @@ request; one that cannot be read is a config finding naming it, and the rest is 
 
 from __future__ import annotations
 
-from bot.demo.repo import CONFIG, DOC_BASE
+from bot.testing.appkit import DOC
 from bot.testing.standin import add_commit, make_repo, run_git
-from tests.appkit import DOC
+from bot.testing.trainer import CONFIG, DOC_BASE
 
 CONFIG_FILE = ".github/docs-sync.yml"
 SERVER_ARGS = (

@@ -9,7 +9,7 @@ import pytest
 
 from bot.app.intake.events import route
 from bot.app.intake.payloads import CheckJob, CommandJob, PayloadError, parse
-from tests.appkit import FIXTURES
+from bot.testing.appkit import WEBHOOKS
 
 
 def test_a_check_job_round_trips_through_the_queues_json():
@@ -38,7 +38,7 @@ def test_a_command_job_round_trips_and_keeps_its_words():
 
 def test_what_events_queue_parses_for_every_recorded_delivery():
     parsed = 0
-    for path in sorted(FIXTURES.glob("*/*.json")):
+    for path in sorted(WEBHOOKS.glob("*/*.json")):
         for spec in route(path.parent.name, json.loads(path.read_text())) or []:
             job = parse(spec.kind, json.loads(json.dumps(spec.payload)))
             assert job is not None and job.to_json() == spec.payload, path

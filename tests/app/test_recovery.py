@@ -16,9 +16,10 @@ from bot.app.jobs.handler import make_handler
 from bot.app.jobs.recovery import KIND, recovery_job, round_robin
 from bot.app.metrics import Metrics
 from bot.app.queue.sqlite import SQLiteQueue
+from bot.testing.appkit import BotServer, pull_request_payload, settings_for
 from tests.app.test_web import _one_loop
 from tests.app.test_web import settings_for as web_settings
-from tests.appkit import BotServer, Clock, pull_request_payload, settings_for
+from tests.appkit import Clock
 
 _numbers = itertools.count(300)
 

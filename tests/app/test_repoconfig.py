@@ -7,8 +7,9 @@ import pytest
 
 from bot.app.config import Budget
 from bot.core.packs import parse_repo_config
-from bot.demo.repo import ARGS_HEAD, CONFIG, DOC_HEAD
-from tests.appkit import ARGS, DOC, CheckBot
+from bot.testing.appkit import ARGS, DOC
+from bot.testing.trainer import ARGS_HEAD, CONFIG, DOC_HEAD
+from tests.appkit import CheckBot
 
 
 def test_the_apps_rules_apply_when_the_repository_has_no_config(standin, repo_and_shas, tmp_path):

@@ -8,7 +8,8 @@ from bot.app.intake.events import route
 from bot.app.queue.store import PullRef, Store
 from bot.core.model import DocLocation, Finding, Report, Suggestion
 from bot.render.comments import finding_annotations, marked_fingerprint
-from tests.appkit import ARGS, DOC, LINKS, PAGE, check_run_payload, finding
+from bot.testing.appkit import ARGS, DOC, check_run_payload
+from tests.appkit import LINKS, PAGE, finding
 
 PATCH = """\
 @@ -1,4 +1,5 @@

@@ -17,8 +17,9 @@ from bot.app.jobs.handler import make_handler
 from bot.app.metrics import Metrics
 from bot.app.queue.sqlite import SQLiteQueue
 from bot.app.queue.store import Store
+from bot.testing.appkit import BotServer, build_repo, pull_request_payload, settings_for
 from bot.testing.standin import add_commit, run_git
-from tests.appkit import BotServer, CheckBot, build_repo, pull_request_payload, settings_for
+from tests.appkit import CheckBot
 
 ARGS = "trainer/arguments.py"  # an `argparse` source of the demo's rule
 
@@ -152,7 +153,7 @@ def test_the_analysis_has_none_of_the_apps_secrets_and_its_limits_before_any_rea
 
 
 def test_a_page_past_the_reads_budget_is_refused_before_it_is_fetched(standin, repo_and_shas, tmp_path):
-    from bot.demo.repo import CONFIG
+    from bot.testing.trainer import CONFIG
 
     repo, shas = repo_and_shas
     globbed = CONFIG.replace("path: docs/training-backend.md", 'path: "docs/*.md"')
@@ -201,7 +202,7 @@ def test_a_hostile_edited_config_leaves_the_app_answering(standin, repo_and_shas
     # The pull request's own config and file name: a glob a backtracking regex took hours on
     # (tests/core/test_globs.py), matched in the analysis process and in linear time, while the
     # intake answers and the next job goes on.
-    from bot.demo.repo import CONFIG
+    from bot.testing.trainer import CONFIG
 
     repo, shas = repo_and_shas
     glob = "docs/" + "*a" * 14 + "*b.md"

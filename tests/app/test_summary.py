@@ -6,7 +6,7 @@ from __future__ import annotations
 from bot.app.intake.events import route
 from bot.app.queue.store import PullRef, Store
 from bot.render.comments import SUMMARY_MARKER
-from tests.appkit import check_run_payload
+from bot.testing.appkit import check_run_payload
 
 
 def summaries(standin) -> list[dict]:

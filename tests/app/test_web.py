@@ -23,7 +23,8 @@ from bot.app.main import build_server, serve, work
 from bot.app.metrics import Metrics
 from bot.app.queue.protocol import Job
 from bot.app.queue.sqlite import SQLiteQueue
-from tests.appkit import FIXTURES, Scrape
+from bot.testing.appkit import WEBHOOKS
+from tests.appkit import Scrape
 
 SECRET = "webhook secret for tests"
 
@@ -42,7 +43,7 @@ def test_github_test_vector():
 
 
 def fixture_body(name: str) -> bytes:
-    return (FIXTURES / name).read_bytes()
+    return (WEBHOOKS / name).read_bytes()
 
 
 def headers(event: str, body: bytes, *, delivery: str | None = None, secret: str = SECRET) -> dict[str, str]:

@@ -11,10 +11,10 @@ import pytest
 from jsonschema import Draft4Validator
 
 from bot.core.model import Report
-from bot.demo import repo as demo
 from bot.render import FORMATS
 from bot.render.common import Options
 from bot.render.data import to_json
+from bot.testing import trainer as demo
 from tests.render.sample import PAGE, finding, page
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

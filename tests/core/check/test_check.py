@@ -7,7 +7,7 @@ import pytest
 from bot.core.check import audit, check
 from bot.core.model import Change, Report
 from bot.core.packs import parse_repo_config
-from bot.demo import repo as demo
+from bot.testing import trainer as demo
 from bot.trees.memory import MemoryTree
 
 DOC = "docs/training-backend.md"
