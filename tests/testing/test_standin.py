@@ -898,3 +898,17 @@ def test_a_published_repository_is_public_read_only(standin, http, tmp_path):
     assert http.get(f"{api}/git/trees/v1.0").status_code == 401
     standin.reset()
     assert http.get(f"{api}/git/trees/v1.0", headers=auth).status_code == 404
+
+
+def test_no_path_reaches_two_endpoints_of_one_method(fixture_repo):
+    # The router tries the areas' endpoints in no particular order: that is sound only while a path
+    # fullmatches at most one pattern of its method. Each endpoint's own sample path must reach it alone.
+    samples = {"path": "docs/a.md", "basehead": "main...feature"}
+    group = re.compile(r"\(\?P<(\w+)>(?:\[\^/\]\+|\\d\+|\.\+|\.\*)\)")
+    routes = GitHubStandIn(fixture_repo[0])._routes
+    assert len(routes) == 45
+    for method, pattern, _, handler in routes:
+        sample = group.sub(lambda m: samples.get(m.group(1), "7"), pattern.pattern.removesuffix("/?"))
+        sample = sample.replace("(?:", "").replace(")?", "").replace("\\", "")
+        reached = [h.__name__ for m, p, _, h in routes if m == method and p.fullmatch(sample)]
+        assert reached == [handler.__name__], (method, sample)

@@ -180,8 +180,9 @@ auth.py (the App, installations, tokens, permissions), pulls.py, gitdata.py (con
 blobs, commits, refs), graphql.py, checks.py, reviews.py (reviews and review comments),
 comments.py (issue comments, reactions), hooks.py (the webhook's deliveries); state.py declares
 what a stand-in holds, shapes.py builds GitHub's JSON from it, gitrepo.py reads the git fixture
-that fixtures.py builds, keys.py holds keys, signatures and issued tokens, host.py many
-repositories on one port.
+that fixtures.py builds, keys.py holds the App's keys and the tokens issued, host.py many
+repositories on one port. Each area's `needs` are GitHub's "Permissions required for GitHub
+Apps"; a new endpoint is a marked handler in its area's module.
 """
 
 from bot.app.intake.web import sign

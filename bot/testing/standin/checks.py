@@ -25,18 +25,16 @@ from bot.testing.standin.shapes import Shapes
 _CONCLUSIONS = ("action_required", "cancelled", "failure", "neutral", "success", "skipped", "timed_out")
 _LEVELS = ("notice", "warning", "failure")
 
+# What the endpoints below need of an installation token (any one alternative; write includes read).
+_READ = (("checks", "read"),)
+_WRITE = (("checks", "write"),)
+
 
 class Checks(Shapes):
     def _suite_id(self, head_sha: str) -> int:
         if head_sha not in self._suites:
             self._suites[head_sha] = self._next_id()
         return self._suites[head_sha]
-
-    def _check_run(self, run_id: str) -> JSON:
-        for run in self.check_runs:
-            if run["id"] == int(run_id):
-                return run
-        raise HTTPError(404, "Not Found")
 
     def _check_json(self, run: JSON) -> JSON:
         api = f"{self.api}/repos/{self.owner}/{self.name}"
@@ -203,7 +201,7 @@ class Checks(Shapes):
                     raise too_long(len(value), limit)
         return [dict(a) for a in actions]
 
-    @endpoint("POST", REPO + r"/check-runs", needs=(("checks", "write"),))
+    @endpoint("POST", REPO + r"/check-runs", needs=_WRITE)
     def _h_create_check_run(self, req: Req) -> Answer:
         changes = self._validate_check(req.json(), None)
         now = iso()
@@ -227,7 +225,7 @@ class Checks(Shapes):
         self.check_runs.append(run)
         return 201, self._check_json(run)
 
-    @endpoint("PATCH", REPO + r"/check-runs/(?P<id>\d+)", needs=(("checks", "write"),))
+    @endpoint("PATCH", REPO + r"/check-runs/(?P<id>\d+)", needs=_WRITE)
     def _h_update_check_run(self, req: Req) -> Answer:
         run = self._check_run(req.params["id"])
         changes = self._validate_check(req.json(), run)
@@ -244,11 +242,11 @@ class Checks(Shapes):
             run["completed_at"] = iso()
         return 200, self._check_json(run)
 
-    @endpoint("GET", REPO + r"/check-runs/(?P<id>\d+)", needs=(("checks", "read"),))
+    @endpoint("GET", REPO + r"/check-runs/(?P<id>\d+)", needs=_READ)
     def _h_get_check_run(self, req: Req) -> Answer:
         return 200, self._check_json(self._check_run(req.params["id"]))
 
-    @endpoint("GET", REPO + r"/check-runs/(?P<id>\d+)/annotations", needs=(("checks", "read"),))
+    @endpoint("GET", REPO + r"/check-runs/(?P<id>\d+)/annotations", needs=_READ)
     def _h_check_annotations(self, req: Req) -> Answer:
         run = self._check_run(req.params["id"])
         blob = f"{self.html}/{self.owner}/{self.name}/blob/{run['head_sha']}"
@@ -269,7 +267,7 @@ class Checks(Shapes):
         ]
         return self._paginate(req, items)
 
-    @endpoint("GET", REPO + r"/commits/(?P<ref>.+)/check-runs", needs=(("checks", "read"),))
+    @endpoint("GET", REPO + r"/commits/(?P<ref>.+)/check-runs", needs=_READ)
     def _h_list_check_runs(self, req: Req) -> Answer:
         sha = self.repo.resolve(req.params["ref"])
         if sha is None:

@@ -18,14 +18,12 @@ from bot.testing.standin.protocol import (
 from bot.testing.standin.shapes import Shapes
 from bot.testing.standin.state import Pull
 
+# What the endpoints below need of an installation token (any one alternative; write includes read).
+_READ = (("issues", "read"), ("pull_requests", "read"))
+_WRITE = (("issues", "write"), ("pull_requests", "write"))
+
 
 class Comments(Shapes):
-    def _issue_comment(self, cid: str | int) -> JSON:
-        for c in self.issue_comments:
-            if c["id"] == int(cid):
-                return c
-        raise HTTPError(404, "Not Found")
-
     def _new_issue_comment(self, pr: Pull, body: str, login: str) -> JSON:
         cid = self._next_id()
         now = iso()
@@ -67,9 +65,7 @@ class Comments(Shapes):
             )
         return body
 
-    @endpoint(
-        "GET", REPO + r"/issues/(?P<n>\d+)/comments", needs=(("issues", "read"), ("pull_requests", "read"))
-    )
+    @endpoint("GET", REPO + r"/issues/(?P<n>\d+)/comments", needs=_READ)
     def _h_list_issue_comments(self, req: Req) -> Answer:
         pr = self._pull(req.params["n"])
         comments = [self._comment_json(c) for c in self.issue_comments if c["pull_number"] == pr.number]
@@ -77,23 +73,19 @@ class Comments(Shapes):
             comments = [c for c in comments if c["updated_at"] >= req.query["since"]]
         return self._paginate(req, comments)
 
-    @endpoint(
-        "POST", REPO + r"/issues/(?P<n>\d+)/comments", needs=(("issues", "write"), ("pull_requests", "write"))
-    )
+    @endpoint("POST", REPO + r"/issues/(?P<n>\d+)/comments", needs=_WRITE)
     def _h_create_issue_comment(self, req: Req) -> Answer:
         pr = self._pull(req.params["n"])
         return 201, self._new_issue_comment(pr, self._check_body(req.json().get("body")), self.bot_login)
 
-    @endpoint(
-        "GET", REPO + r"/issues/comments/(?P<id>\d+)", needs=(("issues", "read"), ("pull_requests", "read"))
-    )
+    @endpoint("GET", REPO + r"/issues/comments/(?P<id>\d+)", needs=_READ)
     def _h_get_issue_comment(self, req: Req) -> Answer:
         return 200, self._comment_json(self._issue_comment(req.params["id"]))
 
     @endpoint(
         "PATCH",
         REPO + r"/issues/comments/(?P<id>\d+)",
-        needs=(("issues", "write"), ("pull_requests", "write")),
+        needs=_WRITE,
     )
     def _h_update_issue_comment(self, req: Req) -> Answer:
         comment = self._issue_comment(req.params["id"])
@@ -104,7 +96,7 @@ class Comments(Shapes):
     @endpoint(
         "DELETE",
         REPO + r"/issues/comments/(?P<id>\d+)",
-        needs=(("issues", "write"), ("pull_requests", "write")),
+        needs=_WRITE,
     )
     def _h_delete_issue_comment(self, req: Req) -> Answer:
         comment = self._issue_comment(req.params["id"])
@@ -149,7 +141,7 @@ class Comments(Shapes):
     @endpoint(
         "POST",
         REPO + r"/issues/comments/(?P<id>\d+)/reactions",
-        needs=(("issues", "write"), ("pull_requests", "write")),
+        needs=_WRITE,
     )
     def _h_issue_reaction(self, req: Req) -> Answer:
         return self._react(req, "issue_comment", self._issue_comment(req.params["id"])["id"])

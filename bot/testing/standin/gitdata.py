@@ -29,6 +29,10 @@ from bot.testing.standin.state import Pull
 
 _RAW_TYPES = ("application/vnd.github.raw", "application/vnd.github.v3.raw")
 
+# What the endpoints below need of an installation token (any one alternative; write includes read).
+_READ = (("contents", "read"),)
+_WRITE = (("contents", "write"),)
+
 
 @contextlib.contextmanager
 def _scratch_index(repo: GitRepo) -> Iterator[Callable[..., bytes]]:
@@ -82,7 +86,7 @@ class GitData(Shapes):
         d["_links"] = {"self": d["url"], "git": git_url, "html": d["html_url"]}
         return d
 
-    @endpoint("GET", REPO + r"/contents(?:/(?P<path>.*))?", needs=(("contents", "read"),))
+    @endpoint("GET", REPO + r"/contents(?:/(?P<path>.*))?", needs=_READ)
     def _h_contents(self, req: Req) -> Answer:
         ref = req.query.get("ref") or self.default_branch
         sha = self._ref_or_404(ref)
@@ -120,7 +124,7 @@ class GitData(Shapes):
             d.update(content=b64(data), encoding="base64")
         return 200, d
 
-    @endpoint("GET", REPO + r"/git/blobs/(?P<sha>[^/]+)", needs=(("contents", "read"),))
+    @endpoint("GET", REPO + r"/git/blobs/(?P<sha>[^/]+)", needs=_READ)
     def _h_blob(self, req: Req) -> Answer:
         sha = req.params["sha"]
         if self.repo.object_type(sha) != "blob":
@@ -138,7 +142,7 @@ class GitData(Shapes):
             "encoding": "base64",
         }
 
-    @endpoint("GET", REPO + r"/git/trees/(?P<sha>.+)", needs=(("contents", "read"),))
+    @endpoint("GET", REPO + r"/git/trees/(?P<sha>.+)", needs=_READ)
     def _h_tree(self, req: Req) -> Answer:
         tree = self.repo.resolve(req.params["sha"], "tree")
         if tree is None:
@@ -158,7 +162,7 @@ class GitData(Shapes):
             items.append(item)
         return 200, {"sha": tree, "url": f"{api}/trees/{tree}", "tree": items, "truncated": truncated}
 
-    @endpoint("GET", REPO + r"/compare/(?P<basehead>.+)", needs=(("contents", "read"),))
+    @endpoint("GET", REPO + r"/compare/(?P<basehead>.+)", needs=_READ)
     def _h_compare(self, req: Req) -> Answer:
         base_rev, sep, head_rev = req.params["basehead"].partition("...")
         base, head = self.repo.resolve(base_rev), self.repo.resolve(head_rev)
@@ -202,7 +206,7 @@ class GitData(Shapes):
             body["files"] = [self._file_json(f, head) for f in files[:300]]
         return 200, body, headers
 
-    @endpoint("GET", REPO + r"/commits/(?P<ref>[^/]+)", needs=(("contents", "read"),))
+    @endpoint("GET", REPO + r"/commits/(?P<ref>[^/]+)", needs=_READ)
     def _h_commit(self, req: Req) -> Answer:
         """GET commits/{ref}: the commit, with the files its first parent's diff lists (at most
         300, as on github.com's first page; a root commit's files are left out here)."""
@@ -237,7 +241,7 @@ class GitData(Shapes):
 
     _MODES = {"100644": "blob", "100755": "blob", "120000": "blob", "040000": "tree", "160000": "commit"}
 
-    @endpoint("POST", REPO + r"/git/trees", needs=(("contents", "write"),))
+    @endpoint("POST", REPO + r"/git/trees", needs=_WRITE)
     def _h_create_tree(self, req: Req) -> Answer:
         """POST git/trees: `tree` entries over `base_tree` (content becomes a blob, sha null deletes)."""
         data = req.json()
@@ -284,7 +288,7 @@ class GitData(Shapes):
         ]
         return 201, {"sha": tree, "url": f"{api}/trees/{tree}", "tree": items, "truncated": False}
 
-    @endpoint("POST", REPO + r"/git/commits", needs=(("contents", "write"),))
+    @endpoint("POST", REPO + r"/git/commits", needs=_WRITE)
     def _h_create_commit(self, req: Req) -> Answer:
         """POST git/commits: a commit of `tree` on `parents`, by the App when no author is given."""
         data = req.json()
@@ -311,7 +315,7 @@ class GitData(Shapes):
         git["verification"] = {"verified": True, "reason": "valid", "signature": None, "payload": None}
         return 201, git
 
-    @endpoint("PATCH", REPO + r"/git/refs/(?P<ref>.+)", needs=(("contents", "write"),))
+    @endpoint("PATCH", REPO + r"/git/refs/(?P<ref>.+)", needs=_WRITE)
     def _h_update_ref(self, req: Req) -> Answer:
         """PATCH git/refs/{ref}: move a branch, only forward unless `force`; a push to a pull
         request's head branch moves the pull request and queues its synchronize delivery."""

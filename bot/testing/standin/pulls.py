@@ -14,9 +14,12 @@ from bot.testing.standin.shapes import Shapes
 
 _DIFF_TYPES = ("application/vnd.github.diff", "application/vnd.github.v3.diff")
 
+# What the endpoints below need of an installation token (any one alternative; write includes read).
+_READ = (("pull_requests", "read"),)
+
 
 class Pulls(Shapes):
-    @endpoint("GET", REPO + r"/pulls", needs=(("pull_requests", "read"),))
+    @endpoint("GET", REPO + r"/pulls", needs=_READ)
     def _h_list_pulls(self, req: Req) -> Answer:
         state = req.query.get("state", "open")
         pulls = sorted(self._pulls.values(), key=lambda p: -p.number)
@@ -34,7 +37,7 @@ class Pulls(Shapes):
         status, page, headers = self._paginate(req, pulls)
         return status, [self._pull_json(p, req.version, simple=True) for p in page], headers
 
-    @endpoint("GET", REPO + r"/pulls/(?P<n>\d+)", needs=(("pull_requests", "read"),))
+    @endpoint("GET", REPO + r"/pulls/(?P<n>\d+)", needs=_READ)
     def _h_get_pull(self, req: Req) -> Answer:
         pr = self._pull(req.params["n"])
         if req.accepts(_DIFF_TYPES):
@@ -56,7 +59,7 @@ class Pulls(Shapes):
             return Raw(200, text.encode(), "application/vnd.github.diff; charset=utf-8")
         return 200, self._pull_json(pr, req.version)
 
-    @endpoint("GET", REPO + r"/pulls/(?P<n>\d+)/files", needs=(("pull_requests", "read"),))
+    @endpoint("GET", REPO + r"/pulls/(?P<n>\d+)/files", needs=_READ)
     def _h_pull_files(self, req: Req) -> Answer:
         pr = self._pull(req.params["n"])
         files, _ = self.repo.diff(pr.base_sha, pr.head_sha)

@@ -18,6 +18,10 @@ from bot.testing.standin.protocol import (
 from bot.testing.standin.shapes import Shapes
 from bot.testing.standin.state import Pull
 
+# What the endpoints below need of an installation token (any one alternative; write includes read).
+_READ = (("pull_requests", "read"),)
+_WRITE = (("pull_requests", "write"),)
+
 
 class Reviews(Shapes):
     def _review_json(self, review: JSON) -> JSON:
@@ -171,7 +175,7 @@ class Reviews(Shapes):
         self.reviews.append(review)
         return review
 
-    @endpoint("POST", REPO + r"/pulls/(?P<n>\d+)/reviews", needs=(("pull_requests", "write"),))
+    @endpoint("POST", REPO + r"/pulls/(?P<n>\d+)/reviews", needs=_WRITE)
     def _h_create_review(self, req: Req) -> Answer:
         pr = self._pull(req.params["n"])
         data = req.json()
@@ -219,7 +223,7 @@ class Reviews(Shapes):
             review["comments"].append(self._new_review_comment(pr, review["id"], commit, place, text))
         return 200, self._review_json(review)
 
-    @endpoint("GET", REPO + r"/pulls/(?P<n>\d+)/reviews", needs=(("pull_requests", "read"),))
+    @endpoint("GET", REPO + r"/pulls/(?P<n>\d+)/reviews", needs=_READ)
     def _h_list_reviews(self, req: Req) -> Answer:
         pr = self._pull(req.params["n"])
         reviews = [self._review_json(r) for r in self.reviews if r["pull_number"] == pr.number]
@@ -233,16 +237,10 @@ class Reviews(Shapes):
             if c["pull_number"] == number and c["pull_request_review_id"] not in pending
         ]
 
-    @endpoint("GET", REPO + r"/pulls/(?P<n>\d+)/comments", needs=(("pull_requests", "read"),))
+    @endpoint("GET", REPO + r"/pulls/(?P<n>\d+)/comments", needs=_READ)
     def _h_list_review_comments(self, req: Req) -> Answer:
         pr = self._pull(req.params["n"])
         return self._paginate(req, [self._comment_json(c) for c in self._visible_comments(pr.number)])
-
-    def _review_comment(self, cid: str | int) -> JSON:
-        for c in self.review_comments:
-            if c["id"] == int(cid):
-                return c
-        raise HTTPError(404, "Not Found")
 
     def _reply(self, pr: Pull, parent: JSON, body: Any) -> JSON:
         if not isinstance(body, str) or not body:
@@ -269,7 +267,7 @@ class Reviews(Shapes):
         review["comments"].append(comment)
         return comment
 
-    @endpoint("POST", REPO + r"/pulls/(?P<n>\d+)/comments", needs=(("pull_requests", "write"),))
+    @endpoint("POST", REPO + r"/pulls/(?P<n>\d+)/comments", needs=_WRITE)
     def _h_create_review_comment(self, req: Req) -> Answer:
         pr = self._pull(req.params["n"])
         data = req.json()
@@ -285,11 +283,11 @@ class Reviews(Shapes):
         review["comments"].append(comment)
         return 201, self._comment_json(comment)
 
-    @endpoint("GET", REPO + r"/pulls/comments/(?P<id>\d+)", needs=(("pull_requests", "read"),))
+    @endpoint("GET", REPO + r"/pulls/comments/(?P<id>\d+)", needs=_READ)
     def _h_get_review_comment(self, req: Req) -> Answer:
         return 200, self._comment_json(self._review_comment(req.params["id"]))
 
-    @endpoint("PATCH", REPO + r"/pulls/comments/(?P<id>\d+)", needs=(("pull_requests", "write"),))
+    @endpoint("PATCH", REPO + r"/pulls/comments/(?P<id>\d+)", needs=_WRITE)
     def _h_update_review_comment(self, req: Req) -> Answer:
         comment = self._review_comment(req.params["id"])
         body = req.json().get("body")
@@ -301,9 +299,7 @@ class Reviews(Shapes):
         comment["updated_at"] = iso()
         return 200, self._comment_json(comment)
 
-    @endpoint(
-        "POST", REPO + r"/pulls/(?P<n>\d+)/comments/(?P<id>\d+)/replies", needs=(("pull_requests", "write"),)
-    )
+    @endpoint("POST", REPO + r"/pulls/(?P<n>\d+)/comments/(?P<id>\d+)/replies", needs=_WRITE)
     def _h_reply(self, req: Req) -> Answer:
         pr = self._pull(req.params["n"])
         parent = self._review_comment(req.params["id"])
