@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from bot.core.extract import tyro_flags
+from bot.core.extract.constants import dotted
 from bot.core.extract.imports import Modules
 from bot.core.extract.typed_fields import (
     is_dataclass,
@@ -184,7 +185,7 @@ def _calls(path: str, module: ast.Module, tyro: bool) -> list[tuple[str, list[Ro
     for node in ast.walk(module):
         if not isinstance(node, ast.Call):
             continue
-        called = _dotted(node.func)
+        called = dotted(node.func)
         first = node.args[0] if node.args else None
         if last(node.func) == "HfArgumentParser" and first is not None:
             items = _items(first, assigned)
@@ -288,12 +289,3 @@ def _definition(modules: Modules, path: str, name: str, max_text: int) -> tuple[
 def _module(modules: Modules, path: str, max_text: int) -> ast.Module | None:
     text = modules.tree.read(path)
     return _parse(text) if text is not None and len(text) <= max_text else None
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return None if inner is None else f"{inner}.{node.attr}"
-    return None

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import NamedTuple, TypeGuard
 
 from bot.core.extract import forwarding, subparsers
-from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, as_text, members, value
+from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, as_text, dotted, members, value
 from bot.core.model import Fact
 from bot.core.rules import Source
 
@@ -150,7 +150,9 @@ def flags(
     if "choices" in keywords:
         choices = choices_text(keywords["choices"], literals, module)
     elif (
-        "type" in keywords and values(keywords["type"]) is None and _name(keywords["type"]) not in PLAIN_TYPES
+        "type" in keywords
+        and values(keywords["type"]) is None
+        and dotted(keywords["type"]) not in PLAIN_TYPES
     ):
         # A callable written in the call (not a dataclass field's type): it may check the choices.
         choices = validator_choices(keywords["type"], literals, module)
@@ -230,7 +232,7 @@ def default_text(node: ast.expr, literals: Lookup, values: Lookup, module: Modul
     found = values(node)
     if isinstance(found, str):
         return found
-    if _name(node) in SUPPRESS:
+    if dotted(node) in SUPPRESS:
         return None
     result = value(node, literals, module)
     return None if result is UNKNOWN else as_text(result)
@@ -268,15 +270,6 @@ def validator_choices(node: ast.expr, lookup: Lookup, module: Module) -> str | N
             and isinstance(test.ops[0], ast.In | ast.NotIn)
         ):
             return choices_text(test.comparators[0], lookup, module)
-    return None
-
-
-def _name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _name(node.value)
-        return None if inner is None else f"{inner}.{node.attr}"
     return None
 
 

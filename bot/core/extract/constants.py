@@ -366,3 +366,13 @@ def made_by(factory: ast.expr, lookup: Lookup, module: Module = NO_MODULE) -> ob
     if isinstance(factory, ast.Lambda) and not factory.args.args:
         return value(factory.body, lookup, module)
     return UNKNOWN
+
+
+def dotted(node: ast.expr) -> str | None:
+    """A name or an attribute chain as written (`dataclasses.field`); None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from bot.core.extract import argparse_flags
 from bot.core.extract.argparse_flags import Flag, Scope
-from bot.core.extract.constants import UNKNOWN, Module, as_text, made_by, unquoted, value
+from bot.core.extract.constants import UNKNOWN, Module, as_text, dotted, made_by, unquoted, value
 from bot.core.model import Fact
 from bot.core.rules import Convention, Source
 
@@ -156,7 +156,7 @@ def _field_default(value: ast.expr | None) -> tuple[ast.expr | None, bool]:
     """The default expression, and whether it is a `field(default_factory=...)` factory."""
     if value is None:
         return None, False
-    if isinstance(value, ast.Call) and _name(value.func) in ("field", "dataclasses.field"):
+    if isinstance(value, ast.Call) and dotted(value.func) in ("field", "dataclasses.field"):
         for k in value.keywords:
             if k.arg == "default":
                 return k.value, False
@@ -185,9 +185,9 @@ def _builder_loop(tree: ast.Module, builder: str | None, cls: str) -> Loop | Non
                 isinstance(node, ast.For)
                 and isinstance(node.target, ast.Name)
                 and isinstance(node.iter, ast.Call)
-                and _name(node.iter.func) in ("fields", "dataclasses.fields")
+                and dotted(node.iter.func) in ("fields", "dataclasses.fields")
                 and node.iter.args
-                and _name(node.iter.args[0]) == cls
+                and dotted(node.iter.args[0]) == cls
             ):
                 return fn, node, node.target.id
     return None
@@ -292,7 +292,7 @@ class _FieldRun:
             if any(v is None for v, _ in results):
                 return None, False
             return True, any(p for _, p in results)
-        if isinstance(test, ast.Call) and _name(test.func) in ("issubclass", "isinstance"):
+        if isinstance(test, ast.Call) and dotted(test.func) in ("issubclass", "isinstance"):
             if len(test.args) != 2:
                 return None, False
             return self._type_check(test.args[0], test.args[1], subclass=True), False
@@ -442,15 +442,6 @@ def _string_literals(node: ast.expr) -> set[str] | None:
     elts = node.elts if isinstance(node, ast.Tuple | ast.List | ast.Set) else [node]
     values = [e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     return set(values) if len(values) == len(elts) else None
-
-
-def _name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _name(node.value)
-        return None if inner is None else f"{inner}.{node.attr}"
-    return None
 
 
 def _nothing(node: ast.expr) -> None:

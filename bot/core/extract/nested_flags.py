@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from bot.core.extract.argparse_flags import Scope
-from bot.core.extract.constants import Module, as_text, value
+from bot.core.extract.constants import Module, as_text, dotted, value
 from bot.core.extract.typed_fields import (
     MAX_DEPTH,
     NO_FIELDS,
@@ -302,16 +302,7 @@ def call_targets(tree: ast.Module, calls: frozenset[str]) -> list[ast.Call]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            name = _dotted(node.func)
+            name = dotted(node.func)
             if name in calls:
                 found.append(node)
     return found
-
-
-def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return None if inner is None else f"{inner}.{node.attr}"
-    return None

@@ -12,7 +12,16 @@ import re
 from dataclasses import dataclass, field, replace
 
 from bot.core.extract.argparse_flags import Scope
-from bot.core.extract.constants import UNKNOWN, Module, _enum_members, as_text, made_by, unquoted, value
+from bot.core.extract.constants import (
+    UNKNOWN,
+    Module,
+    _enum_members,
+    as_text,
+    dotted,
+    made_by,
+    unquoted,
+    value,
+)
 
 _NOT_FIELDS = frozenset({"ClassVar", "InitVar", "KW_ONLY", "Final"})
 _FIELD_CALLS = frozenset({"field", "dataclasses.field", "Field", "pydantic.Field", "attr.ib", "attrs.field"})
@@ -37,15 +46,6 @@ class Param:
     help: str | None = None  # from metadata or the docstring
     init: bool = True  # `field(init=False)` is not a parameter
     extras: tuple[ast.expr, ...] = ()  # what `Annotated[T, ...]` adds to the type
-
-
-def dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = dotted(node.value)
-        return None if inner is None else f"{inner}.{node.attr}"
-    return None
 
 
 def last(node: ast.expr) -> str | None:
