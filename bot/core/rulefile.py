@@ -154,6 +154,7 @@ def _braced(names: tuple[str, ...]) -> str:
 
 
 _T = TypeVar("_T")
+_I = TypeVar("_I", Rule, Source)  # what has an id
 
 # What `others` may name: a GitHub repository, a git ref (no option, no `..`), a distribution.
 _REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}")
@@ -314,22 +315,36 @@ class Reader:
 
     def rules(self, node: yaml.Node, key: str, allow_empty: bool = False) -> tuple[Rule, ...]:
         """Every rule, or RulesErrors with the problems of all of them (one run reports them all)."""
-        rules: list[Rule] = []
-        seen: dict[str, int] = {}
         problems: list[RulesError] = []
-        for i, item in enumerate(self.seq(node, key, nonempty=not allow_empty)):
-            rule = _collect(problems, self.rule, item, f"{key}[{i}]")
-            rule_id = rule.id if rule is not None else _id_of(item)  # a broken rule's id is taken too
-            if rule_id is not None and rule_id in seen:
-                problem = f"duplicate rule id {rule_id!r} (first on line {seen[rule_id]})"
-                problems.append(self.error(_value(item, "id"), f"{key}[{i}].id", problem))
-                continue
-            if rule_id is not None:
-                seen[rule_id] = line_of(item)
-            if rule is not None:
-                rules.append(rule)
+        rules = self.unique(problems, self.seq(node, key, nonempty=not allow_empty), key, self.rule, "rule")
         raise_all(problems)
         return tuple(rules)
+
+    def unique(
+        self,
+        problems: list[RulesError],
+        nodes: list[yaml.Node],
+        key: str,
+        read: Callable[[yaml.Node, str], _I],
+        what: str,
+    ) -> list[_I]:
+        """Each of `nodes` read by `read`, its problems and a repeated id added to `problems`; a
+        broken item's id is taken too."""
+        out: list[_I] = []
+        seen: dict[str, int] = {}
+        for i, n in enumerate(nodes):
+            where = f"{key}[{i}]"
+            item = _collect(problems, read, n, where)
+            item_id = item.id if item is not None else _id_of(n)
+            if item_id is not None and item_id in seen:
+                problem = f"duplicate {what} id {item_id!r} (first on line {seen[item_id]})"
+                problems.append(self.error(_value(n, "id"), f"{where}.id", problem))
+                continue
+            if item_id is not None:
+                seen[item_id] = line_of(n)
+            if item is not None:
+                out.append(item)
+        return out
 
     def rule(self, node: yaml.Node, key: str) -> Rule:
         # A rule that checks a docs site (`site:`) may couple no pages to code.
@@ -343,21 +358,8 @@ class Reader:
         docs = tuple(
             d for i, n in enumerate(doc_nodes) if (d := _collect(problems, self.doc, n, f"{key}.docs[{i}]"))
         )
-        sources: list[Source] = []
-        seen: dict[str, int] = {}
         source_nodes = _collect(problems, self.seq, f.get("sources"), f"{key}.sources", not site_only) or []
-        for i, n in enumerate(source_nodes):
-            where = f"{key}.sources[{i}]"
-            source = _collect(problems, self.source, n, where)
-            source_id = source.id if source is not None else _id_of(n)
-            if source_id is not None and source_id in seen:
-                problem = f"duplicate source id {source_id!r} (first on line {seen[source_id]})"
-                problems.append(self.error(_value(n, "id"), f"{where}.id", problem))
-                continue
-            if source_id is not None:
-                seen[source_id] = line_of(n)
-            if source is not None:
-                sources.append(source)
+        sources = self.unique(problems, source_nodes, f"{key}.sources", self.source, "source")
         severity = dict(DEFAULT_SEVERITY)
         if "severity" in f:
             levels = _collect(
