@@ -126,10 +126,12 @@ def _markdown() -> MarkdownIt:
 # A line that is nothing but one HTML/MDX tag: `<Note>`, `</Warning>`, `<a id="x" />`.
 _TAG_LINE_RE = lazyre.compile(r"\s*</?[A-Za-z][\w.:-]*(?:\s[^<>]*)?/?>\s*")
 _VERBATIM_TAG_RE = lazyre.compile(r"\s*<(?:pre|script|style|textarea)\b", re.IGNORECASE)
+
+
 # --- the page ---------------------------------------------------------------------------------
 
 
-def _front_matter_end(lines: list[str]) -> int:
+def front_matter_end(lines: list[str]) -> int:
     """0-based index of the closing `---` of YAML front matter, or -1 when there is none."""
     if not lines or lines[0].rstrip() != "---":
         return -1
@@ -303,7 +305,7 @@ def parse_doc(path: str, text: str) -> DocPage:
         walker.walk(read.tokens, 0)
         walker.anchors |= read.anchors
     else:
-        fm_end = _front_matter_end(lines)
+        fm_end = front_matter_end(lines)
         # Blank the front matter instead of cutting it so markdown-it's line numbers stay the page's.
         body = [("" if i <= fm_end else line) for i, line in enumerate(lines)]
         if fmt in ("mdx", "qmd"):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.core.page import front_matter_end
+
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _INLINE = re.compile(
     r"\]\(\s*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)"
@@ -41,7 +43,7 @@ def scan(text: str) -> list[Link]:
     out: list[Link] = []
     fence: str | None = None
     in_comment = False
-    start = _front_matter_end(lines) + 1
+    start = front_matter_end(lines) + 1
     for n in range(start, len(lines)):
         line = lines[n]
         if fence is not None:
@@ -108,13 +110,3 @@ def _mask(line: str, in_comment: bool) -> tuple[str, bool]:
         else:
             i += run
     return "".join(chars), in_comment
-
-
-def _front_matter_end(lines: list[str]) -> int:
-    """0-based index of the line closing YAML front matter, -1 when there is none."""
-    if not lines or lines[0].rstrip() != "---":
-        return -1
-    for i in range(1, len(lines)):
-        if lines[i].rstrip() in ("---", "..."):
-            return i
-    return -1
