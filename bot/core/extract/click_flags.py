@@ -31,19 +31,25 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from bot.core.extract.applied_options import applied_option, root
-from bot.core.extract.argparse_flags import Scope, string_value, text
+from bot.core.extract.argparse_flags import Scope
 from bot.core.extract.click_names import (
     CLICK_MODULES,
     TYPER_MODULES,
     Names,
     annotated,
-    choices_of,
-    is_context,
-    named_type,
     takes_unknown_options,
 )
-from bot.core.extract.command_links import ALIAS, ALIAS_NAME, LINK, with_alias
-from bot.core.extract.constants import UNKNOWN, Module, as_text, value
+from bot.core.extract.click_options import (
+    BUILTIN_OPTIONS,
+    click_option,
+    flag_fact,
+    is_true,
+    parameters,
+    typer_param,
+    with_attrs,
+)
+from bot.core.extract.command_links import ALIAS, ALIAS_NAME, LINK
+from bot.core.extract.constants import Module
 from bot.core.extract.group_options import group_options
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -53,8 +59,7 @@ _MAX_COMMANDS = 2_000
 
 Path = tuple[str, ...]
 # Decorators that add one option: click.option, and click's `--version` and `--help` switches.
-_BUILTIN_OPTIONS = {"version_option": "--version", "help_option": "--help"}
-_OPTION_MAKERS = frozenset({"option", *_BUILTIN_OPTIONS})
+_OPTION_MAKERS = frozenset({"option", *BUILTIN_OPTIONS})
 
 
 @dataclass
@@ -103,21 +108,21 @@ def _facts(source: Source, path: str, tree: ast.Module, frameworks: frozenset[st
             out.append(_link_fact(key, command, commands, names, source.id, path))
             continue
         if command.framework == "typer" and command.function is not None:
-            for arg, default in _parameters(command.function):
-                found.extend(_typer_param(arg, default, names, scope, module, source.id, path, where))
+            for arg, default in parameters(command.function):
+                found.extend(typer_param(arg, default, names, scope, module, source.id, path, where))
         for call in command.options:
-            options = _click_option(call, names, scope, module, source.id, path, where)
+            options = click_option(call, names, scope, module, source.id, path, where)
             if id(call) in command.assigned:
-                options = [_with(f, assigned=command.assigned[id(call)]) for f in options]
+                options = [with_attrs(f, assigned=command.assigned[id(call)]) for f in options]
             found.extend(options)
         out.extend(applied_option(ref, source.id, path, where) for ref in command.applied)
         if command.completion is not None and command.parent is None:
             for token, words in _COMPLETION.items():
                 dest = token[2:].replace("-", "_")
                 attrs = {"help": words, "default": "False", "sets": "true", "completion": "true"}
-                found.append(_fact(token, dest, command.completion, attrs, source.id, path))
+                found.append(flag_fact(token, dest, command.completion, attrs, source.id, path))
         if command.open:
-            found = [_with(f, open="true") for f in found]
+            found = [with_attrs(f, open="true") for f in found]
         out.extend(_tag(found, key, commands))
     return out
 
@@ -166,7 +171,7 @@ def _commands(tree: ast.Module, names: Names) -> dict[str, _Command]:
                 typer_apps.add(target)
                 given = _given_name(stmt.value) if names.of(stmt.value.func) else None
                 commands[target] = _Command(given or ("",), None, framework="typer")
-                if not any(k.arg == "add_completion" and not _true(k.value) for k in stmt.value.keywords):
+                if not any(k.arg == "add_completion" and not is_true(k.value) for k in stmt.value.keywords):
                     commands[target].completion = stmt.lineno  # typer's default, a maker's too
             elif names.is_call_of(stmt.value, "Group", "group"):
                 assert isinstance(stmt.value, ast.Call)
@@ -426,7 +431,7 @@ def _candidates(tree: ast.Module, names: Names, commands: dict[str, _Command]) -
 
 
 def _has_typer_params(fn: ast.FunctionDef | ast.AsyncFunctionDef, names: Names) -> bool:
-    for arg, default in _parameters(fn):
+    for arg, default in parameters(fn):
         if names.is_call_of(default, "Option", "Argument"):
             return True
         if any(names.is_call_of(m, "Option", "Argument") for m in annotated(names.alias(arg.annotation))):
@@ -454,9 +459,9 @@ def _alias_facts(names: Names, scope: Scope, module: Module, source_id: str, pat
         if not any(names.is_call_of(m, "Option", "Argument") for m in annotated(alias)):
             continue
         arg = ast.arg(arg=ALIAS_NAME, annotation=alias, lineno=alias.lineno, col_offset=0)
-        found = _typer_param(arg, ast.Constant(None), names, scope, module, source_id, path, None)
+        found = typer_param(arg, ast.Constant(None), names, scope, module, source_id, path, None)
         if not found:  # a typer.Argument: the parameter is positional
-            found = [_fact("", name, alias.lineno, {"argument": "true"}, source_id, path)]
+            found = [flag_fact("", name, alias.lineno, {"argument": "true"}, source_id, path)]
         out.extend(replace(f, kind=ALIAS, key=name) for f in found)
     return out
 
@@ -563,208 +568,3 @@ def _click_name(function: str) -> tuple[str, ...]:
 
 def _typer_name(function: str) -> str:
     return function.lower().replace("_", "-")
-
-
-# --- click's options -----------------------------------------------------------------------------
-
-
-def _click_option(
-    call: ast.Call,
-    names: Names,
-    scope: Scope,
-    module: Module,
-    source_id: str,
-    path: str,
-    where: str | None,
-) -> list[Fact]:
-    maker = (names.of(call.func) or ("", ""))[1]
-    args = call.args[1:] if maker == "version_option" else call.args  # its first is the version
-    decls = [(s, a.lineno) for a in args if (s := string_value(a, scope.lookup)) is not None]
-    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
-    if maker in _BUILTIN_OPTIONS:
-        # click's own eager switches: `--version` / `--help` unless other names are given.
-        decls = decls or [(_BUILTIN_OPTIONS[maker], call.lineno)]
-        helped = {"help": keywords["help"]} if "help" in keywords else {}
-        keywords = {"is_flag": ast.Constant(True), **helped}
-    return _option(decls, keywords, None, names, scope, module, source_id, path, where, implicit_bool=False)
-
-
-def _option(
-    decls: list[tuple[str, int]],
-    keywords: dict[str, ast.expr],
-    param: tuple[str, ast.expr | None, ast.expr | None, int] | None,
-    names: Names,
-    scope: Scope,
-    module: Module,
-    source_id: str,
-    path: str,
-    where: str | None,
-    implicit_bool: bool,
-) -> list[Fact]:
-    """The flags of one option: its names (`--x/--no-x` split in two), destination and attributes.
-    `param` is typer's (name, annotation type, default, line); click's options have none."""
-    primary: list[tuple[str, int]] = []
-    secondary: list[tuple[str, int]] = []
-    dest: str | None = None
-    for decl, line in decls:
-        if "/" in decl and decl[:1] in "-/ ":
-            first, _, second = decl.partition("/")
-            if first.strip():
-                primary.append((first.strip(), line))
-            if second.strip():
-                secondary.append((second.strip(), line))
-        elif decl.startswith("-"):
-            primary.append((decl, line))
-        elif decl.isidentifier():
-            dest = decl
-    attrs: dict[str, str] = {}
-    unknown: list[str] = []
-    type_node = keywords.get("type")
-    annotation = param[1] if param is not None else None
-    is_bool = named_type(type_node, annotation, names) == "bool"
-    if param is not None:
-        name, _, _, line = param
-        dest = name
-        if not primary:
-            flag = "--" + name.lower().replace("_", "-")
-            primary = [(flag, line)]
-            if is_bool and implicit_bool:
-                secondary = [("--no-" + flag[2:], line)]
-    if not primary:
-        return []
-    if dest is None:
-        longs = [o for o, _ in primary + secondary if o.startswith("--")]
-        dest = (longs[0] if longs else primary[0][0]).lstrip("-").replace("-", "_").lower()
-    default_node = keywords.get("default", param[2] if param is not None else None)
-    required = keywords.get("required")
-    if isinstance(default_node, ast.Constant) and default_node.value is Ellipsis:
-        default_node, attrs["required"] = None, "True"
-    elif required is not None:
-        attrs["required"] = text(required, _nothing)
-    default: object = UNKNOWN
-    if default_node is not None:
-        default = value(default_node, scope.lookup, module)
-        if default is UNKNOWN:
-            unknown.append("default")
-        else:
-            attrs["default"] = as_text(default)
-    flag_value = keywords.get("flag_value")
-    is_flag = (
-        _true(keywords.get("is_flag"))
-        or bool(secondary)
-        or flag_value is not None
-        or (param is not None and is_bool)
-    )
-    sets: str | None = None
-    if is_flag and flag_value is None:
-        if default_node is None and "required" not in attrs:
-            attrs["default"] = "False"
-            default = False
-        # click: a flag with no opposite sets `not default`; `--x/--no-x` sets True and False.
-        sets = "false" if default is True and not secondary else "true"
-    choices = choices_of(type_node, annotation, names, scope, module)
-    if choices is not None:
-        attrs["choices"] = choices
-    type_name = named_type(type_node, annotation, names)
-    if type_name is not None and not is_flag:
-        attrs["type"] = type_name
-    for attr in ("help", "envvar", "metavar"):
-        if attr in keywords:
-            attrs[attr] = text(keywords[attr], _nothing)
-    if _true(keywords.get("multiple")):
-        attrs["nargs"] = "*"
-    if _true(keywords.get("count")):
-        attrs["action"] = "count"
-    if unknown:
-        attrs["unknown"] = " ".join(unknown)
-    if where is not None:
-        attrs["subcommand"] = where
-    out = []
-    for token, line in primary:
-        own = {**attrs, "sets": sets} if sets is not None else attrs
-        out.append(_fact(token, dest, line, own, source_id, path))
-    for token, line in secondary:
-        own = {**attrs, "sets": "false"} if is_flag and flag_value is None else attrs
-        out.append(_fact(token, dest, line, own, source_id, path))
-    return out
-
-
-def _fact(token: str, dest: str, line: int, attrs: dict[str, str], source_id: str, path: str) -> Fact:
-    return Fact(
-        kind="flag",
-        token=token,
-        key=dest,
-        source=source_id,
-        path=path,
-        line=line,
-        attrs=tuple(sorted(attrs.items())),
-    )
-
-
-def _with(fact: Fact, **attrs: str) -> Fact:
-    return replace(fact, attrs=tuple(sorted({**dict(fact.attrs), **attrs}.items())))
-
-
-def _true(node: ast.expr | None) -> bool:
-    return isinstance(node, ast.Constant) and node.value is True
-
-
-def _nothing(node: ast.expr) -> None:
-    return None
-
-
-# --- typer's parameters --------------------------------------------------------------------------
-
-
-def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast.arg, ast.expr | None]]:
-    args = fn.args
-    positional = [*args.posonlyargs, *args.args]
-    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
-    yield from zip(positional, defaults, strict=True)
-    yield from zip(args.kwonlyargs, args.kw_defaults, strict=True)
-
-
-def _typer_param(
-    arg: ast.arg,
-    default: ast.expr | None,
-    names: Names,
-    scope: Scope,
-    module: Module,
-    source_id: str,
-    path: str,
-    where: str | None,
-) -> list[Fact]:
-    annotation = names.alias(arg.annotation)
-    info: ast.Call | None = None
-    if names.is_call_of(default, "Option", "Argument"):
-        assert isinstance(default, ast.Call)
-        info = default
-        # typer.Option(default, *names, ...): the first argument is the default.
-        default = (
-            info.args[0] if info.args else next((k.value for k in info.keywords if k.arg == "default"), None)
-        )
-        decl_args = info.args[1:]
-    else:
-        metadata = annotated(annotation)
-        info = next(
-            (m for m in metadata if isinstance(m, ast.Call) and names.is_call_of(m, "Option", "Argument")),
-            None,
-        )
-        decl_args = info.args if info is not None else []
-    if info is not None and (names.of(info.func) or ("", ""))[1] == "Argument":
-        return []
-    if info is None and default is None:
-        return []  # no default: a positional argument
-    if is_context(annotation, names):
-        return []
-    if info is None and isinstance(annotation, ast.Name) and annotation.id in names.imported:
-        # `token: TokenOpt = None`, an alias another module defines: command_links.py puts its
-        # option strings in place of the parameter's own.
-        aliased = (arg.arg, annotation, default, arg.lineno)
-        found = _option([], {}, aliased, names, scope, module, source_id, path, where, implicit_bool=True)
-        return [with_alias(f, annotation.id) for f in found]
-    decls = [(s, a.lineno) for a in decl_args if (s := string_value(a, scope.lookup)) is not None]
-    keywords = {k.arg: k.value for k in info.keywords if k.arg is not None} if info is not None else {}
-    keywords.pop("default", None)
-    param = (arg.arg, annotation, default, arg.lineno)
-    return _option(decls, keywords, param, names, scope, module, source_id, path, where, implicit_bool=True)
