@@ -23,6 +23,11 @@ _DIV = re.compile(r"\s*:::+(?:\s.*|\{.*)?$")
 _SHORTCODE = re.compile(r"\{\{[<%].*?[>%]\}\}")
 
 
+def _closes(opened: re.Match[str] | None, fence: str) -> bool:
+    """Whether a fence line closes `fence`: the same character, at least as many of it."""
+    return opened is not None and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence)
+
+
 def _blank(text: str) -> str:
     return re.sub(r"[^\n]", " ", text)
 
@@ -35,7 +40,7 @@ def mdx(lines: list[str]) -> list[str]:
     for i, line in enumerate(lines):
         opened = _FENCE.match(line)
         if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+            if _closes(opened, fence):
                 fence = None
             continue
         if depth == 0 and opened:
@@ -90,7 +95,7 @@ def quarto(lines: list[str]) -> list[str]:
     for i, line in enumerate(lines):
         opened = _FENCE.match(line)
         if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+            if _closes(opened, fence):
                 fence = None
             continue
         if opened:
