@@ -52,7 +52,7 @@ class _Field:
 
 def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    models = {name for name in classes if _is_model(name, classes, set())}
+    models = {name for name in classes if _inherits(name, classes, _MODEL_BASES, set())}
     if not models:
         return []
     enums = {name: node for name, node in classes.items() if _bases(node) & _ENUM_BASES}
@@ -67,7 +67,7 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     )
     out: list[Fact] = []
     for top in sorted(tops, key=lambda n: classes[n].lineno):
-        settings = _is_settings(top, classes, set())
+        settings = _inherits(top, classes, _SETTINGS_BASES, set())
         config = _settings_config(top, classes) if settings else {}
         out.extend(_keys(source, path, top, classes, models, enums, "", "", config, settings, 0))
     return out
@@ -147,20 +147,14 @@ def _bases(node: ast.ClassDef) -> set[str]:
     return out
 
 
-def _is_model(name: str, classes: dict[str, ast.ClassDef], seen: set[str]) -> bool:
+def _inherits(name: str, classes: dict[str, ast.ClassDef], roots: frozenset[str], seen: set[str]) -> bool:
+    """Whether the class `name` of the file has one of `roots` among its bases, through its
+    bases in the file."""
     if name in seen or name not in classes:
         return False
     seen.add(name)
     bases = _bases(classes[name])
-    return bool(bases & _MODEL_BASES) or any(_is_model(b, classes, seen) for b in bases)
-
-
-def _is_settings(name: str, classes: dict[str, ast.ClassDef], seen: set[str]) -> bool:
-    if name in seen or name not in classes:
-        return False
-    seen.add(name)
-    bases = _bases(classes[name])
-    return bool(bases & _SETTINGS_BASES) or any(_is_settings(b, classes, seen) for b in bases)
+    return bool(bases & roots) or any(_inherits(b, classes, roots, seen) for b in bases)
 
 
 def _lineage(name: str, classes: dict[str, ast.ClassDef]) -> list[ast.ClassDef]:
