@@ -13,25 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.core import kinds
-from bot.core.rules import (
-    BOOL_STYLES,
-    CONFIG_KEYS,
-    CONVENTION_KEYS,
-    DOC_KEYS,
-    EXAMPLE_FILE_KEYS,
-    EXAMPLE_KEYS,
-    EXPECT_KEYS,
-    FAIL_ON,
-    FINDING_KINDS,
-    LEVELS,
-    MAX_OTHERS,
-    OTHER_KEYS,
-    RULE_KEYS,
-    SITE_KEYS,
-    SOURCE_KEYS,
-    SOURCE_KINDS,
-)
+from bot.core import kinds, rules
 
 Schema = dict[str, Any]
 
@@ -58,16 +40,17 @@ def config_schema() -> Schema:
     severity = {
         "type": "object",
         "description": "the severity of each finding kind, overriding the defaults",
-        "propertyNames": {"enum": list(FINDING_KINDS)},
-        "additionalProperties": {"enum": list(LEVELS)},
+        "propertyNames": {"enum": list(rules.FINDING_KINDS)},
+        "additionalProperties": {"enum": list(rules.LEVELS)},
     }
     convention = _object(
-        CONVENTION_KEYS, {"prefix": _ANY_TEXT, "separator": _ANY_TEXT, "bool": {"enum": list(BOOL_STYLES)}}
+        rules.CONVENTION_KEYS,
+        {"prefix": _ANY_TEXT, "separator": _ANY_TEXT, "bool": {"enum": list(rules.BOOL_STYLES)}},
     )
     source_values: dict[str, Schema] = {
         "id": _TEXT,
         "kind": {
-            "enum": list(SOURCE_KINDS),
+            "enum": list(rules.SOURCE_KINDS),
             # shown by editors beside each choice (VS Code's JSON and YAML language servers)
             "enumDescriptions": [k.description for k in kinds.SOURCE_KINDS],
         },
@@ -92,29 +75,29 @@ def config_schema() -> Schema:
         "exclude": {"type": "array", "items": _PATH},
     }
     expect = _object(
-        EXPECT_KEYS,
+        rules.EXPECT_KEYS,
         {
-            "kind": {"enum": list(FINDING_KINDS)},
+            "kind": {"enum": list(rules.FINDING_KINDS)},
             "symbol": _MAYBE_TEXT,
             "line": {"type": "integer", "minimum": 1},
-            "severity": {"enum": [*LEVELS, None]},
+            "severity": {"enum": [*rules.LEVELS, None]},
             "replacement": _MAYBE_TEXT,
         },
         required=("kind",),
     )
-    example_file = _object(EXAMPLE_FILE_KEYS, {"base": _MAYBE_TEXT, "head": _MAYBE_TEXT})
+    example_file = _object(rules.EXAMPLE_FILE_KEYS, {"base": _MAYBE_TEXT, "head": _MAYBE_TEXT})
     example = _object(
-        EXAMPLE_KEYS,
+        rules.EXAMPLE_KEYS,
         {
             "name": _TEXT,
             "files": {"type": "object", "additionalProperties": example_file},
             "expect": {"type": "array", "items": expect},
         },
-        required=EXAMPLE_KEYS,
+        required=rules.EXAMPLE_KEYS,
     )
-    site = {"oneOf": [{"type": "boolean"}, _object(SITE_KEYS, {"config": _PATH, "root": _ANY_TEXT})]}
+    site = {"oneOf": [{"type": "boolean"}, _object(rules.SITE_KEYS, {"config": _PATH, "root": _ANY_TEXT})]}
     other = _object(
-        OTHER_KEYS,
+        rules.OTHER_KEYS,
         {
             "repo": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$"},
             "ref": {"type": "string", "minLength": 1, "description": "a tag or a commit"},
@@ -125,23 +108,26 @@ def config_schema() -> Schema:
     other["oneOf"] = [{"required": ["repo", "ref", "paths"]}, {"required": ["package"]}]
     rule_values: dict[str, Schema] = {
         "id": _TEXT,
-        "docs": {"type": "array", "items": _object(DOC_KEYS, doc_values, required=("path",))},
-        "sources": {"type": "array", "items": _object(SOURCE_KEYS, source_values, required=("id", "kind"))},
+        "docs": {"type": "array", "items": _object(rules.DOC_KEYS, doc_values, required=("path",))},
+        "sources": {
+            "type": "array",
+            "items": _object(rules.SOURCE_KEYS, source_values, required=("id", "kind")),
+        },
         "external": _TEXTS,
         "severity": severity,
-        "fail_on": {"enum": list(FAIL_ON)},
+        "fail_on": {"enum": list(rules.FAIL_ON)},
         "examples": {"type": "array", "items": example},
         "site": site,
-        "others": {"type": "array", "items": other, "maxItems": MAX_OTHERS},
+        "others": {"type": "array", "items": other, "maxItems": rules.MAX_OTHERS},
     }
-    rule = _object(RULE_KEYS, rule_values, required=("id",))
+    rule = _object(rules.RULE_KEYS, rule_values, required=("id",))
     rule["anyOf"] = [{"required": ["docs", "sources"]}, {"required": ["site"]}]
     top_values: dict[str, Schema] = {
         "packs": {"type": "array", "items": _TEXT, "description": "built-in rule packs by name"},
         "rules": {"type": "array", "items": rule},
-        "fail_on": {"enum": list(FAIL_ON), "description": "overrides every rule's fail_on"},
+        "fail_on": {"enum": list(rules.FAIL_ON), "description": "overrides every rule's fail_on"},
     }
-    top = _object(CONFIG_KEYS, top_values)
+    top = _object(rules.CONFIG_KEYS, top_values)
     top["anyOf"] = [{"required": ["packs"]}, {"required": ["rules"]}]
     return {
         "$schema": "http://json-schema.org/draft-07/schema#",
