@@ -27,6 +27,7 @@ from bot.core.doclines import (
 from bot.core.facts import Facts
 from bot.core.model import Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
+from bot.core.submodules import in_submodule, submodule_folders
 
 
 def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> None:
@@ -143,6 +144,8 @@ def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Finding
         return
     if _command_moved_out(inputs, old, ref.token):
         return  # the whole subcommand left for a module the rule does not read, the flag with it
+    if in_submodule(old.path, submodule_folders(inputs.head)):
+        return  # its parser now lives in the repository a submodule pins, which is not read here
     out.emit(
         "removed",
         ref.token,

@@ -30,6 +30,7 @@ from bot.core.doclines import display, first_cell_token, in_scope, is_mark, norm
 from bot.core.facts import Facts
 from bot.core.model import CodeLocation
 from bot.core.page import Ref
+from bot.core.submodules import in_submodule, submodule_folders
 
 KEY_KINDS = ("pydantic", "config")
 _CITES = ("key", "name", "value")  # ref kinds that may be a key: set in a block, or in a span
@@ -93,6 +94,8 @@ def _gone(inputs: RuleInputs, page: Page, ref: Ref, token: str, gone: list[Delta
         )
         return
     old = gone[0].old
+    if all(in_submodule(d.old.path, submodule_folders(inputs.head)) for d in gone):
+        return  # its config now lives in the repository a submodule pins, which is not read here
     out.emit(
         "removed",
         token,

@@ -14,12 +14,14 @@ from bot.core.check.touched import Touched, cites_paths
 from bot.core.doclines import not_yet_there
 from bot.core.model import CodeLocation, Tree
 from bot.core.page import DocPage, Ref
+from bot.core.submodules import in_submodule, submodule_folders
 
 
 def moved_or_deleted(inputs: RuleInputs, page: Page, out: Findings) -> None:
     if not cites_paths(inputs.rule):
         return
     touched = inputs.touched
+    others = submodule_folders(inputs.head)
     for ref in page.refs:
         if ref.kind != "path" or is_external(ref.token, inputs.rule.external):
             continue
@@ -38,8 +40,10 @@ def moved_or_deleted(inputs: RuleInputs, page: Page, out: Findings) -> None:
                 code=CodeLocation(new, 1),
                 edit=(written, cited.written(new, written)),
             )
-        elif (path in touched.removed or any(p.startswith(path + "/") for p in touched.removed)) and not (
-            inputs.head.exists(path)
+        elif (
+            (path in touched.removed or any(p.startswith(path + "/") for p in touched.removed))
+            and not inputs.head.exists(path)
+            and not in_submodule(path, others)  # now another repository's, pinned as a submodule
         ):
             out.emit("removed", ref.token, wording.path_deleted(ref.token), doc=page.doc, line=ref.line)
 
@@ -68,6 +72,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # there, made at run time (the repository ignores it), or another project's
     if not_yet_there(doc, ref.line, ref.token):
         return  # the sentence says the code does not have it yet
+    if in_submodule(path, submodule_folders(inputs.head)):
+        return  # a file of the repository a submodule pins: nothing of it is in this tree
     paths = inputs.head.paths()
     if not cited.relative:
         # A partial path (`fsdp_utils/kernels/`) resolves when some real path ends with it.

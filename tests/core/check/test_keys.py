@@ -173,6 +173,15 @@ def test_a_key_some_config_still_has_is_not_removed() -> None:
     assert run(r, base, head) == []
 
 
+def test_a_key_of_a_config_now_in_a_submodule_is_not_removed() -> None:
+    head = {
+        DOC: CONFIG_BASE[DOC],
+        ".gitmodules": '[submodule "configs"]\n\tpath = configs\n\turl = ../c.git\n',
+    }
+    assert run(CONFIGS, CONFIG_BASE, head) == []
+    assert {f.kind for f in run(CONFIGS, CONFIG_BASE, {DOC: CONFIG_BASE[DOC]})} == {"removed"}
+
+
 def test_with_configs_alone_only_near_misses_are_unresolved() -> None:
     added = "\n```yaml\ntrainer:\n  max_stpes: 10\n  log_every: 5\n```\n"
     head = {**CONFIG_BASE, DOC: RECIPE_PAGE + added}

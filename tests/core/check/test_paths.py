@@ -73,6 +73,21 @@ def test_a_deleted_file_or_folder_the_page_cites_is_removed():
     assert found[0].message == "`tools/` was deleted by this change; the doc still cites it"
 
 
+GITMODULES = '[submodule "recipes"]\n\tpath = recipes\n\turl = https://example.com/org/recipes.git\n'
+
+
+def test_a_folder_that_became_a_submodule_is_another_repository_s_not_a_deleted_one():
+    page = "Run `recipes/dapo/run.sh`.\n"
+    base = {"recipes/dapo/run.sh": ""}
+    gone = [Change("removed", "recipes/dapo/run.sh"), Change("added", ".gitmodules")]
+    assert moved_or_deleted(page, base, {".gitmodules": GITMODULES}, gone) == []
+    assert kinds(moved_or_deleted(page, base, {}, gone[:1])) == [("removed", "recipes/dapo/run.sh")]
+    # A new line citing one of its files is not judged either; a path of ours still is.
+    assert unresolved("See `recipes/gkd/train.sh`.\n", {".gitmodules": GITMODULES}) == []
+    ours = {".gitmodules": GITMODULES, "tool/train.py": ""}
+    assert kinds(unresolved("See `tool/tarin.py`.\n", ours)) == [("unresolved", "tool/tarin.py")]
+
+
 def test_paths_are_left_alone_without_a_paths_source_or_when_external():
     page = "The flags live in `tool/cli.py`.\n"
     changes = [Change("removed", CLI)]
