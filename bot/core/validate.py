@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from bot.core.globs import Listing, compile_pattern, is_pattern, pairing_names, pairings
 from bot.core.model import SEVERITY_RANK, CodeLocation, Finding, Severity, Tree, read_ahead
 from bot.core.rules import Origin, Other, Rule, RulesError
+from bot.core.submodules import in_submodule, submodule_folders
 
 if TYPE_CHECKING:
     from bot.core.facts import ParseCache
@@ -60,6 +61,13 @@ def stale_entries(
     def gone(path: str) -> bool:
         plain = _any(path) if is_pattern(path) and compile_pattern(path).names else path
         return not listing.matches(plain) and existed(plain)
+
+    submodules = submodule_folders(head)
+
+    def _stale(rule: Rule, origin: Origin | None, path: str, what: str) -> Finding:
+        fixed = path.split("*", 1)[0].split("{", 1)[0]
+        folder = next((f for f in sorted(submodules) if in_submodule(fixed, frozenset({f}))), None)
+        return _stale_entry(rule, origin, path, what, folder)
 
     kept: list[Rule] = []
     found: list[Finding] = []
@@ -104,11 +112,18 @@ def unread_other(rule: Rule, other: Other, why: str) -> Finding:
     return _config_finding(rule, other.origin, other.name, message)
 
 
-def _stale(rule: Rule, origin: Origin | None, path: str, what: str) -> Finding:
-    message = (
-        f"{what} {path!r} was deleted before this change: the rest of rule {rule.id!r} is "
-        "checked; remove the entry (or point it at the file's new place)"
-    )
+def _stale_entry(rule: Rule, origin: Origin | None, path: str, what: str, submodule: str | None) -> Finding:
+    if submodule is not None:
+        message = (
+            f"{what} {path!r} is now in the submodule {submodule!r}, another repository, which is not "
+            f"read: the rest of rule {rule.id!r} is checked; remove the entry (or name that repository "
+            "under `others`)"
+        )
+    else:
+        message = (
+            f"{what} {path!r} was deleted before this change: the rest of rule {rule.id!r} is "
+            "checked; remove the entry (or point it at the file's new place)"
+        )
     return _config_finding(rule, origin, path, message)
 
 

@@ -161,3 +161,22 @@ def test_entries_whose_files_were_deleted_are_findings_and_the_rest_of_the_rule_
     assert [d.path for d in rule.docs] == ["docs/a.md"]
     assert rule.sources[0].paths == ("tool/cli.py", "typo/nope.py")  # a typo is left to `unmatched`
     assert [str(p) for p in unmatched(kept, tree, tree)] != []
+
+
+def test_an_entry_whose_files_moved_into_a_submodule_says_so():
+    from bot.core.packs import parse_repo_config
+    from bot.core.validate import stale_entries
+
+    config = (
+        "rules:\n  - id: r\n    docs:\n      - path: docs/a.md\n"
+        "    sources:\n      - id: cli\n        kind: argparse\n"
+        '        paths: [tool/cli.py, "recipe/**/*.py", gone/old.py]\n'
+    )
+    (pack,) = parse_repo_config(config)
+    gitmodules = '[submodule "recipe"]\n\tpath = recipe\n\turl = ../recipe.git\n'
+    tree = MemoryTree({"docs/a.md": "", "tool/cli.py": "", ".gitmodules": gitmodules})
+    history = {"recipe/**/*.py", "gone/old.py"}
+    _, found = stale_entries(pack.rules, tree, tree, {}, existed=lambda p: p in history)
+    said = {f.symbol: f.message for f in found}
+    assert "is now in the submodule 'recipe', another repository, which is not read" in said["recipe/**/*.py"]
+    assert "was deleted before this change" in said["gone/old.py"]
