@@ -62,11 +62,11 @@ def stale_entries(
         plain = _any(path) if is_pattern(path) and compile_pattern(path).names else path
         return not listing.matches(plain) and existed(plain)
 
-    submodules = submodule_folders(head)
-
     def _stale(rule: Rule, origin: Origin | None, path: str, what: str) -> Finding:
+        # .gitmodules is read only for an entry gone: in the App each read may be a request.
         fixed = path.split("*", 1)[0].split("{", 1)[0]
-        folder = next((f for f in sorted(submodules) if in_submodule(fixed, frozenset({f}))), None)
+        folders = sorted(submodule_folders(head))
+        folder = next((f for f in folders if in_submodule(fixed, frozenset({f}))), None)
         return _stale_entry(rule, origin, path, what, folder)
 
     kept: list[Rule] = []

@@ -21,7 +21,6 @@ def moved_or_deleted(inputs: RuleInputs, page: Page, out: Findings) -> None:
     if not cites_paths(inputs.rule):
         return
     touched = inputs.touched
-    others = submodule_folders(inputs.head)
     for ref in page.refs:
         if ref.kind != "path" or is_external(ref.token, inputs.rule.external):
             continue
@@ -43,7 +42,7 @@ def moved_or_deleted(inputs: RuleInputs, page: Page, out: Findings) -> None:
         elif (
             (path in touched.removed or any(p.startswith(path + "/") for p in touched.removed))
             and not inputs.head.exists(path)
-            and not in_submodule(path, others)  # now another repository's, pinned as a submodule
+            and not in_submodule(path, submodule_folders(inputs.head))  # another repository's now
         ):
             out.emit("removed", ref.token, wording.path_deleted(ref.token), doc=page.doc, line=ref.line)
 
