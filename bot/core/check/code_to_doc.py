@@ -6,24 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from bot.core import doclines
 from bot.core.check import wording
 from bot.core.check.deltas import Delta, Deltas
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.new_rows import in_default_column
 from bot.core.check.ownership import Scope
-from bot.core.doclines import (
-    cited_values,
-    first_cell_token,
-    flag_aliases,
-    in_scope,
-    in_unit_of,
-    is_mark,
-    may_mean,
-    normalize_default,
-    paragraph,
-    same_default,
-)
 from bot.core.facts import Facts
 from bot.core.model import Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
@@ -73,7 +62,7 @@ def for_scope(deltas: Sequence[Delta], scope: Scope, base: Facts) -> list[Delta]
     for d in deltas:
         if d.kind == "changed" and d.attr is not None:
             olds = [f for f in base.by_token.get(d.old.token, ()) if f.kind == "flag"]
-            if len({normalize_default(f.attr(d.attr)) for f in olds}) > 1:
+            if len({doclines.normalize_default(f.attr(d.attr)) for f in olds}) > 1:
                 continue
         out.append(d)
     return out
@@ -109,7 +98,7 @@ def _choices_unknown(choice: Fact, head: Facts) -> bool:
 def _cites_choice(doc: DocPage, ref: Ref, choice: Fact, base: Facts) -> bool:
     """Is this bare value (`fsdp`) cited as a choice of its flag, rather than in passing?"""
     flag = (choice.group or "").removeprefix("choices of ")
-    first, last = paragraph(doc, ref.line) if ref.where != "table" else (ref.line, ref.line)
+    first, last = doclines.paragraph(doc, ref.line) if ref.where != "table" else (ref.line, ref.line)
     if any(r.token == flag for n in range(first, last + 1) for r in doc.refs_on(n)):
         return True
     if ref.where == "inline" and _bullet_key(doc.lines[ref.line - 1]) == ref.token:
@@ -178,7 +167,7 @@ def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Find
     old, new = delta.old, delta.new
     assert new is not None
     code = inputs.code_line(old, new)
-    was, now = normalize_default(delta.old_value), normalize_default(delta.new_value)
+    was, now = doclines.normalize_default(delta.old_value), doclines.normalize_default(delta.new_value)
     if delta.attr == "default" and old.attr("sets") is not None and {was, now} == {"True", "False"}:
         # A switch whose default flipped: the page telling readers to pass it now tells them to
         # do nothing. Said once a section, and not where the line names both of the pair
@@ -208,7 +197,7 @@ def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Find
         # No choices at head (dropped, or a `Literal` moved behind an alias) restricts no value.
         allowed = (new.attr("choices") or "").split(",")
         before = (old.attr("choices") or "").split(",")
-        for value in cited_values(ref.value, before + allowed):
+        for value in doclines.cited_values(ref.value, before + allowed):
             if value in before and value not in allowed:
                 out.emit(
                     "changed",
@@ -219,7 +208,7 @@ def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Find
                     code=code,
                 )
     elif delta.attr == "type":
-        for value in cited_values(ref.value):
+        for value in doclines.cited_values(ref.value):
             if not _fits_type(value, new.attr("type")) and _fits_type(value, old.attr("type")):
                 out.emit(
                     "changed",
@@ -259,13 +248,13 @@ def _fits_type(value: str, type_name: str | None) -> bool:
 def _claims(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> None:
     """Default claims (in the rule's sections of the page) that were true at base and are false at head."""
     doc = page.doc
-    aliases = flag_aliases(doc)
+    aliases = doclines.flag_aliases(doc)
     for claim in doc.claims:
-        if not in_scope(claim.section.path, page.sections):
+        if not doclines.in_scope(claim.section.path, page.sections):
             continue
         if claim.subject is None and (
             len(owners := inputs.base_facts.choice_owners(claim.value)) != 1
-            or not may_mean(doc, owners[0].token)
+            or not doclines.may_mean(doc, owners[0].token)
         ):
             continue  # a bare value is a claim about the one flag offering it (doclines.may_mean)
         if claim.subject is not None and is_external(claim.subject, inputs.rule.external):
@@ -276,18 +265,19 @@ def _claims(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> Non
         for delta in for_scope(list(_claim_deltas(claim, found, aliases)), scope, inputs.base_facts):
             old, new = delta.old, delta.new
             assert new is not None
-            if not same_default(claim.value, delta.old_value) or same_default(claim.value, delta.new_value):
-                continue
+            was_true = doclines.same_default(claim.value, delta.old_value)
+            if not was_true or doclines.same_default(claim.value, delta.new_value):
+                continue  # wrong at base already, or still right at head
             new_default = delta.new_value
             edit = None
             # A "Default:" row describes the old default's behaviour: renaming its value
             # would make the row wrong in a new way, so it gets the finding without a rewrite.
             line = doc.lines[claim.line - 1]
-            row_claim = first_cell_token(line) is not None and old.token in line.split("|")[1]
+            row_claim = doclines.first_cell_token(line) is not None and old.token in line.split("|")[1]
             if row_claim and in_default_column(doc, claim.line, claim.col):
                 row_claim = False  # the row's Default cell says the default and nothing else
-            if not is_mark(claim.text) and new_default is not None and not row_claim:
-                edit = wording.claim_edit(claim, in_unit_of(claim.value, new_default), line)
+            if not doclines.is_mark(claim.text) and new_default is not None and not row_claim:
+                edit = wording.claim_edit(claim, doclines.in_unit_of(claim.value, new_default), line)
             out.emit(
                 "changed",
                 new.token,

@@ -3,25 +3,13 @@ head (`unresolved`), and claim the defaults the code has (`wrong-default`)."""
 
 from __future__ import annotations
 
-from bot.core import lazyre
+from bot.core import doclines, lazyre
 from bot.core.check import paths, wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs
 from bot.core.check.near import closest, fits_name, misspelt, subject
 from bot.core.check.ownership import PLACEHOLDER_WORD, Scope, is_fragment
 from bot.core.check.touched import cites_paths
-from bot.core.doclines import (
-    cited_values,
-    first_cell_token,
-    flag_aliases,
-    in_scope,
-    in_unit_of,
-    is_mark,
-    may_mean,
-    normalize_default,
-    not_yet_there,
-    same_default,
-)
 from bot.core.model import CodeLocation, Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
 
@@ -69,10 +57,10 @@ def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
     for claim in doc.claims:
         if claim.subject is not None and is_external(claim.subject, inputs.rule.external):
             continue
-        if claim.line in changed_lines and in_scope(claim.section.path, page.sections):
+        if claim.line in changed_lines and doclines.in_scope(claim.section.path, page.sections):
             scope = inputs.own.line_scope(doc, claim.line, claim.subject, page.program)
             if scope is not None:
-                _check_claim(doc, claim, scope.flags(head.facts), flag_aliases(doc), out)
+                _check_claim(doc, claim, scope.flags(head.facts), doclines.flag_aliases(doc), out)
 
 
 def _row_choices(inputs: RuleInputs, page: Page, out: Findings) -> None:
@@ -86,7 +74,7 @@ def _row_choices(inputs: RuleInputs, page: Page, out: Findings) -> None:
             rows.setdefault(ref.line, []).append(ref)
     for line, cells in rows.items():
         flag = cells[0]
-        if flag.kind != "flag" or first_cell_token(doc.lines[line - 1]) != flag.token:
+        if flag.kind != "flag" or doclines.first_cell_token(doc.lines[line - 1]) != flag.token:
             continue
         if is_external(flag.token, inputs.rule.external):
             continue
@@ -193,7 +181,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         near = _near_flag(ref.token, known)
         if open_parser_takes(ref.token, known):
             return
-        if not_yet_there(doc, ref.line, ref.token):
+        if doclines.not_yet_there(doc, ref.line, ref.token):
             return  # the sentence says the code does not have it yet
         out.emit(
             "unresolved",
@@ -212,7 +200,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
     allowed = choices.split(",")
     # The value placeholder a help listing shows (`--capture=method`) is no choice cited.
     placeholders = {m.lower() for f in facts if (m := f.attr("metavar"))}
-    for value in cited_values(ref.value, allowed):
+    for value in doclines.cited_values(ref.value, allowed):
         if value.lower() in placeholders:
             continue
         if value not in allowed and not is_external(value, inputs.rule.external):
@@ -274,7 +262,7 @@ def _check_claim(
             if claim.value in (f.attr("choices") or "").split(",") and not f.token.startswith("--no-"):
                 owners.setdefault(f.key, f)
         flags = list(owners.values())
-        if len(flags) != 1 or not may_mean(doc, flags[0].token):
+        if len(flags) != 1 or not doclines.may_mean(doc, flags[0].token):
             return
     else:
         flags = [
@@ -283,15 +271,22 @@ def _check_claim(
             if (claim.subject in (f.token, f.key) or aliases.get(claim.subject) == f.token)
             and not f.token.startswith("--no-")
         ]
-    if not flags or len({normalize_default(f.attr("default")) for f in flags}) > 1:
+    if not flags or len({doclines.normalize_default(f.attr("default")) for f in flags}) > 1:
         return  # no flag, or two command lines whose defaults differ: which one is meant?
     flag = flags[0]
     actual = flag.attr("default")
-    if actual is None or normalize_default(actual) == "None" or same_default(claim.value, actual):
+    if (
+        actual is None
+        or doclines.normalize_default(actual) == "None"
+        or doclines.same_default(claim.value, actual)
+    ):
         return  # None means "decided at run time": the doc's default cannot be checked against it
-    if normalize_default(actual) in _SWITCH and normalize_default(claim.value) not in _SWITCH_WORDS:
+    if (
+        doclines.normalize_default(actual) in _SWITCH
+        and doclines.normalize_default(claim.value) not in _SWITCH_WORDS
+    ):
         return  # "`--x true` serves at `/v1` instead of the default `/predict`": another thing's default
-    mark = claim.subject is None and is_mark(claim.text)
+    mark = claim.subject is None and doclines.is_mark(claim.text)
     out.emit(
         "wrong-default",
         flag.token,
@@ -301,5 +296,5 @@ def _check_claim(
         code=CodeLocation(flag.path, flag.line),
         edit=None
         if mark
-        else wording.claim_edit(claim, in_unit_of(claim.value, actual), doc.lines[claim.line - 1]),
+        else wording.claim_edit(claim, doclines.in_unit_of(claim.value, actual), doc.lines[claim.line - 1]),
     )
