@@ -199,25 +199,13 @@ def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Find
         before = (old.attr("choices") or "").split(",")
         for value in doclines.cited_values(ref.value, before + allowed):
             if value in before and value not in allowed:
-                out.emit(
-                    "changed",
-                    f"{ref.token} {value}",
-                    wording.choice_dropped(value, ref.token, allowed),
-                    doc=doc,
-                    line=ref.line,
-                    code=code,
-                )
+                message = wording.choice_dropped(value, ref.token, allowed)
+                out.emit("changed", f"{ref.token} {value}", message, doc=doc, line=ref.line, code=code)
     elif delta.attr == "type":
         for value in doclines.cited_values(ref.value):
             if not _fits_type(value, new.attr("type")) and _fits_type(value, old.attr("type")):
-                out.emit(
-                    "changed",
-                    f"{ref.token} {value}",
-                    wording.type_changed(ref.token, value, old, new),
-                    doc=doc,
-                    line=ref.line,
-                    code=code,
-                )
+                message = wording.type_changed(ref.token, value, old, new)
+                out.emit("changed", f"{ref.token} {value}", message, doc=doc, line=ref.line, code=code)
 
 
 def _first_in_section(doc: DocPage, ref: Ref) -> bool:

@@ -44,14 +44,8 @@ def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
             # everything.
             near = closest(ref.token, names, 0.85)
             if near is not None and near not in {r.token for r in doc.refs_on(ref.line)}:
-                out.emit(
-                    "unresolved",
-                    ref.token,
-                    wording.unknown_name(ref.token, near),
-                    doc=doc,
-                    line=ref.line,
-                    edit=(ref.token, near),
-                )
+                message = wording.unknown_name(ref.token, near)
+                out.emit("unresolved", ref.token, message, doc=doc, line=ref.line, edit=(ref.token, near))
     _row_choices(inputs, page, out)
     changed_lines = {r.line for r in refs}
     for claim in doc.claims:
@@ -183,13 +177,9 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             return
         if doclines.not_yet_there(doc, ref.line, ref.token):
             return  # the sentence says the code does not have it yet
+        edit = (ref.token, near) if near else None
         out.emit(
-            "unresolved",
-            ref.token,
-            wording.unknown_flag(ref.token, near),
-            doc=doc,
-            line=ref.line,
-            edit=(ref.token, near) if near else None,
+            "unresolved", ref.token, wording.unknown_flag(ref.token, near), doc=doc, line=ref.line, edit=edit
         )
         return
     choices = facts[0].attr("choices")
