@@ -41,6 +41,7 @@ from bot.core.extract.click_names import (
 )
 from bot.core.extract.click_options import (
     BUILTIN_OPTIONS,
+    OptionContext,
     click_option,
     flag_fact,
     is_true,
@@ -93,25 +94,25 @@ def _facts(source: Source, path: str, tree: ast.Module, frameworks: frozenset[st
     names = Names(tree, frameworks)
     if not names.modules and not names.members and not _registers(tree, names.imported):
         return []
-    scope = Scope(tree, None)
-    module = Module(tree)
+    context = OptionContext(names, Scope(tree, None), Module(tree), source.id, path)
     commands = _commands(tree, names)
     out: list[Fact] = group_options(tree, source.id, path)
     if names.framework == "typer":
         _candidates(tree, names, commands)
-        out.extend(_alias_facts(names, scope, module, source.id, path))
+        out.extend(_alias_facts(context))
     for key, command in commands.items():
         paths = _paths(key, commands)
         where = ",".join(sorted(" ".join(p) for p in paths)) if paths != {()} else None
-        found: list[Fact] = []
         if command.link is not None:
             out.append(_link_fact(key, command, commands, names, source.id, path))
             continue
+        at = replace(context, where=where)
+        found: list[Fact] = []
         if command.framework == "typer" and command.function is not None:
             for arg, default in parameters(command.function):
-                found.extend(typer_param(arg, default, names, scope, module, source.id, path, where))
+                found.extend(typer_param(arg, default, at))
         for call in command.options:
-            options = click_option(call, names, scope, module, source.id, path, where)
+            options = click_option(call, at)
             if id(call) in command.assigned:
                 options = [with_attrs(f, assigned=command.assigned[id(call)]) for f in options]
             found.extend(options)
@@ -451,17 +452,17 @@ def _root(key: str, commands: dict[str, _Command]) -> str:
     return key
 
 
-def _alias_facts(names: Names, scope: Scope, module: Module, source_id: str, path: str) -> list[Fact]:
+def _alias_facts(at: OptionContext) -> list[Fact]:
     """What each `X = Annotated[T, typer.Option(...)]` of the module declares, for the commands
     of other modules typed with it (command_links.py): kind `option-alias`, key the alias."""
     out: list[Fact] = []
-    for name, alias in names.aliases.items():
-        if not any(names.is_call_of(m, "Option", "Argument") for m in annotated(alias)):
+    for name, alias in at.names.aliases.items():
+        if not any(at.names.is_call_of(m, "Option", "Argument") for m in annotated(alias)):
             continue
         arg = ast.arg(arg=ALIAS_NAME, annotation=alias, lineno=alias.lineno, col_offset=0)
-        found = typer_param(arg, ast.Constant(None), names, scope, module, source_id, path, None)
+        found = typer_param(arg, ast.Constant(None), at)
         if not found:  # a typer.Argument: the parameter is positional
-            found = [flag_fact("", name, alias.lineno, {"argument": "true"}, source_id, path)]
+            found = [flag_fact("", name, alias.lineno, {"argument": "true"}, at.source_id, at.path)]
         out.extend(replace(f, kind=ALIAS, key=name) for f in found)
     return out
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from bot.core.extract.argparse_flags import Scope, string_value, text
 from bot.core.extract.click_names import Names, annotated, choices_of, is_context, named_type
@@ -17,40 +17,41 @@ from bot.core.model import Fact
 BUILTIN_OPTIONS = {"version_option": "--version", "help_option": "--help"}
 
 
+@dataclass(frozen=True)
+class OptionContext:
+    """What reading an option needs besides its own call: the module's click or typer names and
+    its constants (`scope`, `module`), the rule source and file its facts are of, and the command
+    it belongs to (`where`: the words that invoke it, `,`-separated; None for the program's own)."""
+
+    names: Names
+    scope: Scope
+    module: Module
+    source_id: str
+    path: str
+    where: str | None = None
+
+
 # --- click's options -----------------------------------------------------------------------------
 
 
-def click_option(
-    call: ast.Call,
-    names: Names,
-    scope: Scope,
-    module: Module,
-    source_id: str,
-    path: str,
-    where: str | None,
-) -> list[Fact]:
-    maker = (names.of(call.func) or ("", ""))[1]
+def click_option(call: ast.Call, at: OptionContext) -> list[Fact]:
+    maker = (at.names.of(call.func) or ("", ""))[1]
     args = call.args[1:] if maker == "version_option" else call.args  # its first is the version
-    decls = [(s, a.lineno) for a in args if (s := string_value(a, scope.lookup)) is not None]
+    decls = [(s, a.lineno) for a in args if (s := string_value(a, at.scope.lookup)) is not None]
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
     if maker in BUILTIN_OPTIONS:
         # click's own eager switches: `--version` / `--help` unless other names are given.
         decls = decls or [(BUILTIN_OPTIONS[maker], call.lineno)]
         helped = {"help": keywords["help"]} if "help" in keywords else {}
         keywords = {"is_flag": ast.Constant(True), **helped}
-    return option(decls, keywords, None, names, scope, module, source_id, path, where, implicit_bool=False)
+    return option(decls, keywords, None, at, implicit_bool=False)
 
 
 def option(
     decls: list[tuple[str, int]],
     keywords: dict[str, ast.expr],
     param: tuple[str, ast.expr | None, ast.expr | None, int] | None,
-    names: Names,
-    scope: Scope,
-    module: Module,
-    source_id: str,
-    path: str,
-    where: str | None,
+    at: OptionContext,
     implicit_bool: bool,
 ) -> list[Fact]:
     """The flags of one option: its names (`--x/--no-x` split in two), destination and attributes.
@@ -73,6 +74,7 @@ def option(
     unknown: list[str] = []
     type_node = keywords.get("type")
     annotation = param[1] if param is not None else None
+    names, scope, module = at.names, at.scope, at.module
     is_bool = named_type(type_node, annotation, names) == "bool"
     if param is not None:
         name, _, _, line = param
@@ -129,15 +131,15 @@ def option(
         attrs["action"] = "count"
     if unknown:
         attrs["unknown"] = " ".join(unknown)
-    if where is not None:
-        attrs["subcommand"] = where
+    if at.where is not None:
+        attrs["subcommand"] = at.where
     out = []
     for token, line in primary:
         own = {**attrs, "sets": sets} if sets is not None else attrs
-        out.append(flag_fact(token, dest, line, own, source_id, path))
+        out.append(flag_fact(token, dest, line, own, at.source_id, at.path))
     for token, line in secondary:
         own = {**attrs, "sets": "false"} if is_flag and flag_value is None else attrs
-        out.append(flag_fact(token, dest, line, own, source_id, path))
+        out.append(flag_fact(token, dest, line, own, at.source_id, at.path))
     return out
 
 
@@ -176,16 +178,8 @@ def parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[ast
     yield from zip(args.kwonlyargs, args.kw_defaults, strict=True)
 
 
-def typer_param(
-    arg: ast.arg,
-    default: ast.expr | None,
-    names: Names,
-    scope: Scope,
-    module: Module,
-    source_id: str,
-    path: str,
-    where: str | None,
-) -> list[Fact]:
+def typer_param(arg: ast.arg, default: ast.expr | None, at: OptionContext) -> list[Fact]:
+    names = at.names
     annotation = names.alias(arg.annotation)
     info: ast.Call | None = None
     if names.is_call_of(default, "Option", "Argument"):
@@ -213,10 +207,10 @@ def typer_param(
         # `token: TokenOpt = None`, an alias another module defines: command_links.py puts its
         # option strings in place of the parameter's own.
         aliased = (arg.arg, annotation, default, arg.lineno)
-        found = option([], {}, aliased, names, scope, module, source_id, path, where, implicit_bool=True)
+        found = option([], {}, aliased, at, implicit_bool=True)
         return [with_alias(f, annotation.id) for f in found]
-    decls = [(s, a.lineno) for a in decl_args if (s := string_value(a, scope.lookup)) is not None]
+    decls = [(s, a.lineno) for a in decl_args if (s := string_value(a, at.scope.lookup)) is not None]
     keywords = {k.arg: k.value for k in info.keywords if k.arg is not None} if info is not None else {}
     keywords.pop("default", None)
     param = (arg.arg, annotation, default, arg.lineno)
-    return option(decls, keywords, param, names, scope, module, source_id, path, where, implicit_bool=True)
+    return option(decls, keywords, param, at, implicit_bool=True)
