@@ -40,6 +40,12 @@ FindingKind = Literal[
 ]  # fmt: skip
 
 
+# "applied-option": a command's reference to an option of another module, resolved (and gone)
+# before any check sees the facts (bot/core/extract/applied_options.py); "command-link" and
+# "option-alias": what bot/core/extract/command_links.py joins across modules, gone likewise
+FactKind = Literal["flag", "symbol", "string", "key", "applied-option", "command-link", "option-alias"]
+
+
 @dataclass(frozen=True)
 class Fact:
     """One thing the code says that a doc page may cite.
@@ -55,10 +61,7 @@ class Fact:
     is the field's path by name, so an alias or prefix changed is a rename.
     """
 
-    # "applied-option": a command's reference to an option of another module, resolved (and gone)
-    # before any check sees the facts (bot/core/extract/applied_options.py); "command-link" and
-    # "option-alias": what bot/core/extract/command_links.py joins across modules, gone likewise
-    kind: Literal["flag", "symbol", "string", "key", "applied-option", "command-link", "option-alias"]
+    kind: FactKind
     token: str
     key: str
     source: str  # id of the rule source that produced it
@@ -66,6 +69,14 @@ class Fact:
     line: int
     attrs: tuple[tuple[str, str], ...] = ()
     group: str | None = None  # strings: the enumerated set this literal belongs to
+
+    @classmethod
+    def of(
+        cls, kind: FactKind, token: str, key: str, source: str, path: str, line: int, attrs: Mapping[str, str]
+    ) -> Fact:
+        """A fact with `attrs` as an extractor collects them, kept sorted by name: facts that say
+        the same things are equal whatever order the code (or the extractor) gave them in."""
+        return cls(kind, token, key, source, path, line, tuple(sorted(attrs.items())))
 
     def attr(self, name: str) -> str | None:
         for k, v in self.attrs:
