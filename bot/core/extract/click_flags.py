@@ -508,15 +508,7 @@ def _link_fact(
         and command.parent not in names.imported
     ):
         attrs["alone"] = "true"  # typer runs an app's one command without its name
-    return Fact(
-        kind=LINK,
-        token=target,
-        key=how,
-        source=source_id,
-        path=path,
-        line=line,
-        attrs=tuple(sorted(attrs.items())),
-    )
+    return Fact.of(LINK, target, how, source_id, path, line, attrs)
 
 
 def _single_commands(commands: dict[str, _Command], typer_apps: set[str]) -> None:

@@ -144,15 +144,7 @@ def option(
 
 
 def flag_fact(token: str, dest: str, line: int, attrs: dict[str, str], source_id: str, path: str) -> Fact:
-    return Fact(
-        kind="flag",
-        token=token,
-        key=dest,
-        source=source_id,
-        path=path,
-        line=line,
-        attrs=tuple(sorted(attrs.items())),
-    )
+    return Fact.of("flag", token, dest, source_id, path, line, attrs)
 
 
 def with_attrs(fact: Fact, **attrs: str) -> Fact:

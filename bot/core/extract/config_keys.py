@@ -63,7 +63,7 @@ def facts(source: Source, path: str, text: str) -> Extraction:
         attrs = {"kind": "key", "file": path}
         if value is not None:
             attrs["default"] = value
-        out.append(Fact("key", key, key, source.id, path, line, tuple(sorted(attrs.items()))))
+        out.append(Fact.of("key", key, key, source.id, path, line, attrs))
     return Extraction(facts=tuple(out))
 
 

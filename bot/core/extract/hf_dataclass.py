@@ -64,9 +64,7 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
                 seen.add(token)
                 if opened:
                     attrs["open"] = "true"
-                out.append(
-                    Fact("flag", token, param.name, source.id, path, param.line, tuple(sorted(attrs.items())))
-                )
+                out.append(Fact.of("flag", token, param.name, source.id, path, param.line, attrs))
     return out
 
 

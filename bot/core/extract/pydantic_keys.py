@@ -92,19 +92,11 @@ def _keys(
         token = f"{prefix}{field.key}"
         by_name = f"{name_prefix}{field.name}"
         attrs = {"kind": "key", "model": field.model, **field.attrs}
-        yield Fact("key", token, by_name, source.id, path, field.line, tuple(sorted(attrs.items())))
+        yield Fact.of("key", token, by_name, source.id, path, field.line, attrs)
         if settings:
             for env in _env_names(field, by_name, config, depth):
                 env_attrs = {"kind": "env", "model": field.model, **field.attrs}
-                yield Fact(
-                    "key",
-                    env,
-                    f"env:{by_name}",
-                    source.id,
-                    path,
-                    field.line,
-                    tuple(sorted(env_attrs.items())),
-                )
+                yield Fact.of("key", env, f"env:{by_name}", source.id, path, field.line, env_attrs)
         for inner in _models_in(field, models):
             yield from _keys(
                 source,

@@ -26,15 +26,7 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
         kind = attrs["kind"]
         if (source.names and token not in source.names) or (kind, key) in out:
             return
-        out[(kind, key)] = Fact(
-            kind="symbol",
-            token=token,
-            key=key,
-            source=source.id,
-            path=path,
-            line=line,
-            attrs=tuple(sorted(attrs.items())),
-        )
+        out[(kind, key)] = Fact.of("symbol", token, key, source.id, path, line, attrs)
 
     for node in _module_level(tree.body):
         if isinstance(node, ast.ClassDef):
