@@ -38,12 +38,6 @@ _BULLET = lazyre.compile(
     r"(?P<close>\*\*|\]\([^)\s]*\))?(?P<sep>[ \t]*(?:[:—–]|[ \t]-)[ \t]*|[ \t]+|$)(?P<rest>.*)"
 )
 _BULLET_START = lazyre.compile(r"[ \t]*[-*+][ \t]")
-# What a table cell, markdown or MDX would read as syntax in a description: `|` ends a cell,
-# `<` opens a tag, `{` an MDX expression. Already escaped ones stay as they are.
-_PROSE = lazyre.compile(r"(?<!\\)([<{}])")
-_PROSE_CELL = lazyre.compile(r"(?<!\\)([|<{}])")
-_PIPE = lazyre.compile(r"(?<!\\)\|")
-_SPAN = lazyre.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 
 
 @dataclass(frozen=True)
@@ -157,6 +151,14 @@ def one_line(text: str, default: str | None = None) -> str:
     if default is not None:
         text = text.replace("%(default)s", default)
     return " ".join(text.replace("%%", "%").split())
+
+
+# What a table cell, markdown or MDX would read as syntax in a description: `|` ends a cell,
+# `<` opens a tag, `{` an MDX expression. Already escaped ones stay as they are.
+_PROSE = lazyre.compile(r"(?<!\\)([<{}])")
+_PROSE_CELL = lazyre.compile(r"(?<!\\)([|<{}])")
+_PIPE = lazyre.compile(r"(?<!\\)\|")
+_SPAN = lazyre.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 
 
 def escaped(text: str, *, cell: bool) -> str:
