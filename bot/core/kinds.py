@@ -6,9 +6,10 @@ holds the literal and the README's list to it. To add a kind, add a row here and
 literal.
 
 Source kinds: the rules' kind names and the keys each accepts, the rule file reader's messages,
-the schema's enum and the extractor each runs are all read from `SOURCE_KINDS`; the README's
-table of source kinds is held to it by the same test. To add a kind, add a row here (and its
-extractor module under bot/core/extract/).
+the schema's enum, the extractor each runs and the kinds that declare flags (`FLAG_KINDS`) are
+all read from `SOURCE_KINDS`; the README's table of source kinds is held to it by the same test,
+and `flags` to what each extractor finds. To add a kind, add a row here (and its extractor module
+under bot/core/extract/).
 """
 
 from __future__ import annotations
@@ -179,7 +180,8 @@ class SourceKindInfo:
     `extractor` is "module:function" under bot/core/extract, imported on first use, or None for
     a kind with no facts of its own (paths are the tree's, tokens are read by extract/tokens.py);
     `reads` is what an extractor is handed: the parsed "python" module or the file's "text";
-    `keys` are the source keys it accepts besides `COMMON_SOURCE_KEYS`.
+    `keys` are the source keys it accepts besides `COMMON_SOURCE_KEYS`; `flags`, whether its
+    facts are flags: a parser of a command line.
     """
 
     name: str
@@ -187,6 +189,7 @@ class SourceKindInfo:
     reads: Literal["python", "text"]
     keys: tuple[str, ...]
     description: str
+    flags: bool
 
 
 # Every kind accepts these; the rest of a source's keys are each kind's own.
@@ -200,6 +203,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         ("calls", "programs"),
         "argparse's add_argument calls: option strings, dest, default, choices, action, type, help.",
+        flags=True,
     ),
     SourceKindInfo(
         "dataclass-flags",
@@ -207,6 +211,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         ("dataclass", "builder", "convention", "programs"),
         "The fields of a dataclass a builder loop exposes as flags.",
+        flags=True,
     ),
     SourceKindInfo(
         "click",
@@ -214,6 +219,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         ("programs",),
         "click commands and groups, their options and arguments.",
+        flags=True,
     ),
     SourceKindInfo(
         "typer",
@@ -221,6 +227,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         ("programs",),
         "The parameters of typer commands.",
+        flags=True,
     ),
     SourceKindInfo(
         "hf-dataclass",
@@ -228,6 +235,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         ("names", "programs"),
         "The dataclass fields transformers' HfArgumentParser turns into flags.",
+        flags=True,
     ),
     SourceKindInfo(
         "tyro",
@@ -235,6 +243,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         ("convention", "names", "programs"),
         "The fields and parameters tyro.cli makes into flags.",
+        flags=True,
     ),
     SourceKindInfo(
         "jsonargparse",
@@ -242,6 +251,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         ("names", "programs"),
         "The parameters jsonargparse (and LightningCLI) reads from signatures.",
+        flags=True,
     ),
     SourceKindInfo(
         "pydantic",
@@ -249,6 +259,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         ("names",),
         "The fields of pydantic models and settings, as config keys.",
+        flags=False,
     ),
     SourceKindInfo(
         "config",
@@ -256,6 +267,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "text",
         (),
         "The keys of shipped YAML, TOML and JSON configs, as dotted paths with their values.",
+        flags=False,
     ),
     SourceKindInfo(
         "symbols",
@@ -263,6 +275,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         ("names",),
         "Classes, functions, methods and module constants.",
+        flags=False,
     ),
     SourceKindInfo(
         "strings",
@@ -270,6 +283,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         ("calls", "keyword", "position", "compared_with", "group"),
         "Literals passed to named calls or compared against an expression.",
+        flags=False,
     ),
     SourceKindInfo(
         "paths",
@@ -277,6 +291,7 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         (),
         "File and folder paths the doc cites must exist.",
+        flags=False,
     ),
     SourceKindInfo(
         "tokens",
@@ -284,5 +299,10 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         "python",
         (),
         "The names its files (Python, shell) use in code, for vanished.",
+        flags=False,
     ),
 )
+
+# The kinds whose facts are flags: a rule that reads none of them reads no command line, so it
+# has no programs to find and no flag a page cites to check.
+FLAG_KINDS: tuple[str, ...] = tuple(k.name for k in SOURCE_KINDS if k.flags)

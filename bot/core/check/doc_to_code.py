@@ -6,10 +6,11 @@ from __future__ import annotations
 from bot.core import doclines, lazyre
 from bot.core.check import paths, wording
 from bot.core.check.findings import Findings, is_external
-from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs
+from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest, fits_name, misspelt, subject
 from bot.core.check.ownership import PLACEHOLDER_WORD, Scope, is_fragment
 from bot.core.check.touched import cites_paths
+from bot.core.kinds import FLAG_KINDS
 from bot.core.model import CodeLocation, Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
 

@@ -25,9 +25,10 @@ from bot.core.check import wording
 from bot.core.check.deltas import deltas
 from bot.core.check.doc_to_code import open_parser_takes
 from bot.core.check.findings import Findings, is_external
-from bot.core.check.inputs import FLAG_KINDS, Page, RuleInputs
+from bot.core.check.inputs import Page, RuleInputs
 from bot.core.extract.imports import Modules
 from bot.core.facts import Facts, ParseCache, gather
+from bot.core.kinds import FLAG_KINDS
 from bot.core.model import CodeLocation, EmptyTree, Fact, Finding, FindingKind, Tree
 from bot.core.page import Ref
 from bot.core.programs import Programs

@@ -14,14 +14,12 @@ from bot.core.check.reach import Reach
 from bot.core.check.touched import Touched
 from bot.core.doclines import in_scope
 from bot.core.facts import Facts, ParseCache, gather, named_programs, page_index_cached, parse_doc_cached
+from bot.core.kinds import FLAG_KINDS
 from bot.core.linediff import LineDiff, line_diff
 from bot.core.model import CodeLocation, Fact, Tree
 from bot.core.page import DocPage, Ref
 from bot.core.programs import programs
 from bot.core.rules import Rule
-
-# Source kinds whose facts are flags: only their rules need to know the repository's programs.
-FLAG_KINDS = ("argparse", "dataclass-flags", "hf-dataclass", "tyro", "jsonargparse", "click", "typer")
 
 
 @dataclass(frozen=True)
