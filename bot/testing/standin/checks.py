@@ -8,18 +8,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from bot.testing.standin.protocol import (
-    JSON,
-    REPO,
-    Answer,
-    HTTPError,
-    Req,
-    endpoint,
-    invalid,
-    iso,
-    too_big,
-    too_long,
-)
+from bot.testing.standin.protocol import JSON, REPO, Answer, HTTPError, Req, endpoint, invalid, iso, too_long
 from bot.testing.standin.shapes import Shapes
 
 _CONCLUSIONS = ("action_required", "cancelled", "failure", "neutral", "success", "skipped", "timed_out")
@@ -28,6 +17,22 @@ _LEVELS = ("notice", "warning", "failure")
 # What the endpoints below need of an installation token (any one alternative; write includes read).
 _READ = (("checks", "read"),)
 _WRITE = (("checks", "write"),)
+
+
+def _too_big(field: str, allowed: int = 65535) -> HTTPError:
+    """The 422 for a check run's text over `allowed` bytes (over `allowed` characters: `too_long`)."""
+    return HTTPError(
+        422,
+        "Validation Failed",
+        [
+            {
+                "resource": "CheckRun",
+                "code": "custom",
+                "field": field,
+                "message": f"{field} exceeds a maximum bytesize of {allowed}",
+            }
+        ],
+    )
 
 
 class Checks(Shapes):
@@ -142,7 +147,7 @@ class Checks(Shapes):
             if isinstance(value, str) and len(value) > 65535:
                 raise too_long(len(value))
             if isinstance(value, str) and len(value.encode("utf-8")) > 65535:
-                raise too_big(key)
+                raise _too_big(key)
         annotations = output.get("annotations") or []
         if not isinstance(annotations, list):
             raise invalid("For 'properties/annotations', it is not an array.")
@@ -174,7 +179,7 @@ class Checks(Shapes):
                 raise too_long(max(len(str(a["message"])), len(str(a.get("raw_details") or ""))))
             for key in ("message", "raw_details"):  # "The maximum size is 64 KB."
                 if len(str(a.get(key) or "").encode("utf-8")) > 64 * 1024:
-                    raise too_big(f"{where}/{key}", 64 * 1024)
+                    raise _too_big(f"{where}/{key}", 64 * 1024)
             if len(str(a.get("title") or "")) > 255:
                 raise too_long(len(str(a["title"])), 255)
         return {

@@ -4,17 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.testing.standin.protocol import (
-    JSON,
-    REACTIONS,
-    REPO,
-    Answer,
-    HTTPError,
-    Req,
-    endpoint,
-    invalid,
-    iso,
-)
+from bot.testing.standin.protocol import JSON, REACTIONS, REPO, Answer, HTTPError, Req, endpoint, invalid, iso
 from bot.testing.standin.shapes import Shapes
 from bot.testing.standin.state import Pull
 

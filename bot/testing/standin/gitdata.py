@@ -12,18 +12,7 @@ from urllib.parse import quote
 
 from bot.testing.standin.fixtures import GitError, git_with
 from bot.testing.standin.gitrepo import GitRepo
-from bot.testing.standin.protocol import (
-    JSON,
-    REPO,
-    Answer,
-    HTTPError,
-    Raw,
-    Req,
-    b64,
-    endpoint,
-    iso,
-    refused,
-)
+from bot.testing.standin.protocol import JSON, REPO, Answer, HTTPError, Raw, Req, b64, endpoint, iso, refused
 from bot.testing.standin.shapes import Shapes
 from bot.testing.standin.state import Pull
 

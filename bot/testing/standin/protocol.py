@@ -76,21 +76,6 @@ def too_long(supplied: int, allowed: int = 65535) -> HTTPError:
     return invalid(f"Only {allowed} characters are allowed; {supplied} were supplied.")
 
 
-def too_big(field: str, allowed: int = 65535) -> HTTPError:
-    return HTTPError(
-        422,
-        "Validation Failed",
-        [
-            {
-                "resource": "CheckRun",
-                "code": "custom",
-                "field": field,
-                "message": f"{field} exceeds a maximum bytesize of {allowed}",
-            }
-        ],
-    )
-
-
 SECONDARY_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach "
     "out to GitHub Support for help, please include the request ID {rid}."

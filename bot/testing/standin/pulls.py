@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-from bot.testing.standin.protocol import (
-    REPO,
-    Answer,
-    HTTPError,
-    Raw,
-    Req,
-    endpoint,
-)
+from bot.testing.standin.protocol import REPO, Answer, HTTPError, Raw, Req, endpoint
 from bot.testing.standin.shapes import Shapes
 
 _DIFF_TYPES = ("application/vnd.github.diff", "application/vnd.github.v3.diff")
