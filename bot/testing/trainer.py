@@ -58,22 +58,14 @@ def build_fsdp_parser() -> argparse.ArgumentParser:
     return parser
 """
 
-# The pull request: bools become BooleanOptionalAction (the special switch goes away) and the
-# attention default moves to sdpa.
+# The pull request: bools become BooleanOptionalAction (the special switch goes away, and
+# store_true with it) and the attention default moves to sdpa.
+_SWITCH_AT = ARGS_BASE.index('        if f.name == "keep_fp32_master":')
+_BASE_BOOLS = ARGS_BASE[_SWITCH_AT : ARGS_BASE.index("        else:", _SWITCH_AT)]  # the bools' branches
 ARGS_HEAD = ARGS_BASE.replace(
     'attn_implementation: str = "flash_attention_2"', 'attn_implementation: str = "sdpa"'
 ).replace(
-    """        if f.name == "keep_fp32_master":
-            parser.add_argument(
-                "--disable-fp32-master",
-                dest=f.name,
-                action="store_false",
-                default=f.default,
-                help="Drop the fp32 master copy to save memory.",
-            )
-        elif arg_type is bool:
-            parser.add_argument(f"--{f.name.replace('_', '-')}", action="store_true")
-""",
+    _BASE_BOOLS,
     """        if arg_type is bool:
             parser.add_argument(
                 f"--{f.name.replace('_', '-')}", action=argparse.BooleanOptionalAction, default=f.default
