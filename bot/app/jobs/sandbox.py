@@ -51,6 +51,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -107,7 +108,7 @@ class Sandbox:
     ):
         self.budget = budget
         self._child = _Child(_limits(budget))
-        self._parts = (base, head, cache, budget, history, prefetch)
+        self._inputs = _Inputs(base, head, cache, budget, history, prefetch)
         self._session: _Session | None = None
 
     def __enter__(self) -> Sandbox:
@@ -119,7 +120,7 @@ class Sandbox:
 
     def _open(self) -> _Session:
         if self._session is None:
-            self._session = _Session(self._child.__enter__(), *self._parts)
+            self._session = _Session(self._child.__enter__(), self._inputs)
         return self._session
 
     def _rules(self, rules: Sequence[Rule]) -> None:
@@ -266,26 +267,29 @@ class _Child:
         _reap(self.proc)
 
 
+@dataclass(frozen=True)
+class _Inputs:
+    """What one analysis works on: `Sandbox`'s arguments, handed to its session once it starts."""
+
+    base: Tree
+    head: Tree
+    cache: ParseCache | None
+    budget: Budget
+    history: History | None
+    prefetch: Callable[[Sequence[str]], object] | None
+
+
 class _Session:
     """The parent's half of one analysis: answers the child's questions, counts and times it."""
 
-    def __init__(
-        self,
-        proc: subprocess.Popen[bytes],
-        base: Tree,
-        head: Tree,
-        cache: ParseCache | None,
-        budget: Budget,
-        history: History | None = None,
-        prefetch: Callable[[Sequence[str]], object] | None = None,
-    ):
-        self.proc, self.budget, self.cache, self.history = proc, budget, cache, history
-        self.prefetch = prefetch
-        self.trees = {"base": base, "head": head}  # and the revisions the history hands out
+    def __init__(self, proc: subprocess.Popen[bytes], inputs: _Inputs):
+        self.proc, self.budget, self.cache, self.history = proc, inputs.budget, inputs.cache, inputs.history
+        self.prefetch = inputs.prefetch
+        self.trees = {"base": inputs.base, "head": inputs.head}  # and the revisions the history hands out
         self.counted: set[str] = set()  # blobs whose bytes are counted already
         self.read_bytes = 0
         self.buffer = b""
-        self.deadline = time.monotonic() + budget.seconds  # for all the session's requests
+        self.deadline = time.monotonic() + self.budget.seconds  # for all the session's requests
 
     def ask(self, request: tuple[Any, ...]) -> Any:
         """Send one request and answer the child's questions until it replies."""
