@@ -429,11 +429,14 @@ class Repo:
             if write:
                 self._app._after_write(self.full_name)
 
-    def _pages(self, what: str, fetch: Callable[[int], Any], max_pages: int) -> list[Any]:
-        """The items of up to `max_pages` pages, as parsed JSON (the caller names their shape)."""
+    def _pages(
+        self, what: str, max_pages: int, fn: Callable[..., Any], *args: Any, **kwargs: Any
+    ) -> list[Any]:
+        """The items of up to `max_pages` pages of `fn(*args, **kwargs)`, PER_PAGE a page, as
+        parsed JSON (the caller names their shape)."""
         items: list[Any] = []
         for page in range(1, max_pages + 1):
-            response = self._call("GET", what, fetch, page)
+            response = self._call("GET", what, fn, *args, **kwargs, per_page=PER_PAGE, page=page)
             items.extend(response.json())
             if not _has_next(response):
                 break
@@ -451,18 +454,16 @@ class Repo:
         return cast(list[Pull], self._call("GET", what, fn, self.owner, self.name, sha).json())
 
     def open_pulls(self) -> list[Pull]:
-        def fetch(page: int) -> Any:
-            return self._rest.pulls.list(self.owner, self.name, state="open", per_page=PER_PAGE, page=page)
-
-        return cast(list[Pull], self._pages("/pulls", fetch, MAX_LIST_PAGES))
+        fn = self._rest.pulls.list
+        return cast(
+            list[Pull], self._pages("/pulls", MAX_LIST_PAGES, fn, self.owner, self.name, state="open")
+        )
 
     def pull_files(self, number: int) -> list[ChangedFile]:
         """The files of a pull request as GitHub lists them: at most 3,000."""
-
-        def fetch(page: int) -> Any:
-            return self._rest.pulls.list_files(self.owner, self.name, number, per_page=PER_PAGE, page=page)
-
-        return cast(list[ChangedFile], self._pages(f"/pulls/{number}/files", fetch, MAX_FILE_PAGES))
+        fn = self._rest.pulls.list_files
+        what = f"/pulls/{number}/files"
+        return cast(list[ChangedFile], self._pages(what, MAX_FILE_PAGES, fn, self.owner, self.name, number))
 
     def merge_base(self, base: str, head: str) -> str:
         """The merge base of two commits, the base side of GitHub's diff of `base...head`.
@@ -578,12 +579,9 @@ class Repo:
         return cast(Review, self._call("POST", what, fn, self.owner, self.name, number, data=body).json())
 
     def review_comments(self, number: int) -> list[ReviewComment]:
-        def fetch(page: int) -> Any:
-            return self._rest.pulls.list_review_comments(
-                self.owner, self.name, number, per_page=PER_PAGE, page=page
-            )
-
-        return cast(list[ReviewComment], self._pages(f"/pulls/{number}/comments", fetch, MAX_LIST_PAGES))
+        fn = self._rest.pulls.list_review_comments
+        what = f"/pulls/{number}/comments"
+        return cast(list[ReviewComment], self._pages(what, MAX_LIST_PAGES, fn, self.owner, self.name, number))
 
     def update_review_comment(self, comment_id: int, body: str) -> ReviewComment:
         fn = self._rest.pulls.update_review_comment
@@ -592,12 +590,9 @@ class Repo:
         return cast(ReviewComment, response.json())
 
     def issue_comments(self, number: int) -> list[IssueComment]:
-        def fetch(page: int) -> Any:
-            return self._rest.issues.list_comments(
-                self.owner, self.name, number, per_page=PER_PAGE, page=page
-            )
-
-        return cast(list[IssueComment], self._pages(f"/issues/{number}/comments", fetch, MAX_LIST_PAGES))
+        fn = self._rest.issues.list_comments
+        what = f"/issues/{number}/comments"
+        return cast(list[IssueComment], self._pages(what, MAX_LIST_PAGES, fn, self.owner, self.name, number))
 
     def create_issue_comment(self, number: int, body: str) -> IssueComment:
         fn = self._rest.issues.create_comment
