@@ -27,6 +27,7 @@ from unidiff.errors import UnidiffParseError  # type: ignore[import-untyped]
 from bot.app.github.client import GitHubError
 from bot.app.github.context import Context
 from bot.app.github.once import recover, write
+from bot.app.github.pullslot import PullSlot
 from bot.app.github.shapes import DraftComment, NewReview, by_bot
 from bot.app.queue.store import PostedComment, PullState
 from bot.core.model import Finding, Report
@@ -148,31 +149,18 @@ def post_review(ctx: Context, state: PullState, inline: list[Inline]) -> PullSta
     return write(_ReviewSlot(ctx, state), send)
 
 
-class _ReviewSlot:
+class _ReviewSlot(PullSlot):
     """The pull request's reviews (once.Slot), kept in its PullState: one sent unanswered
     (`review_pending`) is found by listing the review comments (`adopt_comments`)."""
-
-    def __init__(self, ctx: Context, state: PullState):
-        self.ctx, self.state = ctx, state
-
-    def result(self) -> PullState:
-        return self.state
 
     def pending(self) -> bool:
         return self.state.review_pending
 
-    def mark(self) -> None:
-        self.keep(replace(self.state, review_pending=True))
-
-    def keep(self, state: PullState) -> None:
-        self.state = state
-        self.ctx.store.save_pull_state(self.ctx.pr, state)
+    def marked(self, sent: bool) -> PullState:
+        return replace(self.state, review_pending=sent)
 
     def find(self) -> PullState:
         return adopt_comments(self.ctx, self.state)
-
-    def forget(self) -> None:
-        self.keep(replace(self.state, review_pending=False))
 
 
 def recover_review(ctx: Context, state: PullState) -> PullState:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from bot.app.github.client import GitHubError, Repo
 from bot.app.github.context import Context
 from bot.app.github.once import recover, write
+from bot.app.github.pullslot import PullSlot
 from bot.app.github.shapes import IssueComment, by_bot
 from bot.app.queue.store import PullState
 from bot.render.comments import SUMMARY_MARKER
@@ -53,31 +54,18 @@ def _post(ctx: Context, state: PullState, body: str) -> PullState:
     return write(_SummarySlot(ctx, state), send)
 
 
-class _SummarySlot:
+class _SummarySlot(PullSlot):
     """The summary comment (once.Slot), kept in the PullState: one sent unanswered
     (`summary_pending`, no id yet) is found by its marker (`adopt_summary`)."""
-
-    def __init__(self, ctx: Context, state: PullState):
-        self.ctx, self.state = ctx, state
-
-    def result(self) -> PullState:
-        return self.state
 
     def pending(self) -> bool:
         return self.state.summary_id is None and self.state.summary_pending
 
-    def mark(self) -> None:
-        self.keep(replace(self.state, summary_pending=True))
-
-    def keep(self, state: PullState) -> None:
-        self.state = state
-        self.ctx.store.save_pull_state(self.ctx.pr, state)
+    def marked(self, sent: bool) -> PullState:
+        return replace(self.state, summary_pending=sent)
 
     def find(self) -> PullState:
         return adopt_summary(self.ctx, self.state)
-
-    def forget(self) -> None:
-        self.keep(replace(self.state, summary_pending=False))
 
 
 def adopt_summary(ctx: Context, state: PullState) -> PullState:
