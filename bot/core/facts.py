@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from bot.core.blobcache import cached
 from bot.core.extract.applied_options import APPLIED
 from bot.core.model import CodeTokens, Extraction, Fact, ParseError, Tree
 from bot.core.page import DocPage, parse_doc
@@ -94,19 +95,16 @@ def _source_signature(source: Source) -> str:
 def _extract_cached(source: Source, path: str, tree: Tree, cache: ParseCache | None) -> Extraction | None:
     blob = tree.blob_id(path)
     key = f"{EXTRACTION_FORMAT}:{blob}:{path}:{_source_signature(source)}" if blob else None
-    if cache is not None and key is not None:
-        hit = cache.get(key)
-        if isinstance(hit, Extraction):
-            return hit  # the file is not even read
-    text = tree.read(path)
-    if text is None:
-        return None
-    from bot.core.extract import extract  # only a cache miss needs the extractors
 
-    result = extract(source, path, text)
-    if cache is not None and key is not None:
-        cache[key] = result
-    return result
+    def extracted() -> Extraction | None:  # not called on a hit: the file is not even read
+        text = tree.read(path)
+        if text is None:
+            return None
+        from bot.core.extract import extract  # only a cache miss needs the extractors
+
+        return extract(source, path, text)
+
+    return cached(cache, key, Extraction, extracted)
 
 
 def code_tokens_cached(
@@ -135,14 +133,7 @@ def code_tokens_cached(
 
 def parse_doc_cached(path: str, text: str, blob: str | None, cache: ParseCache | None) -> DocPage:
     key = f"{PAGE_FORMAT}:{blob}:{path}" if blob else None
-    if cache is not None and key is not None:
-        hit = cache.get(key)
-        if isinstance(hit, DocPage):
-            return hit
-    page = parse_doc(path, text)
-    if cache is not None and key is not None:
-        cache[key] = page
-    return page
+    return cached(cache, key, DocPage, lambda: parse_doc(path, text))
 
 
 @dataclass(frozen=True)
@@ -165,18 +156,12 @@ def page_index_cached(path: str, tree: Tree, cache: ParseCache | None) -> PageIn
     blob = tree.blob_id(path)
     if blob is None:
         return None
-    key = f"{PAGE_FORMAT}:index:{blob}:{path}"
-    if cache is not None:
-        hit = cache.get(key)
-        if isinstance(hit, PageIndex):
-            return hit
-    text = tree.read(path)
-    if text is None:
-        return None
-    index = page_index(parse_doc_cached(path, text, blob, cache))
-    if cache is not None:
-        cache[key] = index
-    return index
+
+    def index() -> PageIndex | None:
+        text = tree.read(path)
+        return None if text is None else page_index(parse_doc_cached(path, text, blob, cache))
+
+    return cached(cache, f"{PAGE_FORMAT}:index:{blob}:{path}", PageIndex, index)
 
 
 def _choice_facts(flag: Fact) -> Iterable[Fact]:

@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 
+from bot.core.blobcache import cached
 from bot.core.extract import extract, launchers
 from bot.core.extract.imports import MAIN, PROJECT_FILES, TOP, Modules
 from bot.core.extract.scripts import EntryPoint, from_pyproject, from_setup_cfg, from_setup_py
@@ -390,18 +391,17 @@ def _forwards_of(
     check neither reads nor parses it (a module that mentions `sys.argv` may be a large one)."""
     blob = tree.blob_id(path)
     key = f"{FORWARDS_FORMAT}:{'py' if python else 'sh'}:{blob}" if blob else None
-    if cache is not None and key is not None:
-        hit = cache.get(key)
-        if isinstance(hit, list):
-            return hit
-    text = tree.read(path)
-    if text is None or len(text) > launchers.MAX_BYTES:
-        found: list[launchers.Forward] = []
-    else:
-        found = launchers.python_forwards(text) if python else launchers.shell_forwards(text)
-    if cache is not None and key is not None:
-        cache[key] = found
-    return found
+
+    def forwards() -> list[launchers.Forward]:
+        text = tree.read(path)
+        if text is None or len(text) > launchers.MAX_BYTES:
+            return []
+        return launchers.python_forwards(text) if python else launchers.shell_forwards(text)
+
+    return cached(cache, key, list, forwards)
+
+
+_SCRIPT_READERS = {"pyproject.toml": from_pyproject, "setup.cfg": from_setup_cfg, "setup.py": from_setup_py}
 
 
 def _entry_points(
@@ -410,19 +410,14 @@ def _entry_points(
     """The console scripts a project file (pyproject.toml, setup.cfg, setup.py) declares, kept by
     blob id; None when there is no such file."""
     blob = tree.blob_id(path)
-    key = f"{SCRIPTS_FORMAT}:{blob}:{posixpath.basename(path)}" if blob else None
-    if cache is not None and key is not None:
-        hit = cache.get(key)
-        if isinstance(hit, list):
-            return hit
-    text = tree.read(path)
-    if text is None:
-        return None
-    readers = {"pyproject.toml": from_pyproject, "setup.cfg": from_setup_cfg, "setup.py": from_setup_py}
-    found = list(readers[posixpath.basename(path)](text))
-    if cache is not None and key is not None:
-        cache[key] = found
-    return found
+    name = posixpath.basename(path)
+    key = f"{SCRIPTS_FORMAT}:{blob}:{name}" if blob else None
+
+    def declared() -> list[EntryPoint] | None:
+        text = tree.read(path)
+        return None if text is None else list(_SCRIPT_READERS[name](text))
+
+    return cached(cache, key, list, declared)
 
 
 def programs(
