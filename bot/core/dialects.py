@@ -14,6 +14,7 @@ overwritten with spaces, so every position markdown-it reports is the page's own
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 _FENCE = re.compile(r"\s{0,3}(`{3,}|~{3,})")
 _ESM = re.compile(r"(?:import|export)\b")
@@ -22,10 +23,24 @@ _CHUNK = re.compile(r"(\s{0,3}(?:`{3,}|~{3,}))\s*\{\s*\.?([A-Za-z][\w+-]*)[^}]*\
 _DIV = re.compile(r"\s*:::+(?:\s.*|\{.*)?$")
 _SHORTCODE = re.compile(r"\{\{[<%].*?[>%]\}\}")
 
+_Role = Literal["text", "opens", "code"]
+
 
 def _closes(opened: re.Match[str] | None, fence: str) -> bool:
     """Whether a fence line closes `fence`: the same character, at least as many of it."""
     return opened is not None and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence)
+
+
+def _fenced(fence: str | None, line: str, may_open: bool = True) -> tuple[str | None, _Role]:
+    """The fence open after `line`, given the one open before it (None: none), and what the line
+    is: "text" (the page's own), "opens" (a fence's first line, when `may_open`) or "code" (inside
+    a fence, or its closing line)."""
+    opened = _FENCE.match(line)
+    if fence is not None:
+        return (None if _closes(opened, fence) else fence), "code"
+    if may_open and opened:
+        return opened.group(1), "opens"
+    return None, "text"
 
 
 def _blank(text: str) -> str:
@@ -38,13 +53,8 @@ def mdx(lines: list[str]) -> list[str]:
     depth = 0  # open braces of a JS expression carried across lines
     esm = False
     for i, line in enumerate(lines):
-        opened = _FENCE.match(line)
-        if fence is not None:
-            if _closes(opened, fence):
-                fence = None
-            continue
-        if depth == 0 and opened:
-            fence = opened.group(1)
+        fence, role = _fenced(fence, line, may_open=depth == 0)  # inside `{...}` no fence opens
+        if role != "text":
             continue
         if esm or (depth == 0 and _ESM.match(line)):
             esm = bool(line.strip())
@@ -93,16 +103,12 @@ def quarto(lines: list[str]) -> list[str]:
     out = list(lines)
     fence: str | None = None
     for i, line in enumerate(lines):
-        opened = _FENCE.match(line)
-        if fence is not None:
-            if _closes(opened, fence):
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
+        fence, role = _fenced(fence, line)
+        if role == "opens":
             chunk = _CHUNK.fullmatch(line)
             if chunk:
                 out[i] = f"{chunk.group(1)}{chunk.group(2)}"
+        if role != "text":
             continue
         if _DIV.fullmatch(line):
             out[i] = _blank(line)
