@@ -24,6 +24,8 @@ place through bot/core/rst_refit.py.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -158,6 +160,13 @@ class Reader:
         self.out.tokens.append(tok)
         return tok
 
+    @contextmanager
+    def _element(self, kind: str, tag: str, lo: int, hi: int) -> Iterator[None]:
+        """The `kind_open` and `kind_close` tokens of lines lo..hi, around the tokens made inside."""
+        self._tok(f"{kind}_open", tag, 1, lo, hi)
+        yield
+        self._tok(f"{kind}_close", tag, -1, lo, hi)
+
     def _extent(self, start: int, end: int, indent: int) -> int:
         """The end of the block whose lines after `start` are blank or indented past `indent`."""
         j = start + 1
@@ -230,7 +239,8 @@ class Reader:
             option = _OPTION_LIST.match(text) if text.startswith("-") else None
             if option is not None:
                 j = self._extent(i, end, col)
-                self._paragraph(i, i + 1, col, code=(col, col + len(option.group(1))))
+                with self._element("paragraph", "p", i, i + 1):
+                    self._inline(i, i + 1, col, code=(col, col + len(option.group(1))))
                 if j > i + 1:
                     first = next(k for k in range(i + 1, j) if self.lines[k].strip())
                     self.body(first, j, indent_of(self.lines[first]), depth + 1)
@@ -244,12 +254,14 @@ class Reader:
                 j += 1
             if j < end and self.lines[j].strip() and indent_of(self.lines[j]) > col:
                 # a definition list: the term, then its definition indented under it
-                self._paragraph(i, j, col, first_col=first_col if i == start else None)
+                with self._element("paragraph", "p", i, j):
+                    self._inline(i, j, col, first_col=first_col if i == start else None)
                 k = self._extent(j - 1, end, col)
                 self.body(j, k, indent_of(self.lines[j]), depth + 1)
                 i = k
                 continue
-            self._paragraph(i, j, col, first_col=first_col if i == start else None)
+            with self._element("paragraph", "p", i, j):
+                self._inline(i, j, col, first_col=first_col if i == start else None)
             last = self.lines[j - 1].rstrip()
             literal_next = last.endswith("::") and not _DIRECTIVE.match(last.strip())
             i = j
@@ -275,9 +287,8 @@ class Reader:
             self.styles.append(style)
         level = self.styles.index(style) + 1
         title = lines[at]
-        self._tok("heading_open", f"h{level}", 1, at, at + 1)
-        self._inline(at, at + 1, indent_of(title))
-        self._tok("heading_close", f"h{level}", -1, at, at + 1)
+        with self._element("heading", f"h{level}", at, at + 1):
+            self._inline(at, at + 1, indent_of(title))
         return True
 
     def _explicit(self, i: int, end: int, col: int, text: str, depth: int) -> int:
@@ -327,14 +338,14 @@ class Reader:
                     (k, indent_of(self.lines[k]), len(self.lines[k].rstrip()))
                     for k in range(content or 0, end)
                 ]
-                self._tok("paragraph_open", "p", 1, i, max(end, i + 1))
-                inline = self._inline(i, max(end, i + 1), col, code=(at, at + len(args)), segments=segments)
-                # ... in a sentence of its own: `--cache-dir=DIR` is no claim of a default `DIR`
-                stop = Token("text", "", 0)
-                stop.content = ".\u2029"  # in no page, so it moves no cursor
-                assert inline.children is not None
-                inline.children.insert(1, stop)
-                self._tok("paragraph_close", "p", -1, i, max(end, i + 1))
+                hi = max(end, i + 1)
+                with self._element("paragraph", "p", i, hi):
+                    inline = self._inline(i, hi, col, code=(at, at + len(args)), segments=segments)
+                    # ... in a sentence of its own: `--cache-dir=DIR` is no claim of a default `DIR`
+                    stop = Token("text", "", 0)
+                    stop.content = ".\u2029"  # in no page, so it moves no cursor
+                    assert inline.children is not None
+                    inline.children.insert(1, stop)
                 content = next((k for k in range(end, j) if self.lines[k].strip()), None) if end else content
             if content is not None:
                 self.body(content, j, indent_of(self.lines[content]), depth + 1)
@@ -371,27 +382,13 @@ class Reader:
         tok.markup = "::"
 
     def _link(self, i: int, target: str) -> None:
-        self._tok("paragraph_open", "p", 1, i, i + 1)
-        inline = self._tok("inline", "", 0, i, i + 1)
-        link = Token("link_open", "a", 1)
-        link.attrSet("href", target)
-        inline.children = [link, Token("link_close", "a", -1)]  # the path is its own text
-        self._tok("paragraph_close", "p", -1, i, i + 1)
+        with self._element("paragraph", "p", i, i + 1):
+            inline = self._tok("inline", "", 0, i, i + 1)
+            link = Token("link_open", "a", 1)
+            link.attrSet("href", target)
+            inline.children = [link, Token("link_close", "a", -1)]  # the path is its own text
 
     # -- paragraphs and inline markup --
-
-    def _paragraph(
-        self,
-        start: int,
-        end: int,
-        col: int,
-        first_col: int | None = None,
-        code: tuple[int, int] | None = None,
-        program: str | None = None,
-    ) -> None:
-        self._tok("paragraph_open", "p", 1, start, end)
-        self._inline(start, end, col, first_col, code, program=program)
-        self._tok("paragraph_close", "p", -1, start, end)
 
     def _inline(
         self,
@@ -401,7 +398,6 @@ class Reader:
         first_col: int | None = None,
         code: tuple[int, int] | None = None,
         segments: list[tuple[int, int, int]] | None = None,
-        program: str | None = None,
     ) -> Token:
         """The inline token of lines[start:end] from column `col` (or of `segments`, each
         (line, from column, to column)); `code` marks columns of the first line as code
@@ -413,7 +409,7 @@ class Reader:
                 lo = first_col if (k == start and first_col is not None) else min(col, indent_of(line))
                 segments.append((k, lo, len(line.rstrip())))
         tok = self._tok("inline", "", 0, start, end)
-        tok.children = children(self.lines, self.starts, segments, code, program or self.program)
+        tok.children = children(self.lines, self.starts, segments, code, self.program)
         return tok
 
     # -- tables --
@@ -520,31 +516,26 @@ class Reader:
         lo: int,
         hi: int,
     ) -> None:
-        self._tok("table_open", "table", 1, lo, hi)
         head = [r for r in rows if header_end is not None and r[0] < header_end]
         body = [r for r in rows if r not in head]
-        self._tok("thead_open", "thead", 1, lo, hi)
-        for row in head:
-            self._row(row, "th")
-        self._tok("thead_close", "thead", -1, lo, hi)
-        self._tok("tbody_open", "tbody", 1, lo, hi)
-        for row in body:
-            self._row(row, "td")
-        self._tok("tbody_close", "tbody", -1, lo, hi)
-        self._tok("table_close", "table", -1, lo, hi)
+        with self._element("table", "table", lo, hi):
+            with self._element("thead", "thead", lo, hi):
+                for row in head:
+                    self._row(row, "th")
+            with self._element("tbody", "tbody", lo, hi):
+                for row in body:
+                    self._row(row, "td")
 
     def _row(self, row: tuple[int, int, list[list[tuple[int, int, int]]]], tag: str) -> None:
         lo, hi, cells = row
-        self._tok("tr_open", "tr", 1, lo, hi)
-        for segments in cells:
-            self._tok(f"{tag}_open", tag, 1, lo, hi)
-            first = next(((k, a) for k, a, b in segments if self.lines[k][a:b].strip()), None)
-            inline = self._inline(lo, hi, 0, segments=segments)
-            # Cells of a row side by side: each is read from its own first line, not after
-            # the cell before it (which may end lines below).
-            inline.meta["start"] = self.starts[first[0]] + first[1] if first else self.starts[lo]
-            self._tok(f"{tag}_close", tag, -1, lo, hi)
-        self._tok("tr_close", "tr", -1, lo, hi)
+        with self._element("tr", "tr", lo, hi):
+            for segments in cells:
+                first = next(((k, a) for k, a, b in segments if self.lines[k][a:b].strip()), None)
+                with self._element(tag, tag, lo, hi):
+                    inline = self._inline(lo, hi, 0, segments=segments)
+                    # Cells of a row side by side: each is read from its own first line, not
+                    # after the cell before it (which may end lines below).
+                    inline.meta["start"] = self.starts[first[0]] + first[1] if first else self.starts[lo]
 
 
 def read(lines: list[str]) -> Read:
