@@ -14,7 +14,7 @@ import bisect
 import json
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from bot.core.site.model import MAX_CONFIG_BYTES, NavEntry, Redirect, SiteConfig, SiteError
@@ -69,32 +69,18 @@ class _Parser:
         c = self.s[start : start + 1]
         if c == "{":
             obj = JValue("object", self.line(start), 0, self.file)
-            self.i += 1
-            self.skip()
-            while self.s[self.i] != "}":
+            for _ in self.elements("}"):
                 key_line = self.line(self.i)
                 key = self.string()
                 self.skip()
                 self.i += 1  # ':'
                 obj.members.append((key, key_line, self.value(depth + 1)))
-                self.skip()
-                if self.s[self.i] == ",":
-                    self.i += 1
-                    self.skip()
-            self.i += 1
             obj.end_line = self.line(self.i - 1)
             return obj
         if c == "[":
             arr = JValue("array", self.line(start), 0, self.file)
-            self.i += 1
-            self.skip()
-            while self.s[self.i] != "]":
+            for _ in self.elements("]"):
                 arr.items.append(self.value(depth + 1))
-                self.skip()
-                if self.s[self.i] == ",":
-                    self.i += 1
-                    self.skip()
-            self.i += 1
             arr.end_line = self.line(self.i - 1)
             return arr
         line = self.line(start)
@@ -109,6 +95,19 @@ class _Parser:
             raise SiteError(line, "unexpected text")
         self.i = m.end()
         return JValue("number", line, line, self.file)
+
+    def elements(self, close: str) -> Iterator[None]:
+        """Steps through an object's members or an array's items, from its opening bracket to past
+        `close`: each step starts at one, which the caller reads. The text is valid JSON."""
+        self.i += 1
+        self.skip()
+        while self.s[self.i] != close:
+            yield
+            self.skip()
+            if self.s[self.i] == ",":
+                self.i += 1
+                self.skip()
+        self.i += 1
 
     def string(self) -> str:
         start = self.i
