@@ -122,21 +122,9 @@ def _value(node: ast.expr, lookup: Lookup, module: Module, depth: int) -> Any:
     if isinstance(node, ast.BinOp):
         return _binary(node.op, inner(node.left), inner(node.right))
     if isinstance(node, ast.JoinedStr):
-        parts = []
-        for part in node.values:
-            if isinstance(part, ast.FormattedValue):
-                if part.format_spec is not None or part.conversion not in (-1, ord("s")):
-                    return UNKNOWN
-                got = inner(part.value)
-                if got is UNKNOWN or not isinstance(got, str | int | float | bool):
-                    return UNKNOWN
-                parts.append(str(got))
-            else:
-                got = inner(part)
-                if not isinstance(got, str):
-                    return UNKNOWN
-                parts.append(got)
-        return "".join(parts)
+        # A placeholder shows a scalar as str() does; a literal piece is a str already.
+        text = f_string(node, lambda part: _scalar_text(inner(part)))
+        return UNKNOWN if text is None else text
     if isinstance(node, ast.Call):
         return _call(node, lookup, module, depth)
     if isinstance(node, ast.IfExp):
@@ -366,6 +354,26 @@ def made_by(factory: ast.expr, lookup: Lookup, module: Module = NO_MODULE) -> ob
     if isinstance(factory, ast.Lambda) and not factory.args.args:
         return value(factory.body, lookup, module)
     return UNKNOWN
+
+
+def f_string(node: ast.JoinedStr, text: Callable[[ast.expr], str | None]) -> str | None:
+    """The value of an f-string whose every piece (literal, or a placeholder's expression) `text`
+    reads; None when it reads one not, or a placeholder formats its value (`{x:>4}`, `{x!r}`)."""
+    parts = []
+    for part in node.values:
+        if isinstance(part, ast.FormattedValue):
+            if part.format_spec is not None or part.conversion not in (-1, ord("s")):
+                return None
+            part = part.value
+        got = text(part)
+        if got is None:
+            return None
+        parts.append(got)
+    return "".join(parts)
+
+
+def _scalar_text(got: Any) -> str | None:
+    return str(got) if isinstance(got, str | int | float | bool) else None
 
 
 def dotted(node: ast.expr) -> str | None:

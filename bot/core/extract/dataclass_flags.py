@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from bot.core.extract import argparse_flags
 from bot.core.extract.argparse_flags import Flag, Scope
-from bot.core.extract.constants import UNKNOWN, Module, as_text, dotted, made_by, unquoted, value
+from bot.core.extract.constants import UNKNOWN, Module, as_text, dotted, f_string, made_by, unquoted, value
 from bot.core.model import Fact
 from bot.core.rules import Convention, Source
 
@@ -369,17 +369,7 @@ class _FieldRun:
         if isinstance(node, ast.Name) and node.id in self.env:
             return self._string(self.env[node.id], depth + 1)
         if isinstance(node, ast.JoinedStr):
-            parts = []
-            for part in node.values:
-                if isinstance(part, ast.FormattedValue):
-                    if part.format_spec is not None or part.conversion not in (-1, ord("s")):
-                        return None
-                    part = part.value
-                value = self._string(part, depth + 1)
-                if value is None:
-                    return None
-                parts.append(value)
-            return "".join(parts)
+            return f_string(node, lambda part: self._string(part, depth + 1))
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self._string(node.left, depth + 1), self._string(node.right, depth + 1)
             return None if left is None or right is None else left + right
