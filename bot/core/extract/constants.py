@@ -242,7 +242,7 @@ def _enum_members(node: ast.expr, module: Module) -> list[tuple[str, Any]] | Non
     if not isinstance(node, ast.Name) or node.id not in module.classes:
         return None
     cls = module.classes[node.id]
-    if not any(_base_name(b) in _ENUM_BASES for b in cls.bases):
+    if not any(last_name(b) in _ENUM_BASES for b in cls.bases):
         return None
     members: list[tuple[str, Any]] = []
     for stmt in cls.body:
@@ -262,18 +262,10 @@ def _str_enum_values(node: ast.expr, module: Module) -> list[str] | None:
     members = _enum_members(node, module)
     if members is None or not isinstance(node, ast.Name):
         return None
-    bases = {_base_name(b) for b in module.classes[node.id].bases}
+    bases = {last_name(b) for b in module.classes[node.id].bases}
     if not bases & {"str", "StrEnum"} or not all(isinstance(v, str) for _, v in members):
         return None
     return [v for _, v in members]
-
-
-def _base_name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
 
 
 def _enum_comprehension(node: ast.ListComp | ast.SetComp | ast.GeneratorExp, module: Module) -> Any:
@@ -374,6 +366,16 @@ def f_string(node: ast.JoinedStr, text: Callable[[ast.expr], str | None]) -> str
 
 def _scalar_text(got: Any) -> str | None:
     return str(got) if isinstance(got, str | int | float | bool) else None
+
+
+def last_name(node: ast.expr) -> str | None:
+    """The name a name is, or an attribute ends in: `field` for `dataclasses.field` and for
+    `get().field` alike (which `dotted` does not read); None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
 
 
 def dotted(node: ast.expr) -> str | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from bot.core.extract.constants import last_name
 from bot.core.model import Fact
 from bot.core.rules import Source
 
@@ -26,7 +27,7 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
                 first[value] = line
 
     for node in ast.walk(tree):
-        if calls and isinstance(node, ast.Call) and _callee(node.func) in calls:
+        if calls and isinstance(node, ast.Call) and last_name(node.func) in calls:
             for arg in _selected_arguments(node, source.keyword, source.position):
                 add(arg)
         elif compared and isinstance(node, ast.Compare):
@@ -45,14 +46,6 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
         Fact(kind="string", token=v, key=f"{group}:{v}", source=source.id, path=path, line=line, group=group)
         for v, line in first.items()
     ]
-
-
-def _callee(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
 
 
 def _selected_arguments(call: ast.Call, keyword: str | None, position: int | None) -> list[ast.expr]:
