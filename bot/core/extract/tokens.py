@@ -187,6 +187,7 @@ def _key(tok: tokenize.TokenInfo) -> str | None:
 # -- shell ---------------------------------------------------------------------------------------
 
 _WORD_BREAK = " \t\n;&|()<>`"
+_OPENS = {'"': "dq", "(": "paren"}  # in code, what each of these opens (`$(` opens "sub": _dollar)
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]\n]*\])?\+?=")
 # Builtins whose operands (after their options) name variables: `read -ra ARGS`, `export A B`.
 _DECLARES = re.compile(
@@ -245,16 +246,13 @@ def shell_tokens(text: str) -> CodeTokens:
             end = text.find("'", i + 1)
             i = n if end < 0 else end + 1
             continue
-        if c == '"':
-            stack.append("dq")
+        opens = _OPENS.get(c)
+        if opens is not None:
+            stack.append(opens)
             i += 1
             continue
         if c == "$":
             i = _dollar(text, i, use, stack)
-            continue
-        if c == "(":
-            stack.append("paren")
-            i += 1
             continue
         if c == ")":
             if len(stack) > 1:
