@@ -137,11 +137,7 @@ class GitRepo:
     def object_info(self, name: str) -> tuple[str, str] | None:
         """(type, id) of `rev:path` or any object name, through one long-lived batch-check process."""
         if self._check is None:
-            self._check = subprocess.Popen(
-                ["git", "-C", str(self.path), "cat-file", "--batch-check"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-            )
+            self._check = self._cat_file("--batch-check")
         assert self._check.stdin and self._check.stdout
         try:
             self._check.stdin.write(name.encode() + b"\n")
@@ -161,11 +157,7 @@ class GitRepo:
         if sha in self._blobs:
             return self._blobs[sha]
         if self._batch is None:
-            self._batch = subprocess.Popen(
-                ["git", "-C", str(self.path), "cat-file", "--batch"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-            )
+            self._batch = self._cat_file("--batch")
         assert self._batch.stdin and self._batch.stdout
         self._batch.stdin.write(sha.encode() + b"\n")
         self._batch.stdin.flush()
@@ -176,6 +168,12 @@ class GitRepo:
         self._batch.stdout.read(1)  # the newline after each object
         self._blobs[sha] = data
         return data
+
+    def _cat_file(self, mode: str) -> subprocess.Popen[bytes]:
+        """A long-lived `git cat-file` (`--batch`, `--batch-check`) reading object names from its stdin."""
+        return subprocess.Popen(
+            ["git", "-C", str(self.path), "cat-file", mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
 
     def close(self) -> None:
         for proc in (self._batch, self._check):
