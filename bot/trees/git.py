@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 from bot.core.model import Change
@@ -240,16 +241,21 @@ class GitTree:
         if path in self._listing():
             return True
         if self._dirs is None:
-            dirs = set()
-            for p in self._listing():
-                parts = p.split("/")[:-1]
-                for i in range(1, len(parts) + 1):
-                    dirs.add("/".join(parts[:i]))
-            self._dirs = frozenset(dirs)
+            self._dirs = folders(self._listing())
         return path in self._dirs
 
     def paths(self) -> frozenset[str]:
         return frozenset(self._listing())
+
+
+def folders(paths: Iterable[str]) -> frozenset[str]:
+    """Every folder the files at `paths` lie in, at any depth (`a` and `a/b` for `a/b/c.py`)."""
+    out = set()
+    for p in paths:
+        parts = p.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            out.add("/".join(parts[:i]))
+    return frozenset(out)
 
 
 def _asks_in_tree(path: str) -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bot.core.model import Change
 from bot.core.source import decode, git_blob_id
-from bot.trees.git import GitError, GitRepo, parse_name_status
+from bot.trees.git import GitError, GitRepo, folders, parse_name_status
 
 
 class WorkTree:
@@ -78,12 +78,7 @@ class WorkTree:
         if path in self.paths():
             return True
         if self._dirs is None:
-            dirs = set()
-            for p in self.paths():
-                parts = p.split("/")[:-1]
-                for i in range(1, len(parts) + 1):
-                    dirs.add("/".join(parts[:i]))
-            self._dirs = frozenset(dirs)
+            self._dirs = folders(self.paths())
         return path in self._dirs
 
     def changes(self, base: str) -> list[Change]:

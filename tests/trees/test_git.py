@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from bot.trees.git import GitError, GitRepo
+from bot.trees.git import GitError, GitRepo, folders
 from bot.trees.memory import MemoryTree
 
 
@@ -98,3 +98,8 @@ def test_sources_are_decoded_as_python_decodes_them(tmp_path):
         with pytest.raises((SyntaxError, ValueError)):
             compile(broken, "broken.py", "exec")  # as Python refuses the file, so does the parser
         assert head.read("notes.md") == "caf\ufffd \ufeff\n"  # a page: UTF-8, what fails replaced
+
+
+def test_the_folders_of_a_listing_are_every_level_of_every_file():
+    assert folders(["a/b/c.py", "a/e/f", "top.md"]) == {"a", "a/b", "a/e"}
+    assert folders([]) == frozenset()
