@@ -14,7 +14,10 @@ cannot read) declares nothing rather than a guess.
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+
+from bot.core.extract import walk
 
 MAX_HELPERS = 64
 
@@ -28,20 +31,31 @@ class Helper:
 def helpers(tree: ast.Module, declaring: frozenset[str]) -> dict[str, Helper]:
     """Name -> helper, for each function of the module forwarding its parameters to one of the
     `declaring` calls."""
+    everything = walk.nodes(tree)
+    calls = sorted((n for n in everything if isinstance(n, ast.Call) and _called(n) in declaring), key=_start)
+    starts = [_start(c) for c in calls]
     out: dict[str, Helper] = {}
-    for fn in ast.walk(tree):
+    for fn in everything:
         if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or fn.name in declaring:
             continue
-        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
-        calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and _called(n) in declaring]
-        if len(calls) != 1 or fn.args.vararg is not None:
+        # The declaring calls inside the function are those written within its span (decorators
+        # included): a node's source span lies within its parent's, so one bisection finds them.
+        first = min([fn.lineno, *(d.lineno for d in fn.decorator_list)]), 0
+        last = (fn.end_lineno or fn.lineno, fn.end_col_offset or 0)
+        lo, hi = bisect_left(starts, first), bisect_right(starts, last)
+        if hi - lo != 1 or fn.args.vararg is not None:
             continue
-        inner = calls[0]
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+        inner = calls[lo]
         if any(isinstance(a, ast.Name) and a.id in params for a in inner.args):
             out[fn.name] = Helper(fn, inner)
             if len(out) >= MAX_HELPERS:
                 break
     return out
+
+
+def _start(node: ast.expr) -> tuple[int, int]:
+    return node.lineno, node.col_offset
 
 
 def expand(call: ast.Call, helper: Helper) -> ast.Call | None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from bot.core.extract import walk
+
 Path = tuple[str, ...]  # the words of a subcommand: ("run",), ("remote", "add")
 Key = tuple[int, str]  # (id of the function or class that scopes the name, the name as written)
 
@@ -21,7 +23,7 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 def subcommands(tree: ast.Module) -> dict[int, frozenset[Path]]:
     """id(add_argument call) -> the subcommands its flags belong to, for calls on a subparser."""
-    if not any(isinstance(n, ast.Attribute) and n.attr == "add_parser" for n in ast.walk(tree)):
+    if not any(isinstance(n, ast.Attribute) and n.attr == "add_parser" for n in walk.nodes(tree)):
         return {}  # no subparsers: every flag is the top parser's
     nodes = list(_walk(tree))
     bindings: dict[Key, set[Path]] = {}
@@ -67,7 +69,7 @@ def _walk(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.AST, ast.ClassDef | N
 
 def _functions(tree: ast.Module) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
     out: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             out.setdefault(node.name, []).append(node)
     return out

@@ -1,0 +1,31 @@
+"""Every node of a syntax tree, in `ast.walk`'s order, walked once per tree.
+
+Several extractors read the same module (a Python file is parsed once for all its source kinds)
+and most of them scan every node; `ast.walk` pays a generator and a `getattr` per field for each
+node, which on a 3,700-line argparse module is most of an extraction. The list is built by one
+loop and kept for the last tree asked about, so the kinds reading one file share it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_last: tuple[ast.AST, list[ast.AST]] | None = None
+
+
+def nodes(tree: ast.AST) -> list[ast.AST]:
+    """`list(ast.walk(tree))`, the same nodes in the same (breadth-first) order. The caller must
+    not change the tree afterwards: the list is reused for it."""
+    global _last
+    if _last is not None and _last[0] is tree:
+        return _last[1]
+    out = [tree]
+    for node in out:  # the list grows while it is read: breadth-first, as ast.walk's deque
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                out.append(value)
+            elif isinstance(value, list):
+                out.extend(item for item in value if isinstance(item, ast.AST))
+    _last = (tree, out)
+    return out
