@@ -15,8 +15,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bot.cli_args import parse_args, version
-from bot.core.model import Finding, Report, Tree
-from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError, RulesErrors
+from bot.core.model import Change, Finding, Report, Tree
+from bot.core.rules import REPO_CONFIG, Other, Rule, RulePack, RulesError, RulesErrors
 from bot.render import FORMATS
 from bot.render.common import DocText, Options, RenderError, plural
 
@@ -136,36 +136,41 @@ def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | N
     return f"rules:{digest.hexdigest()}"
 
 
-def _audit_key(
-    rules: Sequence[Rule], tree: Tree, history_of: str | None = None, others: Sequence[Tree] = ()
+def _report_key(
+    what: str, rules: Sequence[Rule], commits: Sequence[str], history: bool, others: Sequence[Tree] = ()
 ) -> str:
-    """An audit's findings depend on the rules, the revision's files (and the history of the
-    commit `history_of`, when read, and the files of the rules' other projects) and the analysis
-    code, and on nothing else: a revision audited before with the same rules and code is not
-    checked again."""
+    """A report depends on the rules, the commits checked (their files, and their history when it
+    is read), the files of the rules' other projects and the code that reads them, and on nothing
+    else: commits do not change, so a check or an audit made before with all of these the same
+    is not made again."""
     import hashlib
 
-    digest = hashlib.sha1(_code_digest().encode())
-    digest.update(f"history of {history_of}".encode() if history_of else b"")
+    import bot
+
+    # All of docs-sync, not only the analysis: how the command line reads git and composes the
+    # check decides the report too.
+    digest = hashlib.sha1(_digest_of(os.path.dirname(bot.__file__)).encode())
+    digest.update(f"{what} {' '.join(commits)} history={history}".encode())
     digest.update(repr(tuple(rules)).encode())
-    for each in (tree, *others):
+    for each in others:
         for path in sorted(each.paths()):
             digest.update(f"{path}\0{each.blob_id(path)}\n".encode())
         digest.update(b"\0")
-    return f"audit:{digest.hexdigest()}"
-
-
-_CODE: list[str] = []
+    return f"{what}:{digest.hexdigest()}"
 
 
 def _code_digest() -> str:
     """The analysis code itself (bot/core): a cached result made by other code is never used."""
-    if not _CODE:
-        import bot.core
-        from bot.trees.factcache import code_digest
+    import bot.core
 
-        _CODE.append(code_digest(os.path.dirname(bot.core.__file__)))
-    return _CODE[0]
+    return _digest_of(os.path.dirname(bot.core.__file__))
+
+
+@functools.cache
+def _digest_of(folder: str) -> str:
+    from bot.trees.factcache import code_digest
+
+    return code_digest(folder)
 
 
 def _require_matches(
@@ -251,11 +256,7 @@ def _drop_stdout() -> None:
 def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
     """The report of `docs-sync check` for parsed arguments, and a reader of the files of the checked
     revision (usable inside the block, while git is open)."""
-    from bot.core.check import check
     from bot.trees.git import GitRepo
-    from bot.trees.history import open_history
-    from bot.trees.others import read_all as read_others
-    from bot.trees.worktree import WorkTree
 
     if args.worktree and args.head:
         raise UsageError("--worktree checks the files on disk; it takes no --head")
@@ -266,24 +267,65 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         # The hook's `--base HEAD` names the head again: it is not resolved twice.
         base_sha = repo.merge_base(head_sha if base_rev == head_rev else repo.resolve(base_rev), head_sha)
         base = repo.tree(base_sha)
-        head: Tree
-        if args.worktree:
-            head = WorkTree(repo)
-            changes = head.changes(base_sha)
-        else:
-            head = repo.tree(head_sha)
-            changes = repo.changes(base_sha, head_sha)
         cache = _cache(args.no_cache)
         # Rules come from the base revision: a change cannot switch off its own check.
         packs = _load_rules(args.rules, None if args.rules else _repo_config(base), cache)
         rules = _rules_of(packs)
-        renames = {c.old_path: c.path for c in changes if c.status == "renamed" and c.old_path}
-        existed = functools.partial(repo.ever_had, base_sha)
-        rules, stale = _require_matches(rules, base, head, renames, cache, existed)
-        others, unread = read_others(rules)
-        history = None if args.no_history else open_history(repo, head_sha, cache)
-        report = check(rules, base, head, changes, cache=cache, history=history, others=others)
-        yield replace(report, findings=(*stale, *unread, *report.findings)), head.read
+        others = _others(rules)
+        if args.worktree:  # the files on disk: not cached, they change under the same commits
+            from bot.trees.worktree import WorkTree
+
+            worktree = WorkTree(repo)
+            changes = worktree.changes(base_sha)
+            yield _check(repo, args, rules, others, base, worktree, changes, head_sha, cache), worktree.read
+            return
+        head = repo.tree(head_sha)
+        # A sister project that could not be read this time may be read the next: not cached then.
+        key = None
+        if cache is not None and not others[1]:
+            read = [*others[0].values()]
+            key = _report_key("check", rules, [base_sha, head_sha], not args.no_history, read)
+        hit = cache.get(key) if cache is not None and key is not None else None
+        if isinstance(hit, Report):
+            yield hit, head.read
+            return
+        changes = repo.changes(base_sha, head_sha)
+        report = _check(repo, args, rules, others, base, head, changes, head_sha, cache)
+        if cache is not None and key is not None:
+            cache[key] = report
+        yield report, head.read
+
+
+def _others(rules: Sequence[Rule]) -> tuple[dict[Other, Tree], list[Finding]]:
+    """The files of the rules' other projects, and a finding on each that could not be read."""
+    if not any(rule.others for rule in rules):
+        return {}, []
+    from bot.trees.others import read_all
+
+    return read_all(rules)
+
+
+def _check(
+    repo: GitRepo,
+    args: argparse.Namespace,
+    rules: Sequence[Rule],
+    others: tuple[dict[Other, Tree], list[Finding]],
+    base: GitTree,
+    head: Tree,
+    changes: Sequence[Change],
+    head_sha: str,
+    cache: FactsCache | None,
+) -> Report:
+    """The check of `head` (a commit's files, or the working tree's) against `base`."""
+    from bot.core.check import check
+    from bot.trees.history import open_history
+
+    renames = {c.old_path: c.path for c in changes if c.status == "renamed" and c.old_path}
+    existed = functools.partial(repo.ever_had, base.sha)
+    kept, stale = _require_matches(rules, base, head, renames, cache, existed)
+    history = None if args.no_history else open_history(repo, head_sha, cache)
+    report = check(kept, base, head, changes, cache=cache, history=history, others=others[0])
+    return replace(report, findings=(*stale, *others[1], *report.findings))
 
 
 def _default_base(repo: GitRepo) -> str:
@@ -321,7 +363,6 @@ def run_audit(args: argparse.Namespace) -> int:
     from bot.trees.git import GitRepo
     from bot.trees.history import open_history
     from bot.trees.memory import MemoryTree
-    from bot.trees.others import read_all as read_others
 
     with GitRepo(args.repo) as repo:
         tree = repo.tree(args.rev)
@@ -330,9 +371,10 @@ def run_audit(args: argparse.Namespace) -> int:
         rules = _rules_of(packs)
         existed = functools.partial(repo.ever_had, tree.sha)
         rules, stale = _require_matches(rules, MemoryTree({}), tree, {}, cache, existed)
-        others, unread = read_others(rules)
-        history_of = None if args.no_history else tree.sha
-        key = _audit_key(rules, tree, history_of, list(others.values())) if cache is not None else None
+        others, unread = _others(rules)
+        key = None
+        if cache is not None:
+            key = _report_key("audit", rules, [tree.sha], not args.no_history, list(others.values()))
         hit = cache.get(key) if cache is not None and key is not None else None
         if isinstance(hit, Report):
             report = hit

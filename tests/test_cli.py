@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -588,6 +589,44 @@ def test_a_warm_audit_of_an_unchanged_revision_is_not_checked_again(small: Path,
     _commit(small, "fixed")
     fixed = docs_sync(*args, env=env)
     assert fixed.returncode == 0 and json.loads(fixed.stdout)["findings"] == []
+
+
+def test_a_check_of_the_same_commits_is_answered_from_its_cached_report(small: Path, tmp_path: Path):
+    from bot.cli import _code_digest
+    from bot.trees.factcache import FactsCache
+
+    env = dict(os.environ, DOCS_SYNC_CACHE=str(tmp_path / "cache"))
+    (small / "tool" / "cli.py").write_text(CLI_SRC.replace("--alpha", "--alfa"))
+    _commit(small, "rename --alpha")
+    args = ("check", "--repo", str(small), "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    first = docs_sync(*args, env=env)
+    assert first.returncode == 1 and json.loads(first.stdout)["findings"], first.stderr
+
+    def reports() -> list[str]:
+        cache = FactsCache(tmp_path / "cache" / "facts.sqlite", namespace=_code_digest())
+        try:
+            return [key for key in cache if key.startswith("check:")]
+        finally:
+            cache.close()
+
+    [key] = reports()
+    # The second run reads the kept report, not the code: a report changed in the cache is what
+    # it prints (nothing else could make it say so).
+    cache = FactsCache(tmp_path / "cache" / "facts.sqlite", namespace=_code_digest())
+    report = cache.get(key)
+    cache[key] = dataclasses.replace(report, findings=report.findings[:1] * 2)
+    cache.close()
+    again = docs_sync(*args, env=env)
+    assert len(json.loads(again.stdout)["findings"]) == 2
+    # Other rules are another check: the rules file is part of what the report is kept under.
+    rules = tmp_path / "rules.yml"
+    rules.write_text((small / ".github" / "docs-sync.yml").read_text().replace("docs/**/*.md", "docs/*.md"))
+    other = docs_sync(*args, "--rules", str(rules), env=env)
+    [found] = json.loads(other.stdout)["findings"]
+    assert found["doc"]["path"] == "docs/index.md" and len(reports()) == 2
+    # Files on disk change under the same commits: a --worktree check is never kept.
+    docs_sync("check", "--repo", str(small), "--base", "HEAD", "--worktree", env=env)
+    assert len(reports()) == 2
 
 
 def test_check_without_base_takes_the_workflows_base_branch_or_the_remotes_default(
