@@ -26,3 +26,9 @@ def test_a_subtree_and_a_new_tree_are_walked_afresh() -> None:
     assert walk.nodes(tree) == whole
     other = ast.parse("a = 1\n")
     assert walk.nodes(other) == list(ast.walk(other))
+
+
+def test_children_are_ast_iter_child_nodes() -> None:
+    tree = ast.parse((BOT / "core" / "extract" / "argparse_flags.py").read_text())
+    for node in ast.walk(tree):
+        assert walk.children(node) == list(ast.iter_child_nodes(node))

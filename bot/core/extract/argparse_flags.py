@@ -22,7 +22,7 @@ import ast
 from collections.abc import Iterator
 from typing import NamedTuple, TypeGuard
 
-from bot.core.extract import forwarding, subparsers
+from bot.core.extract import forwarding, subparsers, walk
 from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, as_text, dotted, members, value
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -373,7 +373,7 @@ def _collect_bindings(node: ast.AST, bound: dict[str, object]) -> None:
     if isinstance(node, ast.alias):
         bound[(node.asname or node.name).split(".")[0]] = _AMBIGUOUS
         return
-    for child in ast.iter_child_nodes(node):
+    for child in walk.children(node):
         _collect_bindings(child, bound)
 
 
@@ -397,7 +397,7 @@ def add_argument_calls(
     stack: list[tuple[ast.AST, Scope, dict[str, Scalar]]] = [(tree, scope, {})]
     while stack:
         node, scope, env = stack.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in walk.children(node):
             inner, inner_env = scope, env
             if isinstance(child, _SCOPES):
                 # Names bound in a class body are not visible from scopes nested in it.

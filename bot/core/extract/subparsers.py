@@ -57,7 +57,7 @@ def _walk(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.AST, ast.ClassDef | N
     stack: list[tuple[ast.AST, ast.AST, ast.ClassDef | None]] = [(tree, tree, None)]
     while stack:
         node, scope, cls = stack.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in walk.children(node):
             inner_scope, inner_cls = scope, cls
             if isinstance(child, _FUNCTIONS):
                 inner_scope = child

@@ -20,12 +20,30 @@ def nodes(tree: ast.AST) -> list[ast.AST]:
     if _last is not None and _last[0] is tree:
         return _last[1]
     out = [tree]
+    add = out.append
     for node in out:  # the list grows while it is read: breadth-first, as ast.walk's deque
         for name in node._fields:
             value = getattr(node, name, None)
             if isinstance(value, ast.AST):
-                out.append(value)
+                add(value)
             elif isinstance(value, list):
-                out.extend(item for item in value if isinstance(item, ast.AST))
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        add(item)
     _last = (tree, out)
+    return out
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """`list(ast.iter_child_nodes(node))`, without a generator per node."""
+    out: list[ast.AST] = []
+    add = out.append
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            add(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    add(item)
     return out
