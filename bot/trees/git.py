@@ -47,10 +47,15 @@ class GitRepo:
     def resolve(self, rev: str) -> str:
         if rev in self._commits:
             return rev
+        # Through the long-lived `cat-file --batch` that reads the files too (it names objects as
+        # rev-parse does): resolving the two sides of a check starts no process of its own.
         try:
-            sha = self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").strip()
+            found = self._object(f"{rev}^{{commit}}")
         except GitError:
-            raise GitError(self._unknown(rev)) from None
+            found = None
+        if found is None:
+            raise GitError(self._unknown(rev))
+        sha = found[1]
         self._commits.add(sha)
         return sha
 
@@ -112,6 +117,7 @@ class GitRepo:
                 f"{self.path} is a shallow clone and fetching its history failed ({exc}); "
                 "check out with fetch-depth: 0"
             ) from None
+        self.close()  # a running cat-file read the shallow boundary when it started: start anew
 
     def ever_had(self, rev: str, path: str) -> bool:
         """Did any commit up to `rev` hold `path`, or a file the glob `path` matches (files since
@@ -144,12 +150,12 @@ class GitRepo:
             self._check.stdin.write(name.encode() + b"\n")
             self._check.stdin.flush()
         except BrokenPipeError:
-            raise GitError(f"git cat-file --batch-check stopped before {name!r} could be read") from None
+            raise _stopped(self._check, name) from None
         line = self._check.stdout.readline()
         if not line:  # the process died: never read as "missing", which would pass silently
-            raise GitError(f"git cat-file --batch-check stopped before {name!r} could be read")
-        header = line.split()
-        if len(header) < 3 or header[1] == b"missing":
+            raise _stopped(self._check, name)
+        header = _header(line)
+        if header is None:
             return None
         return header[1].decode(), header[0].decode()
 
@@ -157,23 +163,46 @@ class GitRepo:
         """The content of blob `sha` (remembered)."""
         if sha in self._blobs:
             return self._blobs[sha]
+        found = self._object(sha)
+        if found is None:
+            raise GitError(f"blob {sha} missing")
+        self._blobs[sha] = found[2]
+        return found[2]
+
+    def _object(self, name: str) -> tuple[str, str, bytes] | None:
+        """(type, id, content) of any object name (`sha`, `rev^{commit}`, `rev:path`) through one
+        long-lived `cat-file --batch`; None when git has no such object, or names it ambiguously."""
+        if "\n" in name:  # one name a line: a newline would ask for a second object
+            return None
         if self._batch is None:
             self._batch = self._cat_file("--batch")
         assert self._batch.stdin and self._batch.stdout
-        self._batch.stdin.write(sha.encode() + b"\n")
-        self._batch.stdin.flush()
-        header = self._batch.stdout.readline().split()
-        if len(header) < 3 or header[1] == b"missing":
-            raise GitError(f"blob {sha} missing")
+        try:
+            self._batch.stdin.write(name.encode() + b"\n")
+            self._batch.stdin.flush()
+        except BrokenPipeError:
+            raise _stopped(self._batch, name) from None
+        line = self._batch.stdout.readline()
+        if not line:  # the process died: never read as "missing", which would pass silently
+            raise _stopped(self._batch, name)
+        header = _header(line)
+        if header is None:
+            return None
         data = self._batch.stdout.read(int(header[2]))
         self._batch.stdout.read(1)  # the newline after each object
-        self._blobs[sha] = data
-        return data
+        return header[1].decode(), header[0].decode(), data
 
     def _cat_file(self, mode: str) -> subprocess.Popen[bytes]:
         """A long-lived `git cat-file` (`--batch`, `--batch-check`) reading object names from its stdin."""
+        # Its stderr is kept for the error that names the object it stopped on (_stopped), not
+        # printed above docs-sync's own message. Git writes there only for a fatal error or a
+        # warning about a ref name, and names here are object ids but for the revisions the user
+        # gave: far below what the pipe holds, so the process never blocks on it.
         return subprocess.Popen(
-            ["git", "-C", str(self.path), "cat-file", mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+            ["git", "-C", str(self.path), "cat-file", mode],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
 
     def close(self) -> None:
@@ -184,8 +213,9 @@ class GitRepo:
                     with contextlib.suppress(BrokenPipeError):
                         proc.stdin.close()
                 proc.wait()
-                if proc.stdout:
-                    proc.stdout.close()
+                for stream in (proc.stdout, proc.stderr):
+                    if stream:
+                        stream.close()
         self._batch = self._check = None
 
     def __enter__(self) -> GitRepo:
@@ -220,8 +250,18 @@ class GitTree:
         return self._entries
 
     def read(self, path: str) -> str | None:
-        blob = self.blob_id(path)
-        return None if blob is None else decode(path, self.repo.read_blob(blob))
+        if self._entries is not None or path in self._ids or not _asks_in_tree(path):
+            blob = self.blob_id(path)
+            return None if blob is None else decode(path, self.repo.read_blob(blob))
+        # Not asked for before: read it by name, which gives its blob id with its content.
+        found = self.repo._object(f"{self.sha}:{path}")
+        if found is None or found[0] != "blob":
+            self._ids[path] = None
+            return None
+        _, blob, data = found
+        self._ids[path] = blob
+        self.repo._blobs.setdefault(blob, data)
+        return decode(path, data)
 
     def blob_id(self, path: str) -> str | None:
         # The files a check reads are few: ask for each rather than list the whole tree.
@@ -256,6 +296,27 @@ def folders(paths: Iterable[str]) -> frozenset[str]:
         for i in range(1, len(parts) + 1):
             out.add("/".join(parts[:i]))
     return frozenset(out)
+
+
+def _stopped(proc: subprocess.Popen[bytes], name: str) -> GitError:
+    """A long-lived cat-file that ended before answering for `name`, with what git said."""
+    proc.wait()
+    said = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""
+    mode = proc.args[-1] if isinstance(proc.args, list) else "cat-file"
+    why = f": {said}" if said else ""
+    return GitError(f"git cat-file {mode} stopped before {name!r} could be read{why}")
+
+
+def _header(line: bytes) -> list[bytes] | None:
+    """`<id> <type> <size>` of a `cat-file --batch(-check)` answer; None for `<name> missing` or
+    `<name> ambiguous` (read from the end: the name may hold spaces)."""
+    line = line.rstrip(b"\n")
+    if line.endswith((b" missing", b" ambiguous")):
+        return None
+    header = line.split()
+    if len(header) != 3 or not header[2].isdigit():
+        raise GitError(f"git cat-file answered {line[:200]!r}")
+    return header
 
 
 def _asks_in_tree(path: str) -> bool:
