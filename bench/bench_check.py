@@ -940,6 +940,7 @@ def child_env(pycache: Path, **extra: str) -> dict[str, str]:
     return {**env, "PYTHONPATH": str(ROOT), "PYTHONPYCACHEPREFIX": str(pycache), "NO_COLOR": "1", **extra}
 
 
+CONSOLE_SCRIPT = "from bot.cli import run; run()"
 IMPORTS = "import bot.cli, bot.core.check, bot.trees.factcache, bot.trees.git, bot.core.rules, bot.render"
 
 
@@ -960,7 +961,9 @@ class Cli:
         return path
 
     def command(self, args: Sequence[str]) -> list[str]:
-        return [sys.executable, "-m", "bot.cli", *args]
+        # What the `docs-sync` console script runs. Not `-m bot.cli`: runpy compiles the main
+        # module from source on every start, which no installed command does.
+        return [sys.executable, "-c", CONSOLE_SCRIPT, *args]
 
     def run(self, args: Sequence[str], cache: Path) -> ProcessRun:
         result = run_process(self.command(args), child_env(self.pycache, DOCS_SYNC_CACHE=str(cache)))

@@ -1,7 +1,5 @@
 """`python -m bot`: the same as the `docs-sync` command."""
 
-import sys
+from bot.cli import run
 
-from bot.cli import main
-
-sys.exit(main())
+run()
