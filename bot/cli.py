@@ -148,11 +148,7 @@ def _report_key(
     is not made again."""
     import hashlib
 
-    import bot
-
-    # All of docs-sync, not only the analysis: how the command line reads git and composes the
-    # check decides the report too.
-    digest = hashlib.sha1(_digest_of(os.path.dirname(bot.__file__)).encode())
+    digest = hashlib.sha1(_code_digest().encode())
     digest.update(f"{what} {' '.join(commits)} history={history}".encode())
     digest.update(repr(tuple(rules)).encode())
     for each in others:
@@ -162,18 +158,14 @@ def _report_key(
     return f"{what}:{digest.hexdigest()}"
 
 
-def _code_digest() -> str:
-    """The analysis code itself (bot/core): a cached result made by other code is never used."""
-    import bot.core
-
-    return _digest_of(os.path.dirname(bot.core.__file__))
-
-
 @functools.cache
-def _digest_of(folder: str) -> str:
+def _code_digest() -> str:
+    """docs-sync's own code: a cached result made by other code is never used. All of it, not
+    only the analysis: how the command line reads git and composes a check decides a report too."""
+    import bot
     from bot.trees.factcache import code_digest
 
-    return code_digest(folder)
+    return code_digest(os.path.dirname(bot.__file__))
 
 
 def _require_matches(

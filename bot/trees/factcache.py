@@ -83,7 +83,7 @@ def _python_files(top: str, relative: str = "") -> Iterator[tuple[str, str, tupl
 
 class FactsCache(MutableMapping[str, object]):
     """`namespace` names the code that wrote the entries (the command line passes a digest of
-    bot/core): facts another version extracted, from an upgrade or another checkout sharing the
+    the bot package): facts another version extracted, from an upgrade or another checkout sharing the
     cache, are never read back as this version's."""
 
     def __init__(self, path: str | Path | None = None, namespace: str = "", timeout: float = BUSY_TIMEOUT):
