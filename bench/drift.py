@@ -43,9 +43,10 @@ from pathlib import Path
 from bot.core.facts import gather
 from bot.core.globs import expand_all
 from bot.core.model import Fact
+from bot.core.packfiles import REPO_CONFIG
 from bot.core.packs import parse_repo_config
 from bot.core.page import parse_doc
-from bot.core.rules import REPO_CONFIG, Rule
+from bot.core.rules import Rule
 from bot.trees.git import GitRepo, GitTree
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")

@@ -19,13 +19,17 @@ from typing import TYPE_CHECKING, NoReturn
 
 from bot.cli_args import parse_args, version
 from bot.core.model import Change, Finding, Report, Tree
-from bot.core.rules import REPO_CONFIG, Other, Rule, RulePack, RulesError, RulesErrors
+from bot.core.packfiles import REPO_CONFIG
 from bot.render import FORMATS
 from bot.render.common import DocText, Options, RenderError, plural
 
 if TYPE_CHECKING:
+    from bot.core.rules import Other, Rule, RulePack, RulesError
     from bot.trees.factcache import FactsCache
     from bot.trees.git import GitRepo, GitTree
+
+# The rule classes (bot.core.rules) are imported where rules are parsed or an error of theirs is
+# reported: a check of commits checked before prints the kept report without them.
 
 RULES_FORMAT = 2
 
@@ -63,15 +67,16 @@ def _need_app(command: str) -> None:
 
 
 def _load_rules(
-    values: Sequence[str] | None, repo_config: str | None, cache: FactsCache | None
+    values: Sequence[str] | None, repo_config: str | None, cache: FactsCache | None, key: str | None = None
 ) -> tuple[RulePack, ...]:
+    """The packs of `--rules` (else the repository's config); `key` is their `_rules_key` when
+    the caller has it."""
     from bot.core.packs import parse_repo_config, resolve_rule_args
 
-    if not values and repo_config is None:
-        raise UsageError(f"no rules: pass --rules FILE|PACK, or commit {REPO_CONFIG} to the repository")
+    _require_rules(values, repo_config)
     # Parsed packs are cached by the text of every file they could come from: validating YAML
     # with line numbers costs more than the whole check of a typical change.
-    key = _rules_key(values, repo_config)
+    key = key or _rules_key(values, repo_config)
     if cache is not None and key is not None:
         hit = cache.get(key)
         if isinstance(hit, tuple):
@@ -82,9 +87,14 @@ def _load_rules(
     return packs
 
 
+def _require_rules(values: Sequence[str] | None, repo_config: str | None) -> None:
+    if not values and repo_config is None:
+        raise UsageError(f"no rules: pass --rules FILE|PACK, or commit {REPO_CONFIG} to the repository")
+
+
 def _repo_config(tree: GitTree) -> str | None:
     """The config at a revision, read as the App reads it: UTF-8, else a RulesError naming the line."""
-    from bot.core.packs import config_text
+    from bot.core.packfiles import config_text
 
     blob = tree.blob_id(REPO_CONFIG)
     return None if blob is None else config_text(tree.repo.read_blob(blob), REPO_CONFIG)
@@ -93,7 +103,7 @@ def _repo_config(tree: GitTree) -> str | None:
 def _config_here(repo: GitRepo, tree: GitTree, rev: str) -> str | None:
     """The config `audit` and `validate` read at HEAD: the working tree's when it has one HEAD
     lacks or differs from (an `init --write` not committed yet), said on stderr; else HEAD's."""
-    from bot.core.packs import config_text
+    from bot.core.packfiles import config_text
     from bot.core.rules import MAX_RULES_BYTES
     from bot.trees.git import GitError
     from bot.trees.worktree import WorkTree
@@ -122,7 +132,7 @@ def _config_here(repo: GitRepo, tree: GitTree, rev: str) -> str | None:
 def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | None:
     import hashlib
 
-    from bot.core.packs import builtin_pack_names, builtin_pack_path
+    from bot.core.packfiles import builtin_pack_names, builtin_pack_path
 
     # RULES_FORMAT changes whenever the rule dataclasses gain a field, so a cached pack never
     # comes back without it.
@@ -140,17 +150,15 @@ def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | N
 
 
 def _report_key(
-    what: str, rules: Sequence[Rule], commits: Sequence[str], history: bool, others: Sequence[Tree] = ()
+    what: str, rules_key: str, commits: Sequence[str], history: bool, others: Sequence[Tree] = ()
 ) -> str:
-    """A report depends on the rules, the commits checked (their files, and their history when it
-    is read), the files of the rules' other projects and the code that reads them, and on nothing
-    else: commits do not change, so a check or an audit made before with all of these the same
-    is not made again."""
+    """A report depends on the rules (`rules_key`: the text of every file they come from, and
+    docs-sync's code), the commits checked (their files, and their history when it is read) and
+    the files of the rules' other projects, and on nothing else: commits do not change, so a
+    check or an audit made before with all of these the same is not made again."""
     import hashlib
 
-    digest = hashlib.sha1(_code_digest().encode())
-    digest.update(f"{what} {' '.join(commits)} history={history}".encode())
-    digest.update(repr(tuple(rules)).encode())
+    digest = hashlib.sha1(f"{rules_key} {what} {' '.join(commits)} history={history}".encode())
     for each in others:
         for path in sorted(each.paths()):
             digest.update(f"{path}\0{each.blob_id(path)}\n".encode())
@@ -266,26 +274,37 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         base = repo.tree(base_sha)
         cache = _cache(args.no_cache)
         # Rules come from the base revision: a change cannot switch off its own check.
-        packs = _load_rules(args.rules, None if args.rules else _repo_config(base), cache)
-        rules = _rules_of(packs)
-        others = _others(rules)
-        if args.worktree:  # the files on disk: not cached, they change under the same commits
+        repo_config = None if args.rules else _repo_config(base)
+        _require_rules(args.rules, repo_config)
+        if args.worktree:  # the files on disk: not kept, they change under the same commits
             from bot.trees.worktree import WorkTree
 
+            rules = _rules_of(_load_rules(args.rules, repo_config, cache))
             worktree = WorkTree(repo)
             changes = worktree.changes(base_sha)
-            yield _check(repo, args, rules, others, base, worktree, changes, head_sha, cache), worktree.read
+            report = _check(repo, args, rules, _others(rules), base, worktree, changes, head_sha, cache)
+            yield report, worktree.read
             return
         head = repo.tree(head_sha)
-        # A sister project that could not be read this time may be read the next: not cached then.
-        key = None
-        if cache is not None and not others[1]:
-            read = [*others[0].values()]
-            key = _report_key("check", rules, [base_sha, head_sha], not args.no_history, read)
+        rules_key = _rules_key(args.rules, repo_config) if cache is not None else None
+        commits, history = [base_sha, head_sha], not args.no_history
+        # A report is kept under its rules' text when they read no other project (a check of
+        # commits checked before is answered without parsing a rule), else with the files the
+        # others had; never when one could not be read (it may be read the next time).
+        key = _report_key("check", rules_key, commits, history) if rules_key else None
         hit = cache.get(key) if cache is not None and key is not None else None
         if isinstance(hit, Report):
             yield hit, head.read
             return
+        rules = _rules_of(_load_rules(args.rules, repo_config, cache, rules_key))
+        others = _others(rules)
+        if rules_key and any(rule.others for rule in rules):
+            read = [*others[0].values()]
+            key = None if others[1] else _report_key("check", rules_key, commits, history, read)
+            hit = cache.get(key) if cache is not None and key is not None else None
+            if isinstance(hit, Report):
+                yield hit, head.read
+                return
         changes = repo.changes(base_sha, head_sha)
         report = _check(repo, args, rules, others, base, head, changes, head_sha, cache)
         if cache is not None and key is not None:
@@ -364,14 +383,15 @@ def run_audit(args: argparse.Namespace) -> int:
     with GitRepo(args.repo) as repo:
         tree = repo.tree(args.rev)
         cache = _cache(args.no_cache)
-        packs = _load_rules(args.rules, None if args.rules else _config_here(repo, tree, args.rev), cache)
-        rules = _rules_of(packs)
+        repo_config = None if args.rules else _config_here(repo, tree, args.rev)
+        rules_key = _rules_key(args.rules, repo_config) if cache is not None else None
+        rules = _rules_of(_load_rules(args.rules, repo_config, cache, rules_key))
         existed = functools.partial(repo.ever_had, tree.sha)
         rules, stale = _require_matches(rules, MemoryTree({}), tree, {}, cache, existed)
         others, unread = _others(rules)
         key = None
-        if cache is not None:
-            key = _report_key("audit", rules, [tree.sha], not args.no_history, list(others.values()))
+        if rules_key is not None and not unread:
+            key = _report_key("audit", rules_key, [tree.sha], not args.no_history, list(others.values()))
         hit = cache.get(key) if cache is not None and key is not None else None
         if isinstance(hit, Report):
             report = hit
@@ -654,13 +674,24 @@ def _run(argv: Sequence[str] | None) -> int:
 
             work()
             return 0
-    except (ConfigErrors, RulesErrors) as exc:
+    except ConfigErrors as exc:
         for problem in exc.problems:
             print(f"docs-sync: {problem}", file=sys.stderr)
         return 2
-    except (UsageError, RulesError, GitError) as exc:
+    except (UsageError, GitError) as exc:
         print(f"docs-sync: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        from bot.core.rules import RulesError, RulesErrors
+
+        if isinstance(exc, RulesErrors):
+            for problem in exc.problems:
+                print(f"docs-sync: {problem}", file=sys.stderr)
+            return 2
+        if isinstance(exc, RulesError):
+            print(f"docs-sync: {exc}", file=sys.stderr)
+            return 2
+        raise
     return 2
 
 

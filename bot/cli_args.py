@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from bot.core.rules import REPO_CONFIG
+from bot.core.packfiles import REPO_CONFIG
 from bot.render import FORMATS
 
 

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field, replace
 from bot.core import decorated_clis, init_pairs, typed_clis
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
+from bot.core.packfiles import REPO_CONFIG
 from bot.core.page import parse_doc
-from bot.core.rules import REPO_CONFIG, Source
+from bot.core.rules import Source
 
 # Flags every parser has or many tools share: citing them says nothing about which CLI a page is about.
 COMMON_FLAGS = frozenset({"--help", "-h", "--version", "-V", "--verbose", "-v", "--quiet", "-q", "--debug"})

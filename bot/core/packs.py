@@ -8,16 +8,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import replace
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.core.packfiles import REPO_CONFIG, builtin_pack_path
 from bot.core.rules import (
     CONFIG_KEYS,
     FAIL_ON,
     MAX_RULES_BYTES,
     PACK_KEYS,
-    REPO_CONFIG,
     RulePack,
     RulesError,
     too_large,
@@ -32,30 +31,6 @@ if TYPE_CHECKING:
 
 # YAML and its reader (bot.core.rulefile) are imported where a file is parsed: a warm check finds
 # its rules in the cache and never loads them.
-
-BUILTIN = "bot.packs"
-
-
-def _builtin_dir() -> Traversable:
-    return resources.files(BUILTIN)
-
-
-def builtin_pack_names() -> tuple[str, ...]:
-    """The packs shipped with the package."""
-    try:
-        entries = list(_builtin_dir().iterdir())
-    except (ModuleNotFoundError, FileNotFoundError):
-        return ()
-    return tuple(sorted(e.name[: -len(".yml")] for e in entries if e.name.endswith(".yml") and e.is_file()))
-
-
-def builtin_pack_path(name: str) -> Traversable:
-    names = builtin_pack_names()
-    if name not in names:
-        known = ", ".join(names) if names else "(none)"
-        problem = f"unknown built-in pack {name!r}; known packs: {known}"
-        raise RulesError("rules/", None, "pack", problem)
-    return _builtin_dir() / f"{name}.yml"
 
 
 def load_pack(path: str | Path | Traversable, file: str | None = None) -> RulePack:
@@ -141,16 +116,6 @@ def _pack(r: Reader, root: yaml.Node) -> RulePack:
         raise r.error(fields["pack"], "pack", f"{name!r} must equal the file name without .yml ({stem!r})")
     description = r.optional_string(fields.get("description"), "description", empty=True) or ""
     return RulePack(pack=name, file=file, rules=r.rules(fields["rules"], "rules"), description=description)
-
-
-def config_text(data: bytes, file: str = REPO_CONFIG) -> str:
-    """The config's text: UTF-8 (a byte order mark allowed), else a RulesError naming the line
-    of the first byte that is not. The command line and the App read it alike."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise RulesError(file, line, "file", f"not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
 
 
 def parse_repo_config(text: str, file: str = REPO_CONFIG) -> tuple[RulePack, ...]:

@@ -298,7 +298,6 @@ class RulePack:
 MAX_RULES_BYTES = 1_000_000  # rules files come from untrusted repositories
 MAX_OTHERS = 8  # other projects a rule reads: each is a fetch
 MAX_NESTING = 32  # the schema itself is 8 levels deep
-REPO_CONFIG = ".github/docs-sync.yml"
 
 LEVELS = ("error", "warning", "notice")
 FAIL_ON = (*LEVELS, "never")

@@ -20,7 +20,8 @@ from typing import Any
 from urllib.parse import quote
 
 from bot.core.model import Finding, Report, Suggestion
-from bot.core.rules import REPO_CONFIG, RulesError
+from bot.core.packfiles import REPO_CONFIG
+from bot.core.rules import RulesError
 from bot.render.common import DocText, RenderError, md_code, md_escape, plural
 from bot.render.markdown import to_markdown
 from bot.render.patch import to_patch

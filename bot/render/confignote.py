@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core.rules import REPO_CONFIG, RulesError
+from bot.core.packfiles import REPO_CONFIG
+from bot.core.rules import RulesError
 from bot.render.common import md_code
 
 SHOWN = 3  # problems spelled out; the rest are counted

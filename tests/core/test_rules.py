@@ -2,10 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.core import packs, rules
+from bot.core import packfiles, rules
+from bot.core.packfiles import builtin_pack_names, builtin_pack_path
 from bot.core.packs import (
-    builtin_pack_names,
-    builtin_pack_path,
     load_pack,
     load_packs,
     parse_pack,
@@ -532,7 +531,7 @@ def builtin_dir(tmp_path, monkeypatch):
     write(root, "alpha.yml", MINIMAL.replace("pack: demo", "pack: alpha"))
     write(root, "beta.yml", MINIMAL.replace("pack: demo", "pack: beta"))
     write(root, "notes.txt", "not a pack")
-    monkeypatch.setattr(packs, "_builtin_dir", lambda: root)
+    monkeypatch.setattr(packfiles, "_builtin_dir", lambda: root)
     return root
 
 
@@ -559,7 +558,7 @@ def test_unknown_builtin_pack_lists_known_ones(builtin_dir, name):
 
 
 def test_no_builtin_packs_at_all(tmp_path, monkeypatch):
-    monkeypatch.setattr(packs, "_builtin_dir", lambda: tmp_path / "missing")
+    monkeypatch.setattr(packfiles, "_builtin_dir", lambda: tmp_path / "missing")
 
     assert builtin_pack_names() == ()
     with pytest.raises(RulesError, match=r"known packs: \(none\)"):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.packs import builtin_pack_names, load_builtin
+from bot.core.packfiles import builtin_pack_names
+from bot.core.packs import load_builtin
 from bot.core.rules import Example, Rule
 from bot.testing.examples import examples_of, mismatches
 

@@ -28,8 +28,9 @@ from bot.app.jobs.snapshot import Blob, BlobReader, PullRevisions, Where
 from bot.core.check.touched import Touched, touches
 from bot.core.globs import compile_pattern, expand_all, is_pattern, rule_has_patterns
 from bot.core.model import Change, Finding, Tree
-from bot.core.packs import config_text, parse_repo_config
-from bot.core.rules import REPO_CONFIG, Rule, RulePack, RulesError
+from bot.core.packfiles import REPO_CONFIG, config_text
+from bot.core.packs import parse_repo_config
+from bot.core.rules import Rule, RulePack, RulesError
 from bot.render.comments import CheckOutcome, invalid_config, not_configured
 from bot.render.confignote import config_invalid, config_removed, config_valid
 
