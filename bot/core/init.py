@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.core import decorated_clis, init_pairs, typed_clis
+from bot.core.extract import walk
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
 from bot.core.packfiles import REPO_CONFIG
@@ -362,14 +363,14 @@ def _builders(path: str, text: str) -> list[tuple[str, str]]:
     for fn in module.body:
         if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
-        for node in ast.walk(fn):
+        for node in walk.every(fn):
             if not (isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and node.iter.args):
                 continue
             called, first = _dotted(node.iter.func), node.iter.args[0]
             if called not in ("fields", "dataclasses.fields") or not isinstance(first, ast.Name):
                 continue
             if any(
-                _dotted(c.func).endswith("add_argument") for c in ast.walk(node) if isinstance(c, ast.Call)
+                _dotted(c.func).endswith("add_argument") for c in walk.every(node) if isinstance(c, ast.Call)
             ):
                 found.append((first.id, fn.name))
     return found

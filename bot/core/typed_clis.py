@@ -14,7 +14,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from bot.core.extract import tyro_flags
+from bot.core.extract import tyro_flags, walk
 from bot.core.extract.constants import dotted
 from bot.core.extract.imports import Modules
 from bot.core.extract.typed_fields import (
@@ -182,7 +182,7 @@ def _calls(path: str, module: ast.Module, tyro: bool) -> list[tuple[str, list[Ro
     """(kind, roots) of each builder call in the module."""
     out: list[tuple[str, list[Root]]] = []
     assigned = _top_assignments(module)
-    for node in ast.walk(module):
+    for node in walk.nodes(module):
         if not isinstance(node, ast.Call):
             continue
         called = dotted(node.func)

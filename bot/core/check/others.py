@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.core import lazyre
+from bot.core.extract import walk
 from bot.core.facts import ParseCache, _extract_cached
 from bot.core.model import Tree
 from bot.core.programs import subcommands
@@ -135,7 +136,7 @@ def _dataclass_flags(path: str, text: str) -> set[str]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     out: set[str] = set()
-    for node in ast.walk(module):
+    for node in walk.nodes(module):
         if not isinstance(node, ast.ClassDef) or not any(
             "dataclass" in ast.unparse(d) for d in node.decorator_list
         ):

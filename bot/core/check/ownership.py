@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from bot.core import lazyre
+from bot.core.extract import walk
 from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, parse_doc
 from bot.core.programs import Programs, for_subcommand, invoked, subcommands
@@ -613,7 +614,7 @@ def _typer_options(path: str, text: str) -> set[str]:
         if annotation is not None and ast.unparse(annotation) == "bool":
             out.add("--no-" + flag[2:])
 
-    for node in ast.walk(module):
+    for node in walk.nodes(module):
         if isinstance(node, ast.ClassDef) and any("dataclass" in ast.unparse(d) for d in node.decorator_list):
             for item in node.body:
                 if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):

@@ -261,7 +261,7 @@ def validator_choices(node: ast.expr, lookup: Lookup, module: Module) -> str | N
     if fn is None or not fn.args.args:
         return None
     param = fn.args.args[0].arg
-    for test in ast.walk(fn):
+    for test in walk.every(fn):
         if (
             isinstance(test, ast.Compare)
             and isinstance(test.left, ast.Name)

@@ -30,6 +30,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from bot.core.extract import walk
 from bot.core.extract.applied_options import applied_option, root
 from bot.core.extract.argparse_flags import Scope
 from bot.core.extract.click_names import (
@@ -248,7 +249,7 @@ def _option_groups(tree: ast.Module, names: Names) -> dict[str, list[ast.Call]]:
         calls = [
             node
             for stmt in fn.body
-            for node in ast.walk(stmt)
+            for node in walk.every(stmt)
             if isinstance(node, ast.Call) and (names.of(node.func) or ("", ""))[1] == "option"
         ]
         if calls:
@@ -268,7 +269,7 @@ def _applied(
         else:
             found += [
                 node
-                for node in ast.walk(arg)
+                for node in walk.every(arg)
                 if isinstance(node, ast.Call) and (names.of(node.func) or ("", ""))[1] == "option"
             ]
     return found
@@ -304,7 +305,7 @@ def _decorates_commands(tree: ast.Module, name: str) -> bool:
                 and func.value.id == name
             ):
                 return True
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if not isinstance(node, ast.Call):
             continue
         called: ast.expr | None = node.func.func if isinstance(node.func, ast.Call) else None
@@ -320,7 +321,7 @@ def _decorates_commands(tree: ast.Module, name: str) -> bool:
 
 
 def _functions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
             yield node
 
@@ -335,7 +336,7 @@ def _is_decorated(tree: ast.Module, name: str) -> bool:
 
 def _attach(tree: ast.Module, names: Names, commands: dict[str, _Command], typer_apps: set[str]) -> None:
     """`cli.add_command(fn, "name")`, `app.add_typer(sub, name="users")`, `typer.run(main)`."""
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -411,7 +412,7 @@ def _product(
 ) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The function a factory defines and returns (`def make_cp(): def cp(...): ...; return cp`)."""
     inner = {n.name: n for n in factory.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
-    for stmt in ast.walk(factory):
+    for stmt in walk.every(factory):
         if isinstance(stmt, ast.Return) and isinstance(stmt.value, ast.Name) and stmt.value.id in inner:
             return inner[stmt.value.id]
     return None

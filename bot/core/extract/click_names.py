@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from bot.core.extract import walk
 from bot.core.extract.argparse_flags import Scope, choices_text
 from bot.core.extract.constants import Module, as_text, value
 
@@ -30,7 +31,7 @@ class Names:
         self.members: dict[str, tuple[str, str]] = {}  # local name -> (framework, attribute)
         self.imported: set[str] = set()  # names imported from the project's other modules
         self.aliases: dict[str, ast.expr] = {}  # `TokenOpt = Annotated[str, typer.Option(...)]`
-        for node in ast.walk(tree):
+        for node in walk.nodes(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     top = alias.name.split(".")[0]

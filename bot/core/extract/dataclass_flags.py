@@ -15,7 +15,7 @@ import ast
 import sys
 from dataclasses import dataclass
 
-from bot.core.extract import argparse_flags
+from bot.core.extract import argparse_flags, walk
 from bot.core.extract.argparse_flags import Flag, Scope
 from bot.core.extract.constants import UNKNOWN, Module, as_text, dotted, f_string, made_by, unquoted, value
 from bot.core.model import Fact
@@ -71,7 +71,7 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
             )
     if loop is not None:
         builder, for_node = loop[0], loop[1]
-        in_loop = {id(n) for n in ast.walk(for_node)}
+        in_loop = {id(n) for n in walk.every(for_node)}
         for call, lookup in argparse_flags.add_argument_calls(builder, Scope(builder, module)):
             if id(call) not in in_loop:
                 out.extend(argparse_flags.call_facts(call, source.id, path, lookup))
@@ -180,7 +180,7 @@ def _builder_loop(tree: ast.Module, builder: str | None, cls: str) -> Loop | Non
     functions = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     functions.sort(key=lambda fn: fn.name != builder)
     for fn in functions:
-        for node in ast.walk(fn):
+        for node in walk.every(fn):
             if (
                 isinstance(node, ast.For)
                 and isinstance(node.target, ast.Name)
@@ -260,7 +260,7 @@ class _FieldRun:
                     for target in stmt.targets:
                         if isinstance(target, ast.Name):
                             self.env[target.id] = stmt.value
-                for node in ast.walk(stmt):
+                for node in walk.every(stmt):
                     if argparse_flags.is_add_argument(node):
                         self.calls.append((node, special, dict(self.env)))
         return False
@@ -390,7 +390,7 @@ class _FieldRun:
 def _type_names(loop: ast.For, var: str) -> set[str]:
     """Loop-local names that hold the field's type (`arg_type = f.type`, unwrapped unions)."""
     names: set[str] = set()
-    assigns = [n for n in ast.walk(loop) if isinstance(n, ast.Assign)]
+    assigns = [n for n in walk.every(loop) if isinstance(n, ast.Assign)]
     for _ in range(3):  # `a = f.type.__args__`, then `b = a[0]`: follow a short chain
         for node in assigns:
             mentions = any(
@@ -401,7 +401,7 @@ def _type_names(loop: ast.For, var: str) -> set[str]:
                     and n.value.id == var
                 )
                 or (isinstance(n, ast.Name) and n.id in names)
-                for n in ast.walk(node.value)
+                for n in walk.every(node.value)
             )
             if mentions:
                 names.update(t.id for t in node.targets if isinstance(t, ast.Name))

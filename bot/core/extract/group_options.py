@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from bot.core.extract import walk
 from bot.core.extract.click_names import GROUP_BASES
 from bot.core.model import Fact
 
@@ -44,7 +45,7 @@ def group_options(tree: ast.Module, source_id: str, path: str) -> list[Fact]:
                 found.setdefault(token, (line, dest))
         if depth >= MAX_DEPTH:
             continue
-        for call in ast.walk(node):
+        for call in walk.every(node):
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
                 name = call.func.id
                 if name in functions and name not in seen:
@@ -66,7 +67,7 @@ def group_options(tree: ast.Module, source_id: str, path: str) -> list[Fact]:
 def _group_classes(tree: ast.Module) -> list[ast.ClassDef]:
     """The module's classes deriving from a click or typer group, directly or through each other
     (a class made inside a factory function too)."""
-    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    classes = [n for n in walk.nodes(tree) if isinstance(n, ast.ClassDef)]
     groups: set[str] = set()
     for _ in range(4):
         for cls in classes:
@@ -80,7 +81,7 @@ def _consumes(fn: ast.AST) -> bool:
     `args.pop(i)`)? Options it reads are then its own, never the command's; a function that only
     looks (`if arg == "--type": raise ...`) or rewrites words for a command (`args[i:i + 1] =
     ["--format", "quiet"]`) may be asking about a command's."""
-    for n in ast.walk(fn):
+    for n in walk.every(fn):
         if isinstance(n, ast.Delete) and any(isinstance(t, ast.Subscript) for t in n.targets):
             return True
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("remove", "pop"):
@@ -91,7 +92,7 @@ def _consumes(fn: ast.AST) -> bool:
 def _read_options(node: ast.AST) -> Iterator[list[tuple[str, int]]]:
     """The option strings each comparison of the words reads, those of one comparison together
     (`arg in ("-q", "--quiet")`: one option)."""
-    for n in ast.walk(node):
+    for n in walk.every(node):
         together: list[tuple[str, int]] = []
         if isinstance(n, ast.Compare) and len(n.ops) == 1:
             op, right = n.ops[0], n.comparators[0]

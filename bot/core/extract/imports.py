@@ -25,6 +25,7 @@ from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from bot.core.extract import walk
 from bot.core.model import Tree
 
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
@@ -103,7 +104,7 @@ def summarize(text: str) -> Summary | None:
             main.append(stmt)
         else:
             top.append(stmt)
-            for node in ast.walk(stmt):
+            for node in walk.every(stmt):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                     assigned.add(node.id)
             if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
@@ -114,7 +115,7 @@ def summarize(text: str) -> Summary | None:
     units[TOP] = _unit(top, tyro, decorated)
     units[MAIN] = _unit(main, tyro, decorated)
     imports: dict[str, list[Import]] = {}
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -135,7 +136,7 @@ def summarize(text: str) -> Summary | None:
         # A click or typer command is a command line of its own, not flags added to another's.
         creates_parser=any(
             isinstance(n, ast.Call) and (_chain(n.func) or "").split(".")[-1] == "ArgumentParser"
-            for n in ast.walk(tree)
+            for n in walk.nodes(tree)
         )
         or (decorated and any(u.declares for u in units.values())),
         values=values,
@@ -183,7 +184,7 @@ def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> 
             for d in root.decorator_list:
                 named = _chain(d.func if isinstance(d, ast.Call) else d) or ""
                 declares = declares or named.rpartition(".")[2] in _DECLARING_DECORATORS
-        for node in ast.walk(root):
+        for node in walk.every(root):
             if isinstance(node, ast.Attribute | ast.Name) and isinstance(node.ctx, ast.Load):
                 chain = _chain(node)
                 if chain:

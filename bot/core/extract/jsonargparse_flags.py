@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 
+from bot.core.extract import walk
 from bot.core.extract.nested_flags import LIGHTNING_CLI as LIGHTNING
 from bot.core.extract.nested_flags import Root, Style, call_targets
 from bot.core.extract.nested_flags import facts as nested_facts
@@ -63,7 +64,7 @@ def cli_roots(tree: ast.Module) -> list[Root]:
         items = first.elts if isinstance(first, ast.List | ast.Tuple) else [first] if first else []
         # `CLI([fit, test])`: each function a subcommand of its name
         out += [Root("", e.id, e.id if len(items) > 1 else None) for e in items if isinstance(e, ast.Name)]
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ADD:
             at = _ADD[node.func.attr]
             target = node.args[0] if node.args else None

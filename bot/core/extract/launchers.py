@@ -17,6 +17,7 @@ import shlex
 from typing import NamedTuple
 
 from bot.core import lazyre
+from bot.core.extract import walk
 
 MAX_BYTES = 200_000
 MAX_LINES = 2_000
@@ -137,7 +138,7 @@ def python_forwards(text: str) -> list[Forward]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     out: list[Forward] = []
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if len(out) >= MAX_COMMANDS:
             break
         if isinstance(node, ast.List) and node.elts and _is_argv_tail(node.elts[-1], starred=True):
@@ -195,7 +196,7 @@ def _imported_from(func: ast.expr, tree: ast.Module) -> str | None:
         return None
     if not isinstance(func, ast.Name):
         return None
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 if (alias.asname or alias.name) == func.id:

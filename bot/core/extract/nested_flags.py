@@ -14,6 +14,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from bot.core.extract import walk
 from bot.core.extract.argparse_flags import Scope
 from bot.core.extract.constants import Module, as_text, dotted, value
 from bot.core.extract.typed_fields import (
@@ -300,7 +301,7 @@ def _conf(param: Param) -> dict[str, str] | None:
 def call_targets(tree: ast.Module, calls: frozenset[str]) -> list[ast.Call]:
     """The calls of `calls` (dotted, or their last part) in the module."""
     found = []
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if isinstance(node, ast.Call):
             name = dotted(node.func)
             if name in calls:

@@ -27,6 +27,7 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from bot.core.extract import walk
 from bot.core.extract.constants import UNKNOWN, as_text, made_by, members, unquoted, value
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -271,17 +272,17 @@ def _models_in(field: _Field, models: set[str]) -> list[str]:
     """The models of the file a field's annotation names (`Optimizer`, `Optimizer | None`)."""
     if field.annotation is None:
         return []
-    names = {n.id for n in ast.walk(field.annotation) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk.every(field.annotation) if isinstance(n, ast.Name)}
     names |= {
         n.value
-        for n in ast.walk(field.annotation)
+        for n in walk.every(field.annotation)
         if isinstance(n, ast.Constant) and isinstance(n.value, str)
     }
     return sorted(n for n in names if n in models)
 
 
 def _choices(annotation: ast.expr, enums: dict[str, ast.ClassDef]) -> list[str]:
-    for node in ast.walk(annotation):
+    for node in walk.every(annotation):
         if isinstance(node, ast.Subscript) and _dotted(node.value).split(".")[-1] == "Literal":
             items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             found = [value(i, _nothing) for i in items]

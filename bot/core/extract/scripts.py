@@ -18,6 +18,7 @@ import re
 from typing import NamedTuple
 
 from bot.core import lazyre
+from bot.core.extract import walk
 
 
 class EntryPoint(NamedTuple):
@@ -136,7 +137,7 @@ def from_setup_py(text: str) -> list[EntryPoint]:
             name = stmt.targets[0].id
             constants[name] = None if name in constants else stmt.value  # assigned twice: unknown
     out: list[EntryPoint] = []
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if isinstance(node, ast.Call):
             for k in node.keywords:
                 if k.arg == "entry_points":

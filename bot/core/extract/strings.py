@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from bot.core.extract import walk
 from bot.core.extract.constants import last_name
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -26,7 +27,7 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
             if value not in first or line < first[value]:
                 first[value] = line
 
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if calls and isinstance(node, ast.Call) and last_name(node.func) in calls:
             for arg in _selected_arguments(node, source.keyword, source.position):
                 add(arg)

@@ -22,6 +22,7 @@ import re
 import tokenize
 from collections.abc import Callable
 
+from bot.core.extract import walk
 from bot.core.model import CodeTokens
 from bot.core.source import PYTHON_SUFFIXES
 
@@ -141,7 +142,7 @@ def _fstring_names(literal: str) -> set[str]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     out: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if isinstance(node, ast.Name):
             out.add(node.id)
         elif isinstance(node, ast.Attribute):

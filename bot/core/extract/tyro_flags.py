@@ -22,6 +22,7 @@ import ast
 import re
 from collections.abc import Sequence
 
+from bot.core.extract import walk
 from bot.core.extract.nested_flags import Root, Style, call_targets
 from bot.core.extract.nested_flags import facts as nested_facts
 from bot.core.extract.typed_fields import last, union_members
@@ -57,7 +58,7 @@ def _conversion_off(tree: ast.Module) -> bool:
         seen: set[str] = set()
         while given and len(seen) < 20:
             node = given.pop()
-            for n in ast.walk(node):
+            for n in walk.every(node):
                 if isinstance(n, ast.Name | ast.Attribute) and last(n) == "FlagConversionOff":
                     return True
                 if isinstance(n, ast.Name) and n.id in assigned and n.id not in seen:
