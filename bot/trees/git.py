@@ -145,19 +145,8 @@ class GitRepo:
         """(type, id) of `rev:path` or any object name, through one long-lived batch-check process."""
         if self._check is None:
             self._check = self._cat_file("--batch-check")
-        assert self._check.stdin and self._check.stdout
-        try:
-            self._check.stdin.write(name.encode() + b"\n")
-            self._check.stdin.flush()
-        except BrokenPipeError:
-            raise _stopped(self._check, name) from None
-        line = self._check.stdout.readline()
-        if not line:  # the process died: never read as "missing", which would pass silently
-            raise _stopped(self._check, name)
-        header = _header(line)
-        if header is None:
-            return None
-        return header[1].decode(), header[0].decode()
+        header = _ask(self._check, name)
+        return None if header is None else (header[1].decode(), header[0].decode())
 
     def read_blob(self, sha: str) -> bytes:
         """The content of blob `sha` (remembered)."""
@@ -172,22 +161,12 @@ class GitRepo:
     def _object(self, name: str) -> tuple[str, str, bytes] | None:
         """(type, id, content) of any object name (`sha`, `rev^{commit}`, `rev:path`) through one
         long-lived `cat-file --batch`; None when git has no such object, or names it ambiguously."""
-        if "\n" in name:  # one name a line: a newline would ask for a second object
-            return None
         if self._batch is None:
             self._batch = self._cat_file("--batch")
-        assert self._batch.stdin and self._batch.stdout
-        try:
-            self._batch.stdin.write(name.encode() + b"\n")
-            self._batch.stdin.flush()
-        except BrokenPipeError:
-            raise _stopped(self._batch, name) from None
-        line = self._batch.stdout.readline()
-        if not line:  # the process died: never read as "missing", which would pass silently
-            raise _stopped(self._batch, name)
-        header = _header(line)
+        header = _ask(self._batch, name)
         if header is None:
             return None
+        assert self._batch.stdout
         data = self._batch.stdout.read(int(header[2]))
         self._batch.stdout.read(1)  # the newline after each object
         return header[1].decode(), header[0].decode(), data
@@ -296,6 +275,23 @@ def folders(paths: Iterable[str]) -> frozenset[str]:
         for i in range(1, len(parts) + 1):
             out.add("/".join(parts[:i]))
     return frozenset(out)
+
+
+def _ask(proc: subprocess.Popen[bytes], name: str) -> list[bytes] | None:
+    """Ask a long-lived cat-file about `name`: the header of its answer (`_header`), None when git
+    has no such object (or `name` holds a newline, which would ask for a second one)."""
+    if "\n" in name:
+        return None
+    assert proc.stdin and proc.stdout
+    try:
+        proc.stdin.write(name.encode() + b"\n")
+        proc.stdin.flush()
+    except BrokenPipeError:
+        raise _stopped(proc, name) from None
+    line = proc.stdout.readline()
+    if not line:  # the process died: never read as "missing", which would pass silently
+        raise _stopped(proc, name)
+    return _header(line)
 
 
 def _stopped(proc: subprocess.Popen[bytes], name: str) -> GitError:

@@ -10,6 +10,7 @@ walk of a subtree, not kept.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 _last: tuple[ast.AST, list[ast.AST]] | None = None
 
@@ -31,21 +32,18 @@ def every(node: ast.AST) -> list[ast.AST]:
     out = [node]
     add = out.append
     for each in out:  # the list grows while it is read: breadth-first, as ast.walk's deque
-        for name in each._fields:
-            value = getattr(each, name, None)
-            if isinstance(value, ast.AST):
-                add(value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        add(item)
+        _add_children(each, add)
     return out
 
 
 def children(node: ast.AST) -> list[ast.AST]:
     """`list(ast.iter_child_nodes(node))`, without a generator per node."""
     out: list[ast.AST] = []
-    add = out.append
+    _add_children(node, out.append)
+    return out
+
+
+def _add_children(node: ast.AST, add: Callable[[ast.AST], None]) -> None:
     for name in node._fields:
         value = getattr(node, name, None)
         if isinstance(value, ast.AST):
@@ -54,4 +52,3 @@ def children(node: ast.AST) -> list[ast.AST]:
             for item in value:
                 if isinstance(item, ast.AST):
                     add(item)
-    return out
