@@ -614,19 +614,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> NoReturn:
     """The `docs-sync` command (and `python -m bot`): `main`, then, for the commands that read a
-    repository, a quick exit. A check holds the syntax trees and facts of every file it read, and
-    freeing them one by one as the interpreter shuts down costs a cold check of a large parser
-    more than all its git reads; nothing is left to do by then (output flushed, caches committed
-    and closed by their exit handlers, git's processes waited for), so once the exit handlers
-    have run the process ends."""
+    repository and print a report, a quick exit. A check holds the syntax trees and facts of
+    every file it read, and freeing them one by one as the interpreter shuts down costs a cold
+    check of a large parser more than all its git reads; nothing is left to do by then (output
+    flushed, caches committed and closed by their exit handlers, git's processes waited for), so
+    once the exit handlers have run the process ends. The App's long-lived commands exit as
+    usual."""
+    words = [a for a in sys.argv[1:] if not a.startswith("-")]
+    if not words or words[0] not in QUICK_COMMANDS:
+        sys.exit(main())
     # What the imports made lives as long as the process: the collector need not walk it again.
     # A check allocates syntax trees and facts by the hundred thousand and makes few cycles, so
     # it collects less often than a long-lived program would.
     gc.freeze()
     gc.set_threshold(20_000, 20, 1_000)
     code = main()
-    if not _QUICK_EXIT:
-        sys.exit(code)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe was said so by main
             stream.flush()
@@ -634,14 +636,11 @@ def run() -> NoReturn:
     os._exit(code)
 
 
-_QUICK_EXIT = False  # set by _run for the commands that read a repository and print a report
 QUICK_COMMANDS = ("check", "audit", "validate", "init")
 
 
 def _run(argv: Sequence[str] | None) -> int:
-    global _QUICK_EXIT
     args = parse_args(argv)
-    _QUICK_EXIT = args.command in QUICK_COMMANDS
     from bot.trees.git import GitError
 
     try:
