@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import tokenize
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 
@@ -29,6 +28,8 @@ def decode(path: str, data: bytes) -> str:
     """The text of the file at `path` whose content is `data`."""
     if not path.endswith(PYTHON_SUFFIXES):
         return data.decode("utf-8", errors="replace")
+    import tokenize  # only Python sources name their encoding: reading a page needs none of it
+
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError:  # an unknown encoding, or a cookie that contradicts the BOM
