@@ -71,6 +71,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # there, made at run time (the repository ignores it), or another project's
     if not_yet_there(doc, ref.line, ref.token):
         return  # the sentence says the code does not have it yet
+    if made_by_page(doc, ref):
+        return  # the reader's copy, which a command before it made
     if in_submodule(path, submodule_folders(inputs.head)):
         return  # a file of the repository a submodule pins: nothing of it is in this tree
     paths = inputs.head.paths()
@@ -89,6 +91,47 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         line=ref.line,
         edit=(written, suggested) if suggested else None,
     )
+
+
+# Commands whose last word names the file (or folder) they make: `cp src dst`, `mv`, `ln -s`, and
+# a tool's own copy command (`tune cp recipe ~/project/recipes/mine.py`).
+_MAKERS = frozenset({"cp", "mv", "ln"})
+
+
+def made_by_page(doc: DocPage, ref: Ref) -> bool:
+    """Does a command the page runs before `ref` make the path it cites? A page that has the reader
+    copy a recipe (`tune cp full_finetune ~/project/recipes/mine.py`) and then run their copy
+    (`tune run recipes/mine.py`) cites a file of the reader's, not a missing one of the
+    repository's: the copy's destination ends with the path, or is the folder it copied the
+    file of that name into (`cp configs/base.yaml ~/project/configs/`, then `configs/base.yaml`)."""
+    cited = ref.token.strip("/").removeprefix("./")
+    if not cited:
+        return False
+    folder, name = posixpath.split(cited)
+    for made in _made(doc):
+        if made.line > ref.line or (made.line == ref.line and (made.col or 0) >= (ref.col or 0)):
+            break
+        destination = "/" + made.token.rstrip("/").removeprefix("./")
+        if destination.endswith("/" + cited):
+            return True
+        source = made.command[-1] if made.command else ""
+        if folder and destination.endswith("/" + folder) and posixpath.basename(source.rstrip("/")) == name:
+            return True
+    return False
+
+
+def _made(doc: DocPage) -> list[Ref]:
+    """The paths the page's commands make: the last word of a copy, move or link."""
+    made = []
+    for ref in doc.refs:
+        if ref.kind != "path" or ref.command is None or _MAKERS.isdisjoint(ref.command[:3]):
+            continue
+        line = doc.lines[ref.line - 1] if 0 < ref.line <= len(doc.lines) else ""
+        at = line.find(ref.token, ref.col or 0)
+        rest = line[at + len(ref.token) :].strip() if at >= 0 else "?"
+        if rest in ("", "\\") or rest.startswith("#"):
+            made.append(ref)
+    return made
 
 
 def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str]) -> str | None:

@@ -541,3 +541,22 @@ def test_a_scan_of_the_repositorys_modules_tells_a_networked_tree_what_comes_nex
     assert read == files
     assert [len(h) for h in tree.hints] == [READ_AHEAD, READ_AHEAD, 50]
     assert [p for h in tree.hints for p in h] == sorted(files)
+
+
+def test_a_path_the_page_has_the_reader_make_is_theirs_not_a_missing_file_of_the_repository():
+    files = {CLI: cli(), "recipes/full_finetune.py": "", "configs/base.yaml": ""}
+    page = (
+        "```bash\n"
+        "tune cp full_finetune ~/my_project/recipes/single_device.py\n"
+        "tune run recipes/single_device.py\n"
+        "cp configs/base.yaml ~/my_project/configs/\n"
+        "```\n\n"
+        "Then edit `configs/base.yaml` and run `recipes/single_device.py` again.\n"
+    )
+    assert audited(page, files) == []
+    # A path no command made, or one cited before the command that makes it, is still the
+    # repository's and still missing.
+    [before] = audited("Run `recipes/single_device.py`.\n\n" + page, files)
+    assert (before.kind, before.symbol, before.doc.line) == ("unresolved", "recipes/single_device.py", 1)
+    found = audited(page + "\nSee `recipes/single_devices.py` and `configs/other.yaml`.\n", files)
+    assert sorted(f.symbol for f in found) == ["configs/other.yaml", "recipes/single_devices.py"]
