@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn
 
+from bot import cli_cache
 from bot.cli_args import parse_args, version
 from bot.core.model import Change, Finding, Report, Tree
 from bot.core.packfiles import REPO_CONFIG
@@ -30,8 +31,6 @@ if TYPE_CHECKING:
 
 # The rule classes (bot.core.rules) are imported where rules are parsed or an error of theirs is
 # reported: a check of commits checked before prints the kept report without them.
-
-RULES_FORMAT = 2
 
 
 class UsageError(Exception):
@@ -76,7 +75,7 @@ def _load_rules(
     _require_rules(values, repo_config)
     # Parsed packs are cached by the text of every file they could come from: validating YAML
     # with line numbers costs more than the whole check of a typical change.
-    key = key or _rules_key(values, repo_config)
+    key = key or cli_cache.rules_key(values, repo_config)
     if cache is not None and key is not None:
         hit = cache.get(key)
         if isinstance(hit, tuple):
@@ -129,53 +128,6 @@ def _config_here(repo: GitRepo, tree: GitTree, rev: str) -> str | None:
     return text
 
 
-def _rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | None:
-    import hashlib
-
-    from bot.core.packfiles import builtin_pack_names, builtin_pack_path
-
-    # RULES_FORMAT changes whenever the rule dataclasses gain a field, so a cached pack never
-    # comes back without it.
-    digest = hashlib.sha1(repr((RULES_FORMAT, _code_digest(), values, repo_config)).encode())
-    try:
-        for name in builtin_pack_names():
-            digest.update(name.encode() + b"\0" + builtin_pack_path(name).read_bytes())
-        for value in values or ():
-            if os.path.isfile(value):
-                with open(value, "rb") as f:
-                    digest.update(os.path.abspath(value).encode() + b"\0" + f.read())
-    except OSError:
-        return None
-    return f"rules:{digest.hexdigest()}"
-
-
-def _report_key(
-    what: str, rules_key: str, commits: Sequence[str], history: bool, others: Sequence[Tree] = ()
-) -> str:
-    """A report depends on the rules (`rules_key`: the text of every file they come from, and
-    docs-sync's code), the commits checked (their files, and their history when it is read) and
-    the files of the rules' other projects, and on nothing else: commits do not change, so a
-    check or an audit made before with all of these the same is not made again."""
-    import hashlib
-
-    digest = hashlib.sha1(f"{rules_key} {what} {' '.join(commits)} history={history}".encode())
-    for each in others:
-        for path in sorted(each.paths()):
-            digest.update(f"{path}\0{each.blob_id(path)}\n".encode())
-        digest.update(b"\0")
-    return f"{what}:{digest.hexdigest()}"
-
-
-@functools.cache
-def _code_digest() -> str:
-    """docs-sync's own code: a cached result made by other code is never used. All of it, not
-    only the analysis: how the command line reads git and composes a check decides a report too."""
-    import bot
-    from bot.trees.factcache import code_digest
-
-    return code_digest(os.path.dirname(bot.__file__))
-
-
 def _require_matches(
     rules: Sequence[Rule],
     base: Tree,
@@ -195,21 +147,6 @@ def _require_matches(
     if problems:
         raise ConfigErrors(problems)
     return kept, stale
-
-
-def _cache(disabled: bool) -> FactsCache | None:
-    if disabled:
-        return None
-    import sqlite3
-
-    from bot.trees.factcache import FactsCache
-
-    try:
-        cache = FactsCache(namespace=_code_digest())
-    except (OSError, sqlite3.Error):
-        return None  # a read-only home directory, or a damaged cache file, only costs speed
-    atexit.register(cache.close)  # before `run`'s quick exit, which skips the finalizers
-    return cache
 
 
 def _print(report: Report, fmt: str, fail_on: str | None, doc_text: DocText | None = None) -> None:
@@ -272,7 +209,7 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         # The hook's `--base HEAD` names the head again: it is not resolved twice.
         base_sha = repo.merge_base(head_sha if base_rev == head_rev else repo.resolve(base_rev), head_sha)
         base = repo.tree(base_sha)
-        cache = _cache(args.no_cache)
+        cache = cli_cache.open_cache(args.no_cache)
         # Rules come from the base revision: a change cannot switch off its own check.
         repo_config = None if args.rules else _repo_config(base)
         _require_rules(args.rules, repo_config)
@@ -286,12 +223,12 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
             yield report, worktree.read
             return
         head = repo.tree(head_sha)
-        rules_key = _rules_key(args.rules, repo_config) if cache is not None else None
+        rules_key = cli_cache.rules_key(args.rules, repo_config) if cache is not None else None
         commits, history = [base_sha, head_sha], not args.no_history
         # A report is kept under its rules' text when they read no other project (a check of
         # commits checked before is answered without parsing a rule), else with the files the
         # others had; never when one could not be read (it may be read the next time).
-        key = _report_key("check", rules_key, commits, history) if rules_key else None
+        key = cli_cache.report_key("check", rules_key, commits, history) if rules_key else None
         hit = cache.get(key) if cache is not None and key is not None else None
         if isinstance(hit, Report):
             yield hit, head.read
@@ -300,7 +237,7 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         others = _others(rules)
         if rules_key and any(rule.others for rule in rules):
             read = [*others[0].values()]
-            key = None if others[1] else _report_key("check", rules_key, commits, history, read)
+            key = None if others[1] else cli_cache.report_key("check", rules_key, commits, history, read)
             hit = cache.get(key) if cache is not None and key is not None else None
             if isinstance(hit, Report):
                 yield hit, head.read
@@ -382,16 +319,18 @@ def run_audit(args: argparse.Namespace) -> int:
 
     with GitRepo(args.repo) as repo:
         tree = repo.tree(args.rev)
-        cache = _cache(args.no_cache)
+        cache = cli_cache.open_cache(args.no_cache)
         repo_config = None if args.rules else _config_here(repo, tree, args.rev)
-        rules_key = _rules_key(args.rules, repo_config) if cache is not None else None
+        rules_key = cli_cache.rules_key(args.rules, repo_config) if cache is not None else None
         rules = _rules_of(_load_rules(args.rules, repo_config, cache, rules_key))
         existed = functools.partial(repo.ever_had, tree.sha)
         rules, stale = _require_matches(rules, MemoryTree({}), tree, {}, cache, existed)
         others, unread = _others(rules)
         key = None
         if rules_key is not None and not unread:
-            key = _report_key("audit", rules_key, [tree.sha], not args.no_history, list(others.values()))
+            key = cli_cache.report_key(
+                "audit", rules_key, [tree.sha], not args.no_history, list(others.values())
+            )
         hit = cache.get(key) if cache is not None and key is not None else None
         if isinstance(hit, Report):
             report = hit

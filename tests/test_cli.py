@@ -579,9 +579,9 @@ def test_a_warm_audit_of_an_unchanged_revision_is_not_checked_again(small: Path,
     first = docs_sync(*args, env=env)
     again = docs_sync(*args, env=env)
     assert first.returncode == again.returncode == 1 and first.stdout == again.stdout
-    from bot.cli import _code_digest
+    from bot.cli_cache import code_digest
 
-    cache = FactsCache(tmp_path / "cache" / "facts.sqlite", namespace=_code_digest())
+    cache = FactsCache(tmp_path / "cache" / "facts.sqlite", namespace=code_digest())
     assert sum(1 for key in cache if key.startswith("audit:")) == 1  # one revision audited, kept once
     cache.close()
     # Any file of the revision changing is a new audit: a fixed page is never reported from the cache.
@@ -592,7 +592,7 @@ def test_a_warm_audit_of_an_unchanged_revision_is_not_checked_again(small: Path,
 
 
 def test_a_check_of_the_same_commits_is_answered_from_its_cached_report(small: Path, tmp_path: Path):
-    from bot.cli import _code_digest
+    from bot.cli_cache import code_digest
     from bot.trees.factcache import FactsCache
 
     env = dict(os.environ, DOCS_SYNC_CACHE=str(tmp_path / "cache"))
@@ -603,7 +603,7 @@ def test_a_check_of_the_same_commits_is_answered_from_its_cached_report(small: P
     assert first.returncode == 1 and json.loads(first.stdout)["findings"], first.stderr
 
     def reports() -> list[str]:
-        cache = FactsCache(tmp_path / "cache" / "facts.sqlite", namespace=_code_digest())
+        cache = FactsCache(tmp_path / "cache" / "facts.sqlite", namespace=code_digest())
         try:
             return [key for key in cache if key.startswith("check:")]
         finally:
@@ -612,7 +612,7 @@ def test_a_check_of_the_same_commits_is_answered_from_its_cached_report(small: P
     [key] = reports()
     # The second run reads the kept report, not the code: a report changed in the cache is what
     # it prints (nothing else could make it say so).
-    cache = FactsCache(tmp_path / "cache" / "facts.sqlite", namespace=_code_digest())
+    cache = FactsCache(tmp_path / "cache" / "facts.sqlite", namespace=code_digest())
     report = cache.get(key)
     cache[key] = dataclasses.replace(report, findings=report.findings[:1] * 2)
     cache.close()
