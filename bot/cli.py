@@ -68,8 +68,8 @@ def _need_app(command: str) -> None:
 def _load_rules(
     values: Sequence[str] | None, repo_config: str | None, cache: FactsCache | None, key: str | None = None
 ) -> tuple[RulePack, ...]:
-    """The packs of `--rules` (else the repository's config); `key` is their `_rules_key` when
-    the caller has it."""
+    """The packs of `--rules` (else the repository's config); `key` is their
+    `cli_cache.rules_key` when the caller has it."""
     from bot.core.packs import parse_repo_config, resolve_rule_args
 
     _require_rules(values, repo_config)
@@ -229,24 +229,22 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
         # commits checked before is answered without parsing a rule), else with the files the
         # others had; never when one could not be read (it may be read the next time).
         key = cli_cache.report_key("check", rules_key, commits, history) if rules_key else None
-        hit = cache.get(key) if cache is not None and key is not None else None
-        if isinstance(hit, Report):
-            yield hit, head.read
+        kept = cli_cache.kept_report(cache, key)
+        if kept is not None:
+            yield kept, head.read
             return
         rules = _rules_of(_load_rules(args.rules, repo_config, cache, rules_key))
         others = _others(rules)
-        if rules_key and any(rule.others for rule in rules):
+        if rules_key is not None and any(rule.others for rule in rules):
             read = [*others[0].values()]
             key = None if others[1] else cli_cache.report_key("check", rules_key, commits, history, read)
-            hit = cache.get(key) if cache is not None and key is not None else None
-            if isinstance(hit, Report):
-                yield hit, head.read
-                return
-        changes = repo.changes(base_sha, head_sha)
-        report = _check(repo, args, rules, others, base, head, changes, head_sha, cache)
-        if cache is not None and key is not None:
-            cache[key] = report
-        yield report, head.read
+            kept = cli_cache.kept_report(cache, key)
+        if kept is None:
+            changes = repo.changes(base_sha, head_sha)
+            kept = _check(repo, args, rules, others, base, head, changes, head_sha, cache)
+            if cache is not None and key is not None:
+                cache[key] = kept
+        yield kept, head.read
 
 
 def _others(rules: Sequence[Rule]) -> tuple[dict[Other, Tree], list[Finding]]:
@@ -331,9 +329,9 @@ def run_audit(args: argparse.Namespace) -> int:
             key = cli_cache.report_key(
                 "audit", rules_key, [tree.sha], not args.no_history, list(others.values())
             )
-        hit = cache.get(key) if cache is not None and key is not None else None
-        if isinstance(hit, Report):
-            report = hit
+        kept = cli_cache.kept_report(cache, key)
+        if kept is not None:
+            report = kept
         else:
             history = None if args.no_history else open_history(repo, tree.sha, cache)
             report = audit(rules, tree, cache=cache, history=history, others=others)
@@ -551,6 +549,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+QUICK_COMMANDS = ("check", "audit", "validate", "init")  # run's quick exit: they end with a report
+
+
 def run() -> NoReturn:
     """The `docs-sync` command (and `python -m bot`): `main`, then, for the commands that read a
     repository and print a report, a quick exit. A check holds the syntax trees and facts of
@@ -573,9 +574,6 @@ def run() -> NoReturn:
             stream.flush()
     atexit._run_exitfuncs()
     os._exit(code)
-
-
-QUICK_COMMANDS = ("check", "audit", "validate", "init")
 
 
 def _run(argv: Sequence[str] | None) -> int:

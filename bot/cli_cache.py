@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bot.core.model import Tree
+    from bot.core.model import Report, Tree
     from bot.trees.factcache import FactsCache
 
 # Bumped whenever the rule dataclasses gain a field, so a cached pack never comes back without it.
@@ -22,12 +22,12 @@ RULES_FORMAT = 2
 
 
 def rules_key(values: Sequence[str] | None, repo_config: str | None) -> str | None:
+    """The key of the packs `--rules` names (else the repository's config): the text of every
+    file they could come from; None when one cannot be read."""
     import hashlib
 
     from bot.core.packfiles import builtin_pack_names, builtin_pack_path
 
-    # RULES_FORMAT changes whenever the rule dataclasses gain a field, so a cached pack never
-    # comes back without it.
     digest = hashlib.sha1(repr((RULES_FORMAT, code_digest(), values, repo_config)).encode())
     try:
         for name in builtin_pack_names():
@@ -81,3 +81,11 @@ def open_cache(disabled: bool) -> FactsCache | None:
         return None  # a read-only home directory, or a damaged cache file, only costs speed
     atexit.register(cache.close)  # before `run`'s quick exit, which skips the finalizers
     return cache
+
+
+def kept_report(cache: FactsCache | None, key: str | None) -> Report | None:
+    """The report kept under `key`, if any."""
+    from bot.core.model import Report
+
+    hit = cache.get(key) if cache is not None and key is not None else None
+    return hit if isinstance(hit, Report) else None
