@@ -147,34 +147,6 @@ def parse_doc_cached(path: str, text: str, blob: str | None, cache: ParseCache |
     return cached(cache, key, DocPage, lambda: parse_doc(path, text))
 
 
-@dataclass(frozen=True)
-class PageIndex:
-    """What a page cites, kept by blob id: enough to know, without reading the page, that a change
-    cannot make it wrong (bot/core/check/reach.py)."""
-
-    tokens: frozenset[str]  # every reference's token and value, every claim's subject and value
-    paths: bool  # does it cite a repository path
-
-
-def page_index(doc: DocPage) -> PageIndex:
-    tokens = {r.token for r in doc.refs} | {r.value for r in doc.refs if r.value}
-    tokens |= {c.subject for c in doc.claims if c.subject} | {c.value for c in doc.claims}
-    return PageIndex(frozenset(tokens), any(r.kind == "path" for r in doc.refs))
-
-
-def page_index_cached(path: str, tree: Tree, cache: ParseCache | None) -> PageIndex | None:
-    """The index of the page at `path` (None: no such page); a cached one costs no read."""
-    blob = tree.blob_id(path)
-    if blob is None:
-        return None
-
-    def index() -> PageIndex | None:
-        text = tree.read(path)
-        return None if text is None else page_index(parse_doc_cached(path, text, blob, cache))
-
-    return cached(cache, f"{PAGE_FORMAT}:index:{blob}:{path}", PageIndex, index)
-
-
 def _choice_facts(flag: Fact) -> Iterable[Fact]:
     """A flag's literal choices are facts too: the doc cites them as bare values (`fsdp`)."""
     choices = flag.attr("choices")

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.core import decorated_clis, init_pairs, typed_clis
-from bot.core.extract import walk
+from bot.core.extract import parsed, walk
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
 from bot.core.packfiles import REPO_CONFIG
@@ -356,7 +356,7 @@ def _builders(path: str, text: str) -> list[tuple[str, str]]:
     if "fields(" not in text:
         return []
     try:
-        module = ast.parse(text, filename=path)
+        module = parsed.module(text, path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     found = []

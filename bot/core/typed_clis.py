@@ -14,7 +14,7 @@ import ast
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from bot.core.extract import tyro_flags, walk
+from bot.core.extract import parsed, tyro_flags, walk
 from bot.core.extract.constants import dotted
 from bot.core.extract.imports import Modules
 from bot.core.extract.typed_fields import (
@@ -173,7 +173,7 @@ def _merged(found: list[TypedCli]) -> list[TypedCli]:
 
 def _parse(text: str) -> ast.Module | None:
     try:
-        return ast.parse(text)
+        return parsed.module(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 

@@ -19,11 +19,10 @@ from bot.core.facts import (
     TOKENS_FORMAT,
     ParseCache,
     code_tokens_cached,
-    page_index,
-    page_index_cached,
     parse_doc_cached,
 )
 from bot.core.model import READ_AHEAD, Tree, read_ahead
+from bot.core.pageindex import page_index, page_index_cached
 from bot.core.rules import Rule
 
 # How a code span writes a name: `NAME`, `$NAME`, `${NAME}`.
@@ -227,14 +226,16 @@ def _cited(
     """Those of `names` the rule's pages cite at head in code style, as their indexes (kept by
     blob id) say."""
     wanted = {spelling: name for name in names for spelling in spellings(name)}
+    named = frozenset(names)
     out: set[str] = set()
     for target in rule.docs:
         path = renames.get(target.path, target.path)
-        index = page_index_cached(path, head, cache)
-        if index is None:  # a page with no blob id (laid over a revision): read it
+        index = page_index_cached(path, head, cache, lambda words: words.names(named))
+        if index is None and head.blob_id(path) is None:  # a page laid over a revision: read it
             text = head.read(path)
             if text is None:
                 continue
-            index = page_index(parse_doc_cached(path, text, head.blob_id(path), cache))
-        out.update(wanted[t] for t in index.tokens if t in wanted)
+            index = page_index(parse_doc_cached(path, text, None, cache))
+        if index is not None:
+            out.update(wanted[t] for t in index.tokens if t in wanted)
     return out

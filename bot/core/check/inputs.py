@@ -4,6 +4,7 @@ its pages as they read at head."""
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -13,11 +14,12 @@ from bot.core.check.ownership import Ownership
 from bot.core.check.reach import Reach
 from bot.core.check.touched import Touched
 from bot.core.doclines import in_scope
-from bot.core.facts import Facts, ParseCache, gather, named_programs, page_index_cached, parse_doc_cached
+from bot.core.facts import Facts, ParseCache, gather, named_programs, parse_doc_cached
 from bot.core.kinds import FLAG_KINDS
 from bot.core.linediff import LineDiff, line_diff
 from bot.core.model import CodeLocation, Fact, Tree
 from bot.core.page import DocPage, Ref
+from bot.core.pageindex import page_index_cached
 from bot.core.programs import programs
 from bot.core.rules import Rule
 
@@ -87,7 +89,7 @@ def build(
     owned |= {f.key for f in (*base_facts.facts, *head_facts.facts)}
     gone = vanished_names(rule, base, head, touched.paths, touched.renames, cache, owned)
     # Pages the change cannot reach are neither read nor judged (reach.py).
-    reach = Reach.of(rule, base_facts, head_facts, bool(touched.renames or touched.removed), gone)
+    reach = Reach.of(rule, base_facts, head_facts, _gone_parts(touched, head), gone)
     pages = tuple(_pages(rule, base, head, touched, cache, reach))
     env = None
     if any((n := env_name(r.token)) is not None and n not in owned for p in pages for r in p.new_refs):
@@ -113,6 +115,21 @@ def build(
         environment=env,
         others=others,
     )
+
+
+def _gone_parts(touched: Touched, head: Tree) -> set[str]:
+    """The last parts of the files the change moved or deleted and of the folders it left empty
+    (bot/core/check/paths.py judges a cited path that resolves to one of those)."""
+    out: set[str] = set()
+    emptied: set[str] = set()
+    for path in (*touched.removed, *touched.renames):
+        out.add(posixpath.basename(path))
+        folder = posixpath.dirname(path)
+        while folder and folder not in emptied and not head.exists(folder):
+            emptied.add(folder)
+            out.add(posixpath.basename(folder))
+            folder = posixpath.dirname(folder)
+    return out
 
 
 def _code_diffs(rule: Rule, base: Tree, head: Tree, touched: Touched) -> dict[str, LineDiff]:
@@ -164,5 +181,5 @@ def _may_change(
         return True
     if head.blob_id(head_path) != base_blob:
         return True  # edited, though the change does not name it (a working tree)
-    index = page_index_cached(head_path, head, cache)
+    index = page_index_cached(head_path, head, cache, reach.may_touch)
     return index is not None and reach.touches(index)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from bot.core import lazyre
-from bot.core.extract import walk
+from bot.core.extract import parsed, walk
 from bot.core.facts import ParseCache, _extract_cached
 from bot.core.model import Tree
 from bot.core.programs import subcommands
@@ -132,7 +132,7 @@ def _python(path: str, tree: Tree, cache: ParseCache | None, flags: set[str], wo
 def _dataclass_flags(path: str, text: str) -> set[str]:
     """Every dataclass field as a flag, in the spellings dataclass command lines use."""
     try:
-        module = ast.parse(text, filename=path)
+        module = parsed.module(text, path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     out: set[str] = set()

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from bot.core import lazyre
-from bot.core.extract import walk
+from bot.core.extract import parsed, walk
 from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, parse_doc
 from bot.core.programs import Programs, for_subcommand, invoked, subcommands
@@ -603,7 +603,7 @@ def _typer_options(path: str, text: str) -> set[str]:
     `typer.Option(...)` default, and of the fields of its dataclasses (a command line built
     from one, as `dataclass_cli` helpers do)."""
     try:
-        module = ast.parse(text, filename=path)
+        module = parsed.module(text, path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     out: set[str] = set()

@@ -4,14 +4,16 @@ A page the change did not edit can only be made wrong through what it cites: a f
 meaning or program changed (code -> doc), a set it lists that gained a member, a parser whose
 flags it covers that gained one (undocumented, new-flag), a path the change moved or deleted, or
 a name the change took out of the rule's sources (vanished).
-`Reach` holds those tokens; a page whose index (`bot.core.facts.PageIndex`, kept by blob id)
+`Reach` holds those tokens; a page whose index (`bot.core.pageindex.PageIndex`, kept by blob id)
 shares none of them is neither read nor judged. So the cost of a check follows the change, not
 the size of the docs tree.
 
 The tokens are a superset, never a guess: a help text edited counts as a change to its flag. A
 new flag (a new destination, not `--no-x` beside `--x`) reaches the pages citing its parser's
 other flags, and every page when the rule says its pages list the parser in full.
-Pages the change edited, and every page of an audit, are always read.
+Pages the change edited, and every page of an audit, are always read. A page not indexed yet
+(a cold cache) is read but not parsed when its words cannot make any of the tokens
+(`bot.core.pageindex`): most pages of a large docs tree, on most changes.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.core.check.codenames import spellings
-from bot.core.facts import Facts, PageIndex
+from bot.core.facts import Facts
 from bot.core.model import Fact
+from bot.core.pageindex import PageIndex, PageWords
 from bot.core.rules import Rule
 
 
@@ -30,7 +33,9 @@ class Reach:
     """What a change can make wrong in a page it did not edit."""
 
     tokens: frozenset[str]  # cited tokens through which the change can reach a page
-    paths: bool  # the change moved or deleted files, and the rule checks the paths pages cite
+    # When the rule checks the paths pages cite: the last parts of the files the change moved or
+    # deleted and of the folders it left empty; a page citing one of those paths writes that part.
+    paths: frozenset[str] = frozenset()
     every_page: bool = False  # a new flag of a parser the rule says its pages list in full
 
     def touches(self, index: PageIndex) -> bool:
@@ -38,17 +43,31 @@ class Reach:
             return True
         return not self.tokens.isdisjoint(index.tokens)
 
+    def may_touch(self, words: PageWords) -> bool:
+        """Could a page of these words (not indexed yet) be touched? False spares parsing it."""
+        if self.every_page:
+            return True
+        could = words.citable()
+        return any(map(could, self.paths)) or any(map(could, self.tokens))
+
     @classmethod
     def of(
-        cls, rule: Rule, base: Facts, head: Facts, moved_or_deleted: bool, vanished: Iterable[str] = ()
+        cls,
+        rule: Rule,
+        base: Facts,
+        head: Facts,
+        moved_or_deleted: Iterable[str] = (),
+        vanished: Iterable[str] = (),
     ) -> Reach:
-        """`vanished`: names the change took out of the rule's sources (codenames.py); a page
-        citing one in any spelling is reached."""
+        """`moved_or_deleted`: the last parts of the paths the change moved or deleted (files, and
+        folders it left empty); `vanished`: names the change took out of the rule's sources
+        (codenames.py), a page citing one in any spelling is reached."""
         tokens, grown = _tokens(base, head)
         tokens.update(spelling for name in vanished for spelling in spellings(name))
         enumerated = {s.id for s in rule.sources if s.enumerated}
         cites_paths = any(s.kind == "paths" for s in rule.sources)
-        return cls(frozenset(tokens), moved_or_deleted and cites_paths, bool(grown & enumerated))
+        paths = frozenset(moved_or_deleted) if cites_paths else frozenset()
+        return cls(frozenset(tokens), paths, bool(grown & enumerated))
 
 
 def _meaning(fact: Fact) -> tuple[object, ...]:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from typing import Any
 
+from bot.core.extract import parsed
 from bot.core.kinds import SOURCE_KINDS
 from bot.core.model import Extraction, Fact, ParseError
 from bot.core.rules import Source
@@ -45,7 +46,7 @@ def extract(source: Source, path: str, text: str) -> Extraction:
         raise ValueError(f"unknown source kind {source.kind!r}")
     extractor: Callable[[Source, str, ast.Module], Iterable[Fact]] = _load(_EXTRACTORS[source.kind])
     try:
-        tree = ast.parse(text, filename=path)
+        tree = parsed.module(text, path)
     except SyntaxError as e:
         return Extraction(facts=(), errors=(ParseError(path, e.lineno or 1, e.msg),))
     except (ValueError, RecursionError) as e:  # null bytes; nesting deeper than the parser allows

@@ -25,7 +25,7 @@ from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from bot.core.extract import walk
+from bot.core.extract import parsed, walk
 from bot.core.model import Tree
 
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
@@ -86,7 +86,7 @@ class Summary:
 
 def summarize(text: str) -> Summary | None:
     try:
-        tree = ast.parse(text)
+        tree = parsed.module(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     units: dict[str, Unit] = {}

@@ -17,7 +17,7 @@ import shlex
 from typing import NamedTuple
 
 from bot.core import lazyre
-from bot.core.extract import walk
+from bot.core.extract import parsed, walk
 
 MAX_BYTES = 200_000
 MAX_LINES = 2_000
@@ -134,7 +134,7 @@ def python_forwards(text: str) -> list[Forward]:
     if "sys.argv" not in text or len(text) > MAX_BYTES:
         return []
     try:
-        tree = ast.parse(text)
+        tree = parsed.module(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     out: list[Forward] = []

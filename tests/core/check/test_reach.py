@@ -9,10 +9,11 @@ import pytest
 
 from bot.core.check import check
 from bot.core.check.reach import Reach
-from bot.core.facts import Facts, page_index
+from bot.core.facts import Facts
 from bot.core.model import Change, Fact
 from bot.core.packs import parse_rules_file
-from bot.core.page import parse_doc
+from bot.core.page import DocPage, parse_doc
+from bot.core.pageindex import page_index
 from bot.trees.memory import MemoryTree
 
 CONFIG = """\
@@ -117,6 +118,26 @@ def test_skipping_pages_changes_no_finding(name):
         assert fast.findings, "the scenario makes some page wrong"
 
 
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_a_cold_cache_skips_pages_unparsed_and_changes_no_finding(name):
+    # A page not indexed yet is parsed only when its words could cite what the change reaches.
+    edits = SCENARIOS[name]
+    cold, _ = run(edits, {})
+    full, _ = run(edits, every_page=True)
+    assert sorted(map(_key, cold.findings)) == sorted(map(_key, full.findings))
+
+
+def test_a_cold_check_parses_only_the_pages_whose_words_could_cite_what_it_reaches():
+    cache: dict[str, object] = {}
+    _, read = run(SCENARIOS["a flag renamed"], cache)
+    assert {p for p in read if p.startswith("docs/")} == set(PAGES)  # each read once, for its words
+    parsed = {k.rpartition(":")[2] for k, v in cache.items() if isinstance(v, DocPage)}
+    assert parsed == {"docs/alpha.md", "docs/by-name.md", "docs/mode.md"}
+    # The next change finds the others' words kept: it reads only the page it reaches.
+    _, read = run(SCENARIOS["a mesh dimension added"], cache)
+    assert {p for p in read if p.startswith("docs/")} == {"docs/mesh.md"}
+
+
 def _key(f):
     return (f.kind, f.symbol, f.doc.path if f.doc else None, f.doc.line if f.doc else None, f.message)
 
@@ -166,21 +187,21 @@ def test_the_tokens_a_change_reaches_through():
     flag = Fact("flag", "--mode", "mode", "cli", "t.py", 3, (("choices", "fast,slow"), ("default", "fast")))
     moved = Fact("flag", "--mode", "mode", "cli", "t.py", 9, flag.attrs)  # only its line moved
     other = Fact("flag", "--alpha", "alpha", "cli", "t.py", 4)
-    assert Reach.of(rule, facts(flag, other), facts(moved, other), False).tokens == frozenset()
+    assert Reach.of(rule, facts(flag, other), facts(moved, other)).tokens == frozenset()
     changed = Fact(
         "flag", "--mode", "mode", "cli", "t.py", 3, (("choices", "fast,slow"), ("default", "slow"))
     )
-    reach = Reach.of(rule, facts(flag, other), facts(changed, other), False)
+    reach = Reach.of(rule, facts(flag, other), facts(changed, other))
     assert reach.tokens == {"--mode", "mode", "fast", "slow"}
     assert reach.touches(page_index(parse_doc("a.md", "# A\n\n`slow` is the default.\n")))
     assert not reach.touches(page_index(parse_doc("b.md", "# B\n\n`--alpha 3`, see `x/y.py`.\n")))
     # The negative half of a switch is a new spelling of a destination the parser had: no new flag.
     negative = Fact("flag", "--no-alpha", "alpha", "cli", "t.py", 5, (("sets", "false"),))
-    assert Reach.of(rule, facts(other), facts(other, negative), False).tokens == {"--no-alpha", "alpha"}
+    assert Reach.of(rule, facts(other), facts(other, negative)).tokens == {"--no-alpha", "alpha"}
     # A file moved or deleted reaches every page citing a path, when the rule checks them.
     cites = page_index(parse_doc("c.md", "See `x/y.py`.\n"))
-    assert Reach.of(rule, facts(), facts(), True).touches(cites)
-    assert not Reach.of(plain, facts(), facts(), True).touches(cites)
+    assert Reach.of(rule, facts(), facts(), {"helper.py"}).touches(cites)
+    assert not Reach.of(plain, facts(), facts(), {"helper.py"}).touches(cites)
 
 
 def test_a_new_flag_of_a_parser_the_pages_list_in_full_reaches_every_page():
@@ -189,5 +210,5 @@ def test_a_new_flag_of_a_parser_the_pages_list_in_full_reaches_every_page():
     listed = replace(rule, sources=(cli, *rule.sources[1:]))
     base, head = Facts(), Facts()
     head.add(Fact("flag", "--beta", "beta", "cli", "tool/cli.py", 6))
-    assert Reach.of(listed, base, head, False).touches(page_index(parse_doc("d.md", "# Nothing\n")))
-    assert not Reach.of(rule, base, head, False).touches(page_index(parse_doc("d.md", "# Nothing\n")))
+    assert Reach.of(listed, base, head).touches(page_index(parse_doc("d.md", "# Nothing\n")))
+    assert not Reach.of(rule, base, head).touches(page_index(parse_doc("d.md", "# Nothing\n")))

@@ -1,0 +1,102 @@
+"""What a page cites, kept by blob id, so that a check knows without reading a page that a change
+cannot make it wrong (bot/core/check/reach.py, bot/core/check/codenames.py).
+
+A page is parsed for its index only when the caller could want it: a page not indexed yet is read
+for its words (`PageWords`), and one whose words cannot make any token the caller looks for is not
+parsed; its words are kept instead, so the next check need not read it either. On a cold check of
+a large docs tree most pages stop there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.core import lazyre
+from bot.core.blobcache import cached
+from bot.core.facts import PAGE_FORMAT, ParseCache, parse_doc_cached
+from bot.core.model import Tree
+from bot.core.page import DocPage
+
+
+@dataclass(frozen=True)
+class PageIndex:
+    """Every reference's token and value, every claim's subject and value."""
+
+    tokens: frozenset[str]
+    paths: bool  # does it cite a repository path
+
+
+def page_index(doc: DocPage) -> PageIndex:
+    tokens = {r.token for r in doc.refs} | {r.value for r in doc.refs if r.value}
+    tokens |= {c.subject for c in doc.claims if c.subject} | {c.value for c in doc.claims}
+    return PageIndex(frozenset(tokens), any(r.kind == "path" for r in doc.refs))
+
+
+# Runs of ASCII letters, digits and `_`: the names a page writes, and the stuff of its words.
+_RUN = lazyre.compile(r"[A-Za-z0-9_]+")
+# Words an index may hold that the page need not write: the normal forms claims give a default
+# (`on` is `True`, `1e-4` is `0.0001`, sizes in bytes; bot/core/doclines.py).
+_NORMAL_WORD = lazyre.compile(r"true|false|none|inf|nan|[0-9]+e?[0-9]*|e[0-9]+")
+
+
+def _words(runs: frozenset[str] | list[str]) -> set[str]:
+    return {w for run in runs for w in run.lower().split("_") if w}
+
+
+@dataclass(frozen=True)
+class PageWords:
+    """The runs of letters, digits and `_` of a page that was not parsed."""
+
+    runs: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> PageWords:
+        return cls(frozenset(_RUN.findall(text)))
+
+    def names(self, wanted: frozenset[str]) -> bool:
+        """Does the page write any of these code names? A code span holds a name as written."""
+        return not wanted.isdisjoint(self.runs)
+
+    def citable(self) -> Callable[[str], bool]:
+        """Can the page's index hold a token? Every word of a token a page cites is one of the
+        page's words, in any case and between any separators (`lr:` under `optimizer:` in a YAML
+        block is `optimizer.lr`, `--max-steps` may be `max_steps:`), or a normal form. False is a
+        promise: tests/core/test_page_words.py holds every index of its corpus to it."""
+        words = _words(self.runs)
+
+        def could(token: str) -> bool:
+            return all(w in words or _NORMAL_WORD.fullmatch(w) for w in _words(_RUN.findall(token)))
+
+        return could
+
+
+def page_index_cached(
+    path: str, tree: Tree, cache: ParseCache | None, wanted: Callable[[PageWords], bool] | None = None
+) -> PageIndex | None:
+    """The index of the page at `path` (None: no such page); a kept one costs no read. With
+    `wanted`, a page not indexed yet that `wanted` rejects by its words is not parsed: None, as
+    for no page, and its words are kept for the next check."""
+    blob = tree.blob_id(path)
+    if blob is None:
+        return None
+    key = f"{PAGE_FORMAT}:index:{blob}:{path}"
+    words_key = f"{PAGE_FORMAT}:words:{blob}:{path}"
+    if cache is not None:
+        hit = cache.get(key)
+        if isinstance(hit, PageIndex):
+            return hit
+        if wanted is not None and isinstance(kept := cache.get(words_key), PageWords) and not wanted(kept):
+            return None
+
+    def index() -> PageIndex | None:
+        text = tree.read(path)
+        if text is None:
+            return None
+        if wanted is not None and not wanted(words := PageWords.of(text)):
+            if cache is not None:
+                cache[words_key] = words
+            return None
+        return page_index(parse_doc_cached(path, text, blob, cache))
+
+    return cached(cache, key, PageIndex, index)
