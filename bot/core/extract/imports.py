@@ -99,7 +99,8 @@ def summarize(text: str) -> Summary | None:
     decorated = any(m in text for m in _DECORATED) or ".command(" in text
     for stmt in _top_statements(tree.body):
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            units.setdefault(stmt.name, _unit([stmt], tyro, decorated))
+            if stmt.name not in units:
+                units[stmt.name] = _unit([stmt], tyro, decorated)
         elif _is_main_guard(stmt):
             main.append(stmt)
         else:
@@ -115,6 +116,7 @@ def summarize(text: str) -> Summary | None:
     units[TOP] = _unit(top, tyro, decorated)
     units[MAIN] = _unit(main, tyro, decorated)
     imports: dict[str, list[Import]] = {}
+    creates_parser = False
     for node in walk.nodes(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -128,17 +130,15 @@ def summarize(text: str) -> Summary | None:
                 if alias.name != "*":
                     bound = alias.asname or alias.name
                     imports.setdefault(bound, []).append(Import(node.module or "", node.level, alias.name))
+        elif not creates_parser and isinstance(node, ast.Call):
+            creates_parser = (_chain(node.func) or "").split(".")[-1] == "ArgumentParser"
     return Summary(
         units=units,
         imports={k: tuple(dict.fromkeys(v)) for k, v in imports.items()},
         assigned=frozenset(assigned),
         argparse=any(m in text for m in _MARKERS) or decorated,
         # A click or typer command is a command line of its own, not flags added to another's.
-        creates_parser=any(
-            isinstance(n, ast.Call) and (_chain(n.func) or "").split(".")[-1] == "ArgumentParser"
-            for n in walk.nodes(tree)
-        )
-        or (decorated and any(u.declares for u in units.values())),
+        creates_parser=creates_parser or (decorated and any(u.declares for u in units.values())),
         values=values,
         decorated=decorated,
     )
@@ -168,6 +168,9 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
     return len(sides) == 2 and names == ["__name__"] and strings == ["__main__"]
 
 
+_REFERENCE = (ast.Attribute, ast.Name)
+
+
 def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> Unit:
     # Imported here: click_names brings the argparse reader, which a warm check never loads.
     from bot.core.extract.click_names import GROUP_BASES
@@ -185,7 +188,7 @@ def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> 
                 named = _chain(d.func if isinstance(d, ast.Call) else d) or ""
                 declares = declares or named.rpartition(".")[2] in _DECLARING_DECORATORS
         for node in walk.every(root):
-            if isinstance(node, ast.Attribute | ast.Name) and isinstance(node.ctx, ast.Load):
+            if isinstance(node, _REFERENCE) and isinstance(node.ctx, ast.Load):
                 chain = _chain(node)
                 if chain:
                     refs.add(chain)
