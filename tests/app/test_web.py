@@ -479,6 +479,18 @@ def test_a_body_that_does_not_arrive_in_time_is_refused_and_frees_its_slot(tmp_p
         assert stuck.status_code == 408 and after.status_code == 202
 
 
+@pytest.fixture
+def root_logging():
+    """`serve` and `work` configure the process's logging: a handler writing to stderr, which in
+    a test is the test's captured stream. Put the root logger back, or a later test's threads log
+    into that stream after it closed ("--- Logging error ---")."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
 @pytest.mark.parametrize(
     "call",
     [
@@ -487,7 +499,7 @@ def test_a_body_that_does_not_arrive_in_time_is_refused_and_frees_its_slot(tmp_p
     ],
     ids=["serve --no-worker", "worker"],
 )
-def test_split_processes_need_the_shared_database(call, tmp_path, capsys):
+def test_split_processes_need_the_shared_database(call, tmp_path, capsys, root_logging):
     env = {
         "APP_ID": "1",
         "PRIVATE_KEY": _pem(),
@@ -500,7 +512,7 @@ def test_split_processes_need_the_shared_database(call, tmp_path, capsys):
     assert "DATABASE_URL is required" in capsys.readouterr().err
 
 
-def test_an_unreachable_database_is_named_without_its_password(tmp_path, capsys):
+def test_an_unreachable_database_is_named_without_its_password(tmp_path, capsys, root_logging):
     pytest.importorskip("psycopg")
 
     with socket.socket() as s:
