@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bot.trees.factcache import FactsCache
+
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 
@@ -147,17 +149,21 @@ def run_action(
     steps: tuple[str, ...] = (),
     cache: Path | None = None,
     event: dict | None = None,
+    run_id: int = 1,
 ) -> Run:
     """Run action.yml's `run:` steps (only those named in `steps`, when given) in `workspace`.
     `actions/cache` is played by the folder `cache` (one folder a key): restored before the step
-    that follows it and saved when the job succeeds, as its post step does; without `cache`, a miss."""
+    that follows it (on no key of its own, the newest whose name starts with a restore key) and
+    saved under its key when the job succeeds and the key had none, as its post step does;
+    without `cache`, a miss. `run_id` is the workflow run's."""
     given = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
     given.update(inputs)
     if event is None:
         event = (
             {"pull_request": {"base": {"sha": pull.base_sha}, "head": {"sha": pull.head_sha}}} if pull else {}
         )
-    ctx = {"inputs": given, "github": {"action_path": str(ROOT), "event": event}, "steps": {}}
+    github = {"action_path": str(ROOT), "event": event, "run_id": str(run_id), "run_attempt": "1"}
+    ctx = {"inputs": given, "github": github, "steps": {}}
 
     temp.mkdir(parents=True, exist_ok=True)
     bin_dir = temp / "bin"  # the runner's python3 (setup-python's, when it runs) first on PATH
@@ -189,9 +195,18 @@ def run_action(
             assert str(key).startswith("docs-sync-") and path.is_absolute()
             stored = cache / str(key) if cache else None
             hit = stored is not None and stored.exists()
-            if hit:
-                shutil.copytree(stored, path, symlinks=True)
-            elif stored is not None:
+            prefixes = [substitute(k, ctx) for k in step["with"].get("restore-keys", "").split()]
+            near = sorted(
+                (
+                    p
+                    for p in (cache.iterdir() if cache and cache.exists() else ())
+                    if p.name.startswith(tuple(prefixes))
+                ),
+                key=lambda p: p.stat().st_mtime,
+            )
+            if hit or (near and stored is not None):
+                shutil.copytree(stored if hit else near[-1], path, symlinks=True)
+            if not hit and stored is not None:
                 saves.append((path, stored))
             ctx["steps"][step["id"]] = {"outputs": {"cache-hit": "true" if hit else "false"}}
             continue
@@ -221,7 +236,8 @@ def run_action(
         if code != 0:
             break  # a failed step ends the job's steps, as on GitHub
     for path, stored in saves if code in (0, 1) else ():
-        shutil.copytree(path, stored, symlinks=True)
+        if path.exists():
+            shutil.copytree(path, stored, symlinks=True)
     outputs = {name: substitute(spec["value"], ctx) for name, spec in ACTION["outputs"].items()}
     return Run(code, stdout, stderr, summary, outputs, ctx["steps"], ran)
 
@@ -297,18 +313,39 @@ def test_the_install_step_puts_docs_sync_in_a_virtualenv_of_its_own(full_run):
     assert version.stdout.startswith("docs-sync ")
 
 
+def _next_job(temp: Path) -> None:
+    """The next job's RUNNER_TEMP starts empty: what it has comes from the caches."""
+    for left in ("docs-sync-facts", "docs-sync-venv"):
+        shutil.rmtree(temp / left, ignore_errors=True)
+
+
 def test_the_next_job_restores_the_environment_instead_of_installing(full_run, pull: Pull):
     first, temp = full_run
     store = temp.parent / "actions-cache"
-    (stored,) = store.iterdir()  # the first job missed, installed, and saved its virtualenv
+    (stored,) = [p for p in store.iterdir() if not p.name.startswith("docs-sync-facts-")]
+    # the first job missed, installed, and saved its virtualenv
     assert first.steps["cache"]["outputs"]["cache-hit"] == "false" and "Install docs-sync" in first.ran
     assert stored.name == first.steps["environment"]["outputs"]["key"]
     assert stored.name.startswith("docs-sync-Linux-0.1.0-py3.")
-    shutil.rmtree(temp / "docs-sync-venv")  # the next job's RUNNER_TEMP starts empty
+    _next_job(temp)
     again = run_action(temp / "workspace", temp, pull, {"python-version": ""}, cache=store)
     assert again.steps["cache"]["outputs"]["cache-hit"] == "true"
     assert "Install docs-sync" not in again.ran
     assert again.code == 1 and again.outputs["errors"] == "12", again.stderr
+
+
+def test_the_next_job_starts_from_the_facts_the_last_one_kept(full_run, pull: Pull):
+    first, temp = full_run
+    store = temp.parent / "actions-cache"
+    (kept,) = [p for p in store.iterdir() if p.name.startswith("docs-sync-facts-Linux-")]
+    assert kept.name == "docs-sync-facts-Linux-1-1"  # this job's key: the next job's is its own
+    before = set(FactsCache(kept / "facts.sqlite"))
+    assert before, "the first job kept what it read"
+    _next_job(temp)
+    again = run_action(temp / "workspace", temp, pull, {"python-version": ""}, cache=store, run_id=2)
+    assert again.code == 1 and again.outputs["errors"] == "12", again.stderr
+    after = set(FactsCache(store / "docs-sync-facts-Linux-2-1" / "facts.sqlite"))
+    assert before <= after  # restored from the first job's (a restore key), then saved as its own
 
 
 def test_fail_on_never_passes_and_still_reports(full_run, pull: Pull):

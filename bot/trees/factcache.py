@@ -24,6 +24,10 @@ from pathlib import Path
 # Bump when extraction output changes shape or meaning, so stale entries are ignored.
 FORMAT = "facts-3"
 BUSY_TIMEOUT = 10.0  # seconds a read or write waits for another process's write
+# A file over this size is emptied when opened: entries are never stale, but those of files
+# nobody checks any more (older versions, other checkouts, a CI cache restored by every job)
+# would only grow. Emptied, not deleted: another process may hold it open; SQLite reuses the pages.
+MAX_BYTES = 512 * 1024 * 1024
 
 
 def default_cache_path() -> Path:
@@ -86,7 +90,13 @@ class FactsCache(MutableMapping[str, object]):
     the bot package): facts another version extracted, from an upgrade or another checkout sharing the
     cache, are never read back as this version's."""
 
-    def __init__(self, path: str | Path | None = None, namespace: str = "", timeout: float = BUSY_TIMEOUT):
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        namespace: str = "",
+        timeout: float = BUSY_TIMEOUT,
+        max_bytes: int = MAX_BYTES,
+    ):
         self.path = Path(path) if path else default_cache_path()
         self._prefix = f"{FORMAT}:{namespace}:" if namespace else f"{FORMAT}:"
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -96,6 +106,9 @@ class FactsCache(MutableMapping[str, object]):
         # to the disk (WAL with NORMAL stays consistent); a cold check writes hundreds.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB)")
+        if self.path.stat().st_size > max_bytes:
+            with contextlib.suppress(sqlite3.Error):  # locked by another process: next time
+                self._db.execute("DELETE FROM facts")
         # What this run read or wrote: base and head mostly share their files, so the same entry
         # is asked for twice, and unpickled once.
         self._memo: dict[str, object] = {}

@@ -69,3 +69,21 @@ def test_a_cache_another_process_holds_locked_is_a_miss_and_skips_the_write(tmp_
     assert "blob:b.py" not in cache
     cache["blob:b.py"] = "facts of b.py"
     assert cache["blob:b.py"] == "facts of b.py"
+
+
+def test_a_cache_over_its_size_starts_empty_and_stops_growing(tmp_path: Path):
+    path = tmp_path / "facts.sqlite"
+    cache = FactsCache(path, max_bytes=64 * 1024)
+    for n in range(200):
+        cache[f"blob{n}"] = "x" * 1000  # about 200 KB of entries, over the limit
+    cache.close()
+    kept = FactsCache(path, max_bytes=10**9)
+    assert len(kept) == 200  # under its own limit: nothing dropped
+    kept.close()
+    again = FactsCache(path, max_bytes=64 * 1024)
+    assert len(again) == 0 and "blob0" not in again  # over it: emptied on opening
+    size = path.stat().st_size
+    for n in range(200):
+        again[f"next{n}"] = "x" * 1000
+    again.close()
+    assert path.stat().st_size <= size * 1.5  # the freed pages were used again
