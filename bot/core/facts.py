@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from bot.core.blobcache import cached
 from bot.core.extract.applied_options import APPLIED
+from bot.core.extract.built_fields import BUILT
 from bot.core.model import CodeTokens, Extraction, Fact, ParseError, Tree
 from bot.core.page import DocPage, parse_doc
 from bot.core.rules import Rule, Source
@@ -28,7 +29,7 @@ ParseCache = MutableMapping[str, object]
 
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
-EXTRACTION_FORMAT = "x12"
+EXTRACTION_FORMAT = "x13"
 PAGE_FORMAT = "doc15"
 TOKENS_FORMAT = "tok3"  # bot/core/extract/tokens.py
 
@@ -194,6 +195,8 @@ def gather(
             extracted.extend((source, fact, actual) for fact in result.facts)
     if any(fact.kind == APPLIED for _, fact, _ in extracted):
         extracted = _applied(extracted, tree, cache)
+    if any(fact.kind == BUILT for _, fact, _ in extracted):
+        extracted = _built(extracted, tree, cache)
     if any(source.kind in _LINKED_KINDS for source, _, _ in extracted):
         extracted = _linked(extracted, tree, cache)
     for _, fact, path in extracted:
@@ -234,7 +237,27 @@ def file_facts(source: Source, path: str, tree: Tree, cache: ParseCache | None =
     extracted = [(source, fact, path) for fact in (result.facts if result else ())]
     if any(fact.kind == APPLIED for _, fact, _ in extracted):
         extracted = _applied(extracted, tree, cache)
+    if any(fact.kind == BUILT for _, fact, _ in extracted):
+        extracted = _built(extracted, tree, cache)
     return [fact for _, fact, _ in extracted]
+
+
+def _built(
+    extracted: list[tuple[Source, Fact, str]], tree: Tree, cache: ParseCache | None
+) -> list[tuple[Source, Fact, str]]:
+    """The facts with each dataclass handed to a builder of another module (`add_cli_args_from_
+    dataclass(parser, ServerArgs)`) replaced by the flags that builder makes of its fields, where
+    it is read and understood (bot/core/extract/field_builders.py); by nothing otherwise."""
+    from bot.core.extract.field_builders import Resolver
+
+    resolver = Resolver(tree, cache)
+    out: list[tuple[Source, Fact, str]] = []
+    for source, fact, path in extracted:
+        if fact.kind != BUILT:
+            out.append((source, fact, path))
+            continue
+        out.extend((source, flag, path) for flag in resolver.flags(fact))
+    return out
 
 
 def _applied(

@@ -322,6 +322,8 @@ def _history(tree: Tree, pattern: str) -> list[str]:
 
 def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
     from bot.core.extract import extract  # imported when init runs: the check alone never needs it
+    from bot.core.extract.built_fields import BUILT
+    from bot.core.facts import file_facts
 
     for path in paths:
         text = tree.read(path)
@@ -329,7 +331,11 @@ def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
             continue
         calls = _DECLARING if "addoption(" in text else ()
         source = Source(id="cli", kind="argparse", paths=(path,), calls=calls)
-        flags = _flags(extract(source, path, text).facts)
+        found = extract(source, path, text).facts
+        if any(f.kind == BUILT for f in found):
+            # A dataclass handed to a builder of another module: the flags it makes of its fields.
+            found = tuple(file_facts(source, path, tree))
+        flags = _flags(found)
         if flags:
             yield Parser(path, "argparse", flags, calls=calls)
         for cls, builder in _builders(path, text):

@@ -42,8 +42,12 @@ FindingKind = Literal[
 
 # "applied-option": a command's reference to an option of another module, resolved (and gone)
 # before any check sees the facts (bot/core/extract/applied_options.py); "command-link" and
-# "option-alias": what bot/core/extract/command_links.py joins across modules, gone likewise
-FactKind = Literal["flag", "symbol", "string", "key", "applied-option", "command-link", "option-alias"]
+# "option-alias": what bot/core/extract/command_links.py joins across modules, gone likewise;
+# "built-fields": a dataclass handed to a flag builder of another module, replaced by the flags it
+# makes (bot/core/extract/field_builders.py)
+FactKind = Literal[
+    "flag", "symbol", "string", "key", "applied-option", "command-link", "option-alias", "built-fields"
+]
 
 
 @dataclass(frozen=True)

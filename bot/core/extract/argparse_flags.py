@@ -22,7 +22,7 @@ import ast
 from collections.abc import Iterator
 from typing import NamedTuple, TypeGuard
 
-from bot.core.extract import forwarding, subparsers, walk
+from bot.core.extract import built_fields, forwarding, subparsers, walk
 from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, as_text, dotted, members, value
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -74,6 +74,9 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
             continue  # a helper's call whose arguments do not bind
         where = ",".join(sorted(" ".join(p) for p in found)) if found else None
         out.extend(call_facts(declared, source.id, path, lookup, module, where))
+    # A dataclass of this module handed to a builder of another (built_fields.py): resolved by
+    # `gather`, which reads the other module.
+    out.extend(built_fields.references(tree, source.id, path))
     return out
 
 

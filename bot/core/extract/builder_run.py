@@ -1,0 +1,1034 @@
+"""What a builder function of another module makes of a dataclass's fields, read without running it.
+
+sglang declares `ServerArgs` in server_args.py and its `add_cli_args(parser)` calls
+`add_cli_args_from_dataclass(parser, ServerArgs)`, defined in arg_groups/arg_utils.py: a loop over
+the class's fields (through a helper that returns `dataclasses.fields(cls)`), the help, choices
+and aliases taken from each field's `Annotated[...]` metadata by another helper, a bool made a
+store_true switch, a field without metadata skipped. No flag name is written anywhere.
+
+Each field is run through the builder as Python would run it, on what the two files spell out:
+the field's name, default, annotation and `field(metadata=...)`; `get_type_hints`, `get_origin`,
+`get_args` and `isinstance` of an annotation; the metadata objects an annotation constructs
+(`Arg(help=..., choices=...)`) and the defaults their class declares; the builder module's
+constants and helpers, called with those values (a few calls deep). The `add_argument` calls a
+field reaches are read as argparse would (argparse_flags.flags).
+
+A test the run cannot decide (on a value neither file spells out), a loop over an unknown, an
+option string it cannot spell or a budget spent ends that field's run with nothing: a field the
+builder is not understood for gets no flag, rather than a guessed one.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import operator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.core.extract import argparse_flags
+from bot.core.extract.argparse_flags import Flag, Scope
+from bot.core.extract.constants import UNKNOWN, Module, dotted, value
+
+MAX_STEPS = 5_000  # statements and expressions one field's run may evaluate
+MAX_DEPTH = 4  # helper calls nested in one another
+MAX_ITEMS = 64  # items a loop inside a helper may go over
+
+_TYPING = frozenset({"typing", "typing_extensions"})
+# Subscripted annotations and what `get_origin` answers for each.
+_ORIGINS = {
+    "Annotated": "Annotated",
+    "Optional": "Union",
+    "Union": "Union",
+    "Literal": "Literal",
+    "List": "list",
+    "list": "list",
+    "Dict": "dict",
+    "dict": "dict",
+    "Tuple": "tuple",
+    "tuple": "tuple",
+    "Set": "set",
+    "set": "set",
+}
+_BUILTIN_TYPES = frozenset(
+    {"str", "int", "float", "bool", "bytes", "list", "dict", "tuple", "set", "frozenset", "object", "type"}
+)
+_STR_METHODS = frozenset(
+    {"replace", "lower", "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "join"}
+)
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
+
+
+class Undecided(Exception):
+    """The run reached something neither file decides."""
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNK"
+
+
+UNK: Any = _Unknown()
+
+
+@dataclass(frozen=True)
+class Ann:
+    """A type: an annotation of the dataclass's module, or a builtin or typing name."""
+
+    node: ast.expr
+
+
+@dataclass(frozen=True)
+class Src:
+    """An expression of the dataclass's module whose value that module does not spell out (a
+    function, a list it builds at run time): passed on to argparse as written."""
+
+    node: ast.expr
+
+
+@dataclass(frozen=True)
+class Sentinel:
+    """An object compared by identity only: `dataclasses.MISSING`, another library's attribute."""
+
+    name: str
+
+
+@dataclass
+class Obj:
+    """An instance of a class of the builder's module: `Arg(help=..., choices=...)`."""
+
+    cls: str
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ClassRef:
+    name: str
+
+
+@dataclass(frozen=True)
+class FuncRef:
+    name: str
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    name: str
+
+
+@dataclass(frozen=True)
+class Parser:
+    """The parser the builder was handed."""
+
+
+@dataclass(frozen=True)
+class DataclassRef:
+    """The dataclass the builder was handed."""
+
+
+@dataclass(frozen=True)
+class FieldList:
+    """`dataclasses.fields(Cls)`."""
+
+
+@dataclass(frozen=True)
+class Hints:
+    """`get_type_hints(Cls)`; `extras`: include_extras=True, so Annotated is kept."""
+
+    extras: bool
+
+
+@dataclass(frozen=True)
+class Factory:
+    node: ast.expr
+
+
+@dataclass(frozen=True)
+class FieldInfo:
+    name: str
+    line: int
+    annotation: ast.expr
+    default: ast.expr | None
+    factory: ast.expr | None
+    metadata: ast.expr | None
+
+
+@dataclass
+class Call:
+    """One add_argument call a field reached: option strings and keywords, as values."""
+
+    args: list[Any]
+    keywords: dict[str, Any]
+
+
+@dataclass
+class _Signal:
+    kind: str  # "continue", "break", "return"
+    value: Any = None
+
+
+@dataclass
+class Context:
+    """The two modules: the builder's and the dataclass's."""
+
+    builder: ast.Module
+    dataclass: ast.Module
+    fields: list[FieldInfo]
+    bases: tuple[str, ...]  # the dataclass's bases as written
+    builder_module: Module = field(init=False)
+    dataclass_scope: Scope = field(init=False)
+    dataclass_module: Module = field(init=False)
+    constants: dict[str, ast.expr] = field(init=False)
+    imports: dict[str, str] = field(init=False)  # local name -> dotted module or module.attr
+
+    def __post_init__(self) -> None:
+        self.builder_module = Module(self.builder)
+        self.dataclass_scope = Scope(self.dataclass, None)
+        self.dataclass_module = Module(self.dataclass)
+        self.constants = {}
+        self.imports = {}
+        for stmt in self.builder.body:
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+            ):
+                self.constants[stmt.targets[0].id] = stmt.value
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname:
+                        self.imports[alias.asname] = alias.name
+                    else:
+                        head = alias.name.split(".")[0]
+                        self.imports[head] = head
+            elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+                for alias in stmt.names:
+                    self.imports[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+
+
+def run_field(ctx: Context, loop: ast.For, env: dict[str, Any], info: FieldInfo) -> list[Call] | None:
+    """The add_argument calls one field's pass through the loop reaches; None when undecided."""
+    runner = _Runner(ctx, info)
+    local = dict(env)
+    try:
+        runner.bind(loop.target, info, local)
+        runner.exec(loop.body, local, depth=0)
+    except (Undecided, RecursionError):
+        return None
+    return runner.calls
+
+
+def prelude(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef, env: dict[str, Any]) -> ast.For | None:
+    """Run the builder's statements before its loop over the fields; the loop, or None."""
+    runner = _Runner(ctx, None)
+    try:
+        for stmt in fn.body:
+            if isinstance(stmt, ast.For):
+                if isinstance(runner.eval(stmt.iter, env, 0), FieldList):
+                    return stmt
+                raise Undecided
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue  # the docstring
+            if runner.exec([stmt], env, depth=0) is not None:
+                return None  # it returns or leaves before the loop
+    except (Undecided, RecursionError):
+        return None
+    return None
+
+
+def to_flags(ctx: Context, call: Call, info: FieldInfo) -> list[Flag] | None:
+    """What argparse makes of one reached call, the flags on the field's line."""
+    options: list[tuple[str, int]] = []
+    for arg in call.args:
+        if not isinstance(arg, str):
+            return None
+        if arg.startswith("-"):
+            options.append((arg, info.line))
+    keywords = {k: _as_node(v) for k, v in call.keywords.items()}
+    scope, module = ctx.dataclass_scope, ctx.dataclass_module
+    found = argparse_flags.flags(options, keywords, scope.lookup, module=module)
+    base = ast.unparse(_bare(ctx, info.annotation))
+    out = []
+    for flag in found:
+        attrs = dict(flag.attrs)
+        attrs.setdefault("type", base)
+        out.append(flag._replace(attrs=tuple(sorted(attrs.items()))))
+    return out
+
+
+_NOT_SPELLED = ast.Name(id="<not spelled out>")  # a keyword whose value the files do not say
+
+
+def _as_node(found: Any) -> ast.expr:
+    if isinstance(found, Ann | Src):
+        return found.node
+    if isinstance(found, str | int | float | bool | type(None)):
+        return ast.Constant(found)
+    if isinstance(found, list | tuple) and all(isinstance(i, str | int | float | bool) for i in found):
+        items: list[ast.expr] = [ast.Constant(i) for i in found]
+        return ast.List(elts=items) if isinstance(found, list) else ast.Tuple(elts=items)
+    return _NOT_SPELLED
+
+
+# --- annotations ---------------------------------------------------------------------------------
+
+
+def _canon(ctx: Context, node: ast.expr, depth: int = 0) -> str | None:
+    """The typing or builtin name an annotation's head stands for, aliases followed (`A = Annotated`
+    in either module, the dataclass's module importing it from the builder's)."""
+    name = dotted(node)
+    if name is None:
+        return None
+    last = name.split(".")[-1]
+    if depth < 3 and "." not in name:
+        for assigned in (ctx.dataclass_scope.resolve(name), ctx.constants.get(name)):
+            if isinstance(assigned, ast.Name | ast.Attribute):
+                return _canon(ctx, assigned, depth + 1)
+    return last
+
+
+def _unquote(node: ast.expr) -> ast.expr:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return node
+    return node
+
+
+def _bare(ctx: Context, node: ast.expr) -> ast.expr:
+    """The annotation without Annotated metadata and `| None`/Optional: the field's type."""
+    node = _unquote(node)
+    if isinstance(node, ast.Subscript):
+        head = _canon(ctx, node.value)
+        members = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if head == "Annotated" and members:
+            return _bare(ctx, members[0])
+        if head in ("Optional", "Union"):
+            kept = [m for m in members if not _is_none(m)]
+            if len(kept) == 1:
+                return _bare(ctx, kept[0])
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        kept = [m for m in _union(node) if not _is_none(m)]
+        if len(kept) == 1:
+            return _bare(ctx, kept[0])
+    return node
+
+
+def _is_none(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Constant) and node.value is None) or dotted(node) in ("None", "NoneType")
+
+
+def _union(node: ast.expr) -> list[ast.expr]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return [*_union(node.left), *_union(node.right)]
+    return [node]
+
+
+def _type_name(ctx: Context, found: Ann) -> str:
+    node = _unquote(found.node)
+    if _is_none(node):
+        return "NoneType"
+    return _canon(ctx, node) or ast.unparse(node)
+
+
+# --- the interpreter -----------------------------------------------------------------------------
+
+
+class _Runner:
+    def __init__(self, ctx: Context, info: FieldInfo | None):
+        self.ctx = ctx
+        self.info = info
+        self.steps = 0
+        self.calls: list[Call] = []
+        self._constants: dict[str, Any] = {}
+
+    def _step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise Undecided
+
+    # statements
+
+    def exec(self, body: list[ast.stmt], env: dict[str, Any], depth: int) -> _Signal | None:
+        for stmt in body:
+            self._step()
+            signal = self._statement(stmt, env, depth)
+            if signal is not None:
+                return signal
+        return None
+
+    def _statement(self, stmt: ast.stmt, env: dict[str, Any], depth: int) -> _Signal | None:
+        if isinstance(stmt, ast.Continue):
+            return _Signal("continue")
+        if isinstance(stmt, ast.Break):
+            return _Signal("break")
+        if isinstance(stmt, ast.Return):
+            return _Signal("return", None if stmt.value is None else self.eval(stmt.value, env, depth))
+        if isinstance(stmt, ast.Raise):
+            return _Signal("raise")
+        if isinstance(stmt, ast.Pass):
+            return None
+        if isinstance(stmt, ast.Assign):
+            found = self.eval(stmt.value, env, depth)
+            for target in stmt.targets:
+                self._assign(target, found, env, depth)
+            return None
+        if isinstance(stmt, ast.AnnAssign):
+            if stmt.value is not None:
+                self._assign(stmt.target, self.eval(stmt.value, env, depth), env, depth)
+            return None
+        if isinstance(stmt, ast.Expr):
+            self.eval(stmt.value, env, depth)
+            return None
+        if isinstance(stmt, ast.If):
+            chosen = stmt.body if self.truth(self.eval(stmt.test, env, depth)) else stmt.orelse
+            return self.exec(chosen, env, depth)
+        if isinstance(stmt, ast.For) and depth > 0:
+            return self._for(stmt, env, depth)
+        if isinstance(stmt, ast.Try) and not stmt.handlers:
+            return self.exec(stmt.body, env, depth) or self.exec(stmt.finalbody, env, depth)
+        if isinstance(stmt, ast.Assert):
+            return None
+        raise Undecided  # nested loops of the builder, try/except, with, del, ...
+
+    def _for(self, stmt: ast.For, env: dict[str, Any], depth: int) -> _Signal | None:
+        items = self.eval(stmt.iter, env, depth)
+        if not isinstance(items, list | tuple) or len(items) > MAX_ITEMS:
+            raise Undecided
+        for item in items:
+            self._assign(stmt.target, item, env, depth)
+            signal = self.exec(stmt.body, env, depth)
+            if signal is not None and signal.kind == "break":
+                return None
+            if signal is not None and signal.kind != "continue":
+                return signal
+        return self.exec(stmt.orelse, env, depth)
+
+    def _assign(self, target: ast.expr, found: Any, env: dict[str, Any], depth: int) -> None:
+        if isinstance(target, ast.Name):
+            env[target.id] = found
+        elif isinstance(target, ast.Tuple | ast.List):
+            if not isinstance(found, list | tuple):
+                raise Undecided
+            items = list(found)
+            starred = [i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)]
+            if len(starred) > 1 or len(items) < len(target.elts) - len(starred):
+                raise Undecided
+            if starred:  # `inner, *extras = get_args(hint)`
+                at, after = starred[0], len(target.elts) - starred[0] - 1
+                rest = items[at : len(items) - after]
+                items = [*items[:at], rest, *items[len(items) - after :]]
+            if len(items) != len(target.elts):
+                raise Undecided
+            for elt, item in zip(target.elts, items, strict=True):
+                self._assign(elt.value if isinstance(elt, ast.Starred) else elt, item, env, depth)
+        elif isinstance(target, ast.Subscript):
+            container = self.eval(target.value, env, depth)
+            key = self.eval(target.slice, env, depth)
+            if not isinstance(container, dict) or not isinstance(key, str):
+                raise Undecided
+            container[key] = found
+        else:
+            raise Undecided
+
+    def bind(self, target: ast.expr, info: FieldInfo, env: dict[str, Any]) -> None:
+        if not isinstance(target, ast.Name):
+            raise Undecided
+        env[target.id] = info
+
+    # expressions
+
+    def eval(self, node: ast.expr, env: dict[str, Any], depth: int) -> Any:
+        self._step()
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self._name(node.id, env)
+        if isinstance(node, ast.Attribute):
+            return self._attribute(self.eval(node.value, env, depth), node.attr)
+        if isinstance(node, ast.Call):
+            return self._call(node, env, depth)
+        if isinstance(node, ast.BoolOp):
+            last: Any = None
+            for operand in node.values:
+                last = self.eval(operand, env, depth)
+                if self.truth(last) == isinstance(node.op, ast.Or):
+                    return last
+            return last
+        if isinstance(node, ast.UnaryOp):
+            operand = self.eval(node.operand, env, depth)
+            if isinstance(node.op, ast.Not):
+                return not self.truth(operand)
+            if isinstance(node.op, ast.USub) and isinstance(operand, int | float):
+                return -operand
+            raise Undecided
+        if isinstance(node, ast.Compare):
+            return self._compare(node, env, depth)
+        if isinstance(node, ast.IfExp):
+            branch = node.body if self.truth(self.eval(node.test, env, depth)) else node.orelse
+            return self.eval(branch, env, depth)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            items: list[Any] = []
+            for elt in node.elts:
+                if isinstance(elt, ast.Starred):
+                    items.extend(self._sequence(self.eval(elt.value, env, depth)))
+                else:
+                    items.append(self.eval(elt, env, depth))
+            return tuple(items) if isinstance(node, ast.Tuple) else items
+        if isinstance(node, ast.Dict):
+            out: dict[str, Any] = {}
+            for key, item in zip(node.keys, node.values, strict=True):
+                found = self.eval(item, env, depth)
+                if key is None:
+                    if not isinstance(found, dict):
+                        raise Undecided
+                    out.update(found)
+                    continue
+                name = self.eval(key, env, depth)
+                if not isinstance(name, str):
+                    raise Undecided
+                out[name] = found
+            return out
+        if isinstance(node, ast.Subscript):
+            return self._subscript(node, env, depth)
+        if isinstance(node, ast.ListComp):
+            return list(_Generator(node, env, depth).each(self))
+        if isinstance(node, ast.BinOp):
+            left, right = self.eval(node.left, env, depth), self.eval(node.right, env, depth)
+            if isinstance(node.op, ast.Add) and type(left) is type(right) and isinstance(left, str | list):
+                return left + right
+            if (
+                isinstance(left, int | float)
+                and isinstance(right, int | float)
+                and not isinstance(node.op, ast.Div)
+            ):
+                return value(ast.BinOp(ast.Constant(left), node.op, ast.Constant(right)), lambda n: None)
+            raise Undecided
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for part in node.values:
+                found = self.eval(part.value, env, depth) if isinstance(part, ast.FormattedValue) else part
+                if isinstance(part, ast.FormattedValue) and (part.conversion != -1 or part.format_spec):
+                    raise Undecided
+                if isinstance(found, ast.Constant):
+                    found = found.value
+                if not isinstance(found, str | int | float | bool):
+                    raise Undecided
+                parts.append(str(found))
+            return "".join(parts)
+        raise Undecided
+
+    def _sequence(self, found: Any) -> list[Any]:
+        if isinstance(found, list | tuple):
+            return list(found)
+        raise Undecided
+
+    def truth(self, found: Any) -> bool:
+        if found is UNK:
+            raise Undecided
+        if isinstance(found, Src):
+            # A name or call of the dataclass's module: an object (a function, a list it builds at
+            # run time). A literal would have been read as one.
+            if isinstance(found.node, ast.Name | ast.Attribute | ast.Call | ast.Lambda):
+                return True
+            raise Undecided
+        if isinstance(found, str | int | float | bool | type(None) | list | tuple | dict):
+            return bool(found)
+        return True  # types, metadata objects, sentinels, the parser
+
+    def _name(self, name: str, env: dict[str, Any]) -> Any:
+        if name in env:
+            return env[name]
+        ctx = self.ctx
+        if name in ctx.constants:
+            if name not in self._constants:
+                self._constants[name] = UNK  # a constant defined through itself stays unknown
+                with contextlib.suppress(Undecided):
+                    self._constants[name] = self.eval(ctx.constants[name], {}, 0)
+            return self._constants[name]
+        if name in ctx.builder_module.functions:
+            return FuncRef(name)
+        if name in ctx.builder_module.classes:
+            return ClassRef(name)
+        if name in ctx.imports:
+            where = ctx.imports[name]
+            head, _, last = where.rpartition(".")
+            if head in _TYPING or head == "dataclasses":
+                return self._attribute(ModuleRef(head), last)
+            return ModuleRef(where) if not head else Sentinel(where)
+        if name in _BUILTIN_TYPES:
+            return Ann(ast.Name(id=name))
+        if name == "None":
+            return None
+        return FuncRef(name) if name in _BUILTIN_CALLS else UNK
+
+    def _attribute(self, subject: Any, attr: str) -> Any:
+        if isinstance(subject, FieldInfo):
+            if attr == "name":
+                return subject.name
+            if attr == "type":
+                return Ann(subject.annotation)
+            if attr == "default":
+                return (
+                    Sentinel("dataclasses.MISSING") if subject.default is None else self._src(subject.default)
+                )
+            if attr == "default_factory":
+                return (
+                    Sentinel("dataclasses.MISSING") if subject.factory is None else Factory(subject.factory)
+                )
+            if attr == "metadata":
+                return {} if subject.metadata is None else self._src(subject.metadata)
+            raise Undecided
+        if isinstance(subject, Obj):
+            if attr in subject.values:
+                return subject.values[attr]
+            return self._class_default(subject.cls, attr)
+        if isinstance(subject, ModuleRef):
+            if subject.name in _TYPING:
+                return FuncRef(attr) if attr in _BUILTIN_CALLS else Ann(ast.Name(id=attr))
+            if subject.name == "dataclasses":
+                return (
+                    FuncRef(attr) if attr in ("fields", "is_dataclass") else Sentinel(f"dataclasses.{attr}")
+                )
+            if subject.name == "types" and attr in ("UnionType", "NoneType"):
+                return Ann(ast.Name(id=attr))
+            return Sentinel(f"{subject.name}.{attr}")
+        raise Undecided
+
+    def _src(self, node: ast.expr) -> Any:
+        """A value of the dataclass's module: the literal it spells, else the expression."""
+        found = value(node, self.ctx.dataclass_scope.lookup, self.ctx.dataclass_module)
+        if found is UNKNOWN or isinstance(found, set):
+            return Src(node)
+        return found
+
+    def _extra(self, node: ast.expr) -> Any:
+        """One piece of Annotated metadata: an instance of a class of the builder's module, or a
+        value of the dataclass's module."""
+        if isinstance(node, ast.Call):
+            name = dotted(node.func)
+            cls = name.split(".")[-1] if name else None
+            if cls is not None and cls in self.ctx.builder_module.classes:
+                return self._instance(
+                    cls,
+                    [self._src(a) for a in node.args],
+                    {k.arg: self._src(k.value) for k in node.keywords if k.arg is not None},
+                    any(k.arg is None for k in node.keywords),
+                )
+        return self._src(node)
+
+    def _instance(self, cls: str, args: list[Any], keywords: dict[str, Any], opaque: bool) -> Obj:
+        if opaque:
+            raise Undecided
+        declared = [
+            s.target.id
+            for s in self.ctx.builder_module.classes[cls].body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        ]
+        if len(args) > len(declared):
+            raise Undecided
+        return Obj(cls, {**dict(zip(declared, args, strict=False)), **keywords})
+
+    def _class_default(self, cls: str, attr: str) -> Any:
+        for stmt in self.ctx.builder_module.classes[cls].body:
+            if (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and stmt.target.id == attr
+            ):
+                if stmt.value is None:
+                    raise Undecided
+                return self.eval(stmt.value, {}, 0)
+        raise Undecided
+
+    def _subscript(self, node: ast.Subscript, env: dict[str, Any], depth: int) -> Any:
+        container = self.eval(node.value, env, depth)
+        if isinstance(node.slice, ast.Slice):
+            bounds = [
+                None if b is None else self.eval(b, env, depth) for b in (node.slice.lower, node.slice.upper)
+            ]
+            if node.slice.step is not None or not all(b is None or isinstance(b, int) for b in bounds):
+                raise Undecided
+            if isinstance(container, list | tuple | str):
+                return container[bounds[0] : bounds[1]]
+            raise Undecided
+        key = self.eval(node.slice, env, depth)
+        if (
+            isinstance(container, list | tuple)
+            and isinstance(key, int)
+            and -len(container) <= key < len(container)
+        ):
+            return container[key]
+        if isinstance(container, dict) and isinstance(key, str) and key in container:
+            return container[key]
+        if isinstance(container, Hints) and isinstance(key, str):
+            return self._hint(container, key)
+        raise Undecided
+
+    def _hint(self, hints: Hints, name: str) -> Any:
+        for info in self.ctx.fields:
+            if info.name == name:
+                node = _unquote(info.annotation)
+                if (
+                    not hints.extras
+                    and isinstance(node, ast.Subscript)
+                    and _canon(self.ctx, node.value) == "Annotated"
+                ):
+                    members = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                    node = members[0]
+                return Ann(node)
+        return None
+
+    def _compare(self, node: ast.Compare, env: dict[str, Any], depth: int) -> bool:
+        left = self.eval(node.left, env, depth)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = self.eval(right_node, env, depth)
+            if isinstance(op, ast.Is | ast.Eq):
+                result = self._same(left, right)
+            elif isinstance(op, ast.IsNot | ast.NotEq):
+                result = not self._same(left, right)
+            elif isinstance(op, ast.In | ast.NotIn):
+                if isinstance(right, str) and isinstance(left, str):
+                    found = left in right
+                elif isinstance(right, list | tuple | dict):
+                    found = any(self._same(left, item) for item in right)
+                else:
+                    raise Undecided
+                result = found if isinstance(op, ast.In) else not found
+            elif type(op) in _COMPARE and isinstance(left, int | float) and isinstance(right, int | float):
+                result = bool(_COMPARE[type(op)](left, right))
+            else:
+                raise Undecided
+            if not result:
+                return False
+            left = right
+        return True
+
+    def _same(self, left: Any, right: Any) -> bool:
+        if left is UNK or right is UNK or isinstance(left, Src) or isinstance(right, Src):
+            if isinstance(left, Sentinel) or isinstance(right, Sentinel):
+                return False  # a value of the dataclass's module is never another library's marker
+            if (left is None or right is None) and self.truth(left if right is None else right):
+                return False  # an object named or made there (truth() says which are) is not None
+            raise Undecided
+        if left is None or right is None:
+            return left is right
+        if isinstance(left, Ann) and isinstance(right, Ann):
+            return _type_name(self.ctx, left) == _type_name(self.ctx, right)
+        if isinstance(left, Ann | Sentinel | ClassRef | FuncRef) or isinstance(
+            right, Ann | Sentinel | ClassRef
+        ):
+            return bool(left == right)
+        if isinstance(left, str | int | float | bool | type(None)) and isinstance(
+            right, str | int | float | bool | type(None)
+        ):
+            return type(left) is type(right) and left == right
+        if isinstance(left, Obj | FieldInfo | Parser | DataclassRef) or isinstance(right, Obj | FieldInfo):
+            return left is right
+        raise Undecided
+
+    # calls
+
+    def _call(self, node: ast.Call, env: dict[str, Any], depth: int) -> Any:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            subject = self.eval(func.value, env, depth)
+            if not isinstance(subject, FieldInfo | Obj):
+                args, keywords = self._arguments(node, env, depth)
+                return self._method(subject, func.attr, args, keywords)
+            callee = self._attribute(subject, func.attr)  # `field.default_factory()`
+        else:
+            callee = self.eval(func, env, depth)
+        if isinstance(callee, Factory):
+            return self._src(ast.Call(func=callee.node, args=[], keywords=[]))
+        args, keywords = self._arguments(node, env, depth)
+        if isinstance(callee, ClassRef):
+            return self._instance(callee.name, args, keywords, opaque=False)
+        if isinstance(callee, Ann) and isinstance(callee.node, ast.Name):
+            return self._builtin(callee.node.id, args, keywords, node, env, depth)
+        if not isinstance(callee, FuncRef):
+            raise Undecided
+        if callee.name in self.ctx.builder_module.functions:
+            return self._inline(self.ctx.builder_module.functions[callee.name], args, keywords, depth)
+        return self._builtin(callee.name, args, keywords, node, env, depth)
+
+    def _arguments(self, node: ast.Call, env: dict[str, Any], depth: int) -> tuple[list[Any], dict[str, Any]]:
+        args: list[Any] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                args.extend(self._sequence(self.eval(arg.value, env, depth)))
+            elif isinstance(arg, ast.GeneratorExp):
+                args.append(_Generator(arg, env, depth))
+            else:
+                args.append(self.eval(arg, env, depth))
+        keywords: dict[str, Any] = {}
+        for k in node.keywords:
+            found = self.eval(k.value, env, depth)
+            if k.arg is None:
+                if not isinstance(found, dict):
+                    raise Undecided
+                keywords.update(found)
+            else:
+                keywords[k.arg] = found
+        return args, keywords
+
+    def _method(self, subject: Any, name: str, args: list[Any], keywords: dict[str, Any]) -> Any:
+        if isinstance(subject, Parser):
+            if name == "add_argument":
+                self.calls.append(Call(args, keywords))
+                return UNK
+            if name in ("add_argument_group", "add_mutually_exclusive_group"):
+                return subject
+            raise Undecided
+        if isinstance(subject, ModuleRef | Sentinel):
+            return self._call_ref(self._attribute(subject, name), args, keywords)
+        if isinstance(subject, str) and name in _STR_METHODS and not keywords:
+            if all(isinstance(a, str) for a in args) or (
+                name == "join" and args and isinstance(args[0], list)
+            ):
+                return getattr(subject, name)(*args)
+            raise Undecided
+        if isinstance(subject, dict):
+            if name == "get" and args and isinstance(args[0], str):
+                return subject.get(args[0], args[1] if len(args) > 1 else None)
+            if name == "update" and not keywords and len(args) == 1:
+                if args[0] is None or args[0] == {}:
+                    return None
+                if isinstance(args[0], dict):
+                    subject.update(args[0])
+                    return None
+            raise Undecided
+        if isinstance(subject, list) and name in ("append", "extend") and len(args) == 1:
+            if name == "append":
+                subject.append(args[0])
+            else:
+                subject.extend(self._sequence(args[0]))
+            return None
+        if isinstance(subject, Hints) and name == "get" and args and isinstance(args[0], str):
+            return self._hint(subject, args[0])
+        raise Undecided
+
+    def _call_ref(self, callee: Any, args: list[Any], keywords: dict[str, Any]) -> Any:
+        if isinstance(callee, FuncRef):
+            return self._builtin(callee.name, args, keywords, None, {}, 0)
+        raise Undecided
+
+    def _inline(
+        self,
+        fn: ast.FunctionDef | ast.AsyncFunctionDef,
+        args: list[Any],
+        keywords: dict[str, Any],
+        depth: int,
+    ) -> Any:
+        if (
+            depth >= MAX_DEPTH
+            or fn.decorator_list
+            and not all(
+                dotted(d) in ("functools.cache", "cache", "functools.lru_cache", "lru_cache")
+                for d in fn.decorator_list
+            )
+        ):
+            raise Undecided
+        env = bind(fn, args, keywords, self)
+        signal = self.exec(fn.body, env, depth + 1)
+        if signal is None:
+            return None
+        if signal.kind != "return":
+            raise Undecided
+        return signal.value
+
+    def _builtin(
+        self,
+        name: str,
+        args: list[Any],
+        keywords: dict[str, Any],
+        node: ast.Call | None,
+        env: dict[str, Any],
+        depth: int,
+    ) -> Any:
+        if name == "fields" and len(args) == 1 and isinstance(args[0], DataclassRef):
+            return FieldList()
+        if name == "is_dataclass" and len(args) == 1:
+            return isinstance(args[0], DataclassRef)
+        if name == "get_type_hints" and args and isinstance(args[0], DataclassRef):
+            return Hints(extras=keywords.get("include_extras") is True)
+        if name == "get_origin" and len(args) == 1:
+            return self._origin(args[0])
+        if name == "get_args" and len(args) == 1:
+            return self._args(args[0])
+        if name in ("isinstance", "issubclass") and len(args) == 2:
+            return self._isinstance(args[0], args[1], subclass=name == "issubclass")
+        if name == "hasattr" and len(args) == 2 and args[0] == ModuleRef("types") and args[1] == "UnionType":
+            return True  # docs-sync runs on Python 3.10 and later
+        if name == "type" and len(args) == 1 and isinstance(args[0], str | int | float | bool | type(None)):
+            return Ann(ast.Name(id=type(args[0]).__name__))
+        if name == "dict" and not args:
+            return dict(keywords)
+        if (
+            name in ("list", "tuple")
+            and len(args) == 1
+            and isinstance(args[0], list | tuple)
+            and not keywords
+        ):
+            return list(args[0]) if name == "list" else tuple(args[0])
+        if name == "len" and len(args) == 1 and isinstance(args[0], list | tuple | str | dict):
+            return len(args[0])
+        if name in ("any", "all") and len(args) == 1:
+            items = args[0].each(self) if isinstance(args[0], _Generator) else self._sequence(args[0])
+            truths = [self.truth(i) for i in items]
+            return any(truths) if name == "any" else all(truths)
+        raise Undecided
+
+    def _origin(self, found: Any) -> Any:
+        if not isinstance(found, Ann):
+            raise Undecided
+        node = _unquote(found.node)
+        if isinstance(node, ast.Subscript):
+            head = _canon(self.ctx, node.value)
+            if head in _ORIGINS:
+                return Ann(ast.Name(id=_ORIGINS[head]))
+            raise Undecided
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return Ann(ast.Name(id="UnionType"))
+        if isinstance(node, ast.Name | ast.Attribute | ast.Constant):
+            return None
+        raise Undecided
+
+    def _args(self, found: Any) -> tuple[Any, ...]:
+        if not isinstance(found, Ann):
+            raise Undecided
+        node = _unquote(found.node)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return tuple(Ann(m) for m in _union(node))
+        if not isinstance(node, ast.Subscript):
+            return ()
+        head = _canon(self.ctx, node.value)
+        members = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if head == "Annotated" and members:
+            return (Ann(members[0]), *[self._extra(m) for m in members[1:]])
+        if head == "Optional":
+            return (Ann(members[0]), Ann(ast.Name(id="NoneType")))
+        if head == "Literal":
+            values = [self._src(m) for m in members]
+            if any(isinstance(v, Src) for v in values):
+                raise Undecided
+            return tuple(values)
+        if head in _ORIGINS:
+            return tuple(Ann(m) for m in members)
+        raise Undecided
+
+    def _isinstance(self, found: Any, kinds: Any, subclass: bool) -> bool:
+        options = list(kinds) if isinstance(kinds, tuple) else [kinds]
+        for kind in options:
+            if isinstance(kind, ClassRef):
+                if isinstance(found, Obj) and found.cls == kind.name:
+                    return True
+                if isinstance(found, Src | DataclassRef) and not subclass:
+                    raise Undecided
+            elif isinstance(kind, Ann):
+                name = _type_name(self.ctx, kind)
+                if subclass:
+                    if isinstance(found, DataclassRef):
+                        return name == "object"
+                    raise Undecided
+                if name == "type" and isinstance(found, DataclassRef | Ann):
+                    return True
+                if isinstance(found, str | int | float | bool | list | tuple | dict):
+                    if type(found).__name__ == name or (name == "int" and isinstance(found, bool)):
+                        return True
+                elif isinstance(found, Src | FieldInfo) or found is UNK:
+                    raise Undecided
+            elif isinstance(kind, Sentinel):
+                # Another library's class (`msgspec.Struct`): the dataclass is one only through
+                # its bases, which are not read.
+                if isinstance(found, DataclassRef) and subclass and not self.ctx.bases:
+                    continue
+                raise Undecided
+            else:
+                raise Undecided
+        return False
+
+
+_BUILTIN_CALLS = frozenset(
+    {
+        "fields",
+        "is_dataclass",
+        "get_type_hints",
+        "get_origin",
+        "get_args",
+        "isinstance",
+        "issubclass",
+        "hasattr",
+        "type",
+        "dict",
+        "list",
+        "tuple",
+        "len",
+        "any",
+        "all",
+    }
+)
+
+
+@dataclass
+class _Generator:
+    """`any(name.startswith("-") for name in names)`: one generator, run when its caller asks."""
+
+    node: ast.GeneratorExp | ast.ListComp
+    env: dict[str, Any]
+    depth: int
+
+    def each(self, runner: _Runner) -> Iterator[Any]:
+        if len(self.node.generators) != 1 or self.node.generators[0].is_async:
+            raise Undecided
+        comp = self.node.generators[0]
+        for item in runner._sequence(runner.eval(comp.iter, self.env, self.depth)):
+            env = dict(self.env)
+            runner._assign(comp.target, item, env, self.depth)
+            if all(runner.truth(runner.eval(test, env, self.depth)) for test in comp.ifs):
+                yield runner.eval(self.node.elt, env, self.depth)
+
+
+def bind(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, args: list[Any], keywords: dict[str, Any], runner: _Runner
+) -> dict[str, Any]:
+    """The function's parameters bound as Python binds them; defaults from the builder's module."""
+    a = fn.args
+    if a.vararg is not None or a.kwarg is not None:
+        raise Undecided
+    positional = [*a.posonlyargs, *a.args]
+    if len(args) > len(positional):
+        raise Undecided
+    env: dict[str, Any] = {}
+    for param, found in zip(positional, args, strict=False):
+        env[param.arg] = found
+    defaults = dict(
+        zip([p.arg for p in positional][len(positional) - len(a.defaults) :], a.defaults, strict=True)
+    )
+    defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None})
+    for name, found in keywords.items():
+        if name in env or name not in {p.arg for p in (*positional, *a.kwonlyargs)}:
+            raise Undecided
+        env[name] = found
+    for param in (*positional, *a.kwonlyargs):
+        if param.arg not in env:
+            if param.arg not in defaults:
+                raise Undecided
+            env[param.arg] = runner.eval(defaults[param.arg], {}, 0)
+    return env
+
+
+def bind_builder(
+    ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef, args: list[Any], keywords: dict[str, Any]
+) -> dict[str, Any] | None:
+    try:
+        return bind(fn, args, keywords, _Runner(ctx, None))
+    except Undecided:
+        return None

@@ -1,0 +1,159 @@
+"""Flags a function of another module makes from a dataclass of this one: sglang's
+`add_cli_args_from_dataclass(parser, ServerArgs)`, imported from arg_groups/arg_utils.py.
+
+Extraction reads one file, so the parser's module says only that it hands a dataclass it
+defines to an imported function (a fact of kind `built-fields`: token the function's local name,
+key the class, attributes the argument positions and literal keywords). `gather` asks `resolve`
+what that function makes of it: the import is followed statically, one hop
+(bot/core/extract/imports.py); the function must loop over `dataclasses.fields()` of the class it
+is handed, directly or through a helper of its module, and each field is run through that loop
+(bot/core/extract/builder_run.py). The flags the loop reaches are the parser's, on the field's
+line. A function re-exported through another module, one that is not such a loop, or a field the
+loop is not understood for yields nothing: the parser keeps the flags read elsewhere, and a page
+citing another flag is told so as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import MutableMapping
+from typing import TYPE_CHECKING
+
+from bot.core.blobcache import cached
+from bot.core.extract.constants import dotted
+from bot.core.model import Extraction, Fact, Tree
+
+if TYPE_CHECKING:
+    from bot.core.extract.builder_run import FieldInfo
+
+MAX_BUILT = 200  # references resolved in one revision of one rule; the rest are not followed
+MAX_TEXT = 2_000_000  # a builder's module larger than this is not read
+_FORMAT = "built-1"  # cache key prefix: bump when a resolution changes shape or meaning
+
+
+class Resolver:
+    """Resolves references in one revision; each module's summary is cached by blob id, each
+    resolution by the blob ids of the two modules."""
+
+    def __init__(self, tree: Tree, cache: MutableMapping[str, object] | None):
+        from bot.core.extract.imports import Modules
+
+        self.tree = tree
+        self.cache = cache
+        self.modules = Modules(tree, cache)
+        self.resolved = 0
+
+    def flags(self, ref: Fact) -> list[Fact]:
+        if self.resolved >= MAX_BUILT:
+            return []
+        self.resolved += 1
+        summary = self.modules.summary(ref.path)
+        if summary is None or ref.token not in summary.imports:
+            return []
+        found = self.modules._follow(ref.path, summary, ref.token)
+        if not found or found[0][0] == ref.path:
+            return []
+        builder_path, name = found[0]
+        blobs = (self.tree.blob_id(ref.path), self.tree.blob_id(builder_path))
+        where = f"{ref.path}:{builder_path}:{name}:{ref.key}:{ref.attrs}:{ref.source}"
+        key = f"{_FORMAT}:{blobs[0]}:{blobs[1]}:{where}"
+        result = cached(
+            self.cache, key if all(blobs) else None, Extraction, lambda: self._run(ref, builder_path, name)
+        )
+        return list(result.facts) if result is not None else []
+
+    def _run(self, ref: Fact, builder_path: str, name: str) -> Extraction:
+        texts = (self.tree.read(ref.path), self.tree.read(builder_path))
+        if texts[0] is None or texts[1] is None or len(texts[1]) > MAX_TEXT:
+            return Extraction(facts=())
+        try:
+            owner, builder = ast.parse(texts[0]), ast.parse(texts[1])
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return Extraction(facts=())
+        return Extraction(facts=tuple(run(ref, owner, builder, name)))
+
+
+def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> list[Fact]:
+    """The flags `name` of `builder` makes of the dataclass `ref` hands it from `owner`."""
+    # Imported on use: a check whose facts are all cached never imports the extractors.
+    from bot.core.extract import builder_run
+    from bot.core.extract.builder_run import Context, DataclassRef, Parser
+
+    fn = next(
+        (n for n in builder.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name),
+        None,
+    )
+    classes = {n.name: n for n in owner.body if isinstance(n, ast.ClassDef)}
+    node = classes.get(ref.key)
+    if fn is None or node is None:
+        return []
+    infos = _fields(owner, classes, ref.key)
+    ctx = Context(builder, owner, infos, tuple(ast.unparse(b) for b in node.bases))
+    count, cls_at = int(ref.attr("arguments") or 0), int(ref.attr("class-at") or 0)
+    # The dataclass where the call passes it, the parser in every other position: only the
+    # parser's `add_argument` calls are read, so a wrong guess about another argument declares
+    # nothing.
+    args: list[object] = [DataclassRef() if i == cls_at else Parser() for i in range(count)]
+    keywords = json.loads(ref.attr("keywords") or "{}")
+    env = builder_run.bind_builder(ctx, fn, args, keywords)
+    loop = builder_run.prelude(ctx, fn, env) if env is not None else None
+    if env is None or loop is None:
+        return []
+    out: list[Fact] = []
+    for info in infos:
+        for call in builder_run.run_field(ctx, loop, env, info) or ():
+            for flag in builder_run.to_flags(ctx, call, info) or ():
+                out.append(
+                    Fact(
+                        kind="flag",
+                        token=flag.token,
+                        key=flag.dest,
+                        source=ref.source,
+                        path=ref.path,
+                        line=flag.line,
+                        attrs=flag.attrs,
+                    )
+                )
+    return out
+
+
+def _fields(owner: ast.Module, classes: dict[str, ast.ClassDef], name: str) -> list[FieldInfo]:
+    """The dataclass's fields in `dataclasses.fields()` order, with their annotations as written."""
+    from bot.core.extract import dataclass_flags
+    from bot.core.extract.builder_run import FieldInfo
+
+    known = dataclass_flags.dataclass_fields(owner, name) or []
+    nodes: dict[str, ast.AnnAssign] = {}
+    _annotated(classes, classes[name], nodes, 0)
+    out = []
+    for f in known:
+        stmt = nodes.get(f.name)
+        if stmt is None:
+            continue
+        default, factory, metadata = _field_call(stmt.value)
+        out.append(FieldInfo(f.name, f.line, stmt.annotation, default, factory, metadata))
+    return out
+
+
+def _annotated(
+    classes: dict[str, ast.ClassDef], node: ast.ClassDef, out: dict[str, ast.AnnAssign], depth: int
+) -> None:
+    if depth > 20:
+        return
+    for base in reversed(node.bases):
+        if isinstance(base, ast.Name) and base.id in classes and base.id != node.name:
+            _annotated(classes, classes[base.id], out, depth + 1)
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            out[stmt.target.id] = stmt
+
+
+def _field_call(found: ast.expr | None) -> tuple[ast.expr | None, ast.expr | None, ast.expr | None]:
+    """(default, default_factory, metadata) of a field's value as written."""
+    if found is None:
+        return None, None, None
+    if isinstance(found, ast.Call) and dotted(found.func) in ("field", "dataclasses.field"):
+        keywords = {k.arg: k.value for k in found.keywords if k.arg is not None}
+        return keywords.get("default"), keywords.get("default_factory"), keywords.get("metadata")
+    return found, None, None
