@@ -186,8 +186,17 @@ class Context:
     dataclass_module: Module = field(init=False)
     constants: dict[str, ast.expr] = field(init=False)
     imports: dict[str, str] = field(init=False)  # local name -> dotted module or module.attr
+    postponed: bool = field(init=False)
 
     def __post_init__(self) -> None:
+        # Under `from __future__ import annotations` a field's `type` is the annotation's text;
+        # `get_type_hints` still gives the type.
+        self.postponed = any(
+            isinstance(s, ast.ImportFrom)
+            and s.module == "__future__"
+            and any(a.name == "annotations" for a in s.names)
+            for s in self.dataclass.body
+        )
         self.builder_module = Module(self.builder)
         self.dataclass_scope = Scope(self.dataclass, None)
         self.dataclass_module = Module(self.dataclass)
@@ -574,7 +583,10 @@ class _Runner:
             if attr == "name":
                 return subject.name
             if attr == "type":
-                return Ann(subject.annotation)
+                written = subject.annotation
+                if isinstance(written, ast.Constant) and isinstance(written.value, str):
+                    return written.value
+                return ast.unparse(written) if self.ctx.postponed else Ann(written)
             if attr == "default":
                 return (
                     Sentinel("dataclasses.MISSING") if subject.default is None else self._src(subject.default)

@@ -299,3 +299,65 @@ def test_init_pairs_the_page_with_the_parser_whose_flags_the_builder_makes():
     assert text is not None and "srv/server.py" in text and "docs/serving.md" in text
     (pack,) = parse_repo_config(text)
     assert audit(pack.rules, tree).findings == ()
+
+
+# A builder of the plainer kind: help and choices in `field(metadata=...)`, the flag named
+# `--field_name`, a bool told by its type. The dataclass's module postpones its annotations, so
+# `field.type` is the annotation's text there: a builder testing `field.type is bool` never takes
+# that branch, and its flags say what it does instead.
+OPTIONS = textwrap.dedent(
+    """
+    import dataclasses
+
+
+    def add_options(parser, cls):
+        for field in dataclasses.fields(cls):
+            kwargs = {"help": field.metadata.get("help", "")}
+            if "choices" in field.metadata:
+                kwargs["choices"] = field.metadata["choices"]
+            if field.type == "bool":
+                parser.add_argument(f"--{field.name}", action="store_true", **kwargs)
+            elif field.type is bool:
+                parser.add_argument(f"--{field.name}", action="store_false", **kwargs)
+            else:
+                parser.add_argument(f"--{field.name}", default=field.default, **kwargs)
+    """
+)
+TRAIN = textwrap.dedent(
+    """
+    from __future__ import annotations
+
+    import argparse
+    from dataclasses import dataclass, field
+
+    from tool.options import add_options
+
+
+    @dataclass
+    class TrainConfig:
+        optimizer: str = field(default="adamw", metadata={"help": "Optimizer.", "choices": ["adamw", "sgd"]})
+        warmup_steps: int = field(default=100, metadata={"help": "Warm-up steps."})
+        compile: bool = False
+
+
+    def main():
+        parser = argparse.ArgumentParser()
+        add_options(parser, TrainConfig)
+        return parser.parse_args()
+    """
+)
+
+
+def test_a_builder_reading_field_metadata_and_the_annotation_as_text():
+    tree = MemoryTree({"tool/__init__.py": "", "tool/options.py": OPTIONS, "tool/train.py": TRAIN})
+    (rule,) = [
+        r for pack in parse_repo_config(CONFIG.replace("srv/server.py", "tool/train.py")) for r in pack.rules
+    ]
+    found = {f.token: f for f in gather(rule, tree).flags()}
+    assert sorted(found) == ["--compile", "--optimizer", "--warmup_steps"]
+    assert (found["--optimizer"].attr("choices"), found["--optimizer"].attr("default")) == (
+        "adamw,sgd",
+        "adamw",
+    )
+    assert found["--warmup_steps"].attr("help") == "Warm-up steps."
+    assert (found["--compile"].attr("action"), found["--compile"].attr("default")) == ("store_true", "False")
