@@ -361,3 +361,33 @@ def test_a_builder_reading_field_metadata_and_the_annotation_as_text():
     )
     assert found["--warmup_steps"].attr("help") == "Warm-up steps."
     assert (found["--compile"].attr("action"), found["--compile"].attr("default")) == ("store_true", "False")
+
+
+NESTED = textwrap.dedent(
+    """
+    import dataclasses
+
+
+    def add_options(parser, cls, prefix=""):
+        for field in dataclasses.fields(cls):
+            if dataclasses.is_dataclass(field.type):
+                add_options(parser, field.type, prefix + field.name + ".")
+            else:
+                parser.add_argument(f"--{prefix}{field.name}", default=field.default)
+    """
+)
+
+
+def test_a_field_that_may_be_a_nested_dataclass_gets_no_flag_rather_than_a_wrong_one():
+    train = TRAIN.replace("from __future__ import annotations\n", "").replace(
+        "    compile: bool = False\n", "    compile: bool = False\n    data: DataConfig = None\n"
+    )
+    assert "data: DataConfig" in train
+    tree = MemoryTree({"tool/__init__.py": "", "tool/options.py": NESTED, "tool/train.py": train})
+    (rule,) = [
+        r for pack in parse_repo_config(CONFIG.replace("srv/server.py", "tool/train.py")) for r in pack.rules
+    ]
+    found = {f.token: f for f in gather(rule, tree).flags()}
+    # `--data` would be wrong (its fields are `--data.<name>`), and they are not read: neither.
+    assert sorted(found) == ["--compile", "--optimizer", "--warmup_steps"]
+    assert found["--warmup_steps"].attr("default") == "100"

@@ -868,6 +868,9 @@ class _Runner:
         if name == "fields" and len(args) == 1 and isinstance(args[0], DataclassRef):
             return FieldList()
         if name == "is_dataclass" and len(args) == 1:
+            if isinstance(args[0], Ann) and not self._plain(args[0]):
+                # A field typed with a class, maybe a nested dataclass: another run, not read.
+                raise Undecided
             return isinstance(args[0], DataclassRef)
         if name == "get_type_hints" and args and isinstance(args[0], DataclassRef):
             return Hints(extras=keywords.get("include_extras") is True)
@@ -897,6 +900,15 @@ class _Runner:
             truths = [self.truth(i) for i in items]
             return any(truths) if name == "any" else all(truths)
         raise Undecided
+
+    def _plain(self, found: Ann) -> bool:
+        """A builtin type, None or a typing form: certainly no dataclass."""
+        node = _unquote(found.node)
+        if isinstance(node, ast.Subscript):
+            return _canon(self.ctx, node.value) in _ORIGINS
+        if isinstance(node, ast.BinOp) or _is_none(node):
+            return True
+        return _type_name(self.ctx, found) in _BUILTIN_TYPES | {"Annotated", "Union", "Literal", "UnionType"}
 
     def _origin(self, found: Any) -> Any:
         if not isinstance(found, Ann):
