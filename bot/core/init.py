@@ -327,7 +327,10 @@ def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
 
     for path in paths:
         text = tree.read(path)
-        if text is None or len(text) > MAX_TEXT or not any(call in text for call in _DECLARING):
+        if text is None or len(text) > MAX_TEXT:
+            continue
+        # A module with no declaring call may hand a dataclass to a builder of another module.
+        if not any(call in text for call in _DECLARING) and "dataclass" not in text:
             continue
         calls = _DECLARING if "addoption(" in text else ()
         source = Source(id="cli", kind="argparse", paths=(path,), calls=calls)

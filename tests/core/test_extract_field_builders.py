@@ -348,6 +348,10 @@ TRAIN = textwrap.dedent(
 )
 
 
+def tree_files(tree: MemoryTree) -> dict[str, str]:
+    return {p: tree.read(p) or "" for p in tree.paths()}
+
+
 def test_a_builder_reading_field_metadata_and_the_annotation_as_text():
     tree = MemoryTree({"tool/__init__.py": "", "tool/options.py": OPTIONS, "tool/train.py": TRAIN})
     (rule,) = [
@@ -361,6 +365,10 @@ def test_a_builder_reading_field_metadata_and_the_annotation_as_text():
     )
     assert found["--warmup_steps"].attr("help") == "Warm-up steps."
     assert (found["--compile"].attr("action"), found["--compile"].attr("default")) == ("store_true", "False")
+    # The module declares no flag itself: init still finds the parser the builder fills.
+    page = "# Training\n\nSet `--optimizer sgd` and `--warmup_steps 10`; `--compile` is off.\n"
+    text = config_for(MemoryTree({**tree_files(tree), "docs/train.md": page}))
+    assert text is not None and "tool/train.py" in text and "docs/train.md" in text
 
 
 NESTED = textwrap.dedent(

@@ -61,7 +61,9 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     # A rule may name wrappers that declare flags too, e.g. miles' `reset_arg(parser, "--load", ...)`.
     names = frozenset(source.calls) or DECLARING_CALLS
     if not any(is_add_argument(node, names) for node in walk.nodes(tree)):
-        return out  # no declaring call, so no helper forwarding to one: no flags (most modules)
+        # No declaring call, so no helper forwarding to one (most modules); a builder of another
+        # module may still be handed one of its dataclasses.
+        return built_fields.references(tree, source.id, path)
     module = Module(tree)
     commands = subparsers.subcommands(tree)
     # pytest's `add_option_ini("--log-format", ...)`, forwarding to `group.addoption` (forwarding.py)
