@@ -8,7 +8,8 @@ directives; code as a shell block (`.. code-block:: bash`, `.. code::`, `.. sour
 `.. prompt:: bash`, `.. code-tab::`, and `::` literal blocks in `.. highlight::`'s language, a
 shell's when none is set); tables (grid, simple and `.. list-table::`); inline literals
 (``` ``--flag`` ```) and the roles that cite code (`:option:`, `:class:`, `:func:`, `:meth:`,
-`:mod:`, `:attr:`, `:envvar:`, `:file:`, ...), and `.. option::` directives. Comments, raw
+`:mod:`, `:attr:`, `:envvar:`, `:file:`, ...), `.. option::` directives, and options plain text
+writes with their hyphen escaped (`\\--no-clobber` in a table's cell). Comments, raw
 HTML, math, `toctree` and directives of unknown meaning are skipped: no citation read from
 them beats a wrong one.
 

@@ -1,5 +1,14 @@
-"""The inline markup of a reStructuredText paragraph (literals, roles, links), read into the
-inline tokens markdown-it gives a Markdown one, each code span with its exact offsets."""
+r"""The inline markup of a reStructuredText paragraph (literals, roles, links), read into the
+inline tokens markdown-it gives a Markdown one, each code span with its exact offsets.
+
+Plain text cites an option only when its hyphen is escaped: `\--no-clobber`, `\-n, \--no-clobber`,
+`\--source {huggingface,kaggle}`, `\--job-name (-J)`, as a list-table's first cell writes them.
+The escape is what a page writes to keep docutils from reading the text as an option list and
+Sphinx from turning `--` into an en-dash, so it is written for an option; the run of options is a
+code span, an option list's like. Unescaped plain text is not read: its `--` is just as often a
+dash ("pages--see", "a -- b"), the end of options (`pass -- to stop`), or another program's
+command line in a sentence, and `\---`, `\-- comment` and a permission's `\--x` name nothing.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +21,16 @@ _ROLE = re.compile(r"(?<![\w:]):((?:[\w.+-]+:)?[\w.+-]+):$")  # searched up to t
 _ALIASES = re.compile(r"\([^()]*\)")
 _TITLED = re.compile(r"(.*?)\s*<([^<>]+)>", re.S)
 _BACKTICKS = re.compile(r"`+")
+# An escaped option: a long one of two characters at least (`\--x` is a permission string), or a
+# short one, a letter; led by the start of the text, a space or an opening bracket.
+_ESCAPED_OPTION = r"(?:--[A-Za-z0-9][\w.-]*[A-Za-z0-9_]|-[A-Za-z])(?![\w-])"
+_OPTION_ARG = r"(?:[ \t](?:<[^<>\n]+>|\{[^{}\n]+\}|[A-Z][A-Z0-9_]*(?![\w-]))|=[^\s,;()]*[^\s,;().])?"
+_ANY_OPTION = rf"\\{{0,2}}{_ESCAPED_OPTION}{_OPTION_ARG}"
+_ESCAPED = re.compile(
+    rf"""(?<![^\s(\[{{'"])\\{{1,2}}{_ESCAPED_OPTION}{_OPTION_ARG}"""
+    rf"(?:,[ \t]*{_ANY_OPTION})*(?:[ \t]+\({_ANY_OPTION}(?:,[ \t]*{_ANY_OPTION})*\))?"
+)
+_ESCAPES = re.compile(r"\\+(?=-)")
 _LOOKAHEAD = 64  # runs of backticks searched for the one closing a literal: a bound on the scan
 # Roles whose text is code: a flag, a name, a path.
 _CODE_ROLES = frozenset(
@@ -70,7 +89,15 @@ def children(
     pos = 0
 
     def add_text(upto: int) -> None:
-        chunk = text[pos:upto]
+        at = pos
+        for m in _ESCAPED.finditer(text, pos, upto):
+            add_plain(text[at : m.start()])
+            options = _ALIASES.sub(lambda a: " " * len(a.group(0)), _ESCAPES.sub("", m.group(0)))
+            add_code(m.start(), m.end(), options, "")
+            at = m.end()
+        add_plain(text[at:upto])
+
+    def add_plain(chunk: str) -> None:
         for n, piece in enumerate(chunk.split("\n")):
             if n:
                 out.append(Token("softbreak", "br", 0))

@@ -249,3 +249,19 @@ def test_sources_side_by_side_or_of_one_name_in_sibling_folders_are_one_glob():
     assert "          - lone/run.py\n" in text
     (pack,) = parse_repo_config(text)
     assert unmatched(pack.rules, MemoryTree({}), MemoryTree(files)) == []
+
+
+def test_an_rst_table_of_escaped_options_pairs_its_page_with_their_parser():
+    copy = CONVERT.replace('"--input"', '"-n", "--no-clobber"').replace("--output", "--make-parents")
+    page = "Copy\n====\n\n.. list-table::\n   :widths: 30 60\n\n   * - \\-n, \\--no-clobber\n"
+    page += "     - Keep what is there.\n   * - \\--make-parents\n     - Make the folders.\n"
+    files = {"tool/copy.py": copy, "docs/cli.rst": page}
+    found = plan(MemoryTree(files))
+    assert (found.pages, [p.path for p in found.parsers]) == (("docs/cli.rst",), ["tool/copy.py"])
+    text = config_for(MemoryTree(files))
+    assert text is not None and "          - tool/copy.py\n" in text
+    (pack,) = parse_repo_config(text)
+    renamed = dict(files, **{"tool/copy.py": copy.replace("--make-parents", "--make-parent")})
+    [f] = audit(pack.rules, MemoryTree(renamed)).findings
+    assert (f.kind, f.symbol, f.doc.line) == ("unresolved", "--make-parents", 9)
+    assert f.suggestion.replacement == "   * - \\--make-parent"  # behind the escape

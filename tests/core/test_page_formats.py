@@ -316,3 +316,76 @@ def test_an_rst_options_description_claims_its_default_and_its_header_claims_non
         """,
     )
     assert [(c.subject, c.value, c.line, c.text) for c in p.claims] == [("--suffix", "rst", 3, "``rst``")]
+
+
+def test_rst_options_written_escaped_in_plain_text_are_cited_at_the_flag_itself():
+    p = page(
+        "docs/cli.rst",
+        r"""
+        .. list-table::
+           :header-rows: 1
+
+           * - Option
+             - Default
+           * - \-f, \--force
+             - ``False``
+           * - \--hub {local,remote}
+             - ``local``
+           * - \--name (-N), \--tag <tag>
+             - ``x``
+
+        +--------------+---------+
+        | Option       | Default |
+        +==============+=========+
+        | \--seed SEED | ``42``  |
+        +--------------+---------+
+
+        Pass the \--dry-run switch, or \\--quiet.
+        """,
+    )
+    assert cited(p) == [
+        ("--force", "table", 6, "Option"),
+        ("False", "table", 7, "Default"),
+        ("--hub", "table", 8, "Option"),
+        ("local", "table", 9, "Default"),
+        ("--name", "table", 10, "Option"),
+        ("--tag", "table", 10, "Option"),
+        ("x", "table", 11, "Default"),
+        ("--seed", "table", 16, "Option"),
+        ("42", "table", 16, "Default"),
+        ("--dry-run", "inline", 19, ""),
+        ("--quiet", "inline", 19, ""),
+    ]
+    flags = [r for r in p.refs if r.kind == "flag"]
+    # The escape stays on the page: a rewrite of the flag at its column keeps it.
+    assert all(p.lines[r.line - 1][r.col - 1] == "\\" for r in flags)
+    assert [(r.token, r.value) for r in flags][1:4] == [
+        ("--hub", "{local,remote}"),
+        ("--name", None),  # `(-N)` is its alias, no value
+        ("--tag", "<tag>"),
+    ]
+    assert [(c.subject, c.value, c.line) for c in p.claims] == [
+        ("--force", "False", 7),
+        ("--hub", "local", 9),
+        ("--seed", "42", 16),
+    ]  # a row of two options says whose its default is not
+
+
+def test_rst_dashes_and_unescaped_plain_text_are_no_flags():
+    p = page(
+        "docs/prose.rst",
+        r"""
+        Pass -- to stop reading options; see below -- or --- there; pages--all of them.
+        An --unescaped flag in a sentence is another program's, maybe; ``--follow`` is a literal.
+
+        .. list-table::
+
+           * - r\--
+             - \--x
+             - \---
+           * - \-- a comment
+             - \-1
+             - \-n2 and a\--b
+        """,
+    )
+    assert [r.token for r in p.refs] == ["--follow"]

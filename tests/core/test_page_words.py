@@ -68,6 +68,10 @@ Pass ``--lr`` and ``--warmup-steps``; :option:`--fp16` turns on half precision.
      - Default
    * - ``--max-steps``
      - ``10``
+   * - \\-n, \\--no-clobber
+     - ``False``
+   * - \\--hub {local,remote}
+     - ``local``
 """
 
 MDX = """\

@@ -358,7 +358,7 @@ def _rst_row(
     after: bool,
 ) -> NewLine | None:
     """The new row of a reStructuredText table: its cells worked out as a Markdown table's,
-    with ``literals`` read as `code` and written back as ``literals``."""
+    with ``literals`` read as `code` and written back as ``literals``, a plain key escaped."""
     rows = {
         i: table.rows[r] for i, lines in found.items.items() if (r := table.row_of(max(lines))) is not None
     }
@@ -371,6 +371,10 @@ def _rst_row(
     if cells is None or index not in rows:
         return None
     cells = [_MD_CODE.sub(r"``\1``", c) for c in cells]
+    if cells[0].startswith("-"):
+        # A plain key is written as its siblings are, escaped (`\--seed`): a cell starting
+        # with a hyphen would be an option list, and `--` an en-dash.
+        cells[0] = "\\" + cells[0]
     where = table.rows.index(rows[index])
     written = rst_rows.placed(table, doc.lines, where, after, cells)
     return NewLine(*written) if written is not None else None

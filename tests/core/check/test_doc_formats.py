@@ -144,3 +144,48 @@ def test_a_changed_default_of_an_rst_option_is_found_in_its_description():
     assert f.suggestion.replacement == "   Defaults to ``txt``."
     rules = [rule(docs=(DocTarget("docs/man.rst"),))]
     assert audit(rules, MemoryTree({CLI: base_cli, "docs/man.rst": page})).findings == ()
+
+
+def escaped_table(rows: list[tuple[str, str, str]]) -> str:
+    """A list-table of options written in plain text, each hyphen escaped (`\\--lr`)."""
+    page = "Options\n=======\n\n.. list-table::\n   :header-rows: 1\n\n"
+    page += "   * - Flag\n     - Default\n     - About\n"
+    for flag, default, about in rows:
+        page += f"   * - \\{flag}\n     - {default}\n     - {about}\n"
+    return page
+
+
+ESCAPED = escaped_table(
+    [("--lr", "0.001", "Learning rate."), ("--seed", "42", "Seed."), ("--warmup", "0", "Steps.")]
+)
+
+
+def test_a_renamed_flag_escaped_in_a_plain_cell_is_rewritten_behind_its_escape():
+    [f] = run("docs/o.rst", ESCAPED, ESCAPED).findings
+    assert (f.kind, f.symbol, f.doc.line) == ("renamed", "--lr", 10)
+    assert f.suggestion.replacement == "   * - \\--learning-rate"
+    grid = GRID.replace("| ``--lr``   |", "| \\--lr      |")
+    head_cli = cli("'--rate', dest='lr', type=float, default=0.1")
+    [g] = run("docs/f.rst", grid, grid, base_cli=LR, head_cli=head_cli).findings
+    assert g.suggestion.replacement == "| \\--rate    | ``0.1`` |"  # the grid keeps its widths
+
+
+def test_a_new_flag_beside_escaped_siblings_gets_an_escaped_row():
+    [f] = run("docs/o.rst", ESCAPED, ESCAPED, base_cli=SIBLINGS, head_cli=WITH_NEW).findings
+    assert (f.kind, f.symbol) == ("new-flag", "--max-tokens")
+    assert f.suggestion.replacement.split("\n")[1:] == [
+        "   * - \\--max-tokens",
+        "     - 4096",
+        "     - Longest {n} tokens.",
+    ]
+
+
+def test_audit_finds_an_escaped_flag_the_parser_lost_and_a_choice_it_no_longer_has():
+    page = "Use it\n======\n\n.. list-table::\n\n   * - \\-f, \\--force\n     - Overwrite.\n"
+    page += "   * - \\--hub {local,cloud}\n     - Where from.\n   * - \\--make-dirs\n     - Make folders.\n"
+    code = cli("'-f', '--force', action='store_true'", "'--hub', choices=['local', 'remote']")
+    report = audit([rule(docs=(DocTarget("docs/*.rst"),))], MemoryTree({CLI: code, "docs/use.rst": page}))
+    assert [(f.kind, f.symbol, f.doc.line) for f in report.findings] == [
+        ("unresolved", "--hub cloud", 8),
+        ("unresolved", "--make-dirs", 10),
+    ]
