@@ -22,203 +22,47 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import operator
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from bot.core.extract import argparse_flags
-from bot.core.extract.argparse_flags import Flag, Scope
-from bot.core.extract.constants import UNKNOWN, Module, dotted, value
-
-MAX_STEPS = 5_000  # statements and expressions one field's run may evaluate
-MAX_DEPTH = 4  # helper calls nested in one another
-MAX_ITEMS = 64  # items a loop inside a helper may go over
-
-_TYPING = frozenset({"typing", "typing_extensions"})
-# Subscripted annotations and what `get_origin` answers for each.
-_ORIGINS = {
-    "Annotated": "Annotated",
-    "Optional": "Union",
-    "Union": "Union",
-    "Literal": "Literal",
-    "List": "list",
-    "list": "list",
-    "Dict": "dict",
-    "dict": "dict",
-    "Tuple": "tuple",
-    "tuple": "tuple",
-    "Set": "set",
-    "set": "set",
-}
-_BUILTIN_TYPES = frozenset(
-    {"str", "int", "float", "bool", "bytes", "list", "dict", "tuple", "set", "frozenset", "object", "type"}
+from bot.core.extract.builder_values import (
+    BUILTIN_TYPES,
+    COMPARE,
+    MAX_DEPTH,
+    MAX_ITEMS,
+    MAX_STEPS,
+    STR_METHODS,
+    TYPING,
+    UNK,
+    Ann,
+    Call,
+    ClassRef,
+    Context,
+    DataclassRef,
+    Factory,
+    FieldInfo,
+    FieldList,
+    FuncRef,
+    Hints,
+    ModuleRef,
+    Obj,
+    Parser,
+    Sentinel,
+    Signal,
+    Src,
+    Undecided,
+    canon,
+    instance,
+    is_instance,
+    origin,
+    plain,
+    src,
+    type_args,
+    type_name,
+    unquote,
 )
-_STR_METHODS = frozenset(
-    {"replace", "lower", "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "join"}
-)
-_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-}
-
-
-class Undecided(Exception):
-    """The run reached something neither file decides."""
-
-
-class _Unknown:
-    def __repr__(self) -> str:
-        return "UNK"
-
-
-UNK: Any = _Unknown()
-
-
-@dataclass(frozen=True)
-class Ann:
-    """A type: an annotation of the dataclass's module, or a builtin or typing name."""
-
-    node: ast.expr
-
-
-@dataclass(frozen=True)
-class Src:
-    """An expression of the dataclass's module whose value that module does not spell out (a
-    function, a list it builds at run time): passed on to argparse as written."""
-
-    node: ast.expr
-
-
-@dataclass(frozen=True)
-class Sentinel:
-    """An object compared by identity only: `dataclasses.MISSING`, another library's attribute."""
-
-    name: str
-
-
-@dataclass
-class Obj:
-    """An instance of a class of the builder's module: `Arg(help=..., choices=...)`."""
-
-    cls: str
-    values: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class ClassRef:
-    name: str
-
-
-@dataclass(frozen=True)
-class FuncRef:
-    name: str
-
-
-@dataclass(frozen=True)
-class ModuleRef:
-    name: str
-
-
-@dataclass(frozen=True)
-class Parser:
-    """The parser the builder was handed."""
-
-
-@dataclass(frozen=True)
-class DataclassRef:
-    """The dataclass the builder was handed."""
-
-
-@dataclass(frozen=True)
-class FieldList:
-    """`dataclasses.fields(Cls)`."""
-
-
-@dataclass(frozen=True)
-class Hints:
-    """`get_type_hints(Cls)`; `extras`: include_extras=True, so Annotated is kept."""
-
-    extras: bool
-
-
-@dataclass(frozen=True)
-class Factory:
-    node: ast.expr
-
-
-@dataclass(frozen=True)
-class FieldInfo:
-    name: str
-    line: int
-    annotation: ast.expr
-    default: ast.expr | None
-    factory: ast.expr | None
-    metadata: ast.expr | None
-
-
-@dataclass
-class Call:
-    """One add_argument call a field reached: option strings and keywords, as values."""
-
-    args: list[Any]
-    keywords: dict[str, Any]
-
-
-@dataclass
-class _Signal:
-    kind: str  # "continue", "break", "return"
-    value: Any = None
-
-
-@dataclass
-class Context:
-    """The two modules: the builder's and the dataclass's."""
-
-    builder: ast.Module
-    dataclass: ast.Module
-    fields: list[FieldInfo]
-    bases: tuple[str, ...]  # the dataclass's bases as written
-    builder_module: Module = field(init=False)
-    dataclass_scope: Scope = field(init=False)
-    dataclass_module: Module = field(init=False)
-    constants: dict[str, ast.expr] = field(init=False)
-    imports: dict[str, str] = field(init=False)  # local name -> dotted module or module.attr
-    postponed: bool = field(init=False)
-
-    def __post_init__(self) -> None:
-        # Under `from __future__ import annotations` a field's `type` is the annotation's text;
-        # `get_type_hints` still gives the type.
-        self.postponed = any(
-            isinstance(s, ast.ImportFrom)
-            and s.module == "__future__"
-            and any(a.name == "annotations" for a in s.names)
-            for s in self.dataclass.body
-        )
-        self.builder_module = Module(self.builder)
-        self.dataclass_scope = Scope(self.dataclass, None)
-        self.dataclass_module = Module(self.dataclass)
-        self.constants = {}
-        self.imports = {}
-        for stmt in self.builder.body:
-            if (
-                isinstance(stmt, ast.Assign)
-                and len(stmt.targets) == 1
-                and isinstance(stmt.targets[0], ast.Name)
-            ):
-                self.constants[stmt.targets[0].id] = stmt.value
-            elif isinstance(stmt, ast.Import):
-                for alias in stmt.names:
-                    if alias.asname:
-                        self.imports[alias.asname] = alias.name
-                    else:
-                        head = alias.name.split(".")[0]
-                        self.imports[head] = head
-            elif isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
-                for alias in stmt.names:
-                    self.imports[alias.asname or alias.name] = f"{stmt.module}.{alias.name}"
+from bot.core.extract.constants import dotted, value
 
 
 def run_field(ctx: Context, loop: ast.For, env: dict[str, Any], info: FieldInfo) -> list[Call] | None:
@@ -251,102 +95,6 @@ def prelude(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef, env: dict[
     return None
 
 
-def to_flags(ctx: Context, call: Call, info: FieldInfo) -> list[Flag] | None:
-    """What argparse makes of one reached call, the flags on the field's line."""
-    options: list[tuple[str, int]] = []
-    for arg in call.args:
-        if not isinstance(arg, str):
-            return None
-        if arg.startswith("-"):
-            options.append((arg, info.line))
-    keywords = {k: _as_node(v) for k, v in call.keywords.items()}
-    scope, module = ctx.dataclass_scope, ctx.dataclass_module
-    found = argparse_flags.flags(options, keywords, scope.lookup, module=module)
-    base = ast.unparse(_bare(ctx, info.annotation))
-    out = []
-    for flag in found:
-        attrs = dict(flag.attrs)
-        attrs.setdefault("type", base)
-        out.append(flag._replace(attrs=tuple(sorted(attrs.items()))))
-    return out
-
-
-_NOT_SPELLED = ast.Name(id="<not spelled out>")  # a keyword whose value the files do not say
-
-
-def _as_node(found: Any) -> ast.expr:
-    if isinstance(found, Ann | Src):
-        return found.node
-    if isinstance(found, str | int | float | bool | type(None)):
-        return ast.Constant(found)
-    if isinstance(found, list | tuple) and all(isinstance(i, str | int | float | bool) for i in found):
-        items: list[ast.expr] = [ast.Constant(i) for i in found]
-        return ast.List(elts=items) if isinstance(found, list) else ast.Tuple(elts=items)
-    return _NOT_SPELLED
-
-
-# --- annotations ---------------------------------------------------------------------------------
-
-
-def _canon(ctx: Context, node: ast.expr, depth: int = 0) -> str | None:
-    """The typing or builtin name an annotation's head stands for, aliases followed (`A = Annotated`
-    in either module, the dataclass's module importing it from the builder's)."""
-    name = dotted(node)
-    if name is None:
-        return None
-    last = name.split(".")[-1]
-    if depth < 3 and "." not in name:
-        for assigned in (ctx.dataclass_scope.resolve(name), ctx.constants.get(name)):
-            if isinstance(assigned, ast.Name | ast.Attribute):
-                return _canon(ctx, assigned, depth + 1)
-    return last
-
-
-def _unquote(node: ast.expr) -> ast.expr:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return node
-    return node
-
-
-def _bare(ctx: Context, node: ast.expr) -> ast.expr:
-    """The annotation without Annotated metadata and `| None`/Optional: the field's type."""
-    node = _unquote(node)
-    if isinstance(node, ast.Subscript):
-        head = _canon(ctx, node.value)
-        members = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if head == "Annotated" and members:
-            return _bare(ctx, members[0])
-        if head in ("Optional", "Union"):
-            kept = [m for m in members if not _is_none(m)]
-            if len(kept) == 1:
-                return _bare(ctx, kept[0])
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        kept = [m for m in _union(node) if not _is_none(m)]
-        if len(kept) == 1:
-            return _bare(ctx, kept[0])
-    return node
-
-
-def _is_none(node: ast.expr) -> bool:
-    return (isinstance(node, ast.Constant) and node.value is None) or dotted(node) in ("None", "NoneType")
-
-
-def _union(node: ast.expr) -> list[ast.expr]:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return [*_union(node.left), *_union(node.right)]
-    return [node]
-
-
-def _type_name(ctx: Context, found: Ann) -> str:
-    node = _unquote(found.node)
-    if _is_none(node):
-        return "NoneType"
-    return _canon(ctx, node) or ast.unparse(node)
-
-
 # --- the interpreter -----------------------------------------------------------------------------
 
 
@@ -365,7 +113,7 @@ class _Runner:
 
     # statements
 
-    def exec(self, body: list[ast.stmt], env: dict[str, Any], depth: int) -> _Signal | None:
+    def exec(self, body: list[ast.stmt], env: dict[str, Any], depth: int) -> Signal | None:
         for stmt in body:
             self._step()
             signal = self._statement(stmt, env, depth)
@@ -373,15 +121,15 @@ class _Runner:
                 return signal
         return None
 
-    def _statement(self, stmt: ast.stmt, env: dict[str, Any], depth: int) -> _Signal | None:
+    def _statement(self, stmt: ast.stmt, env: dict[str, Any], depth: int) -> Signal | None:
         if isinstance(stmt, ast.Continue):
-            return _Signal("continue")
+            return Signal("continue")
         if isinstance(stmt, ast.Break):
-            return _Signal("break")
+            return Signal("break")
         if isinstance(stmt, ast.Return):
-            return _Signal("return", None if stmt.value is None else self.eval(stmt.value, env, depth))
+            return Signal("return", None if stmt.value is None else self.eval(stmt.value, env, depth))
         if isinstance(stmt, ast.Raise):
-            return _Signal("raise")
+            return Signal("raise")
         if isinstance(stmt, ast.Pass):
             return None
         if isinstance(stmt, ast.Assign):
@@ -407,7 +155,7 @@ class _Runner:
             return None
         raise Undecided  # nested loops of the builder, try/except, with, del, ...
 
-    def _for(self, stmt: ast.For, env: dict[str, Any], depth: int) -> _Signal | None:
+    def _for(self, stmt: ast.For, env: dict[str, Any], depth: int) -> Signal | None:
         items = self.eval(stmt.iter, env, depth)
         if not isinstance(items, list | tuple) or len(items) > MAX_ITEMS:
             raise Undecided
@@ -569,10 +317,10 @@ class _Runner:
         if name in ctx.imports:
             where = ctx.imports[name]
             head, _, last = where.rpartition(".")
-            if head in _TYPING or head == "dataclasses":
+            if head in TYPING or head == "dataclasses":
                 return self._attribute(ModuleRef(head), last)
             return ModuleRef(where) if not head else Sentinel(where)
-        if name in _BUILTIN_TYPES:
+        if name in BUILTIN_TYPES:
             return Ann(ast.Name(id=name))
         if name == "None":
             return None
@@ -589,21 +337,23 @@ class _Runner:
                 return ast.unparse(written) if self.ctx.postponed else Ann(written)
             if attr == "default":
                 return (
-                    Sentinel("dataclasses.MISSING") if subject.default is None else self._src(subject.default)
+                    Sentinel("dataclasses.MISSING")
+                    if subject.default is None
+                    else src(self.ctx, subject.default)
                 )
             if attr == "default_factory":
                 return (
                     Sentinel("dataclasses.MISSING") if subject.factory is None else Factory(subject.factory)
                 )
             if attr == "metadata":
-                return {} if subject.metadata is None else self._src(subject.metadata)
+                return {} if subject.metadata is None else src(self.ctx, subject.metadata)
             raise Undecided
         if isinstance(subject, Obj):
             if attr in subject.values:
                 return subject.values[attr]
             return self._class_default(subject.cls, attr)
         if isinstance(subject, ModuleRef):
-            if subject.name in _TYPING:
+            if subject.name in TYPING:
                 return FuncRef(attr) if attr in _BUILTIN_CALLS else Ann(ast.Name(id=attr))
             if subject.name == "dataclasses":
                 return (
@@ -613,40 +363,6 @@ class _Runner:
                 return Ann(ast.Name(id=attr))
             return Sentinel(f"{subject.name}.{attr}")
         raise Undecided
-
-    def _src(self, node: ast.expr) -> Any:
-        """A value of the dataclass's module: the literal it spells, else the expression."""
-        found = value(node, self.ctx.dataclass_scope.lookup, self.ctx.dataclass_module)
-        if found is UNKNOWN or isinstance(found, set):
-            return Src(node)
-        return found
-
-    def _extra(self, node: ast.expr) -> Any:
-        """One piece of Annotated metadata: an instance of a class of the builder's module, or a
-        value of the dataclass's module."""
-        if isinstance(node, ast.Call):
-            name = dotted(node.func)
-            cls = name.split(".")[-1] if name else None
-            if cls is not None and cls in self.ctx.builder_module.classes:
-                return self._instance(
-                    cls,
-                    [self._src(a) for a in node.args],
-                    {k.arg: self._src(k.value) for k in node.keywords if k.arg is not None},
-                    any(k.arg is None for k in node.keywords),
-                )
-        return self._src(node)
-
-    def _instance(self, cls: str, args: list[Any], keywords: dict[str, Any], opaque: bool) -> Obj:
-        if opaque:
-            raise Undecided
-        declared = [
-            s.target.id
-            for s in self.ctx.builder_module.classes[cls].body
-            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-        ]
-        if len(args) > len(declared):
-            raise Undecided
-        return Obj(cls, {**dict(zip(declared, args, strict=False)), **keywords})
 
     def _class_default(self, cls: str, attr: str) -> Any:
         for stmt in self.ctx.builder_module.classes[cls].body:
@@ -687,11 +403,11 @@ class _Runner:
     def _hint(self, hints: Hints, name: str) -> Any:
         for info in self.ctx.fields:
             if info.name == name:
-                node = _unquote(info.annotation)
+                node = unquote(info.annotation)
                 if (
                     not hints.extras
                     and isinstance(node, ast.Subscript)
-                    and _canon(self.ctx, node.value) == "Annotated"
+                    and canon(self.ctx, node.value) == "Annotated"
                 ):
                     members = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
                     node = members[0]
@@ -714,8 +430,8 @@ class _Runner:
                 else:
                     raise Undecided
                 result = found if isinstance(op, ast.In) else not found
-            elif type(op) in _COMPARE and isinstance(left, int | float) and isinstance(right, int | float):
-                result = bool(_COMPARE[type(op)](left, right))
+            elif type(op) in COMPARE and isinstance(left, int | float) and isinstance(right, int | float):
+                result = bool(COMPARE[type(op)](left, right))
             else:
                 raise Undecided
             if not result:
@@ -733,7 +449,7 @@ class _Runner:
         if left is None or right is None:
             return left is right
         if isinstance(left, Ann) and isinstance(right, Ann):
-            return _type_name(self.ctx, left) == _type_name(self.ctx, right)
+            return type_name(self.ctx, left) == type_name(self.ctx, right)
         if isinstance(left, Ann | Sentinel | ClassRef | FuncRef) or isinstance(
             right, Ann | Sentinel | ClassRef
         ):
@@ -759,10 +475,10 @@ class _Runner:
         else:
             callee = self.eval(func, env, depth)
         if isinstance(callee, Factory):
-            return self._src(ast.Call(func=callee.node, args=[], keywords=[]))
+            return src(self.ctx, ast.Call(func=callee.node, args=[], keywords=[]))
         args, keywords = self._arguments(node, env, depth)
         if isinstance(callee, ClassRef):
-            return self._instance(callee.name, args, keywords, opaque=False)
+            return instance(self.ctx, callee.name, args, keywords, opaque=False)
         if isinstance(callee, Ann) and isinstance(callee.node, ast.Name):
             return self._builtin(callee.node.id, args, keywords, node, env, depth)
         if not isinstance(callee, FuncRef):
@@ -801,7 +517,7 @@ class _Runner:
             raise Undecided
         if isinstance(subject, ModuleRef | Sentinel):
             return self._call_ref(self._attribute(subject, name), args, keywords)
-        if isinstance(subject, str) and name in _STR_METHODS and not keywords:
+        if isinstance(subject, str) and name in STR_METHODS and not keywords:
             if all(isinstance(a, str) for a in args) or (
                 name == "join" and args and isinstance(args[0], list)
             ):
@@ -868,18 +584,18 @@ class _Runner:
         if name == "fields" and len(args) == 1 and isinstance(args[0], DataclassRef):
             return FieldList()
         if name == "is_dataclass" and len(args) == 1:
-            if isinstance(args[0], Ann) and not self._plain(args[0]):
+            if isinstance(args[0], Ann) and not plain(self.ctx, args[0]):
                 # A field typed with a class, maybe a nested dataclass: another run, not read.
                 raise Undecided
             return isinstance(args[0], DataclassRef)
         if name == "get_type_hints" and args and isinstance(args[0], DataclassRef):
             return Hints(extras=keywords.get("include_extras") is True)
         if name == "get_origin" and len(args) == 1:
-            return self._origin(args[0])
+            return origin(self.ctx, args[0])
         if name == "get_args" and len(args) == 1:
-            return self._args(args[0])
+            return type_args(self.ctx, args[0])
         if name in ("isinstance", "issubclass") and len(args) == 2:
-            return self._isinstance(args[0], args[1], subclass=name == "issubclass")
+            return is_instance(self.ctx, args[0], args[1], subclass=name == "issubclass")
         if name == "hasattr" and len(args) == 2 and args[0] == ModuleRef("types") and args[1] == "UnionType":
             return True  # docs-sync runs on Python 3.10 and later
         if name == "type" and len(args) == 1 and isinstance(args[0], str | int | float | bool | type(None)):
@@ -900,84 +616,6 @@ class _Runner:
             truths = [self.truth(i) for i in items]
             return any(truths) if name == "any" else all(truths)
         raise Undecided
-
-    def _plain(self, found: Ann) -> bool:
-        """A builtin type, None or a typing form: certainly no dataclass."""
-        node = _unquote(found.node)
-        if isinstance(node, ast.Subscript):
-            return _canon(self.ctx, node.value) in _ORIGINS
-        if isinstance(node, ast.BinOp) or _is_none(node):
-            return True
-        return _type_name(self.ctx, found) in _BUILTIN_TYPES | {"Annotated", "Union", "Literal", "UnionType"}
-
-    def _origin(self, found: Any) -> Any:
-        if not isinstance(found, Ann):
-            raise Undecided
-        node = _unquote(found.node)
-        if isinstance(node, ast.Subscript):
-            head = _canon(self.ctx, node.value)
-            if head in _ORIGINS:
-                return Ann(ast.Name(id=_ORIGINS[head]))
-            raise Undecided
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            return Ann(ast.Name(id="UnionType"))
-        if isinstance(node, ast.Name | ast.Attribute | ast.Constant):
-            return None
-        raise Undecided
-
-    def _args(self, found: Any) -> tuple[Any, ...]:
-        if not isinstance(found, Ann):
-            raise Undecided
-        node = _unquote(found.node)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            return tuple(Ann(m) for m in _union(node))
-        if not isinstance(node, ast.Subscript):
-            return ()
-        head = _canon(self.ctx, node.value)
-        members = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if head == "Annotated" and members:
-            return (Ann(members[0]), *[self._extra(m) for m in members[1:]])
-        if head == "Optional":
-            return (Ann(members[0]), Ann(ast.Name(id="NoneType")))
-        if head == "Literal":
-            values = [self._src(m) for m in members]
-            if any(isinstance(v, Src) for v in values):
-                raise Undecided
-            return tuple(values)
-        if head in _ORIGINS:
-            return tuple(Ann(m) for m in members)
-        raise Undecided
-
-    def _isinstance(self, found: Any, kinds: Any, subclass: bool) -> bool:
-        options = list(kinds) if isinstance(kinds, tuple) else [kinds]
-        for kind in options:
-            if isinstance(kind, ClassRef):
-                if isinstance(found, Obj) and found.cls == kind.name:
-                    return True
-                if isinstance(found, Src | DataclassRef) and not subclass:
-                    raise Undecided
-            elif isinstance(kind, Ann):
-                name = _type_name(self.ctx, kind)
-                if subclass:
-                    if isinstance(found, DataclassRef):
-                        return name == "object"
-                    raise Undecided
-                if name == "type" and isinstance(found, DataclassRef | Ann):
-                    return True
-                if isinstance(found, str | int | float | bool | list | tuple | dict):
-                    if type(found).__name__ == name or (name == "int" and isinstance(found, bool)):
-                        return True
-                elif isinstance(found, Src | FieldInfo) or found is UNK:
-                    raise Undecided
-            elif isinstance(kind, Sentinel):
-                # Another library's class (`msgspec.Struct`): the dataclass is one only through
-                # its bases, which are not read.
-                if isinstance(found, DataclassRef) and subclass and not self.ctx.bases:
-                    continue
-                raise Undecided
-            else:
-                raise Undecided
-        return False
 
 
 _BUILTIN_CALLS = frozenset(

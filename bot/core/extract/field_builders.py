@@ -25,7 +25,7 @@ from bot.core.extract.constants import dotted
 from bot.core.model import Extraction, Fact, Tree
 
 if TYPE_CHECKING:
-    from bot.core.extract.builder_run import FieldInfo
+    from bot.core.extract.builder_values import FieldInfo
 
 MAX_BUILT = 200  # references resolved in one revision of one rule; the rest are not followed
 MAX_TEXT = 2_000_000  # a builder's module larger than this is not read
@@ -78,7 +78,7 @@ def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> list[Fa
     """The flags `name` of `builder` makes of the dataclass `ref` hands it from `owner`."""
     # Imported on use: a check whose facts are all cached never imports the extractors.
     from bot.core.extract import builder_run
-    from bot.core.extract.builder_run import Context, DataclassRef, Parser
+    from bot.core.extract.builder_values import Context, DataclassRef, Parser, to_flags
 
     fn = next(
         (n for n in builder.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name),
@@ -103,7 +103,7 @@ def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> list[Fa
     out: list[Fact] = []
     for info in infos:
         for call in builder_run.run_field(ctx, loop, env, info) or ():
-            for flag in builder_run.to_flags(ctx, call, info) or ():
+            for flag in to_flags(ctx, call, info) or ():
                 out.append(
                     Fact(
                         kind="flag",
@@ -121,7 +121,7 @@ def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> list[Fa
 def _fields(owner: ast.Module, classes: dict[str, ast.ClassDef], name: str) -> list[FieldInfo]:
     """The dataclass's fields in `dataclasses.fields()` order, with their annotations as written."""
     from bot.core.extract import dataclass_flags
-    from bot.core.extract.builder_run import FieldInfo
+    from bot.core.extract.builder_values import FieldInfo
 
     known = dataclass_flags.dataclass_fields(owner, name) or []
     nodes: dict[str, ast.AnnAssign] = {}
