@@ -19,6 +19,7 @@ arithmetic, Enum members of the module); what it does not say is listed in the a
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterator
 from typing import NamedTuple, TypeGuard
 
@@ -399,12 +400,17 @@ def add_argument_calls(
 
     A call in a loop over values the file spells out (`for prefix in ("actor", "critic"):`) is
     yielded once per value, its lookup knowing the loop variable's value."""
+    at: list[int] | None = None  # the lines of the module's declaring calls, when walking a module
     if scope is None:
         scope = Scope(tree, None)
+        if isinstance(tree, ast.Module):
+            at = sorted(n.lineno for n in walk.nodes(tree) if is_add_argument(n, names))
     stack: list[tuple[ast.AST, Scope, dict[str, Scalar]]] = [(tree, scope, {})]
     while stack:
         node, scope, env = stack.pop()
         for child in walk.children(node):
+            if at is not None and not _spans_a_call(child, at):
+                continue  # most of a module declares nothing: its loops and scopes are not followed
             inner, inner_env = scope, env
             if isinstance(child, _SCOPES):
                 # Names bound in a class body are not visible from scopes nested in it.
@@ -422,6 +428,15 @@ def add_argument_calls(
             for bound in reversed(rounds):
                 stack.append((ast.Module(body=child.body, type_ignores=[]), inner, {**inner_env, **bound}))
             stack.append((ast.Module(body=child.orelse, type_ignores=[]), inner, inner_env))
+
+
+def _spans_a_call(node: ast.AST, lines: list[int]) -> bool:
+    """Does a declaring call start within the node's lines (or has it no lines of its own)?"""
+    start = getattr(node, "lineno", None)
+    if start is None:
+        return True
+    i = bisect.bisect_left(lines, start)
+    return i < len(lines) and lines[i] <= (getattr(node, "end_lineno", None) or start)
 
 
 _MAX_ROUNDS = 64
