@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from collections import OrderedDict
 
-MAX_KEPT_CHARS = 1_000_000  # source characters whose trees are kept (a tree is ~40x its text)
+MAX_KEPT_CHARS = 400_000  # source characters whose trees are kept (a tree takes ~40x its text)
 
 _kept: OrderedDict[str, ast.Module] = OrderedDict()
 _kept_chars = 0
