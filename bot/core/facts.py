@@ -196,7 +196,7 @@ def gather(
     if any(fact.kind == APPLIED for _, fact, _ in extracted):
         extracted = _applied(extracted, tree, cache)
     if any(fact.kind == BUILT for _, fact, _ in extracted):
-        extracted = _built(extracted, tree, cache)
+        extracted = _built(extracted, tree, cache, out.errors)
     if any(source.kind in _LINKED_KINDS for source, _, _ in extracted):
         extracted = _linked(extracted, tree, cache)
     for _, fact, path in extracted:
@@ -238,12 +238,12 @@ def file_facts(source: Source, path: str, tree: Tree, cache: ParseCache | None =
     if any(fact.kind == APPLIED for _, fact, _ in extracted):
         extracted = _applied(extracted, tree, cache)
     if any(fact.kind == BUILT for _, fact, _ in extracted):
-        extracted = _built(extracted, tree, cache)
+        extracted = _built(extracted, tree, cache, [])
     return [fact for _, fact, _ in extracted]
 
 
 def _built(
-    extracted: list[tuple[Source, Fact, str]], tree: Tree, cache: ParseCache | None
+    extracted: list[tuple[Source, Fact, str]], tree: Tree, cache: ParseCache | None, errors: list[ParseError]
 ) -> list[tuple[Source, Fact, str]]:
     """The facts with each dataclass handed to a builder of another module (`add_cli_args_from_
     dataclass(parser, ServerArgs)`) replaced by the flags that builder makes of its fields, where
@@ -257,6 +257,7 @@ def _built(
             out.append((source, fact, path))
             continue
         out.extend((source, flag, path) for flag in resolver.flags(fact))
+    errors.extend(resolver.errors)  # a builder that took more steps than it is given
     return out
 
 

@@ -399,3 +399,41 @@ def test_a_field_that_may_be_a_nested_dataclass_gets_no_flag_rather_than_a_wrong
     # `--data` would be wrong (its fields are `--data.<name>`), and they are not read: neither.
     assert sorted(found) == ["--compile", "--optimizer", "--warmup_steps"]
     assert found["--warmup_steps"].attr("default") == "100"
+
+
+def test_a_builder_taking_more_steps_than_it_is_given_is_said_and_stops(monkeypatch):
+    # A hostile dataclass of thousands of fields costs its budget, not a frozen check.
+    from bot.core.extract import builder_values
+
+    (rule,) = rules()
+    whole = gather(rule, MemoryTree(files()))
+    assert whole.errors == []
+    spent = _steps_of_a_whole_run(monkeypatch)
+    monkeypatch.setattr(builder_values, "MAX_RUN_STEPS", spent // 2)
+    part = gather(rule, MemoryTree(files()))
+    assert 0 < len(list(part.flags())) < len(list(whole.flags()))  # the fields before it ran out
+    (stopped,) = part.errors
+    assert stopped.path == "srv/server.py" and "the fields after are not read" in stopped.message
+    report = audit([rule], MemoryTree(files()))
+    # Said as a source read in part is: the flags past it are not known (as for a file that does
+    # not parse, the page's citations of them are not backed).
+    (said,) = [f for f in report.findings if f.kind == "parse-error"]
+    assert said.symbol == "srv/server.py" and "not read" in said.message
+
+
+def _steps_of_a_whole_run(monkeypatch) -> int:
+    """How many steps the sglang-shaped builder takes over all the fields."""
+    from bot.core.extract import builder_values
+
+    real = builder_values.Context.__post_init__
+
+    def keep(self):
+        real(self)
+        contexts.append(self)
+
+    contexts: list[builder_values.Context] = []
+    monkeypatch.setattr(builder_values.Context, "__post_init__", keep)
+    (rule,) = rules()
+    gather(rule, MemoryTree(files()))
+    monkeypatch.setattr(builder_values.Context, "__post_init__", real)
+    return max(c.spent for c in contexts)

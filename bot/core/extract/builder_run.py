@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from bot.core.extract import builder_values
 from bot.core.extract.builder_values import (
     BUILTIN_TYPES,
     COMPARE,
@@ -108,7 +109,8 @@ class _Runner:
 
     def _step(self) -> None:
         self.steps += 1
-        if self.steps > MAX_STEPS:
+        self.ctx.spent += 1
+        if self.steps > MAX_STEPS or self.ctx.spent > builder_values.MAX_RUN_STEPS:
             raise Undecided
 
     # statements

@@ -15,6 +15,7 @@ from bot.core.extract.argparse_flags import Flag, Scope
 from bot.core.extract.constants import UNKNOWN, Module, dotted, value
 
 MAX_STEPS = 5_000  # statements and expressions one field's run may evaluate
+MAX_RUN_STEPS = 200_000  # those of all the fields of one dataclass: a hostile one has thousands
 MAX_DEPTH = 4  # helper calls nested in one another
 MAX_ITEMS = 64  # items a loop inside a helper may go over
 
@@ -164,6 +165,7 @@ class Context:
     dataclass: ast.Module
     fields: list[FieldInfo]
     bases: tuple[str, ...]  # the dataclass's bases as written
+    spent: int = 0  # steps all the fields' runs took so far (MAX_RUN_STEPS)
     builder_module: Module = field(init=False)
     dataclass_scope: Scope = field(init=False)
     dataclass_module: Module = field(init=False)

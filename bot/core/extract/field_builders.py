@@ -21,15 +21,17 @@ from collections.abc import MutableMapping
 from typing import TYPE_CHECKING
 
 from bot.core.blobcache import cached
+from bot.core.extract import builder_values, parsed
 from bot.core.extract.constants import dotted
-from bot.core.model import Extraction, Fact, Tree
+from bot.core.model import Extraction, Fact, ParseError, Tree
 
 if TYPE_CHECKING:
     from bot.core.extract.builder_values import FieldInfo
 
 MAX_BUILT = 200  # references resolved in one revision of one rule; the rest are not followed
 MAX_TEXT = 2_000_000  # a builder's module larger than this is not read
-_FORMAT = "built-1"  # cache key prefix: bump when a resolution changes shape or meaning
+MAX_FIELDS = 2_000  # fields of one dataclass run through its builder (sglang's ServerArgs has ~480)
+_FORMAT = "built-2"  # cache key prefix: bump when a resolution changes shape or meaning
 
 
 class Resolver:
@@ -43,6 +45,7 @@ class Resolver:
         self.cache = cache
         self.modules = Modules(tree, cache)
         self.resolved = 0
+        self.errors: list[ParseError] = []  # builders not read whole
 
     def flags(self, ref: Fact) -> list[Fact]:
         if self.resolved >= MAX_BUILT:
@@ -61,21 +64,38 @@ class Resolver:
         result = cached(
             self.cache, key if all(blobs) else None, Extraction, lambda: self._run(ref, builder_path, name)
         )
-        return list(result.facts) if result is not None else []
+        if result is None:
+            return []
+        self.errors.extend(result.errors)
+        return list(result.facts)
 
     def _run(self, ref: Fact, builder_path: str, name: str) -> Extraction:
         texts = (self.tree.read(ref.path), self.tree.read(builder_path))
         if texts[0] is None or texts[1] is None or len(texts[1]) > MAX_TEXT:
             return Extraction(facts=())
         try:
-            owner, builder = ast.parse(texts[0]), ast.parse(texts[1])
+            owner, builder = parsed.module(texts[0], ref.path), parsed.module(texts[1], builder_path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return Extraction(facts=())
-        return Extraction(facts=tuple(run(ref, owner, builder, name)))
+        facts, read_whole = run(ref, owner, builder, name)
+        if read_whole:
+            return Extraction(facts=tuple(facts))
+        # Said, not passed over: the fields after the budget ran out get no flag, and a page
+        # citing one is not told it is missing (check/unreadable.py).
+        stopped = ParseError(ref.path, ref.line, too_long(name, builder_path, ref.key))
+        return Extraction(facts=tuple(facts), errors=(stopped,))
 
 
-def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> list[Fact]:
-    """The flags `name` of `builder` makes of the dataclass `ref` hands it from `owner`."""
+def too_long(builder: str, path: str, dataclass: str) -> str:
+    return (
+        f"the flags `{builder}` of {path} makes of `{dataclass}`: more than docs-sync runs a builder"
+        f" for ({MAX_FIELDS:,} fields, {builder_values.MAX_RUN_STEPS:,} steps); the fields after are not read"
+    )
+
+
+def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> tuple[list[Fact], bool]:
+    """The flags `name` of `builder` makes of the dataclass `ref` hands it from `owner`, and
+    whether every field was run (False: the budget of steps ran out on the way)."""
     # Imported on use: a check whose facts are all cached never imports the extractors.
     from bot.core.extract import builder_run
     from bot.core.extract.builder_values import Context, DataclassRef, Parser, to_flags
@@ -87,8 +107,10 @@ def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> list[Fa
     classes = {n.name: n for n in owner.body if isinstance(n, ast.ClassDef)}
     node = classes.get(ref.key)
     if fn is None or node is None:
-        return []
+        return [], True
     infos = _fields(owner, classes, ref.key)
+    whole = len(infos) <= MAX_FIELDS
+    infos = infos[:MAX_FIELDS]
     ctx = Context(builder, owner, infos, tuple(ast.unparse(b) for b in node.bases))
     count, cls_at = int(ref.attr("arguments") or 0), int(ref.attr("class-at") or 0)
     # The dataclass where the call passes it, the parser in every other position: only the
@@ -99,9 +121,11 @@ def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> list[Fa
     env = builder_run.bind_builder(ctx, fn, args, keywords)
     loop = builder_run.prelude(ctx, fn, env) if env is not None else None
     if env is None or loop is None:
-        return []
+        return [], True
     out: list[Fact] = []
     for info in infos:
+        if ctx.spent > builder_values.MAX_RUN_STEPS:
+            break
         for call in builder_run.run_field(ctx, loop, env, info) or ():
             for flag in to_flags(ctx, call, info) or ():
                 out.append(
@@ -115,7 +139,7 @@ def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> list[Fa
                         attrs=flag.attrs,
                     )
                 )
-    return out
+    return out, whole and ctx.spent <= builder_values.MAX_RUN_STEPS
 
 
 def _fields(owner: ast.Module, classes: dict[str, ast.ClassDef], name: str) -> list[FieldInfo]:
