@@ -67,6 +67,9 @@ def cited_values(value: str | None, choices: Sequence[str] = ()) -> list[str]:
     braces = _SET_RE.fullmatch(text)
     if braces:
         inner = next(g for g in braces.groups() if g is not None)
+        if not re.search(r"[,|]", inner):
+            # `{dtype_1}`, `[N]`: one word in brackets stands for a value, unless it is a choice.
+            return [inner.strip()] if inner.strip() in choices else []
         parts = re.split(r"[,|]", inner)
     elif "|" in text:
         parts = text.split("|")

@@ -4,7 +4,8 @@ It finds the repository's command-line parsers (modules calling `add_argument`, 
 whose fields a builder loop turns into flags), the pages that cite their flags, and writes one
 rule coupling them, with globs where a folder holds several. A module counts when pages cite at
 least two of its flags (`--help` and the like aside): a page citing `docker run --gpus` does
-not make the repository's own `--gpus` its subject. Pure: it reads the tree it is given.
+not make the repository's own `--gpus` its subject. A smaller parser counts when the page cites
+all its flags and another parser of its folder counts. Pure: it reads the tree it is given.
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def plan(tree: Tree) -> Plan:
             for parser in by_flag.get(flag, ()):
                 shared[parser.path] += 1
         hits = [p for p, n in shared.items() if n >= MIN_SHARED]
+        hits += _whole_siblings(hits, shared, parsers)
         if hits:
             pages.append(path)
             cited.update(hits)
@@ -103,6 +105,23 @@ def plan(tree: Tree) -> Plan:
     chosen = tuple(p for p in parsers if cited[p.path])
     return Plan(
         chosen, tuple(pages), dict(cited), cites, frozenset(x for _, _, _, spans in found for x in spans)
+    )
+
+
+def _whole_siblings(hits: Sequence[str], shared: Counter[str], parsers: Sequence[Parser]) -> list[str]:
+    """Parsers with fewer flags than a page must cite (`config update --config_file`), each of
+    them cited, in the folder of a parser the page is about: the page documents that command
+    line's subcommands one by one, the small ones too."""
+    folders = {posixpath.dirname(h) for h in hits}
+    return sorted(
+        {
+            p.path
+            for p in parsers
+            if p.path not in hits
+            and 0 < shared[p.path] < MIN_SHARED
+            and shared[p.path] == len(p.flags - COMMON_FLAGS)
+            and posixpath.dirname(p.path) in folders
+        }
     )
 
 

@@ -15,6 +15,7 @@ from bot.core.spans import (
     FLAG_RE,
     PREFIX_WORDS,
     WORD_RE,
+    bracketed,
     good_value,
     quoted_value,
 )
@@ -130,6 +131,9 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
                     value, vpos = rest[1:], base + col + m.end() + 1
                 elif not rest and k + 1 < len(words) and good_value(words[k + 1][0]):
                     value, vpos = words[k + 1][0], base + words[k + 1][1]
+                    joined = bracketed(words, k + 1, text)
+                    if joined is not None:  # `[fp8 | bf16]`: its `|` is no pipe
+                        value, skip_to = joined
                 out.append(
                     RawRef(flag, "flag", base + col, "fence", value, vpos, command=tuple(command) or None)
                 )

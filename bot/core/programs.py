@@ -7,7 +7,9 @@ invoked as
 - a console script the project declares (pyproject.toml, setup.cfg, setup.py),
 - `python path/to/mod.py`, `python -m pkg.mod` (`python -m pkg` runs `pkg/__main__.py`),
 - the script or module a launcher runs (`torchrun`, `accelerate launch`, `deepspeed`,
-  `python -m torch.distributed.run`, `srun`, `mpirun`, `ray job submit -- ...`),
+  `python -m torch.distributed.run`, `srun`, `mpirun`, `ray job submit -- ...`); in the
+  repository that declares the launcher (accelerate's `accelerate`), the options before what it
+  runs are its own program's,
 - a name a rule gives its sources (`programs: [miles-train]`).
 
 Its flags are those of the modules its entry point leads to (bot/core/extract/imports.py): the
@@ -48,6 +50,7 @@ _LAUNCHERS: tuple[tuple[str, ...], ...] = (
     ("mpiexec",),
     ("horovodrun",),
 )
+_PLACEHOLDER = re.compile(r"\{[^{}]+\}|<[^<>]+>")  # `{training_script}`, `<script>`
 _LAUNCHER_MODULES = frozenset(
     {
         "torch.distributed.run",
@@ -111,6 +114,20 @@ class Programs:
     def command(self, words: Sequence[str], cwd: str = "") -> Command | None:
         return self._command(list(words), cwd, depth=0)
 
+    def usage_of_own_launcher(self, words: Sequence[str]) -> list[str] | None:
+        """`accelerate launch [arguments] {training_script} ...`, in the repository declaring the
+        launcher: a usage line whose script is a placeholder documents the launcher itself. The
+        words before the placeholder (its own command), else None."""
+        words = _strip_prefixes(list(words))
+        for launcher in _LAUNCHERS:
+            if tuple(words[: len(launcher)]) != launcher or words[0] not in self.scripts:
+                continue
+            rest = words[len(launcher) :]
+            for i, word in enumerate(rest):
+                if _PLACEHOLDER.fullmatch(word) and not (i > 0 and rest[i - 1].startswith("-")):
+                    return [*launcher, *rest[:i]]
+        return None
+
     def facts_for(self, words: Sequence[str], facts: Iterable[Fact], cwd: str = "") -> list[Fact] | None:
         """The flags the command `words` can be judged against (those its program takes, narrowed
         to the subcommand the words name); None when it runs no program of the repository (its
@@ -151,7 +168,10 @@ class Programs:
             return self._python(words[1:], cwd, depth)
         for launcher in _LAUNCHERS:
             if tuple(words[: len(launcher)]) == launcher:
-                return self._launched(words[len(launcher) :], cwd, depth, module=False)
+                rest = words[len(launcher) :]
+                if words[0] in self.scripts and not _names_target(rest):
+                    break  # the repository's own launcher, and no script yet: its own options
+                return self._launched(rest, cwd, depth, module=False)
         script = self.scripts.get(words[0])
         if script is not None:
             path = self.modules.find(script.module)
@@ -469,6 +489,24 @@ def subcommands(fact: Fact) -> tuple[tuple[str, ...], ...]:
     if not value:
         return ((),)
     return tuple(tuple(p.split()) for p in value.split(","))
+
+
+def _names_target(args: Sequence[str]) -> bool:
+    """Do a launcher's words name what it runs (a script, `-m module`, `-- cmd`, `python ...`)?
+    Words before that are the launcher's own options; in the repository that is the launcher
+    (accelerate's `accelerate launch --cpu`), they are its own program's flags."""
+    module = False
+    for i, word in enumerate(args):
+        after_option = i > 0 and args[i - 1].startswith("-")
+        if word in ("-m", "--module"):
+            module = True
+        elif word == "--" or _PYTHON.fullmatch(word) or word.strip("{}<>[]").endswith((".py", ".sh")):
+            return True  # `{script_name.py}` stands for the script too
+        elif _PLACEHOLDER.fullmatch(word) and not after_option:
+            return True  # `[arguments] {training_script}`: a placeholder not after an option
+        elif module and not word.startswith("-"):
+            return True
+    return False
 
 
 def _strip_prefixes(words: list[str]) -> list[str]:

@@ -113,6 +113,20 @@ def _first_value(rest: str) -> str | None:
     return text.split(maxsplit=1)[0]
 
 
+def bracketed(words: list[tuple[str, int]], i: int, text: str) -> tuple[str, int] | None:
+    """`--precision [fp8 | bf16]`: a value whose bracket, opened by words[i], closes a few words
+    later on the line is one value, as `_first_value` reads a span's. Its text and last word."""
+    word, col = words[i]
+    close = _OPENERS.get(word[:1])
+    if close is None or close in word:
+        return None
+    for j in range(i + 1, min(len(words), i + 8)):
+        later, at = words[j]
+        if close in later:
+            return (text[col : at + len(later)], j) if later.endswith(close) else None
+    return None
+
+
 def command_words(text: str) -> list[str]:
     """The words of one shell command as written, without the variable assignments and the
     words (`env`, `nohup`, `time`, `sudo`) that only run it."""

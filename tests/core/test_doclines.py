@@ -77,6 +77,10 @@ def test_the_values_a_doc_gives_a_flag_one_a_set_alternatives_or_none_for_a_plac
     # Metavars say how to pass a value, not which: `--timeout VALUE`, `--voice-format VOICE_FORMAT`.
     assert cited_values("VALUE") == cited_values("VOICE_FORMAT") == cited_values("N") == []
     assert cited_values("<path>") == cited_values("{a,<b>}") == cited_values(None) == []
+    # One word in brackets is a template's placeholder (`--dtypes {dtype_1} {dtype_2}`), not a set.
+    assert cited_values("{dtype_1}", ["float32", "int8"]) == cited_values("[N]") == []
+    assert cited_values("{int8}", ["float32", "int8"]) == ["int8"]
+    assert cited_values("[fp8 | bf16]") == ["fp8", "bf16"]
     # ...unless the flag's choices are written in capitals.
     assert cited_values("INFO", ["DEBUG", "INFO"]) == ["INFO"]
 

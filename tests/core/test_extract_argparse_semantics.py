@@ -283,6 +283,20 @@ def test_flags_of_subparsers_belong_to_their_subcommand():
     assert found["--tasks"]["subcommand"] == "validate"
 
 
+def test_a_parser_name_rebound_to_its_subparser_is_that_subcommand_once():
+    # `parser = parser.add_parser("default")`: the name held the subparsers action before.
+    found = flags(
+        """
+        def default_parser(parser, parents):
+            parser = parser.add_parser("default", parents=parents)
+            parser.add_argument("--precision")
+            return parser
+        """
+    )
+
+    assert found["--precision"]["subcommand"] == "default"  # not "default default ..."
+
+
 def test_a_subcommand_class_keeps_its_parser_on_self():
     # lm-eval's layout: each subcommand is a class handed the subparsers action.
     found = flags(

@@ -113,6 +113,19 @@ def test_audit_right_after_init_finds_the_stale_citation_only():
     ]
 
 
+def test_a_one_flag_subcommand_beside_a_cited_parser_is_coupled_when_the_page_cites_its_flag():
+    run = 'def add(sub):\n    p = sub.add_parser("run")\n    p.add_argument("--jobs")\n'
+    run += '    p.add_argument("--seed")\n'
+    env = 'def add(sub):\n    p = sub.add_parser("env")\n    p.add_argument("--config_file")\n'
+    other = 'import argparse\np = argparse.ArgumentParser()\np.add_argument("--config_file")\n'
+    page = "# CLI\n\n`tool run --jobs 2 --seed 1`\n\n`tool env --config_file c.yaml`\n"
+    files = {"tool/cmd/run.py": run, "tool/cmd/env.py": env, "tools/other.py": other, "docs/cli.md": page}
+    found = plan(MemoryTree(files))
+    # env.py has one flag, cited, beside run.py: the page documents that command line's
+    # subcommands. other.py has the same one flag elsewhere: one shared flag says nothing.
+    assert {p.path for p in found.parsers} == {"tool/cmd/run.py", "tool/cmd/env.py"}
+
+
 def test_nothing_to_couple_gives_no_config():
     files = {"tool/cli.py": CLI, "README.md": "# Tool\n\nSee `--help`.\n", "docs/a.md": "# A\n\n`--model`\n"}
     assert config_for(MemoryTree(files)) is None  # one flag cited: not enough to say what a page is about

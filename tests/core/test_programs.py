@@ -652,3 +652,30 @@ def test_commands_registered_on_the_programs_app_are_its_parsers():
     }
     found = programs(MemoryTree(files))
     assert found.parsers("proj/cli/__init__.py") == {"proj/cli/main.py", "proj/cli/fetch.py"}
+
+
+def test_a_launcher_the_repository_declares_runs_its_own_program_until_the_script():
+    files = {
+        "pyproject.toml": '[project]\nname = "runner"\n\n[project.scripts]\naccelerate = "runner.cli:main"\n',
+        "runner/__init__.py": "",
+        "runner/cli.py": "import argparse\n\np = argparse.ArgumentParser()\np.add_argument('--cpu')\n",
+        "train.py": "import argparse\n\np = argparse.ArgumentParser()\np.add_argument('--lr')\n",
+    }
+    found = programs(MemoryTree(files))
+    # Its options, before what it runs, are the launcher's own: the repository's program.
+    assert found.command(["accelerate", "launch", "--cpu"]).args == ("launch", "--cpu")
+    assert found.owner_of(["accelerate", "launch", "--num_processes", "2"]) == "runner/cli.py"
+    # Once a script (or a placeholder for one) is named, the words are the script's.
+    assert found.owner_of(["accelerate", "launch", "--cpu", "train.py", "--lr"]) == "train.py"
+    assert found.owner_of(["accelerate", "launch", "{script.py}", "--lr"]) is None
+    assert found.owner_of(["accelerate", "launch", "[args]", "{training_script}"]) is None
+    # A usage line whose script is a placeholder documents the launcher: its own command.
+    assert found.usage_of_own_launcher(["accelerate", "launch", "[args]", "{script}"]) == [
+        "accelerate",
+        "launch",
+        "[args]",
+    ]
+    assert found.usage_of_own_launcher(["accelerate", "launch", "train.py"]) is None
+    # Elsewhere the launcher is another project's: its options are nobody's here.
+    assert owner(HARNESS, "accelerate launch --num_processes 2") is None
+    assert programs(MemoryTree(HARNESS)).usage_of_own_launcher(["accelerate", "launch", "{s}"]) is None

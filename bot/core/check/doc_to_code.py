@@ -3,8 +3,10 @@ head (`unresolved`), and claim the defaults the code has (`wrong-default`)."""
 
 from __future__ import annotations
 
+import posixpath
+
 from bot.core import doclines, lazyre
-from bot.core.check import paths, wording
+from bot.core.check import paths, spellings, wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest, fits_name, misspelt, subject
@@ -122,10 +124,12 @@ def _is_choice(fact: Fact) -> bool:
 
 
 def _names_one_flag(token: str) -> bool:
-    """`--debug-*-only`, `--fp8-` and `--<name>` name families of flags, and `--something-path`
-    a flag the reader makes up: not a flag."""
+    """`--debug-*-only`, `--fp8-`, `--<name>` and `--{script-argument}` name families of flags,
+    and `--something-path` a flag the reader makes up: not a flag."""
     return (
-        not any(c in token for c in "*<>") and not token.endswith("-") and not PLACEHOLDER_WORD.search(token)
+        not any(c in token for c in "*<>{}")
+        and not token.endswith("-")
+        and not PLACEHOLDER_WORD.search(token)
     )
 
 
@@ -146,7 +150,9 @@ def declared_by_page(doc: DocPage, token: str) -> bool:
 
 
 def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out: Findings) -> None:
-    facts = scope.flags(inputs.head_facts.by_token.get(ref.token, ()))
+    facts = scope.flags(inputs.head_facts.by_token.get(ref.token, ())) or _spelt_otherwise(
+        inputs, ref.token, scope
+    )
     if not facts:
         if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token) or inputs.others.flag(ref.token):
             return  # argparse's own, a family of flags, or another project's (others.py)
@@ -173,7 +179,9 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             # test runner's option), is one of a command line it runs: only nobody's is said.
             return
         known = scope.flags(inputs.head_facts.facts)
-        near = _near_flag(ref.token, known)
+        near = _near_flag(ref.token, _of_heading_script(doc, ref, known))
+        if near in _cited_beside(doc, ref):
+            near = None  # the line cites it too: the token is something else
         if open_parser_takes(ref.token, known):
             return
         if doclines.not_yet_there(doc, ref.line, ref.token):
@@ -207,6 +215,41 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             )
 
 
+_SCRIPT_WORD = lazyre.compile(r"[\w./-]+\.py\b")
+
+
+def _of_heading_script(doc: DocPage, ref: Ref, known: list[Fact]) -> list[Fact]:
+    """The flags of the script `ref`'s heading names (### Profiler (`profiler.py`)), when it is
+    one of the rule's: a flag that section lists is offered among that script's flags only, not
+    a sibling script's (`--with_stack` is not `--with_tracking` of another example)."""
+    folder = posixpath.dirname(doc.path)
+    for word in _SCRIPT_WORD.findall(doc.section_at(ref.line).title):
+        paths = {posixpath.normpath(posixpath.join(folder, word)), posixpath.normpath(word)}
+        mine = [f for f in known if f.path in paths]
+        if mine:
+            return mine
+    return known
+
+
+def _cited_beside(doc: DocPage, ref: Ref) -> set[str]:
+    """The other flags `ref`'s line cites (in either spelling): `--dp-size 8 --tp-size 2` means
+    neither as the other, so neither is offered for it."""
+    out: set[str] = set()
+    for r in doc.refs_on(ref.line):
+        if r.kind == "flag" and r.token != ref.token:
+            out |= {r.token, spellings.other_spelling(r.token) or r.token}
+    return out
+
+
+def _spelt_otherwise(inputs: RuleInputs, token: str, scope: Scope) -> list[Fact]:
+    """The flags `--a_b` when `token` is `--a-b` (or the reverse) and their parser takes both."""
+    other = spellings.other_spelling(token)
+    if other is None:
+        return []
+    facts = scope.flags(inputs.head_facts.by_token.get(other, ()))
+    return facts if facts and all(inputs.own.takes_either_spelling(f.path) for f in facts) else []
+
+
 def open_parser_takes(token: str, known: list[Fact]) -> bool:
     """Whether a parser with flags it cannot list (another package's base class, a group it
     cannot read, a click command passing unknown options on) may take `token`: only a near miss
@@ -236,7 +279,15 @@ def _near_flag(token: str, flags: list[Fact]) -> str | None:
         and closest(about, [subject(f.token)], 0.6) is not None
         and misspelt(token, f.token)
     }
-    return closest(token, candidates, 0.6)
+    return closest(token, candidates, 0.6, unique=True)  # of two as near, either is a guess
+
+
+def _members(default: str | None) -> list[str]:
+    """The values of a list or tuple default (`['float32', 'int8']`); none for any other."""
+    text = (default or "").strip()
+    if not text.startswith(("[", "(")) or not text.endswith(("]", ")")):
+        return []
+    return [v.strip().strip("'\"") for v in text[1:-1].split(",") if v.strip()]
 
 
 _SWITCH = ("True", "False")
@@ -255,6 +306,8 @@ def _check_claim(
         flags = list(owners.values())
         if len(flags) != 1 or not doclines.may_mean(doc, flags[0].token):
             return
+        if claim.value in _members(flags[0].attr("default")):
+            return  # "we return `int4` through `float32` by default": a list default, some of it named
     else:
         flags = [
             f

@@ -23,10 +23,21 @@ POSITIVE_WORDS = frozenset({"enable", "with", "use"})
 _WORDS = re.compile(r"[-_]+")
 
 
-def closest(token: str, candidates: Iterable[str], cutoff: float) -> str | None:
-    """The candidate most like `token`, when one is at least `cutoff` alike (0..1)."""
-    found = difflib.get_close_matches(token, list(candidates), n=1, cutoff=cutoff)
-    return found[0] if found else None
+def closest(token: str, candidates: Iterable[str], cutoff: float, unique: bool = False) -> str | None:
+    """The candidate most like `token`, when one is at least `cutoff` alike (0..1). `unique`:
+    None when two are equally alike (`--dp-size` is as near `--tp-size` as `--sp-size`), since
+    picking one would be a guess."""
+    found = difflib.get_close_matches(token, list(candidates), n=2 if unique else 1, cutoff=cutoff)
+    if not found:
+        return None
+    if unique and len(found) == 2 and _ratio(token, found[0]) == _ratio(token, found[1]):
+        return None
+    return found[0]
+
+
+def _ratio(a: str, b: str) -> float:
+    matcher = difflib.SequenceMatcher(None, b, a)  # as get_close_matches compares them
+    return matcher.ratio()
 
 
 def _words(name: str) -> list[str]:

@@ -35,7 +35,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from bot.core import lazyre
+from bot.core.check import spellings
 from bot.core.extract import parsed, walk
+from bot.core.extract.imports import Modules
 from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, parse_doc
 from bot.core.programs import Programs, for_subcommand, invoked, subcommands
@@ -45,6 +47,7 @@ from bot.core.spans import command_words
 if TYPE_CHECKING:
     from bot.core.facts import ParseCache
 
+_BARE_SCRIPT = lazyre.compile(r"[\w.-]+\.py")  # `run_translation.py`: a script by its file name alone
 # Characters no file name of a repository holds but placeholders and shell syntax do.
 _NOT_A_PATH = lazyre.compile(r"[<>{}*$%\[\]~`|\"'\s]|://|\.\.\.")
 # `weight_vNNNNNN`, `run_XXXX`, `YYYY-MM-DD`: a run of one capital letter stands for digits.
@@ -164,6 +167,14 @@ class Ownership:
     _dataclass_cli: bool = False  # a module builds a command line from dataclasses
     _tool_words: frozenset[str] | None = None
     _tool_lines: dict[str, frozenset[int]] = field(default_factory=dict)
+    _either: dict[str, bool] = field(default_factory=dict)
+
+    def takes_either_spelling(self, path: str) -> bool:
+        """Does the parser of `path` take `--a-b` and `--a_b` alike (bot/core/check/spellings.py)?"""
+        if path not in self._either:
+            modules = self.programs.modules if self.programs is not None else Modules(self.head)
+            self._either[path] = spellings.takes_either(modules, path)
+        return self._either[path]
 
     def exists(self, path: str) -> bool:
         """Is `path` a file or folder at base or at head?"""
@@ -253,7 +264,18 @@ class Ownership:
                 n for n, text in enumerate(doc.lines, 1) if "`" in text and self._names_tool(text, doc.path)
             )
         found = self._tool_lines[doc.path]
-        return line in found or any(since <= n < line for n in found)
+        return line in found or any(since <= n < line for n in found) or self._names_script(doc, line)
+
+    def _names_script(self, doc: DocPage, line: int) -> bool:
+        """Does `line` name, by its bare file name, a script no file of ours is (the
+        `run_translation.py` script of another library)? A flag cited beside it is that
+        script's. The line alone: an example file named in passing (`mis.py`) says nothing of
+        the flags of the lines after it."""
+        for m in _CODE_SPAN.finditer(doc.lines[line - 1] if 0 < line <= len(doc.lines) else ""):
+            word = m.group(2).strip()
+            if _BARE_SCRIPT.fullmatch(word) and self._run([word], doc.path).kind == _FOREIGN:
+                return True
+        return False
 
     def _names_tool(self, text: str, doc_path: str) -> bool:
         for m in _CODE_SPAN.finditer(text):
@@ -473,7 +495,7 @@ class Ownership:
                 if ref.command is not None and ref.where == "fence":
                     # A command a code span writes in a sentence scopes its own flags only.
                     words = ref.command if ref.kind == "flag" else (*ref.command, ref.token)
-                    run = self._run(words, doc.path)
+                    run = self._launcher_usage(words, doc.path, self._run(words, doc.path))
                 elif (
                     ref.kind == "path" and ref.token.endswith(".py") and self._has_own_parser(ref.token, doc)
                 ):
@@ -503,12 +525,20 @@ class Ownership:
             if fence is None or number in lines or not stripped or stripped.startswith("#"):
                 continue
             words = command_words(stripped)
-            run = self._run(words, doc.path) if words else None
+            run = self._launcher_usage(words, doc.path, self._run(words, doc.path)) if words else None
             if run is not None and run.kind == _READ and run.scope is not None:
                 paths = run.scope.paths or frozenset()
                 if invoked(run.scope.args, paths) is not None:
                     out.append(run._replace(line=number))
         return out
+
+    def _launcher_usage(self, words: Sequence[str], doc_path: str, run: Run) -> Run:
+        """`accelerate launch [arguments] {training_script}` runs no script of ours, yet is about
+        the launcher when the repository declares it: the flags listed under it are its own."""
+        if run.kind != _FOREIGN or self.programs is None:
+            return run
+        usage = self.programs.usage_of_own_launcher(words)
+        return self._run(usage, doc_path) if usage else run
 
     def _has_own_parser(self, script: str, doc: DocPage) -> bool:
         if self.programs is None:

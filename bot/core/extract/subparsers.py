@@ -29,10 +29,13 @@ def subcommands(tree: ast.Module) -> dict[int, frozenset[Path]]:
     bindings: dict[Key, set[Path]] = {}
     functions = _functions(tree)
     relevant = [(n, s, c) for n, s, c in nodes if isinstance(n, ast.Assign | ast.AnnAssign | ast.Call)]
+    # What each assignment bound, so that `parser = parser.add_parser("default")` reads what
+    # `parser` was before it (a parameter: the top), not what it makes: else it nests in itself.
+    made: dict[tuple[int, Key], set[Path]] = {}
     for _ in range(6):  # assignments may come after their use in the file (methods); settle
         changed = False
         for stmt, scope, cls in relevant:
-            for key, paths in _binds(stmt, scope, cls, bindings, functions):
+            for key, paths in _binds_before(stmt, scope, cls, bindings, functions, made):
                 known = bindings.setdefault(key, set())
                 if not paths <= known:
                     known.update(paths)
@@ -50,6 +53,44 @@ def subcommands(tree: ast.Module) -> dict[int, frozenset[Path]]:
             if paths and paths != {()}:
                 out[id(node)] = frozenset(paths)
     return out
+
+
+def _binds_before(
+    stmt: ast.AST,
+    scope: ast.AST,
+    cls: ast.ClassDef | None,
+    bindings: dict[Key, set[Path]],
+    functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]],
+    made: dict[tuple[int, Key], set[Path]],
+) -> list[tuple[Key, set[Path]]]:
+    """`_binds` of `stmt`, with the names it assigns bound as the other statements bind them."""
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, ast.AnnAssign):
+        targets = [stmt.target]
+    keys = [k for k in (_key(t, scope, cls) for t in targets) if k is not None]
+    saved = {k: bindings.get(k) for k in keys}
+    for k in keys:
+        mine = made.get((id(stmt), k), set())
+        bindings[k] = {p for p in bindings.get(k, set()) if p not in mine} | _others(made, stmt, k)
+    try:
+        found = list(_binds(stmt, scope, cls, bindings, functions))
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                bindings.pop(k, None)
+            else:
+                bindings[k] = v
+    for key, paths in found:
+        if key in keys:
+            made.setdefault((id(stmt), key), set()).update(paths)
+    return found
+
+
+def _others(made: dict[tuple[int, Key], set[Path]], stmt: ast.AST, key: Key) -> set[Path]:
+    """What statements other than `stmt` bound `key` to."""
+    return {p for (sid, k), paths in made.items() if k == key and sid != id(stmt) for p in paths}
 
 
 def _walk(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.AST, ast.ClassDef | None]]:

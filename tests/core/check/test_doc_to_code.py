@@ -254,3 +254,58 @@ def test_a_help_listing_s_value_placeholder_is_no_choice():
     page = "Pick `--tb=style` to print tracebacks your way.\n\nPass `--tb long`.\n"
     found = judge(page, files={CLI: code})
     assert [(f.kind, f.symbol) for f in found] == [("unresolved", "--tb long")]
+
+
+def test_placeholders_in_brackets_are_no_values_and_no_flags():
+    code = cli(
+        "'--dtypes', nargs='+', choices=['fp32', 'int8'], default=['fp32', 'int8']",
+        "'--prec', choices=['fp8', 'bf16']",
+    )
+    files = {CLI: code}
+    page = (
+        "```bash\npython tool/cli.py --dtypes {dtype_1} {dtype_2} ...\n"
+        "python tool/cli.py --prec [fp8 | bf16] --{script-argument}\n"
+        "python tool/cli.py --prec [fp4 | bf16]\n```\n"
+    )
+    assert kinds(judge(page, files=files)) == [("unresolved", "--prec fp4")]
+
+
+def test_a_bare_value_in_a_list_default_is_no_wrong_default():
+    code = cli("'--dtypes', nargs='+', choices=['fp32', 'fp16', 'int8'], default=['fp32', 'fp16', 'int8']")
+    page = "Use `--dtypes` to pick.\n\nWe return `int8` through `fp32` by default.\n"
+    assert judge(page, files={CLI: code}) == []
+    # A value the list does not hold is still judged.
+    code = cli("'--dtypes', nargs='+', choices=['fp32', 'fp16', 'int8'], default=['fp16', 'int8']")
+    assert kinds(judge(page, files={CLI: code})) == [("wrong-default", "--dtypes")]
+
+
+def test_a_flag_after_a_script_the_repository_lacks_is_that_scripts():
+    page = "It is incompatible with `--predict_with_generate` in the `run_summary.py` script of a library.\n"
+    assert judge(page) == []
+    assert kinds(judge("This is incompatible with `--predict_with_generate`.\n")) == [
+        ("unresolved", "--predict_with_generate")
+    ]
+    # A script named in passing says nothing of the flags of the lines after it.
+    page = "Point it at an implementation (e.g. `mis.py`).\n\n| `--mis-mode` | the mode |\n"
+    assert kinds(judge(page)) == [("unresolved", "--mis-mode")]
+
+
+def test_no_suggestion_when_two_flags_are_as_near_or_the_line_cites_the_near_one():
+    code = cli("'--tp-size', type=int", "'--sp-size', type=int", "'--cp-size', type=int")
+    [tie] = judge("Pass `--dp-size 8`.\n", files={CLI: code})
+    assert tie.suggestion is None and tie.message == "`--dp-size` is not a flag at head"
+    code = cli("'--tp-size', type=int", "'--cp-sizes', type=int")
+    [cited] = judge("Pass `--dp-size 8 --tp-size 2`.\n", files={CLI: code})
+    assert cited.suggestion is None
+
+
+def test_a_flag_under_a_heading_naming_a_script_is_offered_that_scripts_flags():
+    other = "import argparse\n\np = argparse.ArgumentParser()\np.add_argument('--with_tracking')\n"
+    mine = "import argparse\n\np = argparse.ArgumentParser()\np.add_argument('--profile_memory')\n"
+    files = {"ex/tracking.py": other, "ex/profiler.py": mine}
+    r = rule(flags_source("ex/tracking.py", "ex/profiler.py"))
+    [f] = judge("### Profiler (`ex/profiler.py`)\n\n- `--with_stack`: traces.\n", files=files, rule_=r)
+    assert f.symbol == "--with_stack" and f.suggestion is None
+    # Without the heading, the nearest flag of any script is offered.
+    [g] = judge("- `--with_stack`: traces.\n", files=files, rule_=r)
+    assert "did you mean `--with_tracking`" in g.message
