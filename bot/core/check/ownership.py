@@ -507,6 +507,7 @@ class Ownership:
                 if run.kind != _FOREIGN:
                     found.append(run._replace(line=ref.line))
             found += self._bare_runs(doc, {r.line for r in found})
+            found += self._usage_runs(doc, {r.line for r in found})
             self._page_runs[doc.path] = sorted(found, key=lambda r: r.line)
         return self._page_runs[doc.path]
 
@@ -539,6 +540,27 @@ class Ownership:
             return run
         usage = self.programs.usage_of_own_launcher(words)
         return self._run(usage, doc_path) if usage else run
+
+    def _usage_runs(self, doc: DocPage, lines: set[int]) -> list[Run]:
+        """The usage line of a help listing a page shows (`Usage: tool plugins [OPTIONS]`, in a
+        fence or a reStructuredText literal block), when it names a subcommand of a program the
+        rule reads: the option rows below it are that subcommand's, though another subcommand
+        has a flag of the same name (`--all`)."""
+        out: list[Run] = []
+        for number, text in enumerate(doc.lines[:_MAX_PAGE_LINES], 1):
+            m = _USAGE.match(text)
+            if m is None or number in lines:
+                continue
+            words = command_words(m.group(1))
+            # The program and its subcommand words, not what follows (`[OPTIONS]`, `FILES...`).
+            end = next(
+                (i for i, w in enumerate(words) if i and not _SUBCOMMAND_WORD.fullmatch(w)), len(words)
+            )
+            run = self._run(words[:end], doc.path) if end > 1 else None
+            scope = run.scope if run is not None and run.kind == _READ else None
+            if run is not None and scope is not None and invoked(scope.args, scope.paths or ()) is not None:
+                out.append(run._replace(line=number))
+        return out
 
     def _has_own_parser(self, script: str, doc: DocPage) -> bool:
         if self.programs is None:
@@ -610,6 +632,8 @@ _SCRIPT_FLAG = lazyre.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z
 _DECLARED_FLAG = lazyre.compile(
     r"""add_argument\(\s*(?:["'][^"']*["']\s*,\s*)*["'](--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""
 )
+# The first line of a help listing: click's `Usage: tool sub [OPTIONS]`, argparse's `usage: tool`.
+_USAGE = lazyre.compile(r"\s*(?:[Uu]sage|USAGE):\s+(\S.*)")
 _SUBCOMMAND_WORD = lazyre.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 _CODE_SPAN = lazyre.compile(r"(`+)([^`]+)\1")
 _PYTHON_M = lazyre.compile(r"python[0-9.]*\s+-m\s+[A-Za-z_]")

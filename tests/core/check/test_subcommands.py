@@ -301,3 +301,45 @@ def test_a_subcommand_moved_to_a_module_the_rule_does_not_read_takes_its_flags_a
         rules, MemoryTree(before), MemoryTree({**before, CLI: stripped}), [Change("modified", CLI)]
     )
     assert ("removed", "--port") in [e[:2] for e in errors(report)]
+
+
+# Help listings in unlabelled fences (a `text` fence cites nothing: bot/core/page_fences.py).
+LISTING_MD = (
+    "# Tool\n\n## Build\n\n```\nUsage: tool build [OPTIONS]\n\nOptions:\n"
+    "  --output TEXT   where to build\n  --jobs INTEGER\n```\n\n"
+    "## Serve\n\n```\nUsage: tool serve [OPTIONS] [DIR]...\n\nOptions:\n"
+    "  --output TEXT   what to serve\n  --port INTEGER\n```\n"
+)
+# The same help listings as reStructuredText literal blocks (a page cog fills with `--help`).
+LISTING_RST = (
+    "Tool\n====\n\nBuild\n-----\n\n::\n\n    Usage: tool build [OPTIONS]\n\n    Options:\n"
+    "      --output TEXT   where to build\n      --jobs INTEGER\n\n"
+    "Serve\n-----\n\n::\n\n    Usage: tool serve [OPTIONS] [DIR]...\n\n    Options:\n"
+    "      --output TEXT   what to serve\n      --port INTEGER\n"
+)
+
+
+@KINDS
+@pytest.mark.parametrize("page", ["README.md", "README.rst"])
+def test_the_rows_of_a_help_listing_are_the_subcommands_its_usage_line_names(kind, page):
+    text = LISTING_MD if page == "README.md" else LISTING_RST
+    rules = config(kind).replace("path: README.md", f"path: {page}")
+    # Both subcommands have `--output`: the row renamed is the one under serve's usage line.
+    cli = SPELLED[kind][0]
+    base = {CLI: cli, "tool/__init__.py": "", page: text, "pyproject.toml": PYPROJECT}
+    for which, usage in ((2, "Usage: tool serve"), (1, "Usage: tool build")):
+        head = dict(base, **{CLI: renamed(kind, which, "--root")})
+        found = check(
+            [r for pack in parse_repo_config(rules) for r in pack.rules],
+            MemoryTree(base),
+            MemoryTree(head),
+            [Change("modified", CLI)],
+        )
+        row = next(
+            i for i in range(line(text, usage), len(text.splitlines())) if "--output" in text.splitlines()[i]
+        )
+        assert [
+            (f.kind, f.symbol, f.doc.line if f.doc else None)
+            for f in found.findings
+            if f.severity != "notice"
+        ] == [("renamed", "--output", row + 1)]
