@@ -140,7 +140,8 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
             elif (
                 not script_seen
                 and word.endswith(_SCRIPT_EXTS)
-                and not (command and command[-1].startswith("-"))  # not `--config x.py`
+                # not `--config x.py`; `--checkpointing=TRUE x.py` gave its flag its value
+                and not (command and command[-1].startswith("-") and "=" not in command[-1])
             ):
                 # The script a command runs: `python3 tools/x.py`, `./run.sh`, `torchrun ... train.py`.
                 out.append(RawRef(word, "path", base + col, "fence", command=tuple(command) or None))

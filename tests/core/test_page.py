@@ -526,6 +526,24 @@ def test_fenced_flags_remember_the_command_they_are_passed_to():
     }
 
 
+def test_the_script_after_a_flag_written_with_its_value_is_the_commands_script():
+    p = page("""
+        ```bash
+        accelerate launch --checkpointing=TRUE examples/train.py --cp-size 2
+        accelerate launch --config cfg/x.py examples/eval.py
+        ```
+        """)
+    scripts = [(r.token, r.command) for r in p.refs if r.kind == "path"]
+    # `cfg/x.py` may be the value of `--config`; `--checkpointing=TRUE` carries its own.
+    assert scripts == [
+        ("examples/train.py", ("accelerate", "launch", "--checkpointing=TRUE")),
+        ("examples/eval.py", ("accelerate", "launch", "--config", "cfg/x.py")),
+    ]
+    assert [r.command for r in p.refs if r.token == "--cp-size"] == [
+        ("accelerate", "launch", "--checkpointing=TRUE", "examples/train.py")
+    ]
+
+
 def test_set_and_alternative_notation_after_a_flag_is_one_value():
     assert split_span("--mixed_precision {no,fp16,bf16}") == [("--mixed_precision", "flag", "{no,fp16,bf16}")]
     assert split_span("--mixed_precision {no, fp16, bf16}") == [
