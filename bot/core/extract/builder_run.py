@@ -61,9 +61,8 @@ from bot.core.extract.builder_values import (
     src,
     type_args,
     type_name,
-    unquote,
 )
-from bot.core.extract.constants import dotted, value
+from bot.core.extract.constants import dotted, unquoted, value
 
 
 def run_field(ctx: Context, loop: ast.For, env: dict[str, Any], info: FieldInfo) -> list[Call] | None:
@@ -405,7 +404,7 @@ class _Runner:
     def _hint(self, hints: Hints, name: str) -> Any:
         for info in self.ctx.fields:
             if info.name == name:
-                node = unquote(info.annotation)
+                node = unquoted(info.annotation)
                 if (
                     not hints.extras
                     and isinstance(node, ast.Subscript)

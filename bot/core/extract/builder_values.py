@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.core.extract import argparse_flags
 from bot.core.extract.argparse_flags import Flag, Scope
-from bot.core.extract.constants import UNKNOWN, Module, dotted, value
+from bot.core.extract.constants import UNKNOWN, Module, dotted, unquoted, value
 
 MAX_STEPS = 5_000  # statements and expressions one field's run may evaluate
 MAX_RUN_STEPS = 200_000  # those of all the fields of one dataclass: a hostile one has thousands
@@ -260,18 +260,9 @@ def canon(ctx: Context, node: ast.expr, depth: int = 0) -> str | None:
     return last
 
 
-def unquote(node: ast.expr) -> ast.expr:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        try:
-            return ast.parse(node.value, mode="eval").body
-        except SyntaxError:
-            return node
-    return node
-
-
 def bare(ctx: Context, node: ast.expr) -> ast.expr:
     """The annotation without Annotated metadata and `| None`/Optional: the field's type."""
-    node = unquote(node)
+    node = unquoted(node)
     if isinstance(node, ast.Subscript):
         head = canon(ctx, node.value)
         members = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -299,7 +290,7 @@ def union_members(node: ast.expr) -> list[ast.expr]:
 
 
 def type_name(ctx: Context, found: Ann) -> str:
-    node = unquote(found.node)
+    node = unquoted(found.node)
     if is_none(node):
         return "NoneType"
     return canon(ctx, node) or ast.unparse(node)
@@ -307,7 +298,7 @@ def type_name(ctx: Context, found: Ann) -> str:
 
 def plain(ctx: Context, found: Ann) -> bool:
     """A builtin type, None or a typing form: certainly no dataclass."""
-    node = unquote(found.node)
+    node = unquoted(found.node)
     if isinstance(node, ast.Subscript):
         return canon(ctx, node.value) in ORIGINS
     if isinstance(node, ast.BinOp) or is_none(node):
@@ -318,7 +309,7 @@ def plain(ctx: Context, found: Ann) -> bool:
 def origin(ctx: Context, found: Any) -> Any:
     if not isinstance(found, Ann):
         raise Undecided
-    node = unquote(found.node)
+    node = unquoted(found.node)
     if isinstance(node, ast.Subscript):
         head = canon(ctx, node.value)
         if head in ORIGINS:
@@ -407,7 +398,7 @@ def instance(ctx: Context, cls: str, args: list[Any], keywords: dict[str, Any], 
 def type_args(ctx: Context, found: Any) -> tuple[Any, ...]:
     if not isinstance(found, Ann):
         raise Undecided
-    node = unquote(found.node)
+    node = unquoted(found.node)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return tuple(Ann(m) for m in union_members(node))
     if not isinstance(node, ast.Subscript):
