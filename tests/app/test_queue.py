@@ -530,3 +530,54 @@ def test_tallies_count_across_connections_and_start_again_after_their_window(pat
         clock.now += 2 * 86400
         assert a.prune() >= 2  # old tallies are deleted
         assert a.tally("other", 600) == 1
+
+
+def test_a_job_claimed_while_a_recovery_runs_is_not_taken_for_an_orphan(postgres, clock):
+    """A recovery reads who holds which job's lock once per statement. A job that another process
+    put back and claimed again while that statement waited must not look orphaned to it: the
+    recovery and claims are serialised, so it sees the claim whole or not at all."""
+    import psycopg
+
+    from bot.app.queue.postgres import CLAIM_LOCK, JOB_LOCK
+
+    url = postgres.new_database()
+    with open_location(url, clock=clock) as survivor:
+        dead = open_location(url, clock=clock)
+        dead.enqueue("d-1", "check", PAYLOAD, key="octo/docs#1")
+        lost = dead.claim()
+        dead.close()  # the job stays `running`, its lock gone with the connection
+        deadline = time.monotonic() + 10
+        with psycopg.connect(url, autocommit=True) as watch:
+            while (
+                watch.execute(
+                    "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s",
+                    (JOB_LOCK,),
+                ).fetchone()[0]
+                and time.monotonic() < deadline
+            ):
+                time.sleep(0.02)
+            # Another process recovers the job and claims it, in one transaction held open...
+            other = psycopg.connect(url)
+            other.execute("SELECT pg_advisory_xact_lock(%s)", (CLAIM_LOCK,))
+            other.execute("UPDATE jobs SET state = 'queued' WHERE id = %s", (lost.id,))
+            recovered: list[int] = []
+            sweep = threading.Thread(target=lambda: recovered.append(survivor._recover()))
+            sweep.start()
+            # ...while this process's recovery has started and waits for it.
+            while not watch.execute(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock'"
+            ).fetchone()[0]:
+                assert time.monotonic() < deadline, "the recovery never waited"
+                time.sleep(0.01)
+            other.execute(
+                "UPDATE jobs SET state = 'running', attempts = attempts + 1 WHERE id = %s", (lost.id,)
+            )
+            other.execute("SELECT pg_advisory_lock(%s::int, %s::int)", (JOB_LOCK, lost.id))
+            other.commit()
+            sweep.join(10)
+            try:
+                assert recovered == [0]
+                assert survivor.get(lost.id).state == "running"
+            finally:
+                other.close()

@@ -13,7 +13,8 @@ with many processes on one database:
   (JOB_LOCK, id) on a connection kept for the job until its outcome is written. A process that
   dies loses its connections, and PostgreSQL drops their locks: a `running` job whose lock
   nobody holds is put back in the queue (at open, and by claims every RECOVER_EVERY_S), while
-  the running jobs of live processes are left alone.
+  the running jobs of live processes are left alone. A recovery takes CLAIM_LOCK too: it reads
+  the locks once per statement, and must not see a job claimed after that read as orphaned.
 - Wake-ups. Every transaction that makes a job due (an enqueue, a release, a job finished, which
   may free its repository for the next) sends NOTIFY on CHANNEL, delivered at commit; a worker
   process LISTENs on a connection of its own (`listen`) and claims at once instead of at its
@@ -138,6 +139,14 @@ class PostgresQueue(JobQueue):
         recovered = super()._recover()
         self._next_recovery = time.monotonic() + RECOVER_EVERY_S
         return recovered
+
+    @contextmanager
+    def _recovering(self) -> Iterator[psycopg.Connection]:
+        # Under the claim lock: the statement reads pg_locks once, so a job another process
+        # put back and claimed again while it ran would look orphaned and be run twice.
+        with self._tx() as db:
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (CLAIM_LOCK,))
+            yield db
 
     @contextmanager
     def _claiming(self) -> Iterator[psycopg.Connection]:

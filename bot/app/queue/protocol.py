@@ -188,8 +188,9 @@ class JobQueue:
 
     Statements are written here with %s placeholders. A backend gives `_tx` (a transaction),
     `_read` (a connection to read from, outside any transaction) and `close`; it may take locks
-    around a claim (`_claiming`, `_hold`) and a job's outcome (`_finishing`), tell other
-    processes (`_notify`), and keep a blob's text in another type (`_blob_value`, `_blob_text`).
+    around a claim (`_claiming`, `_hold`), a recovery (`_recovering`) and a job's outcome
+    (`_finishing`), tell other processes (`_notify`), and keep a blob's text in another type
+    (`_blob_value`, `_blob_text`).
     """
 
     recovered: int = 0  # interrupted jobs put back in the queue when it was opened
@@ -217,6 +218,11 @@ class JobQueue:
     def _claiming(self) -> AbstractContextManager[Connection]:
         return self._tx()
 
+    def _recovering(self) -> AbstractContextManager[Connection]:
+        """The transaction `_recover` runs in (a backend that recovers while others claim
+        keeps claims out of it)."""
+        return self._tx()
+
     def _hold(self, db: Connection, job_id: int) -> None:
         """The job `db` just claimed is running here (for a backend that locks it meanwhile)."""
 
@@ -242,7 +248,7 @@ class JobQueue:
 
     def _recover(self) -> int:
         """Put the jobs a dead process left running back in the queue; returns how many."""
-        with self._tx() as db:
+        with self._recovering() as db:
             cur = db.execute(
                 "UPDATE jobs SET state = 'queued', not_before = %s, interrupted = interrupted + 1, "
                 "last_error = 'interrupted: the process stopped while the job was running' "
