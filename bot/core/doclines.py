@@ -230,6 +230,32 @@ def not_yet_there(doc: DocPage, line: int, token: str) -> bool:
     return any(token in s and _NOT_YET.search(s) for s in _SENTENCE_END.split(text))
 
 
+# The words before a path the reader is told to make: "you would create `changelog.d/1234.bugfix.md`
+# and `changelog.d/1234.doc.md`", "create a file named `conf/local.yaml`".
+_TO_CREATE = lazyre.compile(
+    r"\b(?:create|creating|touch)\s+(?:(?:a|an|the|your|new|own|empty)\s+)*"
+    r"(?:(?:file|folder|directory|module|script)\s+)?(?:(?:called|named|at|in)\s+)?"
+    r"(?:[`*]+[^`*\s]+[`*]+\s*(?:,\s*)?(?:and\s+|or\s+)?)*[`*_:]*$",
+    re.IGNORECASE,
+)
+
+
+def made_by_reader(doc: DocPage, line: int, token: str) -> bool:
+    """Whether the sentence citing the path `token` on `line` tells the reader to create it."""
+    if not 0 < line <= len(doc.lines):
+        return False
+    text = doc.lines[line - 1]
+    first, _ = paragraph(doc, line)
+    # The sentence may start on the lines above ("you would create a file\n``x/1234.rst``").
+    above = " ".join(doc.lines[i - 1].strip() for i in range(max(first, line - 2), line))
+    at = text.find(token)
+    while at >= 0:
+        if _TO_CREATE.search((above + " " + text[:at].lstrip())[-80:]):
+            return True
+        at = text.find(token, at + 1)
+    return False
+
+
 def first_cell_token(line: str) -> str | None:
     """The first cell of a table row when it holds one code token and nothing else."""
     cells = line.strip().strip("|").split("|")

@@ -29,9 +29,9 @@ ParseCache = MutableMapping[str, object]
 
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
-EXTRACTION_FORMAT = "x13"
-PAGE_FORMAT = "doc16"
-TOKENS_FORMAT = "tok3"  # bot/core/extract/tokens.py
+EXTRACTION_FORMAT = "x14"
+PAGE_FORMAT = "doc17"
+TOKENS_FORMAT = "tok4"  # bot/core/extract/tokens.py
 
 
 @dataclass

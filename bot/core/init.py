@@ -36,7 +36,10 @@ _NOT_PAGES: tuple[str, ...] = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CO
 _NOT_PAGES += ("CONTRIBUTING", "RELEASE", "NEWS")  # release-notes.md: what a release changed, true then
 # Dated writing: what a release or a post said then is not wrong now.
 _HISTORY_DIRS = frozenset(
-    {"_posts", "announce", "blog", "news", "changes", "changelog", "changelogs", "releases", "release-notes"}
+    {
+        *("_posts", "announce", "blog", "news", "changes", "changelog", "changelogs"),
+        *("history", "releases", "release-notes"),
+    }
 )
 # Release notes, and pages about what was removed (they cite the flags a release took away).
 _HISTORY_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "RELEASE", "NEWS", "DEPRECATION", "MIGRATION")

@@ -119,6 +119,9 @@ class CodeTokens:
     # command line built as text): a use at head, but no evidence of a name at base, where the
     # literal may be a value other checks own (a default, a choice).
     literals: frozenset[str] = frozenset()
+    # Words shaped like environment variables that any string of the file writes (a help text
+    # listing `PIPX_HOME`, which another module reads): the code knows of them.
+    mentioned: frozenset[str] = frozenset()
 
     def uses(self, name: str) -> bool:
         return name in self.names or name in self.literals

@@ -116,7 +116,10 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
             if word == "\\" or k <= skip_to:
                 continue
             if word in _SEPARATORS or word.endswith(";"):
-                command, script_seen = [], False
+                # A bare `--` followed by a flag passes the words after it on to the command the
+                # program runs (`tox run -e py -- --pdb`): they start a command `--` of their own.
+                passed = word == "--" and bool(command) and k + 1 < len(words) and words[k + 1][0][:1] == "-"
+                command, script_seen = (["--"] if passed else []), False
                 continue
             if not command and (ASSIGN_RE.match(word) or word in PREFIX_WORDS):
                 skip_to = k + quoted_value(words, k, text)  # `A="x.py y"`: the value is no command

@@ -81,6 +81,13 @@ def test_it_finds_the_parsers_pages_cite_and_the_pages_citing_them():
     assert found.pages == ("README.md", "docs/guide/convert.md", "docs/guide/train.md", "docs/usage.md")
 
 
+def test_a_folder_of_release_history_is_left_out():
+    # hatch's docs/history/hatch.md: what each release removed, true then.
+    page = "# 1.8.0\n\nRemoved `--copy` and `--verbose`.\n"
+    text = config_for(MemoryTree({**FILES, "docs/history/tool.md": page}), "abc123")
+    assert text is not None and '"docs/history/**"' in text
+
+
 def test_the_config_is_short_uses_globs_and_validates_against_the_repository():
     tree = MemoryTree(FILES)
     text = config_for(tree, "abc123")

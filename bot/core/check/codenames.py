@@ -197,7 +197,8 @@ def env_name(token: str) -> str | None:
 
 @dataclass(frozen=True)
 class Environment:
-    """What the rule's sources read from the environment at head, and every name they use."""
+    """What the rule's sources read from the environment at head, and every name they use or
+    write of in a string."""
 
     read: frozenset[str]
     used: frozenset[str]
@@ -216,7 +217,7 @@ def environment(
         if tokens.error is not None:
             return None
         read |= tokens.env
-        used |= tokens.names.keys() | tokens.literals
+        used |= tokens.names.keys() | tokens.literals | tokens.mentioned
     return Environment(frozenset(read), frozenset(used))
 
 

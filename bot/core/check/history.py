@@ -170,6 +170,11 @@ def from_history(
         found = _succession(inputs, page, ref, history, lookups, cache)
         if found is None:
             continue
+        if ref.kind != "path" and found.final in {r.token for r in page.doc.refs_on(ref.line)}:
+            # The line names the successor too (`--a` was renamed to `--b`): it tells of the change.
+            if asking is not None:
+                out.withdraw(asking)
+            continue
         if asking is None:
             _emit(inputs, page, ref, found, out, "unresolved")
         elif found.final is not None or asking.kind == "unresolved":

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-import hashlib
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
@@ -36,6 +35,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from bot.core import lazyre
 from bot.core.check import spellings
+from bot.core.check.tools import tool_words
 from bot.core.extract import parsed, walk
 from bot.core.extract.imports import Modules
 from bot.core.model import Fact, Tree, reading
@@ -50,11 +50,15 @@ if TYPE_CHECKING:
 _BARE_SCRIPT = lazyre.compile(r"[\w.-]+\.py")  # `run_translation.py`: a script by its file name alone
 # Characters no file name of a repository holds but placeholders and shell syntax do.
 _NOT_A_PATH = lazyre.compile(r"[<>{}*$%\[\]~`|\"'\s]|://|\.\.\.")
-# `weight_vNNNNNN`, `run_XXXX`, `YYYY-MM-DD`: a run of one capital letter stands for digits.
-_PLACEHOLDER_RUN = lazyre.compile(r"([A-Z])\1{2,}")
-# Words that stand for a name the reader picks: `--something-path`, `my_pkg/`, `test_x.py`.
+# `weight_vNNNNNN`, `run_XXXX`, `YYYY-MM-DD`, `####.bugfix.rst`: a run of one capital letter (or
+# of `#`) stands for digits.
+_PLACEHOLDER_RUN = lazyre.compile(r"([A-Z#])\1{2,}")
+# Words that stand for a name the reader picks: `--something-path`, `my_pkg/`, `test_x.py`,
+# `src/mymodule.py`, `tox_myplugin/`.
 PLACEHOLDER_WORD = lazyre.compile(
-    r"(?<![A-Za-z0-9])(?:foo|bar|baz|something|xxx|yourname|your[-_][a-z]+|my[-_][a-z]+|test_x)(?![A-Za-z0-9])"
+    r"(?<![A-Za-z0-9])(?:foo|bar|baz|something|xxx|yourname|your[-_][a-z]+|my[-_][a-z]+|test_x"
+    r"|my(?:module|plugin|project|package|pkg|app|lib|script|file|config|model|dataset|tool|repo"
+    r"|extension|component|service|task)s?)(?![A-Za-z0-9])"
 )
 
 
@@ -293,26 +297,8 @@ class Ownership:
         return False
 
     def _tools(self) -> frozenset[str]:
-        """The commands the repository itself runs that are not its own: the first words of its
-        CI workflows' and shell scripts' lines, and its pre-commit hooks."""
         if self._tool_words is None:
-            paths = sorted(self.head.paths())
-            workflows = [p for p in paths if p.startswith(".github/workflows/") and p.endswith(".yml")]
-            shells = [p for p in paths if p.endswith(".sh")]
-            scanned = [_HOOKS, *(workflows + shells)[:_MAX_SCRIPTS]]
-            # The words depend on those files' content alone: kept under their blob ids, a warm
-            # check reads none of the scripts (hundreds in a large repository).
-            key = None
-            if self.cache is not None:
-                ids = repr([(p, self.head.blob_id(p)) for p in scanned]).encode()
-                key = f"{TOOLS_FORMAT}:{hashlib.sha1(ids).hexdigest()}"
-                hit = self.cache.get(key)
-                if isinstance(hit, frozenset):
-                    self._tool_words = hit
-                    return hit
-            self._tool_words = _tool_words(reading(self.head, scanned))
-            if self.cache is not None and key is not None:
-                self.cache[key] = self._tool_words
+            self._tool_words = tool_words(self.head, self.cache)
         return self._tool_words
 
     def declared_somewhere(self, token: str) -> bool:
@@ -420,6 +406,8 @@ class Ownership:
 
         `program` is the program the rule names for the page (a command line, `lm-eval run`).
         """
+        if ref.command is not None and passed_on(ref.command):
+            return None
         if ref.command is not None and not is_fragment(ref.command):
             return self.command_scope(ref.command, doc.path)
         return self.line_scope(doc, ref.line, ref.token, program)
@@ -576,10 +564,18 @@ class Ownership:
                 for r in doc.refs
                 if r.kind == "flag"
                 and r.command is not None
-                and not is_fragment(r.command)
-                and self._run(r.command, doc.path).kind == _FOREIGN
+                and (
+                    passed_on(r.command)
+                    or (not is_fragment(r.command) and self._run(r.command, doc.path).kind == _FOREIGN)
+                )
             )
         return self._foreign_flags[doc.path]
+
+
+def passed_on(words: Sequence[str]) -> bool:
+    """Command words after a bare `--` (`tox run -e py -- --pdb`): flags the program passes on to
+    the command it runs, none of its own (bot.core.page_fences)."""
+    return bool(words) and words[0] == "--"
 
 
 def is_fragment(words: Sequence[str]) -> bool:
@@ -609,25 +605,6 @@ class Run(NamedTuple):
 _MAX_PAGE_LINES = 20_000  # lines of a page read for its commands that cite no flag
 # Scripts read for the flags they pass: launchers, not every file of a large repository.
 _MAX_SCRIPTS = 400
-_HOOKS = ".pre-commit-config.yaml"
-TOOLS_FORMAT = "tools1"  # part of the cache key of a repository's tool words: bump when they change
-
-
-def _tool_words(files: Iterable[tuple[str, str | None]]) -> frozenset[str]:
-    """The first words of the scripts' and workflows' command lines, and the hooks' ids."""
-    words: set[str] = set()
-    for path, text in files:
-        if path == _HOOKS:
-            words.update(_HOOK_ID.findall(text or ""))
-            continue
-        for raw in (text or "").splitlines():
-            line = raw.strip().removeprefix("- ").removeprefix("run:").strip()
-            first = command_words(line)[:1] if line and not line.startswith("#") else []
-            if first and _TOOL_WORD.fullmatch(first[0]):
-                words.add(first[0])
-    return frozenset(words)
-
-
 _SCRIPT_FLAG = lazyre.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?")
 _DECLARED_FLAG = lazyre.compile(
     r"""add_argument\(\s*(?:["'][^"']*["']\s*,\s*)*["'](--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""
@@ -637,8 +614,6 @@ _USAGE = lazyre.compile(r"\s*(?:[Uu]sage|USAGE):\s+(\S.*)")
 _SUBCOMMAND_WORD = lazyre.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 _CODE_SPAN = lazyre.compile(r"(`+)([^`]+)\1")
 _PYTHON_M = lazyre.compile(r"python[0-9.]*\s+-m\s+[A-Za-z_]")
-_TOOL_WORD = lazyre.compile(r"[a-z][a-z0-9_.-]*[a-z0-9]")
-_HOOK_ID = lazyre.compile(r"^\s*-?\s*id:\s*([a-z][a-z0-9_.-]*)\s*$", re.M)
 
 # Modules read for the flags they declare: at most this many, each at most this long.
 _MAX_MODULES = 800

@@ -11,7 +11,7 @@ from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest
 from bot.core.check.touched import Touched, cites_paths
-from bot.core.doclines import not_yet_there
+from bot.core.doclines import made_by_reader, not_yet_there
 from bot.core.model import CodeLocation, Tree
 from bot.core.page import DocPage, Ref
 from bot.core.submodules import in_submodule, submodule_folders
@@ -71,8 +71,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # there, made at run time (the repository ignores it), or another project's
     if not_yet_there(doc, ref.line, ref.token):
         return  # the sentence says the code does not have it yet
-    if made_by_page(doc, ref):
-        return  # the reader's copy, which a command before it made
+    if made_by_page(doc, ref) or made_by_reader(doc, ref.line, ref.token):
+        return  # the reader's copy, which a command before it made, or one they are told to make
     if in_submodule(path, submodule_folders(inputs.head)):
         return  # a file of the repository a submodule pins: nothing of it is in this tree
     paths = inputs.head.paths()
@@ -157,8 +157,12 @@ def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str])
         break
     name = parts[-1]
     same_name = [p for p in paths if p.rsplit("/", 1)[-1] == name]
-    if same_name:
-        return closest(path, same_name, 0.0)
+    if len(same_name) == 1:
+        return same_name[0]
+    if same_name:  # a name several files have (`__init__.py`): the folder must be alike too
+        by_folder = {posixpath.dirname(p): p for p in same_name}
+        near_folder = closest(posixpath.dirname(path), list(by_folder), 0.75)
+        return by_folder[near_folder] if near_folder is not None else None
     if folder:
         kind = {p.rsplit("/", 1)[0] for p in paths if "/" in p}
     else:

@@ -492,6 +492,11 @@ def _link_fact(
     target, how, called, line = command.link
     parent = commands[command.parent]
     attrs = {"root": _root(command.parent, commands)}
+    top = commands[attrs["root"]]
+    if top.framework == "click" and top.names and top.names != ("",):
+        # The words of the group this module registers on: the word of a module that adds
+        # the group to its own (`cli.add_command(check)` then `check.add_command(code)`).
+        attrs["root_named"] = ",".join(top.names)
     if command.names:
         attrs["words"] = ",".join(command.names)
     if called:

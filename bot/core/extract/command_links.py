@@ -6,14 +6,15 @@ another module defines (`token: TokenOpt = None`, `TokenOpt = Annotated[str, typ
 
 Extraction reads one file, so each side says what it can (bot/core/extract/click_flags.py): the
 registering module a fact of kind `command-link` (token the name as imported, key how: `command`,
-`typer` or `add_command`; attributes `words` given, `called` for a factory's product, `under`
-the words of the app it registers on, `root` that app's name, `alone` when the app has no other
-command), the defining module its commands' flags with the name of the group or app they are
-under (`root`) and, for a function no decorator makes a command, the word typer would give it
-(`candidate`), and the options each alias declares (kind `option-alias`). `link` joins them for
-one revision: the import is followed statically through the repository (a few re-exports deep),
-a command gets the words of every place that registers it (through chains of apps), a candidate
-nobody registers is no command, and an alias's option strings replace the parameter's own.
+`typer` or `add_command`; attributes `words` given, `called` for a factory's product, `under` the
+words of the app it registers on, `root` that app's name, `root_named` the words that click group
+answers to, `alone` when the app has no other command), the defining module its commands' flags
+with the name of the group or app they are under (`root`) and, for a function no decorator makes a
+command, the word typer would give it (`candidate`), and the options each alias declares (kind
+`option-alias`). `link` joins them for one revision: the import is followed statically through the
+repository (a few re-exports deep), a command gets the words of every place that registers it
+(through chains of apps), a candidate nobody registers is no command, and an alias's option strings
+replace the parameter's own.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ MAX_HOPS = 4  # re-exports followed to a definition
 MAX_DEPTH = 8  # apps registered on apps
 # What an alias says about an option; the rest (default, subcommand, ...) is the parameter's.
 _ALIAS_ATTRS = frozenset({"help", "choices", "type", "envvar", "metavar", "nargs", "action", "sets"})
-_OWN_ATTRS = ("root", "candidate", "named", "completion")
+_OWN_ATTRS = ("root", "candidate", "named", "completion", "root_named")
 
 Extracted = list[tuple[Source, Fact, str]]  # each with the path whose programs take it
 
@@ -155,6 +156,8 @@ def _prefixes(entry: Fact, mounts: dict[tuple[str, str], list[Fact]], depth: int
     for outer in above or ():
         for prefix in _prefixes(outer, mounts, depth + 1):
             given = [w for w in (outer.attr("words") or "").split(",") if w]
+            if not given and outer.key == "add_command":  # the group's own words
+                given = [w for w in (entry.attr("root_named") or "").split(",") if w]
             bases.update((*prefix, w) for w in given) if given else bases.add(prefix)
     return {(*b, *u) for b in (bases or {()}) for u in under}
 

@@ -66,6 +66,7 @@ def python_tokens(text: str) -> CodeTokens:
     names: dict[str, int] = {}
     env: set[str] = set()
     literals: set[str] = set()
+    mentioned: set[str] = set()
     window: list[tokenize.TokenInfo] = []  # the last few significant tokens, for environ reads
     statement_start = True
     docstring = False  # in a string that starts a statement: a docstring, not code
@@ -87,8 +88,10 @@ def python_tokens(text: str) -> CodeTokens:
                         names.setdefault(name, line)
                 if not docstring:
                     literals.update(_string_names(tok.string))
+                mentioned.update(_VARIABLE_WORD.findall(tok.string))
             elif tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):  # 3.12: an f-string's text
                 literals.update(_shell_names(tok.string))
+                mentioned.update(_VARIABLE_WORD.findall(tok.string))
             if tok.type != tokenize.STRING:
                 docstring = False
             statement_start = False
@@ -102,12 +105,16 @@ def python_tokens(text: str) -> CodeTokens:
     except (tokenize.TokenError, SyntaxError) as e:  # an unclosed bracket or string; bad indent
         where = e.args[1][0] if len(e.args) > 1 and isinstance(e.args[1], tuple) else 1
         error = (int(where or 1), str(e.args[0]) if e.args else "cannot tokenize")
-    return CodeTokens(names, frozenset(env), error, frozenset(literals))
+    return CodeTokens(names, frozenset(env), error, frozenset(literals), frozenset(mentioned))
 
 
 # In a string of code, what names a variable: `$X`, `${X}`, `X=` at a word's start (a command
 # line or an environment written as text: f"PYTHONPATH={path} python3 train.py").
 _IN_STRING = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)|(?:^|(?<=[\s;&|(\"']))([A-Z_][A-Z0-9_]*)=")
+
+
+# A word shaped like an environment variable (`PIPX_HOME`), written anywhere in a string.
+_VARIABLE_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![A-Za-z0-9_])")
 
 
 def _shell_names(text: str) -> set[str]:

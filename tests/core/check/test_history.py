@@ -100,6 +100,17 @@ def test_a_flag_gone_from_the_parser_suggests_its_successor_citing_the_commit():
     assert "0daa9ff (#2384)" in finding.why
 
 
+def test_a_line_telling_of_the_rename_is_left_alone():
+    # It names the successor history finds: it is right, and the suggestion would repeat it.
+    old = {CLI: SWITCH_OFF, DOC: PAGE}
+    new = {CLI: BOTH_WAYS, DOC: PAGE}
+    history = MemoryHistory(("a" * 40, "add (#10)", old), ("b" * 40, "rename (#11)", new))
+    line = "- `--disable-fp32-master` was renamed to `--no-keep-fp32-master`; the old name still reads."
+    assert run(history, new, line) == ()
+    tree = doc_edit(new, line)
+    assert audit([rule()], MemoryTree(tree), history=history).findings == ()
+
+
 def test_without_a_history_the_check_is_as_before():
     new = {CLI: BOTH_WAYS, DOC: PAGE}
     (finding,) = run(None, new, "- `--disable-fp32-master` saves memory.")

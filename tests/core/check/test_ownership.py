@@ -448,6 +448,44 @@ Pass `--sede` and `--quantum-flux` here.
     assert kinds(audited(page, files)) == [("unresolved", "--quantum-flux"), ("unresolved", "--sede")]
 
 
+def test_flags_after_a_bare_double_dash_are_passed_on_not_the_programs():
+    page = """
+# Run
+
+```bash
+python train.py --seed 1 -- --opt1 ARG1 --opt2
+python train.py --sede 1
+```
+
+That makes `--opt1 ARG1` reach the command it runs.
+"""
+    files = {**TRAIN, CLI: cli("'--seed'")}
+    assert kinds(audited(page, files)) == [("unresolved", "--sede")]
+
+
+def test_the_tools_task_runners_run_are_tools_too():
+    # tox (ini and toml), nox, make and just run them: `sphinx-build -W --keep-going` is theirs.
+    files = {
+        CLI: cli("'--seed'"),
+        "tox.ini": "[testenv:docs]\ncommands =\n    mkdocs build --strict\n",
+        "tox.toml": '[env.docs]\ncommands = [\n  ["sphinx-build", "-b", "html", "docs", "-W"],\n]\n',
+        "noxfile.py": 'import nox\n\n@nox.session\ndef lint(session):\n    session.run("flake8", "src")\n',
+        "docs/Makefile": "html:\n\t@towncrier build --draft\n",
+        "justfile": "fmt:\n    ruff format .\n",
+    }
+    page = """
+## Docs
+
+This runs ``sphinx-build`` with `-W --keep-going`; `mkdocs` with `--strict`.
+`flake8` takes `--max-line-length`, `towncrier` takes `--draft`, `ruff` takes `--diff`.
+
+## Ours
+
+Pass `--sede` here.
+"""
+    assert kinds(audited(page, files)) == [("unresolved", "--sede")]
+
+
 class _ReadsCounted(MemoryTree):
     def __init__(self, files: dict[str, str]):
         super().__init__(files)

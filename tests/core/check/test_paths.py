@@ -106,6 +106,10 @@ def test_a_missing_path_suggests_the_file_of_the_same_name_or_a_close_path():
     assert close.suggestion.replacement == "See `docs/setup.md`."
     [far] = unresolved("See `tool/thing.txt`.\n", files)
     assert far.suggestion is None
+    # A name many files have says nothing of which one the page meant.
+    packages = {"src/tool/__init__.py": "", "src/tool/plugin/__init__.py": "", "src/other/__init__.py": ""}
+    [generic] = unresolved("In `src/extras/hooks/__init__.py`, define hooks.\n", packages)
+    assert generic.suggestion is None
 
 
 def test_a_missing_folder_is_not_offered_a_sibling_whose_name_is_another_word():
@@ -116,6 +120,20 @@ def test_a_missing_folder_is_not_offered_a_sibling_whose_name_is_another_word():
     assert unresolved("The registry under `src/pkg/tools/` is not part of this release.\n", files) == []
     [typo] = unresolved("See `src/pkg/modles/`.\n", files)
     assert typo.suggestion.replacement == "See `src/pkg/models/`."
+
+
+def test_a_path_the_reader_is_told_to_create_is_theirs():
+    files = {"changelog.d/.gitignore": "", "docs/setup.md": ""}
+    told = (
+        "For issue 1234 you would create ``changelog.d/1234.bugfix.md`` and ``changelog.d/1234.doc.md``.\n"
+        "Create a file named `conf/local.yaml` with your settings.\n\n"
+        "For a fix, you would create a file\n``changelog.d/1235.bugfix.md``. An example of\n"
+        "``changelog.d/####.bugfix.md`` is below. In `src/tox_myplugin/__init__.py` or\n"
+        "`src/mymodule.py`, define your hooks.\n"
+    )
+    assert unresolved(told, files) == []
+    [missing] = unresolved("The fragments live in `changelog.d/1234.bugfix.md`.\n", files)
+    assert missing.symbol == "changelog.d/1234.bugfix.md"
 
 
 def test_partial_paths_bare_names_and_paths_outside_the_repository_resolve_quietly():

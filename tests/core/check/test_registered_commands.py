@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
-from bot.core.check import check
+from bot.core.check import audit, check
 from bot.core.model import Change, Report
 from bot.core.packs import parse_repo_config
 from bot.trees.memory import MemoryTree
@@ -301,6 +301,33 @@ def test_a_click_command_another_module_defines_is_under_the_group_that_adds_it(
     wrong = dict(CLICK_FILES, **{"README.md": CLICK_FILES["README.md"].replace("--out", "--outdir")})
     report = check(rules, MemoryTree(CLICK_FILES), MemoryTree(wrong), [Change("modified", "README.md")])
     assert errors(report) == [("unresolved", "--outdir", 4)]
+
+
+def test_a_command_of_a_group_another_module_adds_has_both_words():
+    # `cli.add_command(check)`, and check's own module adds `code` from a third: `tool check code`.
+    nested = {
+        "pyproject.toml": CLICK_FILES["pyproject.toml"],
+        "tool/__init__.py": "",
+        "tool/check/__init__.py": (
+            "import click\n\nfrom tool.check.code import code\n\n\n@click.group()\ndef check():\n"
+            "    pass\n\n\ncheck.add_command(code)\n"
+        ),
+        "tool/check/code.py": (
+            'import click\n\n\n@click.command()\n@click.option("--sync", is_flag=True)\n'
+            "def code(sync):\n    pass\n"
+        ),
+        "tool/cli.py": (
+            "import click\n\nfrom tool.check import check\n\n\n@click.group()\ndef cli():\n    pass\n\n\n"
+            "cli.add_command(check)\n"
+        ),
+        "README.md": "# Tool\n\n```bash\ntool check code --sync\n```\n",
+    }
+    config = CONFIG.replace("kind: typer", "kind: click")
+    config = config.replace('["tool/*.py"]', '["tool/*.py", "tool/*/*.py"]')
+    rules = [r for pack in parse_repo_config(config) for r in pack.rules]
+    assert errors(audit(rules, MemoryTree(nested))) == []
+    wrong = dict(nested, **{"README.md": nested["README.md"].replace("--sync", "--sink")})
+    assert errors(audit(rules, MemoryTree(wrong))) == [("unresolved", "--sink", 4)]
 
 
 def test_an_app_whose_one_command_is_registered_runs_it_without_its_name():

@@ -213,6 +213,21 @@ def test_a_doc_edit_citing_a_near_miss_of_an_environment_variable_the_code_reads
     )
 
 
+def test_a_variable_the_sources_name_in_a_help_text_is_no_near_miss():
+    # The sources read PIPX__DOC_DEFAULT_PYTHON and tell of PIPX_DEFAULT_PYTHON in a help text;
+    # another module reads that one.
+    api = (
+        'import os\n\nHELP = "environment variables:\\n  PIPX_DEFAULT_PYTHON  the default python\\n"\n'
+        'DOC_PYTHON = os.getenv("PIPX__DOC_DEFAULT_PYTHON", "python3")\n'
+    )
+    base = {"pkg/api.py": api, "docs/env.md": "# Environment\n\nNothing yet.\n"}
+    page = "# Environment\n\nSet `PIPX_DEFAULT_PYTHON` to pick the python.\n"
+    assert run(base, {**base, "docs/env.md": page}, ENV_CONFIG) == ()
+    typo = "# Environment\n\nSet `PIPX_DOC_DEFAULT_PYTHON` to pick the python.\n"
+    (finding,) = run(base, {**base, "docs/env.md": typo}, ENV_CONFIG)
+    assert finding.symbol == "PIPX_DOC_DEFAULT_PYTHON"
+
+
 def test_lines_the_change_did_not_write_are_not_judged_for_environment_variables():
     page = "# Environment\n\nSet `MILES_NUM_NODE`.\n"
     base = {"pkg/api.py": ENV_API, "docs/env.md": page}
