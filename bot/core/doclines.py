@@ -256,6 +256,23 @@ def made_by_reader(doc: DocPage, line: int, token: str) -> bool:
     return False
 
 
+# What a program prints when it refuses an option: argparse's `error: unrecognized arguments:`
+# and `ambiguous option:`, click's `No such option:`.
+_REFUSED = lazyre.compile(
+    r"error:|unrecognized arguments?|ambiguous option|no such option|unknown option", re.IGNORECASE
+)
+
+
+def shown_refused(doc: DocPage, line: int, token: str) -> bool:
+    """Does the output shown right after `line` (or on it) have the program refuse `token`? A page
+    showing the error an option gets (`--py could match --python, --pypackages`) cites it so."""
+    for text in doc.lines[line - 1 : line + 2]:
+        refused = _REFUSED.search(text)
+        if refused is not None and token in text[refused.end() :]:
+            return True
+    return False
+
+
 def first_cell_token(line: str) -> str | None:
     """The first cell of a table row when it holds one code token and nothing else."""
     cells = line.strip().strip("|").split("|")

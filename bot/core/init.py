@@ -354,7 +354,8 @@ def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
         # A module with no declaring call may hand a dataclass to a builder of another module.
         if not any(call in text for call in _DECLARING) and "dataclass" not in text:
             continue
-        calls = _DECLARING if "addoption(" in text else ()
+        named = tuple(c for c in _DECLARING if c + "(" in text)
+        calls = ("add_argument", *named) if set(named) - {"add_argument"} else ()
         source = Source(id="cli", kind="argparse", paths=(path,), calls=calls)
         found = extract(source, path, text).facts
         if any(f.kind == BUILT for f in found):
@@ -373,8 +374,9 @@ def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
 
 
 # argparse's add_argument, and pytest's: its Parser and OptionGroup's `addoption(*opts, **attrs)`
-# (`_addoption` for its own short options) hand argparse the same arguments.
-_DECLARING = ("add_argument", "addoption", "_addoption")
+# (`_addoption` for its own short options) hand argparse the same arguments; so do optparse's
+# `add_option` and the option managers modelled on it (flake8's `add_option("--select", ...)`).
+_DECLARING = ("add_argument", "addoption", "_addoption", "add_option")
 
 
 def _flags(facts: Iterable[object]) -> frozenset[str]:

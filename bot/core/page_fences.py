@@ -85,7 +85,10 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
     lang = _fence_lang(tok)
     if lang not in _SHELL_LANGS:
         return []
-    console = lang in ("console", "shell-session", "shellsession", "terminal")
+    # A session: its commands follow a `$ ` prompt and the other lines are their output (a
+    # `shell` block whose first line has the prompt too).
+    first = next((line.lstrip() for line in tok.content.split("\n") if line.strip()), "")
+    console = lang in ("console", "shell-session", "shellsession", "terminal") or first.startswith("$ ")
     out: list[RawRef] = []
     # A command runs across `\` continuations; segments split at && | ; and a bare `--`.
     command: list[str] = []
@@ -114,6 +117,9 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
         skip_to = -1
         for k, (word, col) in enumerate(words):
             if word == "\\" or k <= skip_to:
+                continue
+            if word == "$" and text[col + 1 : col + 2] == "(":
+                command, script_seen = [], False  # `$(uv python dir --color never)`: another command
                 continue
             if word in _SEPARATORS or word.endswith(";"):
                 # A bare `--` followed by a flag passes the words after it on to the command the

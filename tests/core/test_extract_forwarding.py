@@ -38,6 +38,7 @@ PLUGIN = textwrap.dedent(
     """
 )
 SOURCE = Source(id="cli", kind="argparse", paths=("plugin.py",), calls=("addoption", "add_argument"))
+ARGPARSE = Source(id="cli", kind="argparse", paths=("options.py",))
 CONFIG = """
 rules:
   - id: cli-docs
@@ -103,3 +104,43 @@ def test_a_flag_renamed_in_the_helper_s_call_is_found_on_the_page():
     assert [(f.kind, f.symbol) for f in report.findings if f.severity != "notice"] == [
         ("renamed", "--log-format")
     ]
+
+
+OPTIONS = textwrap.dedent(
+    """
+    import argparse
+
+
+    class Option:
+        def __init__(self, *args, **kwargs):
+            self.args = args
+            self.kwargs = kwargs
+
+        def add_to_parser(self, parser):
+            parser.add_argument(*self.args, **self.kwargs)
+
+        def __call__(self, func):
+            self.kwargs.update(action="store", callback=func)
+            return self
+
+
+    class Label:  # keeps its arguments, hands them to nothing that declares
+        def __init__(self, *args):
+            self.args = args
+
+
+    verbose = Option("-v", "--verbose", action="count", default=0, help="More output.")
+    title = Label("--not-a-flag")
+
+
+    @Option("-L", "--lockfile", metavar="PATH", help="Another lockfile.")
+    def lockfile_option(project, namespace, values):
+        project.lockfile = values
+    """
+)
+
+
+def test_an_option_class_s_instances_declare_the_call_they_make():
+    found = {f.token: {"key": f.key, **dict(f.attrs)} for f in extract(ARGPARSE, "options.py", OPTIONS).facts}
+    assert sorted(found) == ["--lockfile", "--verbose", "-L", "-v"]
+    assert found["--lockfile"]["metavar"] == "PATH" and found["--verbose"]["default"] == "0"

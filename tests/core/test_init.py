@@ -252,6 +252,39 @@ def test_pytest_s_addoption_is_argparse_and_dated_announcements_are_excluded():
     ]
 
 
+MANAGER_OPTIONS = """\
+def register_default_options(option_manager):
+    add_option = option_manager.add_option
+    add_option("--select", metavar="errors", help="Comma-separated list of errors to enable.")
+    add_option("--max-line-length", type=int, default=79, help="Maximum allowed line length.")
+"""
+
+
+def test_options_an_option_manager_adds_like_optparse_are_read():
+    # flake8's OptionManager.add_option takes argparse's arguments, as optparse's add_option does.
+    files = {
+        "pyproject.toml": '[project]\nname = "lint"\n[project.scripts]\nlint = "lint.main:main"\n',
+        "src/lint/options.py": MANAGER_OPTIONS,
+        "src/lint/main.py": (
+            "import argparse\n\nfrom lint.options import register_default_options\n\n\n"
+            "class Manager:\n    def __init__(self):\n        self.parser = argparse.ArgumentParser()\n\n"
+            "    def add_option(self, *names, **kwargs):\n"
+            "        self.parser.add_argument(*names, **kwargs)\n\n\n"
+            "def main():\n    manager = Manager()\n    register_default_options(manager)\n"
+            "    manager.parser.parse_args()\n"
+        ),
+        "docs/usage.rst": (
+            "Usage\n=====\n\n.. code-block:: bash\n\n   lint --select E,W --max-line-length 99\n"
+        ),
+    }
+    text = config_for(MemoryTree(files))
+    assert text is not None and "        calls: [add_argument, add_option]\n" in text
+    (pack,) = parse_repo_config(text)
+    stale = dict(files, **{"docs/usage.rst": files["docs/usage.rst"].replace("--select", "--selekt")})
+    report = audit(pack.rules, MemoryTree(stale))
+    assert [(f.kind, f.symbol) for f in report.findings] == [("unresolved", "--selekt")]
+
+
 def test_sources_side_by_side_or_of_one_name_in_sibling_folders_are_one_glob():
     files = {
         "rewards/sarm/compute.py": CONVERT,

@@ -243,6 +243,30 @@ def test_fenced_shell_blocks():
     ]
 
 
+def test_a_shell_block_of_prompted_commands_is_a_session_whose_other_lines_are_output():
+    p = page("""
+        ```shell
+        $ pdm run test --user
+        --before --user --after
+        $ pdm run test
+        --before --default --after
+        ```
+
+        ```bash
+        python run.py --seed 1
+        --printed 2
+        pdm config python.install_root $(uv python dir --color never)
+        ```
+        """)
+    assert [(r.token, r.line) for r in p.refs if r.kind == "flag"] == [
+        ("--user", 2),
+        ("--seed", 9),
+        ("--printed", 10),
+        ("--color", 11),
+    ]
+    assert next(r for r in p.refs if r.token == "--color").command == ("uv", "python", "dir")
+
+
 def test_fence_inside_list_item_keeps_lines():
     p = page("""
         1. Launch:

@@ -52,6 +52,13 @@ def test_pyproject_inline_scripts_table_and_other_tables_ignored():
     assert from_pyproject(text) == [EntryPoint("tool", "pkg.cli", "run")]
 
 
+def test_pyproject_scripts_as_dotted_keys():
+    text = '[project]\nname = "pipx"\nscripts.pipx = "pipx.main:cli"\n[tool.x]\nscripts.no = "a.b:c"\n'
+    top = 'project.scripts.serve = "pkg.serve:main"\n'
+    assert from_pyproject(text) == [EntryPoint("pipx", "pipx.main", "cli")]
+    assert from_pyproject(top) == [EntryPoint("serve", "pkg.serve", "main")]
+
+
 def test_setup_cfg_console_scripts():
     text = dedent(
         """

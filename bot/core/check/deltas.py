@@ -4,7 +4,8 @@ A fact whose token is gone is renamed when a new fact takes its place, believed 
 evidence there is: a flag with the same destination and polarity; the change's own rewrites in
 its other files (tests, launchers, other modules swapping the old spelling for the new); one
 destination gone and one new at the same place in the same parser or dataclass, alike in type,
-default and action; git's rename of the file; the one new method of a class that lost one; a
+default and action; a spelling declared with it that stays (`-V` beside `--value`, now beside
+`--print-value`); git's rename of the file; the one new method of a class that lost one; a
 close name in the same set or module. A switch is never succeeded by one pointing the other way.
 Otherwise the fact is removed.
 """
@@ -176,6 +177,7 @@ def successor(
     if same is not None:
         return same, Because("same-dest")
     for found in (
+        _same_call(old, base, head, new_tokens),
         _replaced(old, base, head, new_tokens, replaced or {}),
         _same_place(old, base, head, new_tokens, renames or {}),
         _moved_file(old, base, head, new_tokens, renames or {}),
@@ -204,6 +206,34 @@ def _same_dest(old: Fact, head: Facts, new_tokens: set[str]) -> Fact | None:
         return None
     best = closest(old.token, [f.token for f in same_key], 0.0)
     return next(f for f in same_key if f.token == best)
+
+
+def _same_call(old: Fact, base: Facts, head: Facts, new_tokens: set[str]) -> Found | None:
+    """A flag renamed beside a spelling it keeps (`--value, -V` -> `--print-value, -V`): the new
+    spelling declared with the kept one at head, though argparse gave it another destination."""
+    if old.kind != "flag":
+        return None
+    same_call = [
+        f
+        for f in base.by_key.get((old.source, "flag", old.key), ())
+        if f.path == old.path and f.token != old.token and f.attr("subcommand") == old.attr("subcommand")
+    ]
+    for kept in same_call:
+        now = [
+            f
+            for f in head.by_token.get(kept.token, ())
+            if f.path == old.path and f.attr("subcommand") == old.attr("subcommand") and f.key != old.key
+        ]
+        if len(now) != 1:
+            continue
+        new = [
+            f
+            for f in head.by_key.get((old.source, "flag", now[0].key), ())
+            if f.token in new_tokens and f.path == old.path and same_polarity(f, old)
+        ]
+        if len(new) == 1:
+            return new[0], Because("same-call", kept.token, new[0].token)
+    return None
 
 
 def _similar(old: Fact, base: Facts, head: Facts, new_tokens: set[str]) -> Fact | None:

@@ -172,6 +172,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             short
             or inputs.own.passed_by_scripts(ref.token, scope.program)
             or (cited_alone and inputs.own.declared_somewhere(ref.token))
+            or (not cited_alone and inputs.own.declared_unread(ref.token, scope.program))
             or declared_by_page(doc, ref.token)
         ):
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
@@ -184,6 +185,8 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             near = None  # the line cites it too: the token is something else
         if open_parser_takes(ref.token, known):
             return
+        if doclines.shown_refused(doc, ref.line, ref.token):
+            return  # the page shows the program refusing it
         if doclines.not_yet_there(doc, ref.line, ref.token):
             return  # the sentence says the code does not have it yet
         edit = (ref.token, near) if near else None
@@ -192,8 +195,8 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         )
         return
     choices = facts[0].attr("choices")
-    if not choices:
-        return
+    if not choices or any(f.attr("choices") != choices for f in facts):
+        return  # a flag of that name that takes other values (`pdm lock --with`, `venv --with`)
     if scope.program is None and ref.command is None and inputs.own.runs_unread(doc):
         return  # cited on its own, on a page running a program we cannot read: its flag, maybe
     allowed = choices.split(",")

@@ -43,8 +43,10 @@ _WORD = re.compile(r"(?<![\w-])-{0,2}[A-Za-z_][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
 class Because:
     """Why a fact's successor is believed, as the finding tells it."""
 
-    kind: Literal["same-dest", "replaced", "same-place", "git-rename", "similar"]
-    old: str = ""  # the spelling that was replaced (`keep_fp32_master`), or the old file
+    kind: Literal["same-dest", "replaced", "same-place", "same-call", "git-rename", "similar"]
+    # the spelling that was replaced (`keep_fp32_master`), the old file, or (same-call) the
+    # spelling declared with both
+    old: str = ""
     new: str = ""  # what replaced it, or the new file
     files: tuple[str, ...] = ()  # replaced: the files where the change did it
     also: tuple[tuple[str, str], ...] = ()  # replaced: other (old, new) spellings it swapped

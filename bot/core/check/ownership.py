@@ -163,7 +163,7 @@ class Ownership:
     _written: list[str] | None = None
     _script_flags: dict[str, set[str | None]] | None = None
     _exists: dict[str, bool] = field(default_factory=dict)
-    _ignored: list[str] | None = None
+    _ignored: dict[str, list[str]] = field(default_factory=dict)  # folder -> its .gitignore's patterns
     _page_runs: dict[str, list[Run]] = field(default_factory=dict)
     _foreign_flags: dict[str, frozenset[str]] = field(default_factory=dict)
     _declared: frozenset[str] | None = None
@@ -216,23 +216,23 @@ class Ownership:
         return None
 
     def ignored(self, path: str) -> bool:
-        """Does the repository's .gitignore (at head) say `path` is made at run time?"""
-        if self._ignored is None:
-            text = self.head.read(".gitignore") or ""
-            self._ignored = [
-                line.strip() for line in text.splitlines() if line.strip() and not line.startswith(("#", "!"))
-            ]
+        """Does a .gitignore of the repository (at head: the root's, or one in a folder above
+        `path`, like `docs/reference/.gitignore` naming the page a docs build makes) say `path`
+        is made at run time?"""
         parts = path.split("/")
-        for pattern in self._ignored:
-            anchored = "/" in pattern.rstrip("/")
-            pat = pattern.strip("/")
-            if anchored:
-                # `lm_eval/caching/.cache`: the path itself or anything under it
-                if any(fnmatch.fnmatchcase("/".join(parts[:i]), pat) for i in range(1, len(parts) + 1)):
-                    return True
-            elif any(fnmatch.fnmatchcase(part, pat) for part in parts):
+        for depth in range(len(parts)):
+            folder = "/".join(parts[:depth])
+            if _ignores(self._gitignore(folder), parts[depth:]):
                 return True
         return False
+
+    def _gitignore(self, folder: str) -> list[str]:
+        if folder not in self._ignored:
+            text = self.head.read(f"{folder}/.gitignore" if folder else ".gitignore") or ""
+            self._ignored[folder] = [
+                line.strip() for line in text.splitlines() if line.strip() and not line.startswith(("#", "!"))
+            ]
+        return self._ignored[folder]
 
     # --- flags ----------------------------------------------------------------------------------
 
@@ -270,6 +270,13 @@ class Ownership:
         found = self._tool_lines[doc.path]
         return line in found or any(since <= n < line for n in found) or self._names_script(doc, line)
 
+    def _after_tool_word(self, doc: DocPage, ref: Ref) -> bool:
+        """Is the flag's code span right after a word naming a tool the repository runs that is
+        not its own: "the constraint file in pip(`--constraint x`)", "uv's `--color`"?"""
+        text = doc.lines[ref.line - 1] if 0 < ref.line <= len(doc.lines) else ""
+        m = _WORD_BEFORE_SPAN.search(text[: ref.col or 0])
+        return m is not None and m[1] in self._tools() and self._run([m[1]], doc.path).kind == _FOREIGN
+
     def _names_script(self, doc: DocPage, line: int) -> bool:
         """Does `line` name, by its bare file name, a script no file of ours is (the
         `run_translation.py` script of another library)? A flag cited beside it is that
@@ -300,6 +307,15 @@ class Ownership:
         if self._tool_words is None:
             self._tool_words = tool_words(self.head, self.cache)
         return self._tool_words
+
+    def declared_unread(self, token: str, program: str | None) -> bool:
+        """Does a module making `program`'s command line that the rule does not read declare
+        `token` (flake8's option manager adds its `--version`)? Then it is the program's flag."""
+        if self.programs is None or program is None:
+            return False
+        read = {f.path for f in self.flags}
+        parsers = self.programs.parsers(program) - read
+        return any(token in self.programs.option_strings(p) for p in parsers)
 
     def declared_somewhere(self, token: str) -> bool:
         """Does any Python file of the repository declare the flag `token`: an `add_argument`,
@@ -407,6 +423,8 @@ class Ownership:
         `program` is the program the rule names for the page (a command line, `lm-eval run`).
         """
         if ref.command is not None and passed_on(ref.command):
+            return None
+        if ref.command is None and ref.token not in self._tokens() and self._after_tool_word(doc, ref):
             return None
         if ref.command is not None and not is_fragment(ref.command):
             return self.command_scope(ref.command, doc.path)
@@ -572,6 +590,19 @@ class Ownership:
         return self._foreign_flags[doc.path]
 
 
+def _ignores(patterns: list[str], parts: list[str]) -> bool:
+    """Does a .gitignore's pattern match the path (its parts, below the file's folder)?"""
+    for pattern in patterns:
+        pat = pattern.strip("/")
+        if "/" in pattern.rstrip("/"):
+            # `lm_eval/caching/.cache`, `/cli.md`: the path itself or anything under it
+            if any(fnmatch.fnmatchcase("/".join(parts[:i]), pat) for i in range(1, len(parts) + 1)):
+                return True
+        elif any(fnmatch.fnmatchcase(part, pat) for part in parts):
+            return True
+    return False
+
+
 def passed_on(words: Sequence[str]) -> bool:
     """Command words after a bare `--` (`tox run -e py -- --pdb`): flags the program passes on to
     the command it runs, none of its own (bot.core.page_fences)."""
@@ -613,6 +644,7 @@ _DECLARED_FLAG = lazyre.compile(
 _USAGE = lazyre.compile(r"\s*(?:[Uu]sage|USAGE):\s+(\S.*)")
 _SUBCOMMAND_WORD = lazyre.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 _CODE_SPAN = lazyre.compile(r"(`+)([^`]+)\1")
+_WORD_BEFORE_SPAN = lazyre.compile(r"\b([a-z][a-z0-9_.-]*)(?:'s)?\s*\(?\s*`+$")
 _PYTHON_M = lazyre.compile(r"python[0-9.]*\s+-m\s+[A-Za-z_]")
 
 # Modules read for the flags they declare: at most this many, each at most this long.

@@ -17,7 +17,7 @@ from bot.core import lazyre
 from bot.core.model import Tree, reading
 from bot.core.spans import command_words
 
-TOOLS_FORMAT = "tools2"  # part of the cache key of a repository's tool words: bump when they change
+TOOLS_FORMAT = "tools3"  # part of the cache key of a repository's tool words: bump when they change
 _MAX_FILES = 400
 _HOOKS = ".pre-commit-config.yaml"
 _RUNNERS = ("Makefile", "makefile", "GNUmakefile", "justfile", "tox.ini", "tox.toml", "noxfile.py")
@@ -35,8 +35,22 @@ _LISTED = lazyre.compile(
 _RECIPE = lazyre.compile(r"^[ \t]+[@+-]*(.*)$", re.M)
 
 
+# Tools every reader knows, whose flags pages cite beside the project's ("like pip(`--constraint`)")
+# though its own scripts never run them. A repository that is one of them declares it: the
+# check asks whether a command is the repository's before calling it another tool's.
+WELL_KNOWN = frozenset(
+    {
+        *("pip", "pip3", "uv", "conda", "mamba", "pipx", "poetry", "pytest", "tox", "nox", "ruff"),
+        *("mypy", "flake8", "git", "gh", "docker", "podman", "kubectl", "helm", "npm", "npx", "yarn"),
+        *("pnpm", "brew", "apt-get", "curl", "wget", "rsync", "ssh", "cmake", "cargo", "gcc", "nvcc"),
+        *("torchrun", "deepspeed", "ipython", "jupyter", "sphinx-build", "mkdocs", "wandb"),
+    }
+)
+
+
 def tool_words(head: Tree, cache: MutableMapping[str, object] | None) -> frozenset[str]:
-    """The first words of the command lines the repository runs, and its hooks' ids."""
+    """The first words of the command lines the repository runs, its hooks' ids, and the tools
+    every reader knows."""
     paths = sorted(head.paths())
     workflows = [p for p in paths if p.startswith(".github/workflows/") and p.endswith((".yml", ".yaml"))]
     runners = [p for p in paths if p.rpartition("/")[2] in _RUNNERS]
@@ -49,7 +63,7 @@ def tool_words(head: Tree, cache: MutableMapping[str, object] | None) -> frozens
         hit = cache.get(key)
         if isinstance(hit, frozenset):
             return hit
-    words = _words(reading(head, scanned))
+    words = _words(reading(head, scanned)) | WELL_KNOWN
     if cache is not None and key is not None:
         cache[key] = words
     return words

@@ -349,6 +349,8 @@ def rename_evidence(because: Because | None) -> str:
         )
     if because.kind == "same-place":
         return f"; `{because.new}` took the place of `{because.old}` with the same type, default and action"
+    if because.kind == "same-call":
+        return f"; `{because.old}` is declared with it, as it was with the old name"
     if because.kind == "git-rename":
         return f"; the change moved {because.old} to {because.new} and this is the one name it replaced there"
     return ""
@@ -370,6 +372,11 @@ def why_renamed_because(old: Fact, new: Fact, because: Because | None) -> str:
             f"{where}. The same change rewrote lines of other files, swapping "
             + ", ".join(f"`{a}` for `{b}`" for a, b in ((because.old, because.new), *because.also))
             + f" and leaving the rest of each line as it was: {shown}."
+        )
+    if because.kind == "same-call":
+        return (
+            f"{where}, each declared together with `{because.old}`, which the parser still has: "
+            f"the flag kept that spelling and took a new one."
         )
     if because.kind == "same-place":
         return (

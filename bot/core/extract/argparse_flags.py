@@ -68,7 +68,10 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     module = Module(tree)
     commands = subparsers.subcommands(tree)
     # pytest's `add_option_ini("--log-format", ...)`, forwarding to `group.addoption` (forwarding.py)
-    helpers = forwarding.helpers(tree, names)
+    helpers: dict[str, forwarding.Helper | forwarding.OptionClass] = {
+        **forwarding.helpers(tree, names),
+        **forwarding.option_classes(tree, names),
+    }
     for call, lookup in add_argument_calls(tree, names=names | helpers.keys()):
         found = commands.get(id(call))
         helper = helpers.get(_called(call) or "")
@@ -435,6 +438,8 @@ def _spans_a_call(node: ast.AST, lines: list[int]) -> bool:
     start = getattr(node, "lineno", None)
     if start is None:
         return True
+    # A decorated definition's line is its `def`'s; its decorators (`@Option("--x")`) are above.
+    start = min([start, *(d.lineno for d in getattr(node, "decorator_list", ()))])
     i = bisect.bisect_left(lines, start)
     return i < len(lines) and lines[i] <= (getattr(node, "end_lineno", None) or start)
 

@@ -8,7 +8,9 @@ Read from the syntax tree, never run. A helper counts when it is a function of t
 depth) with exactly one declaring call whose option strings are its parameters; arguments bind
 to parameters as Python binds them (positionally, by keyword, the rest into `**kwargs`), and a
 parameter not given takes its default. Anything else (a `*args` helper, a call the binding
-cannot read) declares nothing rather than a guess.
+cannot read) declares nothing rather than a guess. A class keeping its `*args, **kwargs` for a
+declaring call it makes later (pdm's `Option`) is a helper too: its instances' arguments are the
+call's.
 """
 
 from __future__ import annotations
@@ -54,13 +56,76 @@ def helpers(tree: ast.Module, declaring: frozenset[str]) -> dict[str, Helper]:
     return out
 
 
+@dataclass(frozen=True)
+class OptionClass:
+    """A class whose instances hold a declaring call's arguments and make it later: pdm's
+    `Option(*args, **kwargs)`, whose `add_to_parser(parser)` calls `parser.add_argument(*self.args,
+    **self.kwargs)`. `Option("-L", "--lockfile", help=...)` declares that call's flag."""
+
+    inner: ast.Call
+
+
+def option_classes(tree: ast.Module, declaring: frozenset[str]) -> dict[str, OptionClass]:
+    """Name -> class, for each class of the module that keeps its `*args, **kwargs` and hands
+    them whole to one of the `declaring` calls."""
+    out: dict[str, OptionClass] = {}
+    for cls in walk.nodes(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+        if init is None or init.args.vararg is None:
+            continue
+        kept = _kept(init)
+        args, kwargs = (
+            kept.get(init.args.vararg.arg),
+            kept.get(init.args.kwarg.arg if init.args.kwarg else ""),
+        )
+        for node in walk.every(cls):
+            if isinstance(node, ast.Call) and _called(node) in declaring and _hands_whole(node, args, kwargs):
+                out[cls.name] = OptionClass(node)
+                break
+        if len(out) >= MAX_HELPERS:
+            break
+    return out
+
+
+def _kept(init: ast.FunctionDef) -> dict[str, str]:
+    """Parameter -> the attribute `__init__` keeps it in (`self.args = args`)."""
+    out = {}
+    for stmt in init.body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                out[stmt.value.id] = target.attr
+    return out
+
+
+def _hands_whole(call: ast.Call, args: str | None, kwargs: str | None) -> bool:
+    """Is `call` `x(*self.<args>, **self.<kwargs>)` (the keywords part when kept)?"""
+
+    def own(node: ast.expr, attr: str | None) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name)
+
+    starred = len(call.args) == 1 and isinstance(call.args[0], ast.Starred) and own(call.args[0].value, args)
+    keywords = [k for k in call.keywords if k.arg is None]
+    return starred and args is not None and (kwargs is None or any(own(k.value, kwargs) for k in keywords))
+
+
 def _start(node: ast.expr) -> tuple[int, int]:
     return node.lineno, node.col_offset
 
 
-def expand(call: ast.Call, helper: Helper) -> ast.Call | None:
-    """The declaring call `call` of the helper stands for, its arguments bound; None when they
-    cannot be bound."""
+def expand(call: ast.Call, helper: Helper | OptionClass) -> ast.Call | None:
+    """The declaring call `call` of the helper (or option class) stands for, its arguments bound;
+    None when they cannot be bound."""
+    if isinstance(helper, OptionClass):  # the instance's arguments are the call's, whole
+        return ast.copy_location(
+            ast.Call(func=helper.inner.func, args=call.args, keywords=call.keywords), call
+        )
     bound = _bind(call, helper.function)
     if bound is None:
         return None

@@ -1,6 +1,7 @@
 """Console scripts a project declares: the commands `pip install` puts on the PATH.
 
-Read from `pyproject.toml` ([project.scripts], [tool.poetry.scripts]), `setup.cfg`
+Read from `pyproject.toml` ([project.scripts], [tool.poetry.scripts], or their dotted keys:
+`scripts.tool = "..."` under [project]), `setup.cfg`
 ([options.entry_points] console_scripts) and `setup.py` (the `console_scripts` entry of an
 `entry_points=` argument, read with `ast`: never executed). Each gives a name and an entry
 point, `package.module:function`. Pure: text in, (name, entry point) pairs out; a file that does
@@ -62,7 +63,13 @@ def from_pyproject(text: str) -> list[EntryPoint]:
         if pair is None:
             continue
         key, value = _unquote_key(pair.group(1)), pair.group(2)
-        if table in _TABLES:
+        full = f"{table}.{key}" if table else key
+        dotted = next((t for t in _TABLES if full.startswith(t + ".")), None)
+        if dotted is not None and table not in _TABLES:
+            # A dotted key: `scripts.pipx = "pipx.main:cli"` under [project]
+            spec = _toml_string(value)
+            found = entry_point(full[len(dotted) + 1 :], spec) if spec is not None else None
+        elif table in _TABLES:
             spec = _toml_string(value)
             if spec is None and value.startswith("{"):
                 # Poetry: `name = { reference = "mod:func", type = "console" }` or `{ callable = ... }`

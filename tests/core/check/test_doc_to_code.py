@@ -9,6 +9,7 @@ from bot.core.rules import Rule, Source
 from tests.core.check.checkkit import CLI, DOC, cli, flags_source, kinds, line_of, paths_source, prepare, rule
 
 CODE = cli("'--seed', type=int, default=0", "'--backend', choices=['fsdp', 'megatron'], default='fsdp'")
+CODE_WITH = cli("'--with', action='append', help='Groups to lock.'")
 
 
 def judge(
@@ -30,6 +31,26 @@ def test_an_unknown_flag_suggests_the_nearest_real_one():
     assert f.suggestion.replacement == "Pass `--seed 3`."
     [far] = judge("Pass `--gpus 8`.\n")
     assert far.message == "`--gpus` is not a flag at head" and far.suggestion is None
+
+
+def test_a_flag_the_page_shows_the_program_refusing_is_no_stale_citation():
+    page = (
+        "```console\n$ python tool/cli.py --se 3\n"
+        "cli.py: error: ambiguous option: --se could match --seed, --server\n"
+        "$ python tool/cli.py --gpus 8\ncli.py: error: unrecognized arguments: --gpus 8\n```\n"
+    )
+    assert judge(page) == []
+    [f] = judge("```console\n$ python tool/cli.py --gpus 8\n```\n")
+    assert (f.kind, f.symbol) == ("unresolved", "--gpus")
+
+
+def test_a_value_is_judged_only_when_every_flag_of_that_name_takes_the_same_choices():
+    # Two parsers' `--with`: one takes groups (any name), the other a backend.
+    code = {CLI: CODE + "p.add_argument('--with', choices=['venv', 'conda'])\n", "tool/lock.py": CODE_WITH}
+    both = rule(Source(id="cli", kind="argparse", paths=(CLI, "tool/lock.py")))
+    assert judge("Pass `--with windows`.\n", files=code, rule_=both) == []
+    [f] = judge("Pass `--with windows`.\n", files={CLI: code[CLI]})
+    assert f.symbol == "--with windows"
 
 
 def test_a_flag_the_sentence_says_is_still_to_come_is_no_stale_citation():

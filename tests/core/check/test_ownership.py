@@ -80,6 +80,13 @@ def test_a_path_the_repository_ignores_is_made_at_run_time_and_a_misspelt_folder
     [f] = audited("Requests are cached in `tool/cache/.cache`.\n", files)
     assert f.message == "`tool/cache/.cache` does not exist at head; did you mean `tool/caching/.cache`?"
     assert f.suggestion.replacement == "Requests are cached in `tool/caching/.cache`."
+    # A folder's own .gitignore names what a build makes there (a docs generator's `cli.md`).
+    built = {CLI: cli(), "docs/reference/.gitignore": "/cli.md\n", "docs/reference/api.md": ""}
+    page = "See [the CLI](reference/cli.md) and [the API](reference/api.md).\n"
+    assert audited(page, built) == []
+    assert kinds(audited("See [the CLI](reference/cli2.md).\n", built)) == [
+        ("unresolved", "reference/cli2.md")
+    ]
 
 
 def test_a_cited_line_of_a_deleted_file_is_reported():
@@ -446,6 +453,26 @@ Any flag `python -m sglang.launch_server` accepts, pass through:
 Pass `--sede` and `--quantum-flux` here.
 """
     assert kinds(audited(page, files)) == [("unresolved", "--quantum-flux"), ("unresolved", "--sede")]
+
+
+def test_a_flag_a_module_of_the_program_the_rule_does_not_read_declares_is_the_programs():
+    # train.py's parser takes tool/cli.py's flags and those of tool/manager.py, which the rule
+    # does not read: `--version` is declared there, `--verzion` nowhere.
+    files = {
+        CLI: "def add(p):\n    p.add_argument('--seed')\n",
+        "tool/manager.py": "import argparse\n\np = argparse.ArgumentParser()\np.add_argument('--version')\n",
+        "train.py": "from tool.cli import add\nfrom tool.manager import p\n\nadd(p)\np.parse_args()\n",
+    }
+    page = "# Run\n\n```bash\npython train.py --seed 1 --version\npython train.py --verzion\n```\n"
+    assert kinds(audited(page, files)) == [("unresolved", "--verzion")]
+
+
+def test_a_flag_right_after_a_word_naming_a_tool_the_repository_runs_is_that_tools():
+    files = {CLI: cli("'--seed'"), ".github/workflows/ci.yml": "steps:\n  - run: pip install uv\n"}
+    page = (
+        "# Overrides\n\nLike the constraint file in pip(`--constraint c.txt`), or pip's `--pre`; `--sede`.\n"
+    )
+    assert kinds(audited(page, files)) == [("unresolved", "--sede")]
 
 
 def test_flags_after_a_bare_double_dash_are_passed_on_not_the_programs():
