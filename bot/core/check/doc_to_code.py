@@ -124,13 +124,27 @@ def _is_choice(fact: Fact) -> bool:
 
 
 def _names_one_flag(token: str) -> bool:
-    """`--debug-*-only`, `--fp8-`, `--<name>` and `--{script-argument}` name families of flags,
-    and `--something-path` a flag the reader makes up: not a flag."""
+    """`--debug-*-only`, `--fp8-`, `--<name>`, `--{script-argument}` and `--no-OPTION` name
+    families of flags, and `--something-path` a flag the reader makes up: not a flag."""
     return (
         not any(c in token for c in "*<>{}")
         and not token.endswith("-")
         and not PLACEHOLDER_WORD.search(token)
+        and not _CAPITAL_WORD.search(token)
     )
+
+
+# A word of capitals in a long option stands for any option: `--no-OPTION`, `--OPTIONS`.
+_CAPITAL_WORD = lazyre.compile(r"(?:^--|-)[A-Z]{3,}(?:$|-)")
+
+
+def _negated_family(doc: DocPage, token: str, known: list[Fact]) -> bool:
+    """`--no-style` on a page saying every option has its `--no-OPTION` (HTTPie makes them at
+    run time): a flag the parser has, negated as the page says."""
+    family = any(
+        r.kind == "flag" and r.token.startswith("--no-") and _CAPITAL_WORD.search(r.token) for r in doc.refs
+    )
+    return family and token.startswith("--no-") and any(f.token == "--" + token[5:] for f in known)
 
 
 # argparse gives every parser these unless told not to.
@@ -183,7 +197,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         near = _near_flag(ref.token, _of_heading_script(doc, ref, known))
         if near in _cited_beside(doc, ref):
             near = None  # the line cites it too: the token is something else
-        if open_parser_takes(ref.token, known):
+        if open_parser_takes(ref.token, known) or _negated_family(doc, ref.token, known):
             return
         if doclines.shown_refused(doc, ref.line, ref.token):
             return  # the page shows the program refusing it

@@ -53,6 +53,15 @@ def test_a_value_is_judged_only_when_every_flag_of_that_name_takes_the_same_choi
     assert f.symbol == "--with windows"
 
 
+def test_a_capital_word_stands_for_any_option_and_a_page_saying_each_has_its_negation():
+    page = "Unset an option with `--no-OPTION` (e.g. `--no-seed`); some `--OPTIONS` may change.\n"
+    assert judge(page) == []
+    [f] = judge("Unset the seed with `--no-seed`.\n")
+    assert (f.kind, f.symbol) == ("unresolved", "--no-seed")
+    [g] = judge("Unset an option with `--no-OPTION` (e.g. `--no-sede`).\n")
+    assert g.symbol == "--no-sede"
+
+
 def test_a_flag_the_sentence_says_is_still_to_come_is_no_stale_citation():
     assert judge("A `--gpus` switch is planned for the next release.\n") == []
     assert judge("Multi-node runs (`--gpus 8`) are not part of this\nrelease. Use one node.\n") == []
