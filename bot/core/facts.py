@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from bot.core.blobcache import cached
 from bot.core.extract.applied_options import APPLIED
 from bot.core.extract.built_fields import BUILT
+from bot.core.extract.runtime_root import RUNTIME_ROOT
 from bot.core.model import CodeTokens, Extraction, Fact, ParseError, Tree
 from bot.core.page import DocPage, parse_doc
 from bot.core.rules import Rule, Source
@@ -199,6 +200,8 @@ def gather(
         extracted = _built(extracted, tree, cache, out.errors)
     if any(source.kind in _LINKED_KINDS for source, _, _ in extracted):
         extracted = _linked(extracted, tree, cache)
+    if any(fact.kind == RUNTIME_ROOT for _, fact, _ in extracted):
+        extracted = _run_time_rooted(extracted)
     for _, fact, path in extracted:
         if fact.kind == "flag":
             if found is None:
@@ -240,6 +243,23 @@ def file_facts(source: Source, path: str, tree: Tree, cache: ParseCache | None =
     if any(fact.kind == BUILT for _, fact, _ in extracted):
         extracted = _built(extracted, tree, cache, [])
     return [fact for _, fact, _ in extracted]
+
+
+def _run_time_rooted(extracted: list[tuple[Source, Fact, str]]) -> list[tuple[Source, Fact, str]]:
+    """A source one of whose modules hands `tyro.cli` a type made at run time: its flags (those
+    of the classes it names) are that call's, taken by the programs reaching that module, and
+    its parser takes flags no file shows (the class chosen may be a subclass, its groups others'
+    defaults)."""
+    rooted = {source.id: path for source, fact, path in extracted if fact.kind == RUNTIME_ROOT}
+    out: list[tuple[Source, Fact, str]] = []
+    for source, fact, path in extracted:
+        if fact.kind == RUNTIME_ROOT:
+            continue
+        if fact.kind == "flag" and source.id in rooted:
+            fact = replace(fact, attrs=tuple(sorted({**dict(fact.attrs), "open": "true"}.items())))
+            path = rooted[source.id]
+        out.append((source, fact, path))
+    return out
 
 
 def _built(

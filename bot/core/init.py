@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from bot.core import decorated_clis, init_pairs, typed_clis
+from bot.core import decorated_clis, init_pairs, init_runtime, typed_clis
 from bot.core.extract import parsed, walk
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
@@ -61,6 +61,7 @@ class Parser:
     names: tuple[str, ...] = ()  # and the classes and functions made into its flags
     programs: tuple[str, ...] = ()  # and the console scripts that run it unseen by the reach
     calls: tuple[str, ...] = ()  # argparse: the calls declaring its flags, when not add_argument
+    separator: str = "-"  # tyro: how the pages spell its flags' words
 
 
 @dataclass(frozen=True)
@@ -76,25 +77,33 @@ class Plan:
 
 def plan(tree: Tree) -> Plan:
     paths = sorted(tree.paths())
-    parsers = list(_parsers(tree, [p for p in paths if _is_source(p)]))
-    for cli in typed_clis.found(tree, [p for p in paths if _is_source(p)], MAX_TEXT):
+    sources = [p for p in paths if _is_source(p)]
+    cited = _page_flags(tree, paths)
+    parsers = list(_parsers(tree, sources))
+    typed = typed_clis.found(tree, sources, MAX_TEXT)
+    typed += init_runtime.found(tree, sources, {f for flags in cited.values() for f in flags}, MAX_TEXT)
+    for cli in typed:
         parsers.append(
-            Parser(cli.path, cli.kind, cli.flags, paths=cli.paths, names=cli.names, programs=cli.programs)
+            Parser(
+                cli.path,
+                cli.kind,
+                cli.flags,
+                paths=cli.paths,
+                names=cli.names,
+                programs=cli.programs,
+                separator=cli.separator,
+            )
         )
-    found = list(decorated_clis.parsers(tree, [p for p in paths if _is_source(p)]))
+    found = list(decorated_clis.parsers(tree, sources))
     parsers += [Parser(path, kind, flags, paths=tuple(sorted(spans))) for path, kind, flags, spans in found]
     by_flag: dict[str, list[Parser]] = defaultdict(list)
     for parser in parsers:
         for flag in parser.flags - COMMON_FLAGS:
             by_flag[flag].append(parser)
     pages: list[str] = []
-    cited: Counter[str] = Counter()
+    cited_by: Counter[str] = Counter()
     cites: dict[str, tuple[str, ...]] = {}
-    for path in (p for p in paths if _is_page(p)):
-        text = tree.read(path)
-        if text is None or len(text) > MAX_TEXT or "-" not in text:
-            continue
-        flags = {r.token for r in parse_doc(path, text).refs if r.kind == "flag"}
+    for path, flags in cited.items():
         shared: Counter[str] = Counter()
         for flag in flags:
             for parser in by_flag.get(flag, ()):
@@ -103,12 +112,23 @@ def plan(tree: Tree) -> Plan:
         hits += _whole_siblings(hits, shared, parsers)
         if hits:
             pages.append(path)
-            cited.update(hits)
+            cited_by.update(hits)
             cites[path] = tuple(sorted(hits))
-    chosen = tuple(p for p in parsers if cited[p.path])
+    chosen = tuple(p for p in parsers if cited_by[p.path])
     return Plan(
-        chosen, tuple(pages), dict(cited), cites, frozenset(x for _, _, _, spans in found for x in spans)
+        chosen, tuple(pages), dict(cited_by), cites, frozenset(x for _, _, _, spans in found for x in spans)
     )
+
+
+def _page_flags(tree: Tree, paths: Sequence[str]) -> dict[str, set[str]]:
+    """Page -> the flags it cites, for each page that may cite one."""
+    out: dict[str, set[str]] = {}
+    for path in (p for p in paths if _is_page(p)):
+        text = tree.read(path)
+        if text is None or len(text) > MAX_TEXT or "-" not in text:
+            continue
+        out[path] = {r.token for r in parse_doc(path, text).refs if r.kind == "flag"}
+    return out
 
 
 def _whole_siblings(hits: Sequence[str], shared: Counter[str], parsers: Sequence[Parser]) -> list[str]:
@@ -192,11 +212,10 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         if parser.builder:
             lines.append(f"        builder: {parser.builder}")
     for parser in (p for p in found.parsers if p.kind in typed_clis.KINDS):
-        lines += [
-            f"      - id: {_unique(parser.kind, taken)}",
-            f"        kind: {parser.kind}",
-            "        paths:",
-        ]
+        lines += [f"      - id: {_unique(parser.kind, taken)}", f"        kind: {parser.kind}"]
+        if parser.separator == "_":  # tyro takes `--a_b` for `--a-b`: the pages' spelling
+            lines.append('        convention: {separator: "_"}')
+        lines.append("        paths:")
         # A folder of them as a glob: a module added or deleted later needs no edit here.
         lines += [_source_entry(tree, p, n) for p, n in _grouped(parser.paths, "py", deep=False)]
         if parser.names:  # else the file's own builder call says what its flags are

@@ -44,9 +44,18 @@ FindingKind = Literal[
 # before any check sees the facts (bot/core/extract/applied_options.py); "command-link" and
 # "option-alias": what bot/core/extract/command_links.py joins across modules, gone likewise;
 # "built-fields": a dataclass handed to a flag builder of another module, replaced by the flags it
-# makes (bot/core/extract/field_builders.py)
+# makes (bot/core/extract/field_builders.py); "runtime-root": a `tyro.cli` handed a type made at
+# run time, which makes the rule's named classes its flags (bot/core/extract/runtime_root.py)
 FactKind = Literal[
-    "flag", "symbol", "string", "key", "applied-option", "command-link", "option-alias", "built-fields"
+    "flag",
+    "symbol",
+    "string",
+    "key",
+    "applied-option",
+    "command-link",
+    "option-alias",
+    "built-fields",
+    "runtime-root",
 ]
 
 

@@ -50,6 +50,11 @@ _LAUNCHERS: tuple[tuple[str, ...], ...] = (
     ("mpiexec",),
     ("horovodrun",),
 )
+# A launcher of one word named in prose (`adjust --nproc_per_node in the torchrun command`): a
+# flag of that line none of ours has is the launcher's own (`accelerate` and `ray` are words
+# of prose too).
+_ONE_WORD = "|".join(sorted(x[0] for x in _LAUNCHERS if len(x) == 1))
+LAUNCHER_WORD = re.compile(rf"(?<![\w./-])({_ONE_WORD})(?![\w./-])")
 _PLACEHOLDER = re.compile(r"\{[^{}]+\}|<[^<>]+>")  # `{training_script}`, `<script>`
 _LAUNCHER_MODULES = frozenset(
     {

@@ -17,11 +17,13 @@ from dataclasses import dataclass, replace
 from bot.core.extract import parsed, tyro_flags, walk
 from bot.core.extract.constants import dotted
 from bot.core.extract.imports import Modules
+from bot.core.extract.nested_flags import NO_FLAG
 from bot.core.extract.typed_fields import (
+    annotated_extras,
     is_dataclass,
     last,
-    module_classes,
     module_functions,
+    nested_classes,
     read_annotation,
     without_none,
 )
@@ -44,6 +46,7 @@ class TypedCli:
     paths: tuple[str, ...]  # the files defining its classes and functions
     names: tuple[str, ...]  # the rule's `names`: those classes and functions (`prefix=Class`)
     programs: tuple[str, ...] = ()  # console scripts that import the builder but reach it unseen
+    separator: str = "-"  # how the pages spell its flags' words (tyro takes both)
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,7 @@ def found(tree: Tree, paths: Iterable[str], max_text: int) -> list[TypedCli]:
             if kind == "tyro":  # a class, a function, or a union of subcommands: what tyro is handed
                 roots = [Root(kind, "", path, r.name) for r in tyro_flags.cli_roots(module)]
             for root in roots:
-                _follow(modules, kind, root, names, max_text)
+                follow(modules, kind, root, names, max_text)
             every = tuple(sorted({n for entries in names.values() for n in entries}))
             if not names and kind == "tyro":
                 names = {path: set()}  # a union of subcommands the file builds: it finds them itself
@@ -227,20 +230,20 @@ def _items(node: ast.expr, assigned: dict[str, ast.expr]) -> list[str]:
     return [node.id] if isinstance(node, ast.Name) else []
 
 
-def _follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]], max_text: int) -> None:
+def follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]], max_text: int) -> None:
     """Record where `root` is defined, then its bases (hf) or its nested dataclasses (tyro,
     jsonargparse), each as a names entry of its own file."""
     stack = [(root.path, root.name, root.prefix, 0)]
     seen: set[tuple[str, str, str]] = set()
     while stack and sum(len(v) for v in names.values()) < MAX_NAMES:
         path, name, prefix, depth = stack.pop()
-        where = _definition(modules, path, name, max_text)
+        where = definition(modules, path, name, max_text)
         if where is None or (where[0], where[1], prefix) in seen or depth > MAX_HOPS:
             continue
         file, defined, node = where
         seen.add((file, defined, prefix))
         names.setdefault(file, set()).add(f"{prefix}={defined}" if prefix else defined)
-        typed: list[tuple[str, ast.expr]] = []  # (parameter, annotation) that may nest a group
+        typed: list[tuple[str, ast.expr]] = []  # (parameter, class) that may nest a group
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             a = node.args
             typed = [(p.arg, p.annotation) for p in (*a.args, *a.kwonlyargs) if p.annotation is not None]
@@ -248,37 +251,63 @@ def _follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]],
             for base in node.bases:  # a base's fields are the class's, under the same group
                 if isinstance(base, ast.Name | ast.Attribute) and last(base) not in ("object",):
                     stack.append((file, ast.unparse(base), prefix, depth + 1))
+            # A field's group is the class its default is made by (tyro reads a default's own
+            # class, a subclass of the annotation's), else its annotation's.
             typed = [
-                (s.target.id, s.annotation)
+                (s.target.id, _factory(s.value) or s.annotation)
                 for s in node.body
-                if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+                if isinstance(s, ast.AnnAssign)
+                and isinstance(s.target, ast.Name)
+                and not _no_flag(s.annotation)
             ]
         if kind == "hf-dataclass":
             continue
-        local = module_classes(_module(modules, file, max_text) or ast.Module(body=[], type_ignores=[]))
+        local = nested_classes(_module(modules, file, max_text) or ast.Module(body=[], type_ignores=[]))
         for name_, written in typed:
             annotation, _ = without_none(read_annotation(written))
-            if not isinstance(annotation, ast.Name) or (
-                annotation.id in local and is_dataclass(local[annotation.id])
-            ):
+            spelt = dotted(annotation) if isinstance(annotation, ast.Name | ast.Attribute) else None
+            if spelt is None or (spelt in local and is_dataclass(local[spelt])):
                 continue  # a nested class of the same file: the extractor follows it there
             field = name_.replace("_", "-") if kind == "tyro" else name_
-            stack.append((file, annotation.id, f"{prefix}.{field}" if prefix else field, depth + 1))
+            stack.append((file, spelt, f"{prefix}.{field}" if prefix else field, depth + 1))
 
 
-def _definition(modules: Modules, path: str, name: str, max_text: int) -> tuple[str, str, ast.AST] | None:
-    """(file, name, node) where `name`, as module `path` uses it, is defined in the repository."""
+def _no_flag(annotation: ast.expr) -> bool:
+    """`Annotated[X, tyro.conf.Suppress]`: a field tyro makes no flag of, nor a group."""
+    if isinstance(annotation, ast.Subscript) and last(annotation.value) in NO_FLAG:
+        return True
+    return any(last(extra) in NO_FLAG for extra in annotated_extras(annotation))
+
+
+def _factory(value: ast.expr | None) -> ast.expr | None:
+    """The class of `field(default_factory=Profiler.Config)` or of a default `Config(...)`."""
+    if isinstance(value, ast.Call) and last(value.func) == "field":
+        made = next((k.value for k in value.keywords if k.arg == "default_factory"), None)
+        return made if isinstance(made, ast.Name | ast.Attribute) else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name | ast.Attribute):
+        head = (dotted(value.func) or "").rsplit(".", 1)[-1]
+        return value.func if head[:1].isupper() else None
+    return None
+
+
+def definition(modules: Modules, path: str, name: str, max_text: int) -> tuple[str, str, ast.AST] | None:
+    """(file, name, node) where `name`, as module `path` uses it, is defined in the repository;
+    `Profiler.Config` is the class `Config` inside the class `Profiler` the module imports."""
     for _ in range(MAX_HOPS):
         module = _module(modules, path, max_text)
         if module is None:
             return None
-        head = name.split(".")[0]
-        defined = {**module_classes(module), **module_functions(module)}
+        head, _, tail = name.partition(".")
+        defined = {**nested_classes(module), **module_functions(module)}
         if name in defined:
             return path, name, defined[name]
         summary = modules.summary(path)
         if summary is None or head not in summary.imports:
             return None
+        targets = modules._follow(path, summary, head) if tail else []
+        if targets:  # the imported class, its nested class's name after it
+            path, name = targets[0][0], f"{targets[0][1]}.{tail}"
+            continue
         targets = modules._follow(path, summary, name)
         if not targets:
             return None

@@ -52,7 +52,12 @@ def flags(text: str, **source: object) -> dict[str, Fact]:
 
 
 def attrs(fact: Fact) -> dict[str, str]:
-    return dict(fact.attrs)
+    return {k: v for k, v in fact.attrs if k != "spelling"}
+
+
+def test_every_flag_is_taken_in_either_spelling():
+    # tyro parses `--exp_name` as `--exp-name`: use_underscores changes its help only
+    assert {dict(f.attrs).get("spelling") for f in flags(CONFIG).values()} == {"either"}
 
 
 def test_fields_of_what_tyro_cli_is_given_become_hyphenated_flags():

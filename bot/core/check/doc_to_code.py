@@ -124,13 +124,15 @@ def _is_choice(fact: Fact) -> bool:
 
 
 def _names_one_flag(token: str) -> bool:
-    """`--debug-*-only`, `--fp8-`, `--<name>`, `--{script-argument}` and `--no-OPTION` name
-    families of flags, and `--something-path` a flag the reader makes up: not a flag."""
+    """`--debug-*-only`, `--fp8-`, `--<name>`, `--{script-argument}`, `--no-OPTION` and
+    `--override.flags` (a group's flags) name families of flags, and `--something-path` a flag
+    the reader makes up: not a flag."""
     return (
         not any(c in token for c in "*<>{}")
         and not token.endswith("-")
         and not PLACEHOLDER_WORD.search(token)
         and not _CAPITAL_WORD.search(token)
+        and not ("." in token and token.rpartition(".")[2] in ("flags", "options"))
     )
 
 
@@ -259,12 +261,15 @@ def _cited_beside(doc: DocPage, ref: Ref) -> set[str]:
 
 
 def _spelt_otherwise(inputs: RuleInputs, token: str, scope: Scope) -> list[Fact]:
-    """The flags `--a_b` when `token` is `--a-b` (or the reverse) and their parser takes both."""
-    other = spellings.other_spelling(token)
-    if other is None:
-        return []
-    facts = scope.flags(inputs.head_facts.by_token.get(other, ()))
-    return facts if facts and all(inputs.own.takes_either_spelling(f.path) for f in facts) else []
+    """The flags `--a_b` when `token` is `--a-b` (or the reverse, or a mix of both: tyro's
+    `--profiler.no-enable_profiling`) and their parser takes every spelling."""
+    for other in spellings.other_spellings(token):
+        facts = scope.flags(inputs.head_facts.by_token.get(other, ()))
+        if facts and all(
+            f.attr("spelling") == "either" or inputs.own.takes_either_spelling(f.path) for f in facts
+        ):
+            return facts
+    return []
 
 
 def open_parser_takes(token: str, known: list[Fact]) -> bool:

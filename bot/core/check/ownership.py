@@ -40,7 +40,7 @@ from bot.core.extract import parsed, walk
 from bot.core.extract.imports import Modules
 from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, parse_doc
-from bot.core.programs import Programs, for_subcommand, invoked, subcommands
+from bot.core.programs import LAUNCHER_WORD, Programs, for_subcommand, invoked, subcommands
 from bot.core.rules import Rule
 from bot.core.spans import command_words
 
@@ -262,13 +262,18 @@ class Ownership:
         """Does a code span on `line`, or one between `since` and it in its section, name a
         program that is not the repository's: `python -m sglang.launch_server` (a module no
         file of ours is), or a tool the repository runs (`gh`, `isort`: its CI workflows',
-        pre-commit hooks' and shell scripts' commands)? Flags cited after it are that tool's."""
+        pre-commit hooks' and shell scripts' commands), or a launcher (`torchrun`) on the line
+        itself? Flags cited after it are that tool's."""
         if doc.path not in self._tool_lines:
             self._tool_lines[doc.path] = frozenset(
                 n for n, text in enumerate(doc.lines, 1) if "`" in text and self._names_tool(text, doc.path)
             )
         found = self._tool_lines[doc.path]
-        return line in found or any(since <= n < line for n in found) or self._names_script(doc, line)
+        said = LAUNCHER_WORD.search(doc.lines[line - 1]) if 0 < line <= len(doc.lines) else None
+        named = said is not None and self.programs is not None and said.group(1) not in self.programs.scripts
+        return (
+            line in found or any(since <= n < line for n in found) or self._names_script(doc, line) or named
+        )
 
     def _after_tool_word(self, doc: DocPage, ref: Ref) -> bool:
         """Is the flag's code span right after a word naming a tool the repository runs that is

@@ -1,5 +1,8 @@
 """Parsers that take a flag spelled with `-` or `_` alike (`--num-processes` for `--num_processes`).
 
+tyro does, always (its `use_underscores` changes the help only): its flags say so
+(`spelling: either`).
+
 argparse itself takes only the spelling declared, so `--use-fsdp` for `--use_fsdp` is a typo
 there. A project may add the other spelling to every option itself: an `argparse.Action` (or a
 parser class) whose `option_strings` get each one's `.replace("_", "-")` appended. When the
@@ -24,6 +27,17 @@ def other_spelling(token: str) -> str | None:
     if prefix != "--" or ("-" in body) == ("_" in body):
         return None  # a short flag, no separator, or both kinds: no one other spelling
     return prefix + (body.replace("-", "_") if "-" in body else body.replace("_", "-"))
+
+
+def other_spellings(token: str) -> list[str]:
+    """`token` with its inner separators swapped, then all `-`, then all `_` (each once, itself
+    left out): the spellings of one flag to a parser that takes `-` and `_` alike."""
+    body = token.lstrip("-")
+    prefix = token[: len(token) - len(body)]
+    if prefix != "--":
+        return []
+    found = [other_spelling(token), prefix + body.replace("_", "-"), prefix + body.replace("-", "_")]
+    return [t for t in dict.fromkeys(found) if t is not None and t != token]
 
 
 def takes_either(modules: Modules, path: str) -> bool:

@@ -31,7 +31,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-6"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-7"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -203,7 +203,25 @@ def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> 
                 called = _chain(node.func) or ""
                 if called.split(".")[-1] in BUILDERS or (tyro and called in _TYRO_CLI):
                     builds.update(_unit(list(node.args)).refs)
+                if tyro and called in _TYRO_CLI and _made_at_run_time(node, root):
+                    declares = True  # it parses a class no file names: its module is the parser
     return Unit(frozenset(refs), declares, frozenset(builds))
+
+
+def _made_at_run_time(call: ast.Call, root: ast.AST) -> bool:
+    """`tyro.cli(config_cls, default=loaded)` with `config_cls` bound in the same function
+    (`type(loaded)`), or `tyro.cli(type(loaded), ...)`: a type made at run time."""
+    first = call.args[0] if call.args else None
+    if isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "type":
+        return True
+    if not isinstance(first, ast.Name) or not isinstance(
+        root, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    ):
+        return False
+    return any(
+        isinstance(n, ast.Name) and n.id == first.id and isinstance(n.ctx, ast.Store)
+        for n in walk.every(root)
+    )
 
 
 def _chain(node: ast.expr) -> str | None:

@@ -30,9 +30,9 @@ from bot.core.extract.typed_fields import (
     is_dataclass,
     last,
     literal_choices,
-    module_classes,
     module_functions,
     named_roots,
+    nested_classes,
     origin,
     signature,
     text_of,
@@ -51,6 +51,7 @@ class Style:
     # (else, and for jsonargparse's plain classes, those of its __init__)
     open: bool = False  # the framework adds flags of its own (jsonargparse's --config, Lightning's groups)
     flag_conversion: bool = True  # tyro's FlagConversionOff turns bool pairs into `--x True`
+    either_spelling: bool = False  # `-` and `_` are one (tyro): its flags say `spelling: either`
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ class _Walker:
         self.named = named  # the classes the rule names, in any file
         self.groups = groups  # the prefixes the rule's `names` give: groups another file fills
         self.opened = False  # a parameter's class is another module's: flags this file cannot show
-        self.classes = module_classes(tree)
+        self.classes = nested_classes(tree)
         self.functions = module_functions(tree)
         self.scope, self.module = Scope(tree, None), Module(tree)
         self.style, self.source_id, self.path = style, source_id, path
@@ -166,6 +167,8 @@ class _Walker:
             inner, optional = without_none(kind) if kind is not None else (None, False)
             nested = self._nested(inner)
             made = constructed(default_node, self.classes)
+            if made is None and param.name not in overrides:
+                made = constructed(_called(param.factory), self.classes)
             if made is not None and is_dataclass(self.classes[made[0]]):
                 nested = made[0]  # tyro reads a default's own class (a subclass of the field's)
             if nested is not None:
@@ -183,7 +186,9 @@ class _Walker:
             if flag in self.groups:
                 continue  # a group the rule names with the class that fills it
             elsewhere = inner is not None and origin(inner) not in PRIMITIVES and self._nested(inner) is None
-            if elsewhere and not (isinstance(inner, ast.Name) and inner.id in self.classes):
+            if elsewhere and not (
+                isinstance(inner, ast.Name | ast.Attribute) and dotted(inner) in self.classes
+            ):
                 self.opened = True
             has_default = param.has_default or param.name in overrides
             if converted:
@@ -191,8 +196,9 @@ class _Walker:
             self._emit(param, flag, key, inner, optional, default, has_default, conf)
 
     def _nested(self, node: ast.expr | None) -> str | None:
-        if isinstance(node, ast.Name) and node.id in self.classes and is_dataclass(self.classes[node.id]):
-            return node.id
+        name = dotted(node) if isinstance(node, ast.Name | ast.Attribute) else None
+        if name is not None and name in self.classes and is_dataclass(self.classes[name]):
+            return name
         return None
 
     def _emit(
@@ -206,7 +212,7 @@ class _Walker:
         has_default: bool,
         conf: dict[str, str],
     ) -> None:
-        attrs: dict[str, str] = {}
+        attrs: dict[str, str] = {"spelling": "either"} if self.style.either_spelling else {}
         if param.help:
             attrs["help"] = param.help
         text = text_of(default)
@@ -245,7 +251,7 @@ class _Walker:
             else:
                 attrs["type"] = ast.unparse(kind)
                 if origin(kind) not in PRIMITIVES and not (
-                    isinstance(kind, ast.Name) and kind.id in self.classes
+                    isinstance(kind, ast.Name | ast.Attribute) and dotted(kind) in self.classes
                 ):
                     # an alias or an Enum of another module: its choices are not in this file
                     attrs["unknown"] = " ".join(filter(None, [attrs.get("unknown"), "choices", "type"]))
@@ -261,7 +267,14 @@ class _Walker:
             self.out.append(Fact("flag", token, key, self.source_id, self.path, param.line, ordered))
 
 
-_NO_FLAG = frozenset({"Suppress", "SuppressFixed", "Fixed", "Positional"})
+def _called(factory: ast.expr | None) -> ast.expr | None:
+    """`default_factory=Profiler.Config` as the call it makes, `Profiler.Config()`."""
+    if isinstance(factory, ast.Name | ast.Attribute):
+        return ast.Call(func=factory, args=[], keywords=[])
+    return None
+
+
+NO_FLAG = frozenset({"Suppress", "SuppressFixed", "Fixed", "Positional"})
 
 
 def _conversion(annotation: ast.expr | None, conf: dict[str, str]) -> tuple[ast.expr | None, bool]:
@@ -278,7 +291,7 @@ def _conf(param: Param) -> dict[str, str] | None:
     parameter is no flag (`tyro.conf.Suppress`, `Fixed`, `Positional`)."""
     out: dict[str, str] = {}
     for extra in param.extras:
-        if last(extra) in _NO_FLAG:
+        if last(extra) in NO_FLAG:
             return None
         if last(extra) == "FlagConversionOff":
             out["converted"] = "off"
@@ -293,7 +306,7 @@ def _conf(param: Param) -> dict[str, str] | None:
                         if isinstance(e, ast.Constant) and isinstance(e.value, str)
                     ]
                     out["aliases"] = " ".join(n for n in names if n.startswith("-"))
-    if isinstance(param.annotation, ast.Subscript) and last(param.annotation.value) in _NO_FLAG:
+    if isinstance(param.annotation, ast.Subscript) and last(param.annotation.value) in NO_FLAG:
         return None
     return out
 

@@ -46,6 +46,7 @@ class Param:
     help: str | None = None  # from metadata or the docstring
     init: bool = True  # `field(init=False)` is not a parameter
     extras: tuple[ast.expr, ...] = ()  # what `Annotated[T, ...]` adds to the type
+    factory: ast.expr | None = None  # `field(default_factory=X)`: the X a default is made by
 
 
 def last(node: ast.expr) -> str | None:
@@ -65,6 +66,25 @@ def module_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
             stack.extend([*node.body, *node.orelse])
         elif isinstance(node, ast.Try):
             stack.extend(node.body)
+    return out
+
+
+MAX_NESTING = 3  # classes inside classes followed this deep
+
+
+def nested_classes(tree: ast.Module) -> dict[str, ast.ClassDef]:
+    """The module's classes, those defined inside a class too, by their dotted names
+    (`Trainer.Config`): a component that carries its own config class, as tyro reaches it through
+    `Trainer.Config`'s fields typed `Profiler.Config`."""
+    out = dict(module_classes(tree))
+    stack = [(name, cls, 1) for name, cls in out.items()]
+    while stack:
+        name, cls, depth = stack.pop()
+        for stmt in cls.body:
+            if isinstance(stmt, ast.ClassDef) and depth <= MAX_NESTING:
+                dotted_name = f"{name}.{stmt.name}"
+                out.setdefault(dotted_name, stmt)
+                stack.append((dotted_name, stmt, depth + 1))
     return out
 
 
@@ -143,6 +163,7 @@ def _field(
     init = not (isinstance(flag, ast.Constant) and flag.value is False)
     default: object = UNKNOWN
     node: ast.expr | None = None
+    factory: ast.expr | None = None
     has = False
     positional = (
         written.args[0] if written.args and dotted(written.func) in ("Field", "pydantic.Field") else None
@@ -155,6 +176,7 @@ def _field(
     elif "default_factory" in keywords:
         has, node = True, keywords["default_factory"]
         default = made_by(node, scope.lookup, module)
+        factory = node
         node = node.body if isinstance(node, ast.Lambda) else None
     help_node = metadata.get("help") or metadata.get("description")
     help_text = value(help_node, scope.lookup, module) if help_node is not None else UNKNOWN
@@ -168,6 +190,7 @@ def _field(
         metadata,
         help_text if isinstance(help_text, str) else docs.get(name),
         init,
+        factory=factory,
     )
 
 
@@ -354,9 +377,12 @@ def init_method(cls: ast.ClassDef) -> ast.FunctionDef | ast.AsyncFunctionDef | N
 def constructed(
     node: ast.expr | None, classes: dict[str, ast.ClassDef]
 ) -> tuple[str, dict[str, ast.expr]] | None:
-    """`OptConfig(lr=1e-3)` as a default: the class it builds and the keywords it overrides."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in classes:
-        return node.func.id, {k.arg: k.value for k in node.keywords if k.arg is not None}
+    """`OptConfig(lr=1e-3)` as a default (`Profiler.Config()`, a nested class, too): the class
+    it builds and the keywords it overrides."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+        name = dotted(node.func)
+        if name in classes:
+            return name, {k.arg: k.value for k in node.keywords if k.arg is not None}
     return None
 
 
@@ -371,13 +397,18 @@ def enum_member(node: ast.expr | None, module: Module) -> tuple[str, object] | N
 
 
 def bases(classes: dict[str, ast.ClassDef], name: str, depth: int = 0) -> list[str]:
-    """The last names of `name`'s bases, and of theirs when the file defines them."""
+    """The names of `name`'s bases (the last part, or a nested class's dotted name), and of theirs
+    when the file defines them."""
     cls = classes.get(name)
     if cls is None or depth > MAX_DEPTH:
         return []
     out = []
     for base in cls.bases:
-        found = last(base.value if isinstance(base, ast.Subscript) else base)
+        written = base.value if isinstance(base, ast.Subscript) else base
+        # `Configurable.Config`, a class's own nested class (its head a class's name, not a
+        # module's), is known by its dotted name; `abc.ABC` by its last.
+        whole = dotted(written) or ""
+        found = whole if whole in classes or whole[:1].isupper() else last(written)
         if found is not None and found != name:
             out += [found, *bases(classes, found, depth + 1)]
     return out

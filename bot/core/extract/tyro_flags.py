@@ -14,6 +14,11 @@ of a class in another file), else what the file passes to `tyro.cli(...)`: a cla
 a union of them, or `tyro.extras.subcommand_type_from_defaults(defaults=...)` of a dict of
 configs (nerfstudio's `ns-train nerfacto`), each key a subcommand whose flags are its config's
 class's fields with the constructor call's values as their defaults.
+
+A call handed a type made at run time (`tyro.cli(type(config), default=config)`, `config` the
+product of a config function looked up by name) parses a class no file names: the module says
+so with a fact of kind `runtime-root` (`gather` makes the rule's named classes that parser's,
+taking flags no file shows, and drops it).
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from collections.abc import Sequence
 from bot.core.extract import walk
 from bot.core.extract.nested_flags import Root, Style, call_targets
 from bot.core.extract.nested_flags import facts as nested_facts
-from bot.core.extract.typed_fields import last, union_members
+from bot.core.extract.runtime_root import RUNTIME_ROOT
+from bot.core.extract.typed_fields import last, module_classes, module_functions, union_members
 from bot.core.model import Fact
 from bot.core.rules import Source
 
@@ -45,8 +51,32 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
         bool_pair=True,
         dataclass_fields=True,
         flag_conversion=not _conversion_off(tree),
+        either_spelling=True,  # tyro parses `--a_b` as `--a-b` (use_underscores only changes the help)
     )
-    return nested_facts(source, path, tree, style, cli_roots)
+    return nested_facts(source, path, tree, style, cli_roots) + runtime_roots(tree, source.id, path)
+
+
+def runtime_roots(tree: ast.Module, source_id: str, path: str) -> list[Fact]:
+    """A `runtime-root` fact for each `tyro.cli(x, ...)` handed a type made at run time: `x` a
+    name the module neither defines nor imports nor binds at its top (a local variable:
+    `config_cls = type(loaded)`), or `type(...)` itself."""
+    known = {*module_classes(tree), *module_functions(tree), *_assigned(tree), *_imported(tree)}
+    out = []
+    for call in call_targets(tree, _CLI_CALLS):
+        first = call.args[0] if call.args else None
+        made = isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "type"
+        if made or (isinstance(first, ast.Name) and first.id not in known):
+            out.append(Fact(RUNTIME_ROOT, "tyro.cli", "", source_id, path, call.lineno))
+    return out
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    return {
+        alias.asname or alias.name.split(".")[0]
+        for node in walk.nodes(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
 
 
 def _conversion_off(tree: ast.Module) -> bool:
