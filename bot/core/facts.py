@@ -201,7 +201,7 @@ def gather(
     if any(source.kind in _LINKED_KINDS for source, _, _ in extracted):
         extracted = _linked(extracted, tree, cache)
     if any(fact.kind == RUNTIME_ROOT for _, fact, _ in extracted):
-        extracted = _run_time_rooted(extracted)
+        extracted = _run_time_rooted(extracted, tree, cache)
     for _, fact, path in extracted:
         if fact.kind == "flag":
             if found is None:
@@ -245,20 +245,35 @@ def file_facts(source: Source, path: str, tree: Tree, cache: ParseCache | None =
     return [fact for _, fact, _ in extracted]
 
 
-def _run_time_rooted(extracted: list[tuple[Source, Fact, str]]) -> list[tuple[Source, Fact, str]]:
+def _run_time_rooted(
+    extracted: list[tuple[Source, Fact, str]], tree: Tree, cache: ParseCache | None
+) -> list[tuple[Source, Fact, str]]:
     """A source one of whose modules hands `tyro.cli` a type made at run time: its flags (those
-    of the classes it names) are that call's, taken by the programs reaching that module, and
-    its parser takes flags no file shows (the class chosen may be a subclass, its groups others'
-    defaults)."""
-    rooted = {source.id: path for source, fact, path in extracted if fact.kind == RUNTIME_ROOT}
+    of the classes it names: the root's, its subclasses', and each group's classes, followed
+    again in this revision by bot/core/runtime_follow.py) are that call's, taken by the programs
+    reaching that module."""
+    from bot.core.runtime_follow import followed
+
+    rooted = {source.id: (source, path) for source, fact, path in extracted if fact.kind == RUNTIME_ROOT}
+    again: dict[str, dict[str, Extraction]] = {
+        sid: followed(source, tree, lambda s, p: _extract_cached(s, p, tree, cache))
+        for sid, (source, _) in rooted.items()
+    }
     out: list[tuple[Source, Fact, str]] = []
     for source, fact, path in extracted:
-        if fact.kind == RUNTIME_ROOT:
-            continue
-        if fact.kind == "flag" and source.id in rooted:
-            fact = replace(fact, attrs=tuple(sorted({**dict(fact.attrs), "open": "true"}.items())))
-            path = rooted[source.id]
-        out.append((source, fact, path))
+        if fact.kind == RUNTIME_ROOT or (source.id in again and fact.path in again[source.id]):
+            continue  # a marker, or a module read again with the groups of this revision
+        out.append(
+            (source, fact, rooted[source.id][1] if source.id in rooted and fact.kind == "flag" else path)
+        )
+    for sid, found in again.items():
+        source, root = rooted[sid]
+        for result in found.values():
+            out += [
+                (source, f, root if f.kind == "flag" else f.path)
+                for f in result.facts
+                if f.kind != RUNTIME_ROOT
+            ]
     return out
 
 

@@ -22,11 +22,13 @@ from bot.core.extract.runtime_root import RUNTIME_ROOT
 from bot.core.extract.typed_fields import is_dataclass, nested_classes
 from bot.core.model import Tree
 from bot.core.rules import Source
+from bot.core.runtime_follow import spelt
 from bot.core.typed_clis import Root, TypedCli, definition, follow
 
 MIN_CITED = 3  # distinct dotted flags of the pages a class must make to be taken for the root
 MAX_CANDIDATES = 5  # classes followed through their groups, the likeliest first
 MAX_SUBCLASSES = 30
+MAX_GROUPS = 200  # groups whose subclasses are looked for
 
 
 def found(tree: Tree, sources: Iterable[str], cited: set[str], max_text: int) -> list[TypedCli]:
@@ -39,14 +41,14 @@ def found(tree: Tree, sources: Iterable[str], cited: set[str], max_text: int) ->
     callers = [p for p, t in texts.items() if "tyro" in t and _calls_at_run_time(p, t)]
     if not callers:
         return []
-    groups = Counter(f[2:].split(".", 1)[0] for f in dotted_cited)
+    cited_groups = Counter(f[2:].split(".", 1)[0] for f in dotted_cited)
     modules = Modules(tree)
     classes = _classes(texts)
     ranked = sorted(
         (
             (score, path, name)
             for path, name, fields in classes
-            if (score := _groups_met(fields, groups)) >= 2
+            if (score := _groups_met(fields, cited_groups)) >= 2
         ),
         key=lambda x: (-x[0], x[1], x[2]),
     )[:MAX_CANDIDATES]
@@ -61,11 +63,23 @@ def found(tree: Tree, sources: Iterable[str], cited: set[str], max_text: int) ->
     if best is None:
         return []
     _, path, name, names, flags = best
-    for sub_path, sub_name in _subclasses(modules, classes, path, name, max_text):
-        follow(modules, "tyro", Root("tyro", "", sub_path, sub_name), names, max_text)
+    groups: list[tuple[str, str, str]] = []
+    for sub_path, sub_name in [(path, name), *_subclasses(modules, classes, path, name, max_text)]:
+        follow(modules, "tyro", Root("tyro", "", sub_path, sub_name), names, max_text, groups)
+    # The config function's instance may hold a subclass of a group's class (a text data
+    # loader's config for `dataloader: BaseDataLoader.Config`): tyro reads that one's fields.
+    done: set[tuple[str, str, str]] = set()
+    while groups and len(done) < MAX_GROUPS:
+        prefix, group_path, group = groups.pop()
+        if (prefix, group_path, group) in done:
+            continue
+        done.add((prefix, group_path, group))
+        for sub_path, sub_name in _subclasses(modules, classes, group_path, group, max_text):
+            follow(modules, "tyro", Root("tyro", prefix, sub_path, sub_name), names, max_text, groups)
+            groups.append((prefix, sub_path, sub_name))  # and the classes deriving from it
     flags = _flags(tree, names)
     separator = _separator(flags, cited)
-    every = tuple(sorted({_prefixed(n, separator) for entries in names.values() for n in entries}))
+    every = tuple(sorted({spelt(n, separator) for entries in names.values() for n in entries}))
     return [
         TypedCli(
             callers[0],
@@ -153,12 +167,6 @@ def _separator(flags: Iterable[str], cited: set[str]) -> str:
     under = sum(1 for f in cited if _plain(f) in known and "_" in f)
     dashed = sum(1 for f in cited if _plain(f) in known and "_" not in f and "-" in f[2:])
     return "_" if under > dashed else "-"
-
-
-def _prefixed(entry: str, separator: str) -> str:
-    """A `names` entry's group (`lr-scheduler=X`) spelt as the pages spell flags."""
-    prefix, equals, name = entry.rpartition("=")
-    return f"{prefix.replace('-', separator).replace('_', separator)}{equals}{name}"
 
 
 def _spelt(flag: str, separator: str) -> str:

@@ -230,19 +230,29 @@ def _items(node: ast.expr, assigned: dict[str, ast.expr]) -> list[str]:
     return [node.id] if isinstance(node, ast.Name) else []
 
 
-def follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]], max_text: int) -> None:
+def follow(
+    modules: Modules,
+    kind: str,
+    root: Root,
+    names: dict[str, set[str]],
+    max_text: int,
+    groups: list[tuple[str, str, str]] | None = None,
+) -> None:
     """Record where `root` is defined, then its bases (hf) or its nested dataclasses (tyro,
-    jsonargparse), each as a names entry of its own file."""
-    stack = [(root.path, root.name, root.prefix, 0)]
+    jsonargparse), each as a names entry of its own file. `groups` gets (prefix, file, class)
+    of each class a field nests (not reached as a base)."""
+    stack = [(root.path, root.name, root.prefix, 0, False)]
     seen: set[tuple[str, str, str]] = set()
     while stack and sum(len(v) for v in names.values()) < MAX_NAMES:
-        path, name, prefix, depth = stack.pop()
+        path, name, prefix, depth, nested = stack.pop()
         where = definition(modules, path, name, max_text)
         if where is None or (where[0], where[1], prefix) in seen or depth > MAX_HOPS:
             continue
         file, defined, node = where
         seen.add((file, defined, prefix))
         names.setdefault(file, set()).add(f"{prefix}={defined}" if prefix else defined)
+        if nested and groups is not None:
+            groups.append((prefix, file, defined))
         typed: list[tuple[str, ast.expr]] = []  # (parameter, class) that may nest a group
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             a = node.args
@@ -250,7 +260,7 @@ def follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]], 
         elif isinstance(node, ast.ClassDef):
             for base in node.bases:  # a base's fields are the class's, under the same group
                 if isinstance(base, ast.Name | ast.Attribute) and last(base) not in ("object",):
-                    stack.append((file, ast.unparse(base), prefix, depth + 1))
+                    stack.append((file, ast.unparse(base), prefix, depth + 1, False))
             # A field's group is the class its default is made by (tyro reads a default's own
             # class, a subclass of the annotation's), else its annotation's.
             typed = [
@@ -269,7 +279,7 @@ def follow(modules: Modules, kind: str, root: Root, names: dict[str, set[str]], 
             if spelt is None or (spelt in local and is_dataclass(local[spelt])):
                 continue  # a nested class of the same file: the extractor follows it there
             field = name_.replace("_", "-") if kind == "tyro" else name_
-            stack.append((file, spelt, f"{prefix}.{field}" if prefix else field, depth + 1))
+            stack.append((file, spelt, f"{prefix}.{field}" if prefix else field, depth + 1, True))
 
 
 def _no_flag(annotation: ast.expr) -> bool:

@@ -27,6 +27,12 @@ FILES = {
         "    shard_degree: int = -1\n"
     ),
     "pkg/tools/__init__.py": "",
+    "pkg/tools/loading.py": (
+        DC + "from pkg.config.component import Component\n\n\nclass Loader(Component):\n"
+        "    @dataclass(kw_only=True)\n    class Config(Component.Config):\n        workers: int = 2\n\n\n"
+        "class TextLoader(Loader):\n    @dataclass(kw_only=True)\n    class Config(Loader.Config):\n"
+        '        dataset: str = "c4"\n'
+    ),
     "pkg/tools/profiling.py": (
         DC + "from pkg.config.component import Component\n\n\nclass Profiling(Component):\n"
         "    @dataclass(kw_only=True)\n    class Config(Component.Config):\n"
@@ -42,12 +48,14 @@ FILES = {
     ),
     "pkg/runner.py": (
         DC + "from pkg.config.component import Component\nfrom pkg.config.sections import ParallelConfig, "
-        "TrainingConfig\nfrom pkg.tools.profiling import Profiling\n\n\nclass Runner(Component):\n"
+        "TrainingConfig\nfrom pkg.tools.loading import Loader\n"
+        "from pkg.tools.profiling import Profiling\n\n\nclass Runner(Component):\n"
         "    @dataclass(kw_only=True)\n    class Config(Component.Config):\n"
         '        dump_folder: str = "./out"\n'
         "        profiling: Profiling.Config = field(default_factory=Profiling.Config)\n"
         "        training: TrainingConfig = field(default_factory=TrainingConfig)\n"
         "        parallel: ParallelConfig = field(default_factory=ParallelConfig)\n"
+        "        loader: Loader.Config = field(default_factory=Loader.Config)\n"
     ),
     "pkg/train.py": (
         "from pkg.config import ConfigManager\n\n\ndef main():\n    config = ConfigManager().parse_args()\n"
@@ -66,6 +74,7 @@ FILES = {
         "* `--profiling.trace_every`: how often to trace.\n"
         "* `--profiling.no-enable-tracing`: the same switch off.\n"
         "* `--parallel.shard_degree` (`-1` by default) and `--fancy.sparkle`.\n"
+        "* `--loader.dataset c4`: the text loader's data set.\n"
     ),
 }
 
@@ -92,11 +101,32 @@ def test_the_flags_resolve_in_either_spelling():
     assert list(audit(_rules(FILES), MemoryTree(FILES)).findings) == []
 
 
-def test_a_misspelt_flag_is_told_and_an_unknown_group_is_not():
+def test_a_misspelt_flag_and_a_group_no_class_has_are_told():
     page = FILES["docs/debugging.md"] + "\nAlso `--training.stepz 5` and `--dataloader.dataset c4`.\n"
     files = {**FILES, "docs/debugging.md": page}
     found = list(audit(_rules(files), MemoryTree(files)).findings)
-    assert [(f.kind, f.symbol) for f in found] == [("unresolved", "--training.stepz")]
+    assert sorted((f.kind, f.symbol) for f in found) == [
+        ("unresolved", "--dataloader.dataset"),
+        ("unresolved", "--training.stepz"),
+    ]
+
+
+def test_a_group_class_moved_to_a_module_the_rule_does_not_list_keeps_its_flags():
+    rules = _rules(FILES)
+    moved = FILES["pkg/config/sections.py"].split("@dataclass(kw_only=True)\nclass ParallelConfig")
+    head = {
+        **FILES,
+        "pkg/config/sections.py": moved[0],
+        "pkg/parallel/__init__.py": "",
+        "pkg/parallel/config.py": DC + "\n\n@dataclass(kw_only=True)\nclass ParallelConfig" + moved[1],
+        "pkg/runner.py": FILES["pkg/runner.py"].replace(
+            "from pkg.config.sections import ParallelConfig, TrainingConfig",
+            "from pkg.config.sections import TrainingConfig\nfrom pkg.parallel.config import ParallelConfig",
+        ),
+    }
+    changes = [Change("modified", p) for p in ("pkg/config/sections.py", "pkg/runner.py")]
+    changes.append(Change("added", "pkg/parallel/config.py"))
+    assert list(check(rules, MemoryTree(FILES), MemoryTree(head), changes).findings) == []
 
 
 def test_a_renamed_field_is_reported_where_the_page_cites_its_flag():

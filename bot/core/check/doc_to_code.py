@@ -187,7 +187,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         if (
             short
             or inputs.own.passed_by_scripts(ref.token, scope.program)
-            or (cited_alone and inputs.own.declared_somewhere(ref.token))
+            or (cited_alone and inputs.own.declared_somewhere(ref.token, not _group_read(ref.token, inputs)))
             or (not cited_alone and inputs.own.declared_unread(ref.token, scope.program))
             or declared_by_page(doc, ref.token)
         ):
@@ -270,6 +270,16 @@ def _spelt_otherwise(inputs: RuleInputs, token: str, scope: Scope) -> list[Fact]
         ):
             return facts
     return []
+
+
+def _group_read(token: str, inputs: RuleInputs) -> bool:
+    """Is `token`'s group (`--optimizer` of `--optimizer.name`) one of a tyro command line the
+    rule reads? Then its fields are known: another dataclass's field of that name is not it."""
+    group = token.partition(".")[0].replace("_", "-") + "."
+    return "." in token and any(
+        f.attr("spelling") == "either" and f.token.replace("_", "-").startswith(group)
+        for f in inputs.head_facts.flags()
+    )
 
 
 def open_parser_takes(token: str, known: list[Fact]) -> bool:

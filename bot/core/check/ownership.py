@@ -322,12 +322,13 @@ class Ownership:
         parsers = self.programs.parsers(program) - read
         return any(token in self.programs.option_strings(p) for p in parsers)
 
-    def declared_somewhere(self, token: str) -> bool:
+    def declared_somewhere(self, token: str, fields: bool = True) -> bool:
         """Does any Python file of the repository declare the flag `token`: an `add_argument`,
         a test runner's `addoption` (pytest's conftest.py), a click or typer option, or a field
         of a dataclass a launcher's typer command line is built from (`use_single_node: bool`
         is `--use-single-node` and `--no-use-single-node`)? Then it is a flag of one of the
-        repository's command lines the rule does not read, not nobody's."""
+        repository's command lines the rule does not read, not nobody's. `fields`: a dotted
+        flag whose last part is any dataclass's field counts (not when the rule reads its group)."""
         if self._declared is None:
             self._declared = self._read_declared()
         if token in self._declared:
@@ -335,7 +336,7 @@ class Ownership:
         # A dataclass command line (draccus, tyro, simple_parsing, HfArgumentParser): a flag is
         # a field's path (`--policy.pretrained_path`), ours when its last part is a field.
         last = token.lstrip("-").rpartition(".")[2].replace("-", "_")
-        return self._dataclass_cli and last in self._fields
+        return fields and self._dataclass_cli and last in self._fields
 
     def _read_declared(self) -> frozenset[str]:
         found: set[str] = set()
