@@ -149,3 +149,15 @@ def test_a_launchers_flag_named_in_prose_and_a_groups_flags_are_not_told():
     )
     files = {**FILES, "docs/debugging.md": page}
     assert list(audit(_rules(files), MemoryTree(files)).findings) == []
+
+
+def test_a_stale_choice_is_offered_only_a_choice_it_could_be_a_misspelling_of():
+    literal = 'mode: Literal["sac_and_offload", "eager"] = "eager"\n'
+    sections = FILES["pkg/config/sections.py"] + f"    {literal}"
+    page = FILES["docs/debugging.md"] + "\nUse `--parallel.mode cpu_offload_all` or `--parallel.mode eagr`.\n"
+    files = {**FILES, "pkg/config/sections.py": sections, "docs/debugging.md": page}
+    found = sorted(audit(_rules(files), MemoryTree(files)).findings, key=lambda f: f.symbol)
+    assert [(f.symbol, f.suggestion is not None) for f in found] == [
+        ("--parallel.mode cpu_offload_all", False),
+        ("--parallel.mode eagr", True),
+    ]

@@ -223,6 +223,8 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             continue
         if value not in allowed and not is_external(value, inputs.rule.external):
             near = closest(value, allowed, 0.6)
+            if near is not None and not misspelt(value, near):
+                near = None  # another word (`cpu_offload_all` is not `sac_and_offload`): no guess
             out.emit(
                 "unresolved",
                 f"{ref.token} {value}",
