@@ -39,6 +39,8 @@ _HISTORY_DIRS = frozenset(
     {
         *("_posts", "announce", "blog", "news", "changes", "changelog", "changelogs"),
         *("history", "releases", "release-notes"),
+        # towncrier's news fragments: each says what one change did, for its release's notes
+        *("changelog.d", "newsfragments", "news.d", "changes.d"),
     }
 )
 # Release notes, and pages about what was removed (they cite the flags a release took away).

@@ -86,6 +86,10 @@ def test_a_folder_of_release_history_is_left_out():
     page = "# 1.8.0\n\nRemoved `--copy` and `--verbose`.\n"
     text = config_for(MemoryTree({**FILES, "docs/history/tool.md": page}), "abc123")
     assert text is not None and '"docs/history/**"' in text
+    # towncrier's news fragments (pipx's changelog.d/1725.feature.md) are no pages either.
+    fragment = "Added `tool --model x --batch-size 2`.\n"
+    fragments = {**FILES, "changelog.d/1.feature.md": fragment, "changelog.d/2.bugfix.md": fragment}
+    assert "changelog.d" not in (config_for(MemoryTree(fragments), "abc123") or "")
 
 
 def test_the_config_is_short_uses_globs_and_validates_against_the_repository():

@@ -142,8 +142,13 @@ def _changes(old: Fact, new: Fact) -> Iterable[Delta]:
             continue
         a, b = old.attr(attr), new.attr(attr)
         # Choices, a polarity or a type the flag lacked at base are nothing a doc line relied on;
-        # a default appearing is.
-        if normalize_default(a) != normalize_default(b) and not (a is None and attr != "default"):
+        # a default appearing is. A polarity the flag no longer states (`--json` now a
+        # `store_const` of another module's value) is unknown at head, not the other way round.
+        if (
+            normalize_default(a) != normalize_default(b)
+            and not (a is None and attr != "default")
+            and not (b is None and attr == "sets")
+        ):
             yield Delta("changed", old, new, attr, a, b)
 
 

@@ -75,6 +75,13 @@ def test_changed_choices_and_polarity_are_changes():
     assert [(d.attr, d.new_value) for d in found["--offload"]] == [("sets", "false")]
 
 
+def test_a_switch_that_no_longer_states_its_polarity_has_not_turned_around():
+    # pipx's `--json` became `store_const` of another module's value: unknown, not a new polarity.
+    base = facts(fact("--json", sets="true"))
+    head = facts(fact("--json", action="store_const"))
+    assert "--json" not in deltas(base, head)
+
+
 def test_a_renamed_member_of_a_set_is_found_in_its_own_group():
     base = facts(fact("dp_replicate", "mesh:dp_replicate", kind="string", group="mesh"))
     head = facts(
