@@ -12,6 +12,7 @@ from bot.core import lazyre
 from bot.core.spans import (
     link_path,
     span_commands,
+    spelt_with_repository,
     split_span,
 )
 
@@ -118,7 +119,8 @@ def scan_inline(
     prose: list[str] = []
     plen = 0
     segs: list[tuple[int, int, int]] = []
-    links: list[tuple[str | int | float, int, str]] = []  # (href as markdown-it gives it, ...)
+    # (href as markdown-it gives it, where its text starts, its markup, refs before it)
+    links: list[tuple[str | int | float, int, str, int]] = []
 
     def add_prose(s: str, src_at: int | None) -> None:
         nonlocal plen
@@ -172,9 +174,18 @@ def scan_inline(
             add_prose(f"\x01{len(spans)}\x02", None)
             spans.append(Span(tok.content, start, end, span_refs))
         elif t == "link_open":
-            links.append((tok.attrGet("href") or "", cur, tok.markup))
+            links.append((tok.attrGet("href") or "", cur, tok.markup, len(refs)))
         elif t == "link_close" and links:
-            href, opened, markup = links.pop()
+            href, opened, markup, before = links.pop()
+            # The link's text naming its target from above the repository (`trl/examples/`
+            # linking to the repository trl's examples/) is the link's path, checked as the link.
+            named = [
+                r for r in refs[before:] if r.kind == "path" and spelt_with_repository(r.token, str(href))
+            ]
+            if named:
+                refs[before:] = [r for r in refs[before:] if r not in named]
+                for span in spans:
+                    span.refs[:] = [r for r in span.refs if r not in named]
             search_from = opened
             if markup != "autolink":
                 p = src.find("](", cur, hi)

@@ -32,11 +32,14 @@ from bot.core.extract.imports import MAIN, PROJECT_FILES, TOP, Modules
 from bot.core.extract.scripts import EntryPoint, from_pyproject, from_setup_cfg, from_setup_py
 from bot.core.model import Fact, Tree
 from bot.core.rules import Source
+from bot.core.script_urls import own_repositories, url_path
 
 # Words before the command that do not change which program runs.
 _PREFIXES = frozenset({"$", ">", "sudo", "env", "time", "nohup", "exec", "command", "!"})
 _ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
 _RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda"})  # `<runner> run`
+# Commands that run a script with uv elsewhere (Hugging Face Jobs), their own options first.
+_REMOTE_RUNNERS = (("hf", "jobs", "uv", "run"), ("huggingface-cli", "jobs", "uv", "run"))
 _PYTHON = re.compile(r"(?:.*/)?(?:python[23]?(?:\.\d+)?|pypy3?|py)")
 _PYTHON_VALUE_OPTIONS = frozenset({"-X", "-W", "--check-hash-based-pycs"})
 # Launchers run a Python script or module given among their own options.
@@ -105,6 +108,7 @@ class Programs:
         self._extends_memo: dict[str, bool] = {}
         self._options: dict[str, frozenset[str]] = {}
         self._forwards: dict[str, list[launchers.Forward]] = {}
+        self._own_names: frozenset[str] | None = None
 
     # --- command lines ---------------------------------------------------------------------------
 
@@ -283,6 +287,8 @@ class Programs:
         return None
 
     def _script(self, word: str, cwd: str) -> str | None:
+        if "://" in word:  # `uv run https://raw.githubusercontent.com/org/proj/main/train.py`
+            return url_path(word, self._own(), self.modules.paths)
         word = word.removeprefix("./")
         candidates = [posixpath.normpath(posixpath.join(cwd, word))] if cwd else []
         candidates.append(posixpath.normpath(word))
@@ -290,6 +296,13 @@ class Programs:
             if not candidate.startswith("../") and candidate in self.modules.paths:
                 return candidate
         return None
+
+    def _own(self) -> frozenset[str]:
+        """The GitHub repositories (`owner/name`) the project files call this project's."""
+        if self._own_names is None:
+            texts = (self.modules.tree.read(r + n) for r in self.modules.roots for n in PROJECT_FILES)
+            self._own_names = own_repositories(t for t in texts if t is not None)
+        return self._own_names
 
     def _dispatch(self, found: Command, name: str) -> Command:
         """`mlx_lm generate ...`: an entry point that parses no flags and hands its first word to
@@ -520,11 +533,16 @@ def _strip_prefixes(words: list[str]) -> list[str]:
         word = words[i]
         if word in _PREFIXES or _ENV_ASSIGNMENT.fullmatch(word):
             i += 1
-        elif word in _RUNNERS and i + 1 < len(words) and words[i + 1] == "run":
-            i += 2
-            # The runner's own options (`uv run --with x`, `conda run -n env`): up to the command.
+        elif (word in _RUNNERS and i + 1 < len(words) and words[i + 1] == "run") or any(
+            tuple(words[i : i + len(r)]) == r for r in _REMOTE_RUNNERS
+        ):
+            i += 2 if words[i + 1] == "run" else 4
+            # The runner's own options (`uv run --with x`, `conda run -n env`): up to the command,
+            # an option right before a script or a URL being a switch.
             while i < len(words) and words[i].startswith("-"):
-                i += 1 if "=" in words[i] or i + 1 >= len(words) else 2
+                after = words[i + 1] if i + 1 < len(words) else ""
+                switch = "=" in words[i] or not after or after.endswith(".py") or "://" in after
+                i += 1 if switch else 2
         else:
             break
     rest = words[i:]

@@ -15,7 +15,7 @@ _NAME_RE = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _NAME_VALUE_RE = lazyre.compile(r"([A-Za-z_][A-Za-z0-9_.]*)=(\S+)")
 _KEY_VALUE_RE = lazyre.compile(r"([A-Za-z_][\w.-]*):\s+([^\s#]+)")
 _EXT_RE = lazyre.compile(r"\.(?:py|md|mdx|yml|yaml|json|toml|txt|sh|cfg|ini)$")
-_GITHUB_RE = lazyre.compile(r"https?://github\.com/[^/]+/[^/]+/(?:blob|tree)/[^/]+/([^?#]+)")
+_GITHUB_RE = lazyre.compile(r"https?://github\.com/[^/]+/([^/]+)/(?:blob|tree)/[^/]+/([^?#]+)")
 # Words that run the command after them: not the command itself.
 PREFIX_WORDS = {"do", "then", "else", "time", "exec", "nohup", "env", "sudo", "$"}
 _SEPARATORS = {"&&", "||", "|", ";", "--"}
@@ -178,12 +178,21 @@ def span_commands(content: str) -> list[tuple[str, ...] | None]:
     return [tuple(w for w, at in words if at + len(w) <= m.start()) for m in flags]
 
 
+def spelt_with_repository(token: str, href: str) -> bool:
+    """The link text names the file it links to from above its repository's root: the span
+    `trl/examples/notebooks/` of a link to `github.com/org/trl/tree/main/examples/notebooks/`."""
+    m = _GITHUB_RE.match(href)
+    if m is None or not m.group(2).strip("/"):
+        return False
+    return token.strip("/") == f"{m.group(1)}/{m.group(2).strip('/')}"
+
+
 def link_path(href: str) -> tuple[str, str] | None:
     """(path, where) for a link to a file: "url" for a GitHub URL (a path from the root of some
     repository), "link" for a path relative to the page."""
     m = _GITHUB_RE.match(href)
     if m:
-        path = m.group(1).rstrip("/")
+        path = m.group(2).rstrip("/")
         return (path, "url") if path else None
     if "://" in href or href.startswith(("/", "#", "mailto:")):
         return None

@@ -65,14 +65,17 @@ def found(tree: Tree, paths: Iterable[str], max_text: int) -> list[TypedCli]:
     modules = Modules(tree)
     reached: dict[str, object] = {}  # what _programs learnt once for every command line
     out: list[TypedCli] = []
+    paths = list(paths)
+    hf = hf_parsers(tree, paths, max_text)
+    markers = (*_MARKERS, *sorted(hf))
     for path in paths:
         text = tree.read(path)
-        if text is None or len(text) > max_text or not any(m in text for m in _MARKERS):
+        if text is None or len(text) > max_text or not any(m in text for m in markers):
             continue
         module = _parse(text)
         if module is None:
             continue
-        for kind, roots in _calls(path, module, "tyro" in text):
+        for kind, roots in _calls(path, module, "tyro" in text, hf):
             names: dict[str, set[str]] = {}  # file -> names entries
             if kind == "tyro":  # a class, a function, or a union of subcommands: what tyro is handed
                 roots = [Root(kind, "", path, r.name) for r in tyro_flags.cli_roots(module)]
@@ -181,16 +184,44 @@ def _parse(text: str) -> ast.Module | None:
         return None
 
 
-def _calls(path: str, module: ast.Module, tyro: bool) -> list[tuple[str, list[Root]]]:
-    """(kind, roots) of each builder call in the module."""
+def hf_parsers(tree: Tree, paths: list[str], max_text: int) -> frozenset[str]:
+    """`HfArgumentParser` and the classes of the repository subclassing it, directly or through
+    another (`class TrlParser(HfArgumentParser)`): each builds flags of the dataclasses it is
+    handed, as its base does."""
+    from bot.core.extract.imports import builder_subclasses
+
+    found = {"HfArgumentParser"}
+    for _ in range(MAX_HOPS):
+        grown = set(found)
+        for path in paths:
+            text = tree.read(path) if path.endswith(".py") else None
+            if text is None or len(text) > max_text or "class " not in text:
+                continue
+            if not any(n in text for n in found):
+                continue
+            module = _parse(text)
+            if module is not None:
+                grown |= builder_subclasses(module, frozenset(found))
+        if grown == found:
+            break
+        found = grown
+    return frozenset(found)
+
+
+def _calls(
+    path: str, module: ast.Module, tyro: bool, hf: frozenset[str] = frozenset({"HfArgumentParser"})
+) -> list[tuple[str, list[Root]]]:
+    """(kind, roots) of each builder call in the module; `hf` names HfArgumentParser and its
+    subclasses."""
     out: list[tuple[str, list[Root]]] = []
     assigned = _top_assignments(module)
     for node in walk.nodes(module):
         if not isinstance(node, ast.Call):
             continue
         called = dotted(node.func)
-        first = node.args[0] if node.args else None
-        if last(node.func) == "HfArgumentParser" and first is not None:
+        handed = [k.value for k in node.keywords if k.arg == "dataclass_types"]
+        first = node.args[0] if node.args else handed[0] if handed else None
+        if last(node.func) in hf and first is not None:
             items = _items(first, assigned)
             out.append(("hf-dataclass", [Root("hf-dataclass", "", path, n) for n in items]))
         elif tyro and called in ("tyro.cli", "cli") and first is not None:

@@ -162,3 +162,38 @@ def test_a_jsonargparse_dict_of_subcommands_assigned_in_main_is_followed():
     assert [(f.kind, f.symbol) for f in audit(rules, MemoryTree(typo)).findings] == [
         ("unresolved", "--lr_warmap")
     ]
+
+
+SUBCLASSED_FILES = {
+    "kit/__init__.py": "from .cli_utils import KitParser\nfrom .configs import TrainConfig\n",
+    "kit/cli_utils.py": (
+        "from transformers import HfArgumentParser\n\n"
+        "class KitParser(HfArgumentParser):\n    def parse_all(self):\n"
+        "        return self.parse_args_into_dataclasses()\n"
+    ),
+    "kit/configs.py": (
+        "from dataclasses import dataclass, field\nfrom transformers import TrainingArguments\n\n"
+        "@dataclass\nclass TrainConfig(TrainingArguments):\n"
+        '    beta: float = field(default=0.1, metadata={"help": "Beta."})\n'
+        '    loss_kind: str = field(default="sigmoid", metadata={"help": "Loss."})\n'
+    ),
+    "kit/run.py": (
+        "def make_parser():\n    from kit import KitParser, TrainConfig\n\n"
+        "    dataclass_types = (TrainConfig,)\n    return KitParser(dataclass_types)\n\n"
+        'if __name__ == "__main__":\n    make_parser().parse_all()\n'
+    ),
+    "docs/run.md": "# Run\n\n```bash\npython kit/run.py --beta 0.2 --loss_kind hinge --output_dir out\n```\n",
+}
+
+
+def test_a_subclass_of_hf_argument_parser_builds_flags_as_its_base():
+    """`class KitParser(HfArgumentParser)`, called with a tuple a function assigned: its classes
+    are the rule's names, and the script's command line takes their flags."""
+    _, rules = written(SUBCLASSED_FILES)
+    (source,) = [s for s in rules[0].sources if s.kind == "hf-dataclass"]
+    assert source.names == ("TrainConfig",)
+    assert audit(rules, MemoryTree(SUBCLASSED_FILES)).findings == ()
+    head = dict(SUBCLASSED_FILES)
+    head["docs/run.md"] = head["docs/run.md"].replace("--loss_kind", "--loss_kindd")
+    report = check(rules, MemoryTree(SUBCLASSED_FILES), MemoryTree(head), [Change("modified", "docs/run.md")])
+    assert [(f.kind, f.symbol) for f in report.findings] == [("unresolved", "--loss_kindd")]

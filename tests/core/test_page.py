@@ -296,6 +296,19 @@ def test_links_yield_path_refs():
     ]
 
 
+def test_a_link_text_naming_its_target_with_the_repository_name_is_the_link_path():
+    p = page("""
+        The notebooks are in [`proj/examples/notebooks/`](https://github.com/acme/proj/tree/main/examples/notebooks/)
+        and [`other/examples/`](https://github.com/acme/proj/tree/main/examples/).
+        """)
+    got = [(r.token, r.where) for r in p.refs]
+    assert got == [
+        ("examples/notebooks", "url"),
+        ("other/examples/", "inline"),  # not the repository's name: the span says another path
+        ("examples", "url"),
+    ]
+
+
 def test_mdx_tags_are_ignored_and_their_content_is_read():
     p = page("""
         Intro.

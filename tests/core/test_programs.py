@@ -686,3 +686,23 @@ def test_a_launcher_the_repository_declares_runs_its_own_program_until_the_scrip
     # Elsewhere the launcher is another project's: its options are nobody's here.
     assert owner(HARNESS, "accelerate launch --num_processes 2") is None
     assert programs(MemoryTree(HARNESS)).usage_of_own_launcher(["accelerate", "launch", "{s}"]) is None
+
+
+def test_a_script_named_by_a_url_of_the_repository_is_its_file():
+    """`uv run URL` and `hf jobs uv run [options] URL` run the repository's own script when the
+    URL is of the repository the project files name; another repository's URL is nobody's."""
+    files = {
+        "pyproject.toml": '[project]\nname = "kit"\n\n[project.urls]\nHomepage = "https://github.com/Org/kit"\n',
+        "kit/scripts/train.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('--steps')\n",
+    }
+    raw = "https://raw.githubusercontent.com/org/kit/main/kit/scripts/train.py"
+    assert owner(files, f'uv run "{raw}" --steps 3') == "kit/scripts/train.py"
+    assert owner(files, f"hf jobs uv run --flavor a10g --timeout 2h --secrets HF_TOKEN {raw} --steps 3") == (
+        "kit/scripts/train.py"
+    )
+    deep = "https://raw.githubusercontent.com/org/kit/refs/heads/main/kit/scripts/train.py"
+    assert owner(files, f"uv run {deep}") == "kit/scripts/train.py"
+    blob = "https://github.com/org/kit/blob/v1/kit/scripts/train.py"
+    assert owner(files, f"uv run {blob}") == "kit/scripts/train.py"
+    assert owner(files, "uv run https://raw.githubusercontent.com/fork/kit/main/kit/scripts/train.py") is None
+    assert owner(files, "uv run https://raw.githubusercontent.com/org/kit/main/kit/scripts/gone.py") is None

@@ -12,6 +12,7 @@ from bot.core.check.deltas import Delta, Deltas
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.new_rows import in_default_column
+from bot.core.check.overrides import overrides_a_base
 from bot.core.check.ownership import Scope
 from bot.core.facts import Facts
 from bot.core.model import Fact
@@ -40,6 +41,8 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
                 continue  # another source (or parser of the program) still defines it
             if delta.old.kind == "flag" and inputs.own.declared_elsewhere(delta.old.token, inputs.rule):
                 continue  # moved to a module the rule does not read: not gone, only out of sight
+            if _overrode_a_base(inputs, delta.old):
+                continue  # the base class of another package still has the field: unknown
             if _is_choice(delta.old) and (
                 _choices_unknown(delta.old, inputs.head_facts)
                 or not _cites_choice(doc, ref, delta.old, inputs.base_facts)
@@ -114,6 +117,14 @@ def _cites_choice(doc: DocPage, ref: Ref, choice: Fact, base: Facts) -> bool:
             if r.section == ref.section
         )
     return False
+
+
+def _overrode_a_base(inputs: RuleInputs, old: Fact) -> bool:
+    """Was `old` a field overriding one of another package's base class (check/overrides.py)?"""
+    if old.kind != "flag" or not old.attr("open"):
+        return False
+    text = inputs.base.read(old.path)
+    return text is not None and overrides_a_base(text, old.line)
 
 
 def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Findings) -> None:

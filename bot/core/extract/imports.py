@@ -21,7 +21,7 @@ defined, and so do its bases: its module holds flags of the program, like one ca
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -31,7 +31,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-7"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-8"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -71,6 +71,9 @@ class Unit:
     refs: frozenset[str]  # names and dotted attribute chains it reads: "parse_args", "cli.main"
     declares: bool  # calls add_argument itself
     builds: frozenset[str] = frozenset()  # refs it hands to a builder of typed flags (BUILDERS)
+    # (callee, refs) of each call of a capitalized name outside BUILDERS handed names: it builds
+    # flags when the callee is a class of the repository subclassing a builder (`TrlParser(...)`)
+    handed: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,9 @@ class Summary:
     creates_parser: bool  # it calls ArgumentParser(...): it builds a command line, not only adds to one
     values: dict[str, frozenset[str]] | None = None  # top-level name -> the refs its values read
     decorated: bool = False  # it names click or typer (or `.command(`): commands may be attached to groups
+    # classes it defines whose base is a builder (`class TrlParser(HfArgumentParser)`), or one of
+    # these: calling them builds flags as the builder does
+    builder_classes: frozenset[str] = frozenset()
 
 
 def summarize(text: str) -> Summary | None:
@@ -141,7 +147,24 @@ def summarize(text: str) -> Summary | None:
         creates_parser=creates_parser or (decorated and any(u.declares for u in units.values())),
         values=values,
         decorated=decorated,
+        builder_classes=builder_subclasses(tree),
     )
+
+
+def builder_subclasses(tree: ast.Module, builders: frozenset[str] = BUILDERS) -> frozenset[str]:
+    """The classes a module defines whose base is one of `builders` (builders of typed flags),
+    or one of those classes."""
+    classes = [n for n in walk.nodes(tree) if isinstance(n, ast.ClassDef)]
+    found: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for node in classes:
+            named = {(_chain(b) or "").rpartition(".")[2] for b in node.bases}
+            if node.name not in found and named & (builders | found):
+                found.add(node.name)
+                grew = True
+    return frozenset(found)
 
 
 def _top_statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
@@ -177,8 +200,10 @@ def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> 
 
     refs: set[str] = set()
     builds: set[str] = set()
+    handed: list[tuple[str, frozenset[str]]] = []
     declares = False
     for root in nodes:
+        local = _locals(root)
         if decorated and isinstance(root, ast.ClassDef):
             # A group class of the project's own (`class Cli(TyperGroup)`): it may read options of
             # every command (bot/core/extract/group_options.py).
@@ -201,11 +226,37 @@ def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> 
                     or (decorated and last in _DECLARING_CALLS)
                 )
                 called = _chain(node.func) or ""
+                given = _given(node, local)
                 if called.split(".")[-1] in BUILDERS or (tyro and called in _TYRO_CLI):
-                    builds.update(_unit(list(node.args)).refs)
+                    builds.update(_unit(given).refs)
+                elif called.rpartition(".")[2][:1].isupper() and given:
+                    handed.append((called, _unit(given).refs))
                 if tyro and called in _TYRO_CLI and _made_at_run_time(node, root):
                     declares = True  # it parses a class no file names: its module is the parser
-    return Unit(frozenset(refs), declares, frozenset(builds))
+    return Unit(frozenset(refs), declares, frozenset(builds), tuple(dict.fromkeys(handed)))
+
+
+def _locals(root: ast.AST) -> dict[str, ast.expr]:
+    """Names a function assigns once, to what (`dataclass_types = (Args, Config)`)."""
+    if not isinstance(root, ast.FunctionDef | ast.AsyncFunctionDef):
+        return {}
+    out: dict[str, ast.expr] = {}
+    for node in walk.every(root):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            out[name] = node.value if name not in out else ast.Constant(None)
+    return out
+
+
+def _given(call: ast.Call, local: Mapping[str, ast.expr]) -> list[ast.AST]:
+    """What a builder call is handed: its positional arguments and `dataclass_types=`, a name a
+    function assigned a tuple or list of classes read as that tuple."""
+    given: list[ast.expr] = [*call.args, *(k.value for k in call.keywords if k.arg == "dataclass_types")]
+    out: list[ast.AST] = []
+    for arg in given:
+        held = local.get(arg.id) if isinstance(arg, ast.Name) else None
+        out.append(held if isinstance(held, ast.Tuple | ast.List) else arg)
+    return out
 
 
 def _made_at_run_time(call: ast.Call, root: ast.AST) -> bool:
@@ -349,6 +400,9 @@ class Modules:
                 stack.extend(self._refs(path, summary, unit.refs, True))
                 continue
             stack.extend(self._refs(path, summary, unit.builds, True))
+            for callee, given in unit.handed:
+                if any(self._builder(p, n) for p, n, _ in self._refs(path, summary, [callee], False)):
+                    stack.extend(self._refs(path, summary, given, True))
             if path not in entries and not summary.argparse:
                 continue
             for ref in unit.refs:
@@ -360,6 +414,19 @@ class Modules:
                 elif head in summary.assigned and name not in (TOP, MAIN):
                     stack.append((path, TOP, False))
         return frozenset(declaring)
+
+    def _builder(self, path: str, name: str) -> bool:
+        """`name` of module `path` is a class subclassing a builder of typed flags, defined
+        there or re-exported (`from .scripts import TrlParser` in a package's __init__.py)."""
+        for _ in range(6):
+            summary = self.summary(path)
+            if summary is None or name in summary.units or name not in summary.imports:
+                return summary is not None and name in summary.builder_classes
+            found = self._follow(path, summary, name)
+            if not found:
+                return False
+            path, name = found[0]
+        return False
 
     def _refs(
         self, path: str, summary: Summary, refs: Iterable[str], built: bool
