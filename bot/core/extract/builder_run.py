@@ -37,6 +37,7 @@ from bot.core.extract.builder_values import (
     TYPING,
     UNK,
     Ann,
+    Bound,
     Call,
     ClassRef,
     Context,
@@ -46,12 +47,15 @@ from bot.core.extract.builder_values import (
     FieldList,
     FuncRef,
     Hints,
+    Instance,
     ModuleRef,
     Obj,
     Parser,
+    Raised,
     Sentinel,
     Signal,
     Src,
+    TypeOf,
     Undecided,
     canon,
     instance,
@@ -130,7 +134,7 @@ class _Runner:
         if isinstance(stmt, ast.Return):
             return Signal("return", None if stmt.value is None else self.eval(stmt.value, env, depth))
         if isinstance(stmt, ast.Raise):
-            return Signal("raise")
+            return Signal("raise", self._raised(stmt, env))
         if isinstance(stmt, ast.Pass):
             return None
         if isinstance(stmt, ast.Assign):
@@ -143,6 +147,8 @@ class _Runner:
                 self._assign(stmt.target, self.eval(stmt.value, env, depth), env, depth)
             return None
         if isinstance(stmt, ast.Expr):
+            if isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) in _SAYING:
+                return None  # a message printed or warned: nothing the parser is told
             self.eval(stmt.value, env, depth)
             return None
         if isinstance(stmt, ast.If):
@@ -152,9 +158,50 @@ class _Runner:
             return self._for(stmt, env, depth)
         if isinstance(stmt, ast.Try) and not stmt.handlers:
             return self.exec(stmt.body, env, depth) or self.exec(stmt.finalbody, env, depth)
+        if isinstance(stmt, ast.Try):
+            return self._try(stmt, env, depth)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and depth > 0:
+            env[stmt.name] = FuncRef(f"<local>.{stmt.name}")  # a closure: passed on, never run
+            return None
         if isinstance(stmt, ast.Assert):
             return None
         raise Undecided  # nested loops of the builder, try/except, with, del, ...
+
+    def _raised(self, stmt: ast.Raise, env: dict[str, Any]) -> str | None:
+        """The class of the exception a `raise` raises, as written; None when not known."""
+        exc = stmt.exc
+        if exc is None:
+            caught = env.get(_CAUGHT)
+            return caught.name if isinstance(caught, _Caught) else None
+        if isinstance(exc, ast.Call):
+            exc = exc.func
+        if isinstance(exc, ast.Name) and isinstance(env.get(exc.id), _Caught):
+            return env[exc.id].name  # `except E as e: ... raise e`
+        return dotted(exc)
+
+    def _try(self, stmt: ast.Try, env: dict[str, Any], depth: int) -> Signal | None:
+        """`try`/`except` as Python runs it: a `raise` of the body, or of a helper it calls,
+        goes to the first handler naming its class (or a base every exception has)."""
+        raised: str | None
+        try:
+            signal = self.exec(stmt.body, env, depth)
+            if signal is None or signal.kind != "raise":
+                return signal or self.exec(stmt.orelse, env, depth) or self.exec(stmt.finalbody, env, depth)
+            raised = signal.value
+        except Raised as exc:
+            raised = exc.name
+        for handler in stmt.handlers:
+            names = [] if handler.type is None else _handled(handler.type)
+            if handler.type is not None and raised is None and not set(names) & _ANY_EXCEPTION:
+                raise Undecided  # which handler takes an exception of an unknown class is not known
+            if handler.type is None or raised in names or set(names) & _ANY_EXCEPTION:
+                local = _Caught(raised)
+                env[_CAUGHT] = local
+                if handler.name:
+                    env[handler.name] = local
+                signal = self.exec(handler.body, env, depth)
+                return signal or self.exec(stmt.finalbody, env, depth)
+        return Signal("raise", raised)
 
     def _for(self, stmt: ast.For, env: dict[str, Any], depth: int) -> Signal | None:
         items = self.eval(stmt.iter, env, depth)
@@ -187,6 +234,11 @@ class _Runner:
                 raise Undecided
             for elt, item in zip(target.elts, items, strict=True):
                 self._assign(elt.value if isinstance(elt, ast.Starred) else elt, item, env, depth)
+        elif isinstance(target, ast.Attribute):
+            subject = self.eval(target.value, env, depth)
+            if not isinstance(subject, Instance):
+                raise Undecided
+            subject.values[target.attr] = found  # `self.exclude = set(exclude)`
         elif isinstance(target, ast.Subscript):
             container = self.eval(target.value, env, depth)
             key = self.eval(target.slice, env, depth)
@@ -230,8 +282,15 @@ class _Runner:
         if isinstance(node, ast.Compare):
             return self._compare(node, env, depth)
         if isinstance(node, ast.IfExp):
-            branch = node.body if self.truth(self.eval(node.test, env, depth)) else node.orelse
-            return self.eval(branch, env, depth)
+            try:
+                chosen = self.truth(self.eval(node.test, env, depth))
+            except Raised:
+                raise
+            except Undecided:
+                # Which value is not known, only that it is one of the two: a value the run goes
+                # on with (a help text), never one it decides or spells an option with.
+                return UNK
+            return self.eval(node.body if chosen else node.orelse, env, depth)
         if isinstance(node, ast.List | ast.Tuple | ast.Set):
             items: list[Any] = []
             for elt in node.elts:
@@ -347,8 +406,19 @@ class _Runner:
                     Sentinel("dataclasses.MISSING") if subject.factory is None else Factory(subject.factory)
                 )
             if attr == "metadata":
-                return {} if subject.metadata is None else src(self.ctx, subject.metadata)
+                return {} if subject.metadata is None else self._metadata(subject.metadata)
+            if attr == "init":
+                return subject.init
             raise Undecided
+        if isinstance(subject, Instance):
+            if attr in subject.values:
+                return subject.values[attr]
+            node = self.ctx.builder_module.classes[subject.cls]
+            if any(isinstance(n, ast.FunctionDef) and n.name == attr for n in node.body):
+                return Bound(subject, attr)
+            return self._class_default(subject.cls, attr)
+        if isinstance(subject, DataclassRef) and attr in ("__doc__", "__name__", "__qualname__"):
+            return UNK  # a text the run passes on (a group's description), never decides on
         if isinstance(subject, Obj):
             if attr in subject.values:
                 return subject.values[attr]
@@ -364,6 +434,15 @@ class _Runner:
                 return Ann(ast.Name(id=attr))
             return Sentinel(f"{subject.name}.{attr}")
         raise Undecided
+
+    def _metadata(self, node: ast.expr) -> Any:
+        """`field(metadata={...})`: a dict literal read key by key, each value the dataclass's
+        module's (`{"argparse_meta": {"type": str, "nargs": "+"}}`)."""
+        if isinstance(node, ast.Dict) and all(
+            isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys
+        ):
+            return {k.value: self._metadata(v) for k, v in zip(node.keys, node.values, strict=True)}  # type: ignore[union-attr]
+        return src(self.ctx, node)
 
     def _class_default(self, cls: str, attr: str) -> Any:
         for stmt in self.ctx.builder_module.classes[cls].body:
@@ -461,6 +540,15 @@ class _Runner:
             return type(left) is type(right) and left == right
         if isinstance(left, Obj | FieldInfo | Parser | DataclassRef) or isinstance(right, Obj | FieldInfo):
             return left is right
+        if isinstance(left, dict) and isinstance(right, dict):  # `f.metadata != {}`
+            return left.keys() == right.keys() and all(self._same(left[k], right[k]) for k in left)
+        if isinstance(left, list | tuple) and type(left) is type(right):
+            return len(left) == len(right) and all(self._same(a, b) for a, b in zip(left, right, strict=True))
+        if isinstance(left, dict | list | tuple) or isinstance(right, dict | list | tuple):
+            if isinstance(left, str | int | float | bool | type(None) | dict | list | tuple) and isinstance(
+                right, str | int | float | bool | type(None) | dict | list | tuple
+            ):
+                return False  # a container is no scalar, nor a container of another kind
         raise Undecided
 
     # calls
@@ -469,15 +557,24 @@ class _Runner:
         func = node.func
         if isinstance(func, ast.Attribute):
             subject = self.eval(func.value, env, depth)
-            if not isinstance(subject, FieldInfo | Obj):
+            if not isinstance(subject, FieldInfo | Obj | Instance):
                 args, keywords = self._arguments(node, env, depth)
                 return self._method(subject, func.attr, args, keywords)
-            callee = self._attribute(subject, func.attr)  # `field.default_factory()`
+            callee = self._attribute(subject, func.attr)  # `field.default_factory()`, `self.helper(f)`
         else:
             callee = self.eval(func, env, depth)
         if isinstance(callee, Factory):
             return src(self.ctx, ast.Call(func=callee.node, args=[], keywords=[]))
         args, keywords = self._arguments(node, env, depth)
+        if isinstance(callee, Bound):
+            method = next(
+                n
+                for n in self.ctx.builder_module.classes[callee.instance.cls].body
+                if isinstance(n, ast.FunctionDef) and n.name == callee.name
+            )
+            if method.decorator_list:
+                raise Undecided  # a staticmethod, a property: not bound as written
+            return self._inline(method, [callee.instance, *args], keywords, depth)
         if isinstance(callee, ClassRef):
             return instance(self.ctx, callee.name, args, keywords, opaque=False)
         if isinstance(callee, Ann) and isinstance(callee.node, ast.Name):
@@ -527,6 +624,12 @@ class _Runner:
         if isinstance(subject, dict):
             if name == "get" and args and isinstance(args[0], str):
                 return subject.get(args[0], args[1] if len(args) > 1 else None)
+            if name == "pop" and not keywords and args and isinstance(args[0], str) and len(args) <= 2:
+                if args[0] in subject:
+                    return subject.pop(args[0])
+                if len(args) == 2:
+                    return args[1]
+                raise Undecided
             if name == "update" and not keywords and len(args) == 1:
                 if args[0] is None or args[0] == {}:
                     return None
@@ -569,6 +672,8 @@ class _Runner:
         signal = self.exec(fn.body, env, depth + 1)
         if signal is None:
             return None
+        if signal.kind == "raise":
+            raise Raised(signal.value)  # out to a `try` of the caller's, if one takes it
         if signal.kind != "return":
             raise Undecided
         return signal.value
@@ -595,6 +700,15 @@ class _Runner:
             return origin(self.ctx, args[0])
         if name == "get_args" and len(args) == 1:
             return type_args(self.ctx, args[0])
+        if name == "isinstance" and len(args) == 2 and isinstance(args[1], TypeOf):
+            # `isinstance(f.default, type(dataclasses.MISSING))`: only the marker is of its class
+            return isinstance(args[0], Sentinel) and args[0] == args[1].marker
+        if name == "type" and len(args) == 1 and isinstance(args[0], Sentinel):
+            return TypeOf(args[0])
+        if name == "set" and not keywords and len(args) <= 1:
+            return list(dict.fromkeys(self._sequence(args[0]))) if args else []
+        if name == "list" and len(args) == 1 and isinstance(args[0], Ann) and type_name(self.ctx, args[0]) in self.ctx.enums:
+            return UNK  # an Enum's members: values the run passes on (choices), never decides on
         if name in ("isinstance", "issubclass") and len(args) == 2:
             return is_instance(self.ctx, args[0], args[1], subclass=name == "issubclass")
         if name == "hasattr" and len(args) == 2 and args[0] == ModuleRef("types") and args[1] == "UnionType":
@@ -619,8 +733,25 @@ class _Runner:
         raise Undecided
 
 
+_SAYING = frozenset({"print", "warnings.warn", "warn", "logger.warning", "logger.info", "logging.warning"})
+_ANY_EXCEPTION = frozenset({"Exception", "BaseException"})
+_CAUGHT = "<caught>"  # the exception a handler is running for: what a bare `raise` raises again
+
+
+@dataclass(frozen=True)
+class _Caught:
+    name: str | None
+
+
+def _handled(node: ast.expr) -> list[str]:
+    """The exception classes an `except` names, as written."""
+    items = node.elts if isinstance(node, ast.Tuple) else [node]
+    return [d for d in (dotted(i) for i in items) if d is not None]
+
+
 _BUILTIN_CALLS = frozenset(
     {
+        "set",
         "fields",
         "is_dataclass",
         "get_type_hints",
@@ -686,6 +817,46 @@ def bind(
                 raise Undecided
             env[param.arg] = runner.eval(defaults[param.arg], {}, 0)
     return env
+
+
+def construct(ctx: Context, cls: str, args: list[Any], keywords: dict[str, Any]) -> Instance | None:
+    """`Factory(Config, exclude=[...])`: the instance the builder class's `__init__` makes. An
+    attribute it assigns a value the run cannot decide (docstrings read with `inspect`) is an
+    unknown value, not the end of the run: a field whose flags depend on it stays undecided."""
+    node = ctx.builder_module.classes.get(cls)
+    if node is None or node.decorator_list:
+        return None
+    made = Instance(cls, {})
+    init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is None:
+        return None if args or keywords else made
+    runner = _Runner(ctx, None)
+    try:
+        env = bind(init, [made, *args], keywords, runner)
+        for stmt in init.body:
+            try:
+                signal = runner.exec([stmt], env, depth=1)
+            except Raised:
+                return None
+            except Undecided:
+                if not isinstance(stmt, ast.Assign) or not all(_unknown_to(t, env, made) for t in stmt.targets):
+                    return None
+                continue
+            if signal is not None:
+                return made if signal.kind == "return" else None
+    except (Undecided, RecursionError):
+        return None
+    return made
+
+
+def _unknown_to(target: ast.expr, env: dict[str, Any], made: Instance) -> bool:
+    if isinstance(target, ast.Name):
+        env[target.id] = UNK
+        return True
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and env.get(target.value.id) is made:
+        made.values[target.attr] = UNK
+        return True
+    return False
 
 
 def bind_builder(

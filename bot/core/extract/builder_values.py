@@ -41,6 +41,7 @@ BUILTIN_TYPES = frozenset(
 STR_METHODS = frozenset(
     {"replace", "lower", "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "join"}
 )
+_ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Lt: operator.lt,
     ast.LtE: operator.le,
@@ -51,6 +52,15 @@ COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
 
 class Undecided(Exception):
     """The run reached something neither file decides."""
+
+
+class Raised(Undecided):
+    """A `raise` of the builder's, on its way out to the `try` that catches it: a raise no
+    handler of the run catches leaves the field undecided, like any other."""
+
+    def __init__(self, name: str | None):
+        super().__init__(name)
+        self.name = name  # the exception class as written (`TypeInferenceError`); None: unknown
 
 
 class _Unknown:
@@ -94,6 +104,30 @@ class Obj:
 @dataclass(frozen=True)
 class ClassRef:
     name: str
+
+
+@dataclass
+class Instance:
+    """`self` of a builder class of the builder's module (`Factory(Config).build_group(parser)`):
+    the attributes its `__init__` set."""
+
+    cls: str
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A method of the builder class, bound to its instance."""
+
+    instance: Instance
+    name: str
+
+
+@dataclass(frozen=True)
+class TypeOf:
+    """`type(dataclasses.MISSING)`: the class of a marker, for `isinstance`."""
+
+    marker: Sentinel
 
 
 @dataclass(frozen=True)
@@ -141,6 +175,8 @@ class FieldInfo:
     default: ast.expr | None
     factory: ast.expr | None
     metadata: ast.expr | None
+    init: bool = True  # False: `field(init=False)`
+    path: str | None = None  # the module defining it, when not the dataclass's (a base's field)
 
 
 @dataclass
@@ -165,6 +201,8 @@ class Context:
     dataclass: ast.Module
     fields: list[FieldInfo]
     bases: tuple[str, ...]  # the dataclass's bases as written
+    enums: frozenset[str] = frozenset()  # names of the dataclass's module bound to Enum classes
+    classes: frozenset[str] = frozenset()  # names it binds to classes that are no Enum
     spent: int = 0  # steps all the fields' runs took so far (MAX_RUN_STEPS)
     builder_module: Module = field(init=False)
     dataclass_scope: Scope = field(init=False)
@@ -218,6 +256,8 @@ def to_flags(ctx: Context, call: Call, info: FieldInfo) -> list[Flag] | None:
         if arg.startswith("-"):
             options.append((arg, info.line))
     keywords = {k: _as_node(v) for k, v in call.keywords.items()}
+    if keywords.get("help") is _NOT_SPELLED:
+        del keywords["help"]  # a help text the run could not read (a docstring): none, not a name
     scope, module = ctx.dataclass_scope, ctx.dataclass_module
     found = argparse_flags.flags(options, keywords, scope.lookup, module=module)
     base = ast.unparse(bare(ctx, info.annotation))
@@ -336,12 +376,22 @@ def is_instance(ctx: Context, found: Any, kinds: Any, subclass: bool) -> bool:
                 if isinstance(found, DataclassRef):
                     return name == "object"
                 raise Undecided
+            if name == "type" and isinstance(found, Ann) and isinstance(unquoted(found.node), ast.Subscript | ast.BinOp):
+                continue  # `Optional[int]`, `list[str]`, `int | None` are no classes
             if name == "type" and isinstance(found, DataclassRef | Ann):
                 return True
             if isinstance(found, str | int | float | bool | list | tuple | dict):
                 if type(found).__name__ == name or (name == "int" and isinstance(found, bool)):
                     return True
             elif isinstance(found, Src | FieldInfo) or found is UNK:
+                raise Undecided
+        elif isinstance(kind, Sentinel) and subclass and kind.name in _ENUM_BASES and isinstance(found, Ann):
+            # `issubclass(hint, enum.Enum)`: a builtin or typing form is not; a class the
+            # dataclass's module names is one when its bases say so.
+            named = type_name(ctx, found)
+            if named in ctx.enums:
+                return True
+            if not (plain(ctx, found) or named in ctx.classes):
                 raise Undecided
         elif isinstance(kind, Sentinel):
             # Another library's class (`msgspec.Struct`): the dataclass is one only through

@@ -3,6 +3,11 @@ kind `built-fields`: the function may make the class's fields flags of the parse
 (sglang's `add_cli_args_from_dataclass(parser, ServerArgs)`). Extraction reads one file, so the
 reference is all it says; `gather` resolves it against the other module
 (bot/core/extract/field_builders.py) and drops it.
+
+A builder may be a class of another module handed the dataclass, whose method is then handed
+the parser (Megatron's `ArgumentGroupFactory(TransformerConfig, exclude=[...])`, then
+`.build_group(parser, "title")`, chained or through a name): the dataclass may be imported too
+(bot/core/extract/class_builders.py reads it where it is defined).
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ BUILT: Final = "built-fields"
 
 
 def references(tree: ast.Module, source_id: str, path: str) -> list[Fact]:
-    """Calls that hand a dataclass of this module, and something else, to an imported function."""
+    """Calls that hand a dataclass of this module, and something else, to an imported function;
+    and imported builder classes handed a class whose method is then handed the parser."""
     imported = {
         alias.asname or alias.name
         for stmt in tree.body
@@ -26,9 +32,9 @@ def references(tree: ast.Module, source_id: str, path: str) -> list[Fact]:
         for alias in stmt.names
     }
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef) and _is_dataclass(n)}
+    out = _instances(tree, source_id, path, classes)
     if not imported or not classes:
-        return []
-    out: list[Fact] = []
+        return out
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported):
             continue
@@ -68,16 +74,117 @@ def _is_dataclass(node: ast.ClassDef) -> bool:
     return False
 
 
-def _literal_keywords(call: ast.Call) -> dict[str, object] | None:
+def _literal_keywords(call: ast.Call, assigned: dict[str, ast.expr] | None = None) -> dict[str, object] | None:
     out: dict[str, object] = {}
     for k in call.keywords:
         if k.arg is None:
             return None
-        try:
-            found = ast.literal_eval(k.value)
-        except (ValueError, SyntaxError, TypeError):
-            return None
-        if not isinstance(found, str | int | float | bool | type(None) | list):
+        found = _literal(k.value, assigned or {})
+        if found is _NO_LITERAL:
             return None
         out[k.arg] = found
     return out
+
+
+# --- builder classes: `Factory(Config, ...).method(parser, ...)` ---------------------------------
+
+
+def _instances(tree: ast.Module, source_id: str, path: str, dataclasses: set[str]) -> list[Fact]:
+    """`Factory(Config, exclude=[...]).build_group(parser, "title")`, chained or through a name
+    the scope assigns once, with `Factory` imported and `Config` imported or a dataclass here."""
+    out: list[Fact] = []
+    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]:
+        imported = {
+            alias.asname or alias.name
+            for stmt in ast.walk(scope)
+            if isinstance(stmt, ast.ImportFrom)
+            for alias in stmt.names
+        } | {a.asname or a.name for stmt in tree.body if isinstance(stmt, ast.ImportFrom) for a in stmt.names}
+        assigned = _assigned_once(scope)
+        for node in _own_nodes(scope):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            made = node.func.value
+            if isinstance(made, ast.Name) and isinstance(assigned.get(made.id), ast.Call):
+                made = assigned[made.id]
+            if not (isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and made.func.id in imported):
+                continue
+            given = [
+                i
+                for i, a in enumerate(made.args)
+                if isinstance(a, ast.Name) and (a.id in imported or a.id in dataclasses)
+            ]
+            keywords = _literal_keywords(made, assigned)
+            method = _method_arguments(node, assigned)
+            if len(given) != 1 or keywords is None or method is None or _starred(made):
+                continue
+            cls = made.args[given[0]]
+            assert isinstance(cls, ast.Name)
+            attrs = (
+                ("arguments", str(len(made.args))),
+                ("class-at", str(given[0])),
+                ("keywords", json.dumps(keywords, sort_keys=True)),
+                ("method", node.func.attr),
+                ("method-arguments", json.dumps(method, sort_keys=True)),
+            )
+            out.append(
+                Fact(kind=BUILT, token=made.func.id, key=cls.id, source=source_id, path=path, line=node.lineno, attrs=attrs)
+            )
+    return out
+
+
+def _own_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of a function or module body outside the functions and classes it defines."""
+    out: list[ast.AST] = []
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        out.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _assigned_once(scope: ast.AST) -> dict[str, ast.expr]:
+    """Names the scope binds exactly once, by a plain assignment: what each stands for."""
+    seen: dict[str, int] = {}
+    values: dict[str, ast.expr] = {}
+    for node in _own_nodes(scope):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            seen[node.id] = seen.get(node.id, 0) + 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+    return {k: v for k, v in values.items() if seen.get(k) == 1}
+
+
+def _starred(call: ast.Call) -> bool:
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+
+
+def _method_arguments(call: ast.Call, assigned: dict[str, ast.expr]) -> dict[str, object] | None:
+    """The method's arguments: literals as values, anything else the parser (`{"parser": true}`):
+    only the parser's `add_argument` calls are read, so a wrong guess declares nothing."""
+    if _starred(call):
+        return None
+
+    def one(node: ast.expr) -> object:
+        found = _literal(node, assigned)
+        return {"value": found} if found is not _NO_LITERAL else {"parser": True}
+
+    return {"args": [one(a) for a in call.args], "keywords": {k.arg: one(k.value) for k in call.keywords if k.arg}}
+
+
+_NO_LITERAL = object()
+
+
+def _literal(node: ast.expr, assigned: dict[str, ast.expr]) -> object:
+    if isinstance(node, ast.Name) and node.id in assigned:
+        node = assigned[node.id]  # `exclude = [...]` then `Factory(Config, exclude=exclude)`
+    try:
+        found = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NO_LITERAL
+    if not isinstance(found, str | int | float | bool | type(None) | list):
+        return _NO_LITERAL
+    return found

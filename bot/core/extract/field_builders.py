@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 MAX_BUILT = 200  # references resolved in one revision of one rule; the rest are not followed
 MAX_TEXT = 2_000_000  # a builder's module larger than this is not read
 MAX_FIELDS = 2_000  # fields of one dataclass run through its builder (sglang's ServerArgs has ~480)
-_FORMAT = "built-2"  # cache key prefix: bump when a resolution changes shape or meaning
+_FORMAT = "built-3"  # cache key prefix: bump when a resolution changes shape or meaning
 
 
 class Resolver:
@@ -58,11 +58,34 @@ class Resolver:
         if not found or found[0][0] == ref.path:
             return []
         builder_path, name = found[0]
+        if ref.attr("method"):
+            return self._instance(ref, builder_path, name)
         blobs = (self.tree.blob_id(ref.path), self.tree.blob_id(builder_path))
         where = f"{ref.path}:{builder_path}:{name}:{ref.key}:{ref.attrs}:{ref.source}"
         key = f"{_FORMAT}:{blobs[0]}:{blobs[1]}:{where}"
         result = cached(
             self.cache, key if all(blobs) else None, Extraction, lambda: self._run(ref, builder_path, name)
+        )
+        if result is None:
+            return []
+        self.errors.extend(result.errors)
+        return list(result.facts)
+
+    def _instance(self, ref: Fact, builder_path: str, name: str) -> list[Fact]:
+        """A builder class handed the dataclass, its method the parser (class_builders.py)."""
+        from bot.core.extract import class_builders
+
+        paths = class_builders.blobs(self.modules, ref, builder_path)
+        if paths is None:
+            return []
+        blobs = [self.tree.blob_id(p) for p in paths]
+        where = f"{':'.join(paths)}:{name}:{ref.key}:{ref.attrs}:{ref.source}"
+        key = f"{_FORMAT}:{':'.join(b or '' for b in blobs)}:{where}"
+        result = cached(
+            self.cache,
+            key if all(blobs) else None,
+            Extraction,
+            lambda: class_builders.run(self.modules, ref, builder_path, name),
         )
         if result is None:
             return []
@@ -143,21 +166,44 @@ def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> tuple[l
 
 
 def _fields(owner: ast.Module, classes: dict[str, ast.ClassDef], name: str) -> list[FieldInfo]:
-    """The dataclass's fields in `dataclasses.fields()` order, with their annotations as written."""
+    return fields_of(owner, classes, name)
+
+
+def fields_of(
+    owner: ast.Module, classes: dict[str, ast.ClassDef], name: str, inherited: bool = True
+) -> list[FieldInfo]:
+    """The dataclass's fields in `dataclasses.fields()` order, with their annotations as written;
+    `inherited=False`: those its own body declares."""
     from bot.core.extract import dataclass_flags
     from bot.core.extract.builder_values import FieldInfo
 
     known = dataclass_flags.dataclass_fields(owner, name) or []
     nodes: dict[str, ast.AnnAssign] = {}
-    _annotated(classes, classes[name], nodes, 0)
+    if inherited:
+        _annotated(classes, classes[name], nodes, 0)
+    else:
+        nodes = {
+            s.target.id: s
+            for s in classes[name].body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+        }
     out = []
     for f in known:
         stmt = nodes.get(f.name)
         if stmt is None:
             continue
         default, factory, metadata = _field_call(stmt.value)
-        out.append(FieldInfo(f.name, f.line, stmt.annotation, default, factory, metadata))
+        out.append(FieldInfo(f.name, f.line, stmt.annotation, default, factory, metadata, _init(stmt.value)))
     return out
+
+
+def _init(found: ast.expr | None) -> bool:
+    """False for `field(init=False)`: `dataclasses.fields()` still lists it."""
+    if isinstance(found, ast.Call) and dotted(found.func) in ("field", "dataclasses.field"):
+        for k in found.keywords:
+            if k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False:
+                return False
+    return True
 
 
 def _annotated(
