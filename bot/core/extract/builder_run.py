@@ -175,8 +175,9 @@ class _Runner:
             return caught.name if isinstance(caught, _Caught) else None
         if isinstance(exc, ast.Call):
             exc = exc.func
-        if isinstance(exc, ast.Name) and isinstance(env.get(exc.id), _Caught):
-            return env[exc.id].name  # `except E as e: ... raise e`
+        caught = env.get(exc.id) if isinstance(exc, ast.Name) else None
+        if isinstance(caught, _Caught):
+            return caught.name  # `except E as e: ... raise e`
         return dotted(exc)
 
     def _try(self, stmt: ast.Try, env: dict[str, Any], depth: int) -> Signal | None:
@@ -544,11 +545,8 @@ class _Runner:
             return left.keys() == right.keys() and all(self._same(left[k], right[k]) for k in left)
         if isinstance(left, list | tuple) and type(left) is type(right):
             return len(left) == len(right) and all(self._same(a, b) for a, b in zip(left, right, strict=True))
-        if isinstance(left, dict | list | tuple) or isinstance(right, dict | list | tuple):
-            if isinstance(left, str | int | float | bool | type(None) | dict | list | tuple) and isinstance(
-                right, str | int | float | bool | type(None) | dict | list | tuple
-            ):
-                return False  # a container is no scalar, nor a container of another kind
+        if isinstance(left, _DECIDED) and isinstance(right, _DECIDED):
+            return False  # a container is no scalar, nor a container of another kind
         raise Undecided
 
     # calls
@@ -707,7 +705,12 @@ class _Runner:
             return TypeOf(args[0])
         if name == "set" and not keywords and len(args) <= 1:
             return list(dict.fromkeys(self._sequence(args[0]))) if args else []
-        if name == "list" and len(args) == 1 and isinstance(args[0], Ann) and type_name(self.ctx, args[0]) in self.ctx.enums:
+        if (
+            name == "list"
+            and len(args) == 1
+            and isinstance(args[0], Ann)
+            and type_name(self.ctx, args[0]) in self.ctx.enums
+        ):
             return UNK  # an Enum's members: values the run passes on (choices), never decides on
         if name in ("isinstance", "issubclass") and len(args) == 2:
             return is_instance(self.ctx, args[0], args[1], subclass=name == "issubclass")
@@ -734,6 +737,7 @@ class _Runner:
 
 
 _SAYING = frozenset({"print", "warnings.warn", "warn", "logger.warning", "logger.info", "logging.warning"})
+_DECIDED = (str, int, float, bool, type(None), dict, list, tuple)
 _ANY_EXCEPTION = frozenset({"Exception", "BaseException"})
 _CAUGHT = "<caught>"  # the exception a handler is running for: what a bare `raise` raises again
 
@@ -839,7 +843,9 @@ def construct(ctx: Context, cls: str, args: list[Any], keywords: dict[str, Any])
             except Raised:
                 return None
             except Undecided:
-                if not isinstance(stmt, ast.Assign) or not all(_unknown_to(t, env, made) for t in stmt.targets):
+                if not isinstance(stmt, ast.Assign) or not all(
+                    _unknown_to(t, env, made) for t in stmt.targets
+                ):
                     return None
                 continue
             if signal is not None:
@@ -853,7 +859,11 @@ def _unknown_to(target: ast.expr, env: dict[str, Any], made: Instance) -> bool:
     if isinstance(target, ast.Name):
         env[target.id] = UNK
         return True
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and env.get(target.value.id) is made:
+    if (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and env.get(target.value.id) is made
+    ):
         made.values[target.attr] = UNK
         return True
     return False

@@ -376,7 +376,11 @@ def is_instance(ctx: Context, found: Any, kinds: Any, subclass: bool) -> bool:
                 if isinstance(found, DataclassRef):
                     return name == "object"
                 raise Undecided
-            if name == "type" and isinstance(found, Ann) and isinstance(unquoted(found.node), ast.Subscript | ast.BinOp):
+            if (
+                name == "type"
+                and isinstance(found, Ann)
+                and isinstance(unquoted(found.node), ast.Subscript | ast.BinOp)
+            ):
                 continue  # `Optional[int]`, `list[str]`, `int | None` are no classes
             if name == "type" and isinstance(found, DataclassRef | Ann):
                 return True

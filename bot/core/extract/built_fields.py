@@ -74,7 +74,9 @@ def _is_dataclass(node: ast.ClassDef) -> bool:
     return False
 
 
-def _literal_keywords(call: ast.Call, assigned: dict[str, ast.expr] | None = None) -> dict[str, object] | None:
+def _literal_keywords(
+    call: ast.Call, assigned: dict[str, ast.expr] | None = None
+) -> dict[str, object] | None:
     out: dict[str, object] = {}
     for k in call.keywords:
         if k.arg is None:
@@ -93,7 +95,10 @@ def _instances(tree: ast.Module, source_id: str, path: str, dataclasses: set[str
     """`Factory(Config, exclude=[...]).build_group(parser, "title")`, chained or through a name
     the scope assigns once, with `Factory` imported and `Config` imported or a dataclass here."""
     out: list[Fact] = []
-    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]:
+    for scope in [
+        tree,
+        *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
+    ]:
         imported = {
             alias.asname or alias.name
             for stmt in ast.walk(scope)
@@ -107,7 +112,9 @@ def _instances(tree: ast.Module, source_id: str, path: str, dataclasses: set[str
             made = node.func.value
             if isinstance(made, ast.Name) and isinstance(assigned.get(made.id), ast.Call):
                 made = assigned[made.id]
-            if not (isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and made.func.id in imported):
+            if not (
+                isinstance(made, ast.Call) and isinstance(made.func, ast.Name) and made.func.id in imported
+            ):
                 continue
             given = [
                 i
@@ -128,7 +135,15 @@ def _instances(tree: ast.Module, source_id: str, path: str, dataclasses: set[str
                 ("method-arguments", json.dumps(method, sort_keys=True)),
             )
             out.append(
-                Fact(kind=BUILT, token=made.func.id, key=cls.id, source=source_id, path=path, line=node.lineno, attrs=attrs)
+                Fact(
+                    kind=BUILT,
+                    token=made.func.id,
+                    key=cls.id,
+                    source=source_id,
+                    path=path,
+                    line=node.lineno,
+                    attrs=attrs,
+                )
             )
     return out
 
@@ -172,7 +187,10 @@ def _method_arguments(call: ast.Call, assigned: dict[str, ast.expr]) -> dict[str
         found = _literal(node, assigned)
         return {"value": found} if found is not _NO_LITERAL else {"parser": True}
 
-    return {"args": [one(a) for a in call.args], "keywords": {k.arg: one(k.value) for k in call.keywords if k.arg}}
+    return {
+        "args": [one(a) for a in call.args],
+        "keywords": {k.arg: one(k.value) for k in call.keywords if k.arg},
+    }
 
 
 _NO_LITERAL = object()

@@ -97,7 +97,7 @@ def _chain(
 
 def run(modules: Modules, ref: Fact, builder_path: str, name: str) -> Extraction:
     """The flags the builder class `name` of `builder_path` makes of the dataclass `ref` names."""
-    from bot.core.extract import builder_run, field_builders
+    from bot.core.extract import builder_run, field_infos
     from bot.core.extract.builder_values import Context, DataclassRef, Parser, to_flags
 
     builder = _tree(modules, builder_path)
@@ -110,14 +110,14 @@ def run(modules: Modules, ref: Fact, builder_path: str, name: str) -> Extraction
         classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
         own = {
             i.name: replace(i, path=path)
-            for i in field_builders.fields_of(tree, classes, node.name, inherited=False)
+            for i in field_infos.fields_of(tree, classes, node.name, inherited=False)
         }
         infos = [i for i in infos if i.name not in own] + list(own.values())
     dataclass_path, node, tree = found
-    whole = len(infos) <= field_builders.MAX_FIELDS
-    infos = infos[: field_builders.MAX_FIELDS]
-    enums, classes = _kinds(modules, dataclass_path, tree)
-    ctx = Context(builder, tree, infos, tuple(ast.unparse(b) for b in node.bases), enums, classes)
+    whole = len(infos) <= field_infos.MAX_FIELDS
+    infos = infos[: field_infos.MAX_FIELDS]
+    enums, others = _kinds(modules, dataclass_path, tree)
+    ctx = Context(builder, tree, infos, tuple(ast.unparse(b) for b in node.bases), enums, others)
     count, cls_at = int(ref.attr("arguments") or 0), int(ref.attr("class-at") or 0)
     args: list[Any] = [DataclassRef() if i == cls_at else Parser() for i in range(count)]
     instance = builder_run.construct(ctx, name, args, json.loads(ref.attr("keywords") or "{}"))
@@ -161,7 +161,7 @@ def run(modules: Modules, ref: Fact, builder_path: str, name: str) -> Extraction
                 )
     if whole and ctx.spent <= builder_values.MAX_RUN_STEPS:
         return Extraction(facts=tuple(out))
-    stopped = ParseError(ref.path, ref.line, field_builders.too_long(name, builder_path, ref.key))
+    stopped = ParseError(ref.path, ref.line, field_infos.too_long(name, builder_path, ref.key))
     return Extraction(facts=tuple(out), errors=(stopped,))
 
 
