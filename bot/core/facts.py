@@ -31,7 +31,7 @@ ParseCache = MutableMapping[str, object]
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
 EXTRACTION_FORMAT = "x15"
-PAGE_FORMAT = "doc18"
+PAGE_FORMAT = "doc19"
 TOKENS_FORMAT = "tok4"  # bot/core/extract/tokens.py
 
 
@@ -102,7 +102,10 @@ def with_programs(fact: Fact, found: Programs, path: str | None = None) -> Fact:
 
 
 def _source_signature(source: Source) -> str:
-    return hashlib.sha1(repr(source).encode()).hexdigest()[:12]
+    # What an extractor reads of its source: not the files it lists nor what the rest of the check
+    # does with its facts, so two rules (or a glob and a list) reading one file share its facts.
+    reads = replace(source, paths=(), programs=(), enumerated=False)
+    return hashlib.sha1(repr(reads).encode()).hexdigest()[:12]
 
 
 def _extract_cached(source: Source, path: str, tree: Tree, cache: ParseCache | None) -> Extraction | None:

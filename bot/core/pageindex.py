@@ -40,19 +40,40 @@ _RUN = lazyre.compile(r"[A-Za-z0-9_]+")
 _NORMAL_WORD = lazyre.compile(r"true|false|none|inf|nan|[0-9]+e?[0-9]*|e[0-9]+")
 
 
+# What may join the parts of an index's token that the page wrote apart: a YAML key under
+# another is `optimizer.lr`, a path resolves from the page's folder. Only `-` and `_` (and case)
+# join the words of one part, and the page writes those words in a row.
+_PART_BREAK = lazyre.compile(r"[^A-Za-z0-9_-]+")
+_TAG = lazyre.compile(r"<[^<>\n]{0,200}>")  # an inline HTML tag
+
+
 def _words(runs: frozenset[str] | list[str]) -> set[str]:
     return {w for run in runs for w in run.lower().split("_") if w}
 
 
+def _sequence(runs: list[str]) -> list[str]:
+    """The words of these runs in order, normal forms left out (an index may hold them unwritten)."""
+    return [w for run in runs for w in run.lower().split("_") if w and not _NORMAL_WORD.fullmatch(w)]
+
+
+def _pairs(words: list[str]) -> set[str]:
+    return {f"{a} {b}" for a, b in zip(words, words[1:], strict=False)}
+
+
 @dataclass(frozen=True)
 class PageWords:
-    """The runs of letters, digits and `_` of a page that was not parsed."""
+    """The runs of letters, digits and `_` of a page that was not parsed, and which of its words
+    it writes one after the other."""
 
     runs: frozenset[str]
+    pairs: frozenset[str] = frozenset()  # "a b": word `b` follows word `a` somewhere on the page
 
     @classmethod
     def of(cls, text: str) -> PageWords:
-        return cls(frozenset(_RUN.findall(text)))
+        runs = _RUN.findall(text)
+        # With inline tags and without: `<model_id>` is a placeholder, `<wbr>` splits no name.
+        pairs = _pairs(_sequence(runs)) | _pairs(_sequence(_RUN.findall(_TAG.sub(" ", text))))
+        return cls(frozenset(runs), frozenset(pairs))
 
     def names(self, wanted: frozenset[str]) -> bool:
         """Does the page write any of these code names? A code span holds a name as written."""
@@ -61,12 +82,19 @@ class PageWords:
     def citable(self) -> Callable[[str], bool]:
         """Can the page's index hold a token? Every word of a token a page cites is one of the
         page's words, in any case and between any separators (`lr:` under `optimizer:` in a YAML
-        block is `optimizer.lr`, `--max-steps` may be `max_steps:`), or a normal form. False is a
-        promise: tests/core/test_page_words.py holds every index of its corpus to it."""
+        block is `optimizer.lr`, `--max-steps` may be `max_steps:`), or a normal form; and the
+        words of each part of it (between separators other than `-` and `_`) follow each other
+        on the page. False is a promise: tests/core/test_page_words.py holds every index of its
+        corpus to it."""
         words = _words(self.runs)
+        pairs = self.pairs
 
         def could(token: str) -> bool:
-            return all(w in words or _NORMAL_WORD.fullmatch(w) for w in _words(_RUN.findall(token)))
+            if not all(w in words or _NORMAL_WORD.fullmatch(w) for w in _words(_RUN.findall(token))):
+                return False
+            return all(
+                pairs.issuperset(_pairs(_sequence(_RUN.findall(part)))) for part in _PART_BREAK.split(token)
+            )
 
         return could
 

@@ -128,3 +128,17 @@ def test_synthesized_tokens_pass_and_absent_words_do_not():
         assert could(token), token
     for token in ("--learning-rate", "--keep-fp32-master", "scheduler.lr", "ParallelState"):
         assert not could(token), token
+
+
+def test_the_words_of_one_part_of_a_token_must_follow_each_other_on_the_page():
+    could = PageWords.of(MARKDOWN).citable()
+    # `max\_cache\_size`, `--keep-cache`, `max_steps:` are written; these orders are not.
+    for token in ("--max-cache-size", "max_cache_size", "--keep-cache", "--max-steps", "MAX-STEPS"):
+        assert could(token), token
+    for token in ("--cache-max", "--size-cache", "--steps-max", "--cache-keep", "keep_mode"):
+        assert not could(token), token
+    # Parts a page writes apart are joined by other separators: a YAML key under another.
+    assert could("trainer.max_steps") and could("optimizer.lr")
+    # An inline tag splits no name, and a placeholder in angle brackets is still written.
+    words = PageWords.of("Use `--max-<wbr>steps` with `<model_id>`.")
+    assert words.citable()("--max-steps") and words.citable()("<model_id>")
