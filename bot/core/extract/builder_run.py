@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +67,7 @@ from bot.core.extract.builder_values import (
     type_name,
 )
 from bot.core.extract.constants import dotted, unquoted, value
+from bot.core.model import Fact
 
 
 def run_field(ctx: Context, loop: ast.For, env: dict[str, Any], info: FieldInfo) -> list[Call] | None:
@@ -79,6 +80,36 @@ def run_field(ctx: Context, loop: ast.For, env: dict[str, Any], info: FieldInfo)
     except (Undecided, RecursionError):
         return None
     return runner.calls
+
+
+def field_flags(
+    ctx: Context,
+    loop: ast.For,
+    env: dict[str, Any],
+    infos: list[FieldInfo],
+    source: str,
+    path_of: Callable[[FieldInfo], str],
+) -> list[Fact]:
+    """The flags each field's pass through the loop declares, until the run's steps are spent;
+    each fact at the file `path_of` gives for its field."""
+    out: list[Fact] = []
+    for info in infos:
+        if ctx.spent > builder_values.MAX_RUN_STEPS:
+            break
+        for call in run_field(ctx, loop, env, info) or ():
+            for flag in builder_values.to_flags(ctx, call, info) or ():
+                out.append(
+                    Fact(
+                        kind="flag",
+                        token=flag.token,
+                        key=flag.dest,
+                        source=source,
+                        path=path_of(info),
+                        line=flag.line,
+                        attrs=flag.attrs,
+                    )
+                )
+    return out
 
 
 def prelude(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef, env: dict[str, Any]) -> ast.For | None:

@@ -98,7 +98,7 @@ def _chain(
 def run(modules: Modules, ref: Fact, builder_path: str, name: str) -> Extraction:
     """The flags the builder class `name` of `builder_path` makes of the dataclass `ref` names."""
     from bot.core.extract import builder_run, field_infos
-    from bot.core.extract.builder_values import Context, DataclassRef, Parser, to_flags
+    from bot.core.extract.builder_values import Context, DataclassRef, Parser
 
     builder = _tree(modules, builder_path)
     found = where(modules, ref.path, ref.key)
@@ -142,23 +142,7 @@ def run(modules: Modules, ref: Fact, builder_path: str, name: str) -> Extraction
     loop = builder_run.prelude(ctx, method, env) if env is not None else None
     if env is None or loop is None:
         return Extraction(facts=())
-    out: list[Fact] = []
-    for info in infos:
-        if ctx.spent > builder_values.MAX_RUN_STEPS:
-            break
-        for call in builder_run.run_field(ctx, loop, env, info) or ():
-            for flag in to_flags(ctx, call, info) or ():
-                out.append(
-                    Fact(
-                        kind="flag",
-                        token=flag.token,
-                        key=flag.dest,
-                        source=ref.source,
-                        path=info.path or dataclass_path,
-                        line=flag.line,
-                        attrs=flag.attrs,
-                    )
-                )
+    out = builder_run.field_flags(ctx, loop, env, infos, ref.source, lambda info: info.path or dataclass_path)
     if whole and ctx.spent <= builder_values.MAX_RUN_STEPS:
         return Extraction(facts=tuple(out))
     stopped = ParseError(ref.path, ref.line, field_infos.too_long(name, builder_path, ref.key))

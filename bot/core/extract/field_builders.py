@@ -113,7 +113,7 @@ def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> tuple[l
     whether every field was run (False: the budget of steps ran out on the way)."""
     # Imported on use: a check whose facts are all cached never imports the extractors.
     from bot.core.extract import builder_run
-    from bot.core.extract.builder_values import Context, DataclassRef, Parser, to_flags
+    from bot.core.extract.builder_values import Context, DataclassRef, Parser
 
     fn = next(
         (n for n in builder.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name),
@@ -137,23 +137,7 @@ def run(ref: Fact, owner: ast.Module, builder: ast.Module, name: str) -> tuple[l
     loop = builder_run.prelude(ctx, fn, env) if env is not None else None
     if env is None or loop is None:
         return [], True
-    out: list[Fact] = []
-    for info in infos:
-        if ctx.spent > builder_values.MAX_RUN_STEPS:
-            break
-        for call in builder_run.run_field(ctx, loop, env, info) or ():
-            for flag in to_flags(ctx, call, info) or ():
-                out.append(
-                    Fact(
-                        kind="flag",
-                        token=flag.token,
-                        key=flag.dest,
-                        source=ref.source,
-                        path=ref.path,
-                        line=flag.line,
-                        attrs=flag.attrs,
-                    )
-                )
+    out = builder_run.field_flags(ctx, loop, env, infos, ref.source, lambda _info: ref.path)
     return out, whole and ctx.spent <= builder_values.MAX_RUN_STEPS
 
 
