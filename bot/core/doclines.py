@@ -3,6 +3,7 @@ the names a page ties to flags, and default values as a page writes them."""
 
 from __future__ import annotations
 
+import html
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -61,7 +62,9 @@ def cited_values(value: str | None, choices: Sequence[str] = ()) -> list[str]:
     is one of the flag's `choices`, gives none: it says how to pass a value, not which."""
     if value is None:
         return []
-    text = value.strip().strip("`")
+    # An MDX page writes a brace as a character reference (`&#123;0|1&#125;`), and a shell line
+    # goes on after a backslash (`--backend mooncake\`): neither is part of the value.
+    text = html.unescape(value.strip().strip("`")).removesuffix("\\").strip()
     if text in choices:
         return [text]
     braces = _SET_RE.fullmatch(text)

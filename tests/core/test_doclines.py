@@ -93,3 +93,10 @@ def test_a_size_with_a_unit_is_the_number_of_bytes_it_says():
     assert in_unit_of("512 MB", "1073741824") == "1024 MB"
     assert in_unit_of("2G", "1073741824") == "1G"
     assert in_unit_of("512 MB", "1000") == "1 KB" and in_unit_of("fast", "3") == "3"
+
+
+def test_cited_values_read_through_character_references_and_a_line_continuation():
+    from bot.core.doclines import cited_values
+
+    assert cited_values("&#123;0|1|2&#125;", ["0", "1", "2"]) == ["0", "1", "2"]
+    assert cited_values("mooncake\\", ["file", "mooncake"]) == ["mooncake"]

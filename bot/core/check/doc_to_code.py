@@ -6,7 +6,7 @@ from __future__ import annotations
 import posixpath
 
 from bot.core import doclines, lazyre
-from bot.core.check import paths, spellings, wording
+from bot.core.check import paths, spellings, undeclared_spellings, wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest, fits_name, misspelt, subject
@@ -166,8 +166,10 @@ def declared_by_page(doc: DocPage, token: str) -> bool:
 
 
 def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out: Findings) -> None:
-    facts = scope.flags(inputs.head_facts.by_token.get(ref.token, ())) or _spelt_otherwise(
-        inputs, ref.token, scope
+    facts = (
+        scope.flags(inputs.head_facts.by_token.get(ref.token, ()))
+        or _spelt_otherwise(inputs, ref.token, scope)
+        or _abbreviated(inputs, ref, scope)
     )
     if not facts:
         if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token) or inputs.others.flag(ref.token):
@@ -199,7 +201,11 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         near = _near_flag(ref.token, _of_heading_script(doc, ref, known))
         if near in _cited_beside(doc, ref):
             near = None  # the line cites it too: the token is something else
-        if open_parser_takes(ref.token, known) or _negated_family(doc, ref.token, known):
+        if (
+            open_parser_takes(ref.token, known)
+            or _negated_family(doc, ref.token, known)
+            or undeclared_spellings.taken_by_shape(ref.token, known)
+        ):
             return
         if doclines.shown_refused(doc, ref.line, ref.token):
             return  # the page shows the program refusing it
@@ -260,6 +266,15 @@ def _cited_beside(doc: DocPage, ref: Ref) -> set[str]:
         if r.kind == "flag" and r.token != ref.token:
             out |= {r.token, spellings.other_spelling(r.token) or r.token}
     return out
+
+
+def _abbreviated(inputs: RuleInputs, ref: Ref, scope: Scope) -> list[Fact]:
+    """The flag a prefix given to a command stands for (argparse runs `--trust-remote`); cited
+    alone, a prefix names the flag wrongly and is judged as written."""
+    if ref.command is None or is_fragment(ref.command):
+        return []
+    kinds = {s.id: s.kind for s in inputs.rule.sources}
+    return undeclared_spellings.expanded(ref.token, scope.flags(inputs.head_facts.flags()), kinds)
 
 
 def _spelt_otherwise(inputs: RuleInputs, token: str, scope: Scope) -> list[Fact]:
@@ -324,6 +339,20 @@ def _members(default: str | None) -> list[str]:
     return [v.strip().strip("'\"") for v in text[1:-1].split(",") if v.strip()]
 
 
+def _not_its_value(claimed: str, flag: Fact) -> bool:
+    """A value the flag cannot hold, or one holding its default among other parts: the claim is
+    about something else. `the default `cutedsl_mla`` near `--kv-cache-dtype` (whose choices do not
+    include it) is another setting's; `--host`/`--port` "defaults to `0.0.0.0:29000`" is both."""
+    choices = [c for c in (flag.attr("choices") or "").split(",") if c]
+    if choices and claimed not in choices and claimed.lower() not in {c.lower() for c in choices}:
+        return True
+    actual = doclines.normalize_default(flag.attr("default"))
+    parts = [p for p in _PARTS.split(claimed) if p]
+    return len(parts) > 1 and actual in parts
+
+
+_PARTS = lazyre.compile(r"[:@]")
+
 _SWITCH = ("True", "False")
 _SWITCH_WORDS = (*_SWITCH, "0", "1")  # what a switch's default can be written as
 
@@ -364,6 +393,8 @@ def _check_claim(
         and doclines.normalize_default(claim.value) not in _SWITCH_WORDS
     ):
         return  # "`--x true` serves at `/v1` instead of the default `/predict`": another thing's default
+    if _not_its_value(claim.value, flag):
+        return
     mark = claim.subject is None and doclines.is_mark(claim.text)
     out.emit(
         "wrong-default",

@@ -21,9 +21,10 @@ from __future__ import annotations
 import ast
 import bisect
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import NamedTuple, TypeGuard
 
-from bot.core.extract import built_fields, forwarding, subparsers, walk
+from bot.core.extract import built_fields, flag_families, forwarding, option_variants, subparsers, walk
 from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, as_text, dotted, members, value
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -80,10 +81,29 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
             continue  # a helper's call whose arguments do not bind
         where = ",".join(sorted(" ".join(p) for p in found)) if found else None
         out.extend(call_facts(declared, source.id, path, lookup, module, where))
+    marks: dict[str, str] = {}
+    if _no_abbreviations(tree):
+        marks["abbrev"] = "off"
+    takes = flag_families.patterns(tree)
+    if takes:
+        marks["takes"] = " ".join(takes)
+    if marks:
+        out = [replace(f, attrs=_sorted({**dict(f.attrs), **marks})) if f.kind == "flag" else f for f in out]
     # A dataclass of this module handed to a builder of another (built_fields.py): resolved by
     # `gather`, which reads the other module.
     out.extend(built_fields.references(tree, source.id, path))
     return out
+
+
+def _no_abbreviations(tree: ast.Module) -> bool:
+    """Does the module make its parser with `allow_abbrev=False`? Then `--trust-remote` is no
+    `--trust-remote-code` (bot/core/check/undeclared_spellings.py)."""
+    for node in walk.nodes(tree):
+        if isinstance(node, ast.Call) and _called(node) == "ArgumentParser":
+            for k in node.keywords:
+                if k.arg == "allow_abbrev" and isinstance(k.value, ast.Constant) and k.value.value is False:
+                    return True
+    return False
 
 
 def call_facts(
@@ -98,13 +118,24 @@ def call_facts(
     defaults and choices; `subcommand` is the one its parser belongs to, if any."""
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
     out = []
-    for f in flags(option_strings(call, lookup), keywords, lookup, module=module):
-        attrs = f.attrs if subcommand is None else _sorted({**dict(f.attrs), "subcommand": subcommand})
-        out.append(
-            Fact(
-                kind="flag", token=f.token, key=f.dest, source=source_id, path=path, line=f.line, attrs=attrs
+    seen: set[tuple[str, str]] = set()
+    for variant in option_variants.lookups(call, lookup):
+        for f in flags(option_strings(call, variant), keywords, variant, module=module):
+            if (f.token, f.dest) in seen:
+                continue
+            seen.add((f.token, f.dest))
+            attrs = f.attrs if subcommand is None else _sorted({**dict(f.attrs), "subcommand": subcommand})
+            out.append(
+                Fact(
+                    kind="flag",
+                    token=f.token,
+                    key=f.dest,
+                    source=source_id,
+                    path=path,
+                    line=f.line,
+                    attrs=attrs,
+                )
             )
-        )
     return out
 
 

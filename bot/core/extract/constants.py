@@ -234,7 +234,52 @@ def _attribute(node: ast.Attribute, lookup: Lookup, module: Module, depth: int) 
         members = _enum_members(base, module)
         if members is not None:
             return {name: member_value for name, member_value in members}
+    if (
+        isinstance(base, ast.Name)
+        and base.id in module.classes
+        and lookup(base) is None
+        and not any("Enum" in (last_name(b) or "") for b in module.classes[base.id].bases)
+    ):
+        # `default=ServerArgs.port`: what the class body assigns it (a dataclass field's default).
+        assigned = class_attribute(module.classes[base.id], node.attr, module)
+        if assigned is not None:
+            return value(assigned, lookup, module, depth + 1)
     return UNKNOWN
+
+
+_FIELD_CALLS = frozenset({"field", "dataclasses.field"})
+
+
+def class_attribute(cls: ast.ClassDef, name: str, module: Module, depth: int = 0) -> ast.expr | None:
+    """The expression a class body (or a base class of the module's) assigns `name`, when it
+    assigns it once: `port: int = 30000`, or a dataclass field's `field(default=30000)`. None
+    for anything else: `field(default_factory=list)` leaves the class no attribute of that name."""
+    found: list[ast.expr | None] = []
+    for stmt in cls.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+            found.append(stmt.value)
+        elif isinstance(stmt, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in stmt.targets
+        ):
+            found.append(stmt.value if len(stmt.targets) == 1 else None)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and stmt.name == name:
+            return None
+    if len(found) > 1:
+        return None
+    if found:
+        assigned = found[0]
+        if isinstance(assigned, ast.Call) and dotted(assigned.func) in _FIELD_CALLS:
+            given = {k.arg: k.value for k in assigned.keywords if k.arg is not None}
+            return given.get("default")
+        return assigned
+    if depth >= 5:
+        return None
+    for b in cls.bases:
+        if isinstance(b, ast.Name) and b.id in module.classes and b.id != cls.name:
+            inherited = class_attribute(module.classes[b.id], name, module, depth + 1)
+            if inherited is not None:
+                return inherited
+    return None
 
 
 def _enum_members(node: ast.expr, module: Module) -> list[tuple[str, Any]] | None:

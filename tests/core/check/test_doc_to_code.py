@@ -339,3 +339,20 @@ def test_a_flag_under_a_heading_naming_a_script_is_offered_that_scripts_flags():
     # Without the heading, the nearest flag of any script is offered.
     [g] = judge("- `--with_stack`: traces.\n", files=files, rule_=r)
     assert "did you mean `--with_tracking`" in g.message
+
+
+def test_a_claimed_default_the_flag_cannot_hold_is_another_settings():
+    code = {
+        CLI: cli(
+            "'--encoder', choices=['auto', 'fold', 'dp'], default='auto'",
+            "'--host', default='0.0.0.0'",
+            "'--port', type=int, default=29000",
+        )
+    }
+    page = "Keep the default `--encoder auto`; with the server's default `batch_limit` of 1 it folds.\n"
+    assert judge(page, files=code) == []
+    assert judge("Enable with `--host`/`--port` (defaults to `0.0.0.0:29000`).\n", files=code) == []
+    [f] = judge("`--encoder` defaults to `fold`.\n", files=code)
+    assert (f.kind, f.symbol) == ("wrong-default", "--encoder")
+    [port] = judge("`--port` defaults to `0.0.0.0:8000`.\n", files=code)
+    assert (port.kind, port.symbol) == ("wrong-default", "--port")

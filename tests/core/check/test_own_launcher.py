@@ -54,13 +54,13 @@ def audited(page: str, files: dict[str, str] = FILES) -> list[Finding]:
 
 def test_the_launchers_own_options_are_its_programs_flags():
     page = (
-        "Run `accelerate launch --num_proc 2 --mixed_precision=fp16 examples/train.py --data_dir d`.\n"
+        "Run `accelerate launch --num_proces 2 --mixed_precision=fp16 examples/train.py --data_dir d`.\n"
         "\n"
         "```bash\naccelerate launch --num_procs 2 --mixed_precision bf16 examples/train.py --data_dir d\n"
         "```\n"
     )
     found = audited(page)
-    assert kinds(found) == [("unresolved", "--num_proc"), ("unresolved", "--mixed_precision bf16")]
+    assert kinds(found) == [("unresolved", "--num_proces"), ("unresolved", "--mixed_precision bf16")]
     assert "did you mean `--num_procs`" in found[0].message
 
 

@@ -270,8 +270,8 @@ def test_a_line_whose_first_word_is_an_argument_is_still_judged():
         'sub = p.add_subparsers(dest="cmd")',
         'p.add_argument("--verbose")\n    sub = p.add_subparsers(dest="cmd")',
     )
-    readme = "# Tool\n\n```bash\ntool input.txt --verbos\ntool aria --vrs-file a.vrs\n```\n"
-    assert [e[:2] for e in errors(run(top, top, README, readme_head=readme))] == [("unresolved", "--verbos")]
+    readme = "# Tool\n\n```bash\ntool input.txt --verbse\ntool aria --vrs-file a.vrs\n```\n"
+    assert [e[:2] for e in errors(run(top, top, README, readme_head=readme))] == [("unresolved", "--verbse")]
 
 
 def test_a_subcommand_moved_to_a_module_the_rule_does_not_read_takes_its_flags_along():

@@ -1,0 +1,42 @@
+"""How a parser takes a flag it does not declare by that name.
+
+A long option cut short, as argparse takes it: `--trust-remote` for `--trust-remote-code`.
+
+An `ArgumentParser` accepts any prefix of a long option that no other option string of the
+parser starts with (`allow_abbrev=True`, its default), so a page's `--speculative-algo EAGLE` runs.
+The prefix is the flag it stands for when exactly one flag of the command line's parser starts
+with it; none, or two (`--dp` where `--dp-size` and `--dp-attention` both exist: argparse calls it
+ambiguous), and it stands for nothing. A module whose parser says `allow_abbrev=False` marks its
+flags (attribute `abbrev`), and they are never abbreviated.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+
+from bot.core.model import Fact
+
+# Source kinds whose flags an argparse parser takes.
+ARGPARSE_KINDS = frozenset({"argparse"})
+_SHORTEST = 4  # `--x` is not read as a prefix: too short to be written on purpose
+
+
+def expanded(token: str, known: Iterable[Fact], kinds: dict[str, str]) -> list[Fact]:
+    """The flags `token` abbreviates among `known` (one parser's flags); [] when it names none or
+    more than one, or the flag's parser does not take abbreviations."""
+    if not token.startswith("--") or len(token) < _SHORTEST or "=" in token:
+        return []
+    matches = [f for f in known if f.kind == "flag" and f.token.startswith(token) and f.token != token]
+    if len({f.token for f in matches}) != 1:
+        return []
+    if any(kinds.get(f.source) not in ARGPARSE_KINDS or f.attr("abbrev") == "off" for f in matches):
+        return []
+    return matches
+
+
+def taken_by_shape(token: str, known: Iterable[Fact]) -> bool:
+    """Does a parser among `known` match `token` by its shape (`--*-path`: the leftover
+    arguments a module reads itself, bot/core/extract/flag_families.py)?"""
+    shapes = {p for f in known for p in (f.attr("takes") or "").split()}
+    return any(fnmatch.fnmatchcase(token, p) for p in shapes)

@@ -1,0 +1,65 @@
+"""Flags a parser takes without declaring that spelling: argparse's abbreviations, and shapes
+matched by hand among the leftover arguments."""
+
+from __future__ import annotations
+
+from bot.core.check.doc_to_code import doc_to_code
+from bot.core.check.findings import Findings
+from bot.core.model import Finding
+from bot.core.rules import Rule, Source
+from tests.core.check.checkkit import CLI, DOC, cli, kinds, prepare, rule
+
+CODE = cli(
+    "'--trust-remote-code', action='store_true'",
+    "'--dp-size', type=int",
+    "'--dp-attention', action='store_true'",
+    "'--speculative-algorithm', choices=['eagle', 'ngram']",
+)
+
+
+def judge(page: str, code: str = CODE, rule_: Rule | None = None) -> list[Finding]:
+    rule_ = rule_ or rule()
+    inputs = prepare(rule_, {CLI: code}, {CLI: code, DOC: page})
+    out = Findings(rule_)
+    for p in inputs.pages:
+        doc_to_code(inputs, p, out)
+    return out.finish()
+
+
+def test_a_unique_prefix_of_a_long_option_is_that_flag():
+    assert judge("Run `python tool/cli.py --trust-remote --speculative-algo eagle`.\n") == []
+
+
+def test_an_abbreviation_is_held_to_its_flags_choices():
+    [f] = judge("Run `python tool/cli.py --speculative-algo medusa`.\n")
+    assert (f.kind, f.symbol) == ("unresolved", "--speculative-algo medusa")
+
+
+def test_an_ambiguous_prefix_is_no_flag():
+    [f] = judge("Run `python tool/cli.py --dp 2`.\n")
+    assert (f.kind, f.symbol) == ("unresolved", "--dp")
+
+
+def test_a_parser_made_with_allow_abbrev_false_takes_no_abbreviation():
+    strict = CODE.replace("ArgumentParser()", "ArgumentParser(allow_abbrev=False)")
+    found = judge("Run `python tool/cli.py --trust-remote`.\n", strict)
+    assert kinds(found) == [("unresolved", "--trust-remote")]
+
+
+def test_a_prefix_is_an_argparse_thing_only():
+    click = (
+        "import click\n\n@click.command()\n@click.option('--trust-remote-code', is_flag=True)\n"
+        "def main(trust_remote_code):\n    pass\n"
+    )
+    clicks = rule(Source(id="cli", kind="click", paths=(CLI,)))
+    found = judge("Run `python tool/cli.py --trust-remote`.\n", click, clicks)
+    assert kinds(found) == [("unresolved", "--trust-remote")]
+
+
+def test_a_flag_of_a_shape_the_module_matches_by_hand_is_taken():
+    code = CODE + (
+        "args, rest = p.parse_known_args()\n"
+        "paths = [a for a in rest if a.startswith('--') and a.endswith('-path')]\n"
+    )
+    assert judge("Run `python tool/cli.py --vae-path /w`.\n", code) == []
+    assert kinds(judge("Run `python tool/cli.py --vae-dir /w`.\n", code)) == [("unresolved", "--vae-dir")]
