@@ -16,6 +16,7 @@ import ast
 import json
 from typing import Final
 
+from bot.core.extract import walk
 from bot.core.extract.constants import dotted
 from bot.core.model import Fact
 
@@ -35,7 +36,7 @@ def references(tree: ast.Module, source_id: str, path: str) -> list[Fact]:
     out = _instances(tree, source_id, path, classes)
     if not imported or not classes:
         return out
-    for node in ast.walk(tree):
+    for node in walk.nodes(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported):
             continue
         if any(isinstance(a, ast.Starred) for a in node.args) or len(node.args) < 2:
@@ -95,13 +96,14 @@ def _instances(tree: ast.Module, source_id: str, path: str, dataclasses: set[str
     """`Factory(Config, exclude=[...]).build_group(parser, "title")`, chained or through a name
     the scope assigns once, with `Factory` imported and `Config` imported or a dataclass here."""
     out: list[Fact] = []
-    for scope in [
-        tree,
-        *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
-    ]:
+    everything = walk.nodes(tree)
+    anywhere = {a.asname or a.name for n in everything if isinstance(n, ast.ImportFrom) for a in n.names}
+    if not _hands_over(everything, anywhere, anywhere | dataclasses):
+        return out
+    for scope in [tree, *(n for n in everything if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))]:
         imported = {
             alias.asname or alias.name
-            for stmt in ast.walk(scope)
+            for stmt in walk.every(scope)
             if isinstance(stmt, ast.ImportFrom)
             for alias in stmt.names
         } | {a.asname or a.name for stmt in tree.body if isinstance(stmt, ast.ImportFrom) for a in stmt.names}
@@ -146,6 +148,18 @@ def _instances(tree: ast.Module, source_id: str, path: str, dataclasses: set[str
                 )
             )
     return out
+
+
+def _hands_over(nodes: list[ast.AST], imported: set[str], given: set[str]) -> bool:
+    """Does any call of an imported name hand it one of `given`? Every builder `_instances` reads
+    is such a call, and most modules have none: their functions are not read scope by scope."""
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in imported
+        and any(isinstance(a, ast.Name) and a.id in given for a in node.args)
+        for node in nodes
+    )
 
 
 def _own_nodes(scope: ast.AST) -> list[ast.AST]:
