@@ -51,9 +51,16 @@ def _words(runs: frozenset[str] | list[str]) -> set[str]:
     return {w for run in runs for w in run.lower().split("_") if w}
 
 
-def _sequence(runs: list[str]) -> list[str]:
-    """The words of these runs in order, normal forms left out (an index may hold them unwritten)."""
-    return [w for run in runs for w in run.lower().split("_") if w and not _NORMAL_WORD.fullmatch(w)]
+# The words of the runs: what `_` separates in them, in the order the text writes them.
+_WORD = lazyre.compile(r"[A-Za-z0-9]+")
+
+
+def _sequence(text: str) -> list[str]:
+    """The words of this text in order, lowercased, normal forms left out (an index may hold them
+    unwritten). Each distinct word is matched against the normal forms once: a page repeats most."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    normal = {w for w in set(words) if _NORMAL_WORD.fullmatch(w)}
+    return [w for w in words if w not in normal] if normal else words
 
 
 def _pairs(words: list[str]) -> set[str]:
@@ -70,10 +77,11 @@ class PageWords:
 
     @classmethod
     def of(cls, text: str) -> PageWords:
-        runs = _RUN.findall(text)
+        pairs = _pairs(_sequence(text))
         # With inline tags and without: `<model_id>` is a placeholder, `<wbr>` splits no name.
-        pairs = _pairs(_sequence(runs)) | _pairs(_sequence(_RUN.findall(_TAG.sub(" ", text))))
-        return cls(frozenset(runs), frozenset(pairs))
+        if _TAG.search(text):
+            pairs |= _pairs(_sequence(_TAG.sub(" ", text)))
+        return cls(frozenset(_RUN.findall(text)), frozenset(pairs))
 
     def names(self, wanted: frozenset[str]) -> bool:
         """Does the page write any of these code names? A code span holds a name as written."""
@@ -92,9 +100,7 @@ class PageWords:
         def could(token: str) -> bool:
             if not all(w in words or _NORMAL_WORD.fullmatch(w) for w in _words(_RUN.findall(token))):
                 return False
-            return all(
-                pairs.issuperset(_pairs(_sequence(_RUN.findall(part)))) for part in _PART_BREAK.split(token)
-            )
+            return all(pairs.issuperset(_pairs(_sequence(part))) for part in _PART_BREAK.split(token))
 
         return could
 
