@@ -4,12 +4,15 @@ cannot make it wrong (bot/core/check/reach.py, bot/core/check/codenames.py).
 A page is parsed for its index only when the caller could want it: a page not indexed yet is read
 for its words (`PageWords`), and one whose words cannot make any token the caller looks for is not
 parsed; its words are kept instead, so the next check need not read it either. On a cold check of
-a large docs tree most pages stop there.
+a large docs tree most pages stop there. Before its words, the text itself is asked whether it
+holds every word of some sought token at all (a substring search, a tenth of the cost of the
+words): most pages fail that, and only their lowercased text is kept, for the next check's
+search.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.core import lazyre
@@ -63,6 +66,26 @@ def _sequence(text: str) -> list[str]:
     return [w for w in words if w not in normal] if normal else words
 
 
+def written_words(token: str) -> tuple[str, ...]:
+    """The words a page writes, in some case, wherever it cites `token`: all of the token's but
+    the normal forms, which an index may hold unwritten."""
+    return tuple(sorted(w for w in _words(_RUN.findall(token)) if not _NORMAL_WORD.fullmatch(w)))
+
+
+def may_write(lowered: str, sought: Iterable[tuple[str, ...]]) -> bool:
+    """Does the lowercased text hold every word of one of the `sought` word lists (each
+    `written_words` of a token)? False is a promise that `PageWords.citable` is false for each of
+    those tokens: every word of the page is a run's part, so a substring of the text."""
+    return any(all(w in lowered for w in words) for words in sought)
+
+
+@dataclass(frozen=True)
+class PageText:
+    """The lowercased text of a page that was not split into words: what the next check searches."""
+
+    lowered: str
+
+
 def _pairs(words: list[str]) -> set[str]:
     return {f"{a} {b}" for a, b in zip(words, words[1:], strict=False)}
 
@@ -106,11 +129,17 @@ class PageWords:
 
 
 def page_index_cached(
-    path: str, tree: Tree, cache: ParseCache | None, wanted: Callable[[PageWords], bool] | None = None
+    path: str,
+    tree: Tree,
+    cache: ParseCache | None,
+    wanted: Callable[[PageWords], bool] | None = None,
+    written: Callable[[str], bool] | None = None,
 ) -> PageIndex | None:
     """The index of the page at `path` (None: no such page); a kept one costs no read. With
     `wanted`, a page not indexed yet that `wanted` rejects by its words is not parsed: None, as
-    for no page, and its words are kept for the next check."""
+    for no page, and its words are kept for the next check. `written` is asked first, of the
+    lowercased text: False (which must imply that `wanted` would reject its words) is None, and
+    that text is kept instead."""
     blob = tree.blob_id(path)
     if blob is None:
         return None
@@ -120,12 +149,19 @@ def page_index_cached(
         hit = cache.get(key)
         if isinstance(hit, PageIndex):
             return hit
-        if wanted is not None and isinstance(kept := cache.get(words_key), PageWords) and not wanted(kept):
+        kept = cache.get(words_key)
+        if written is not None and isinstance(kept, PageText) and not written(kept.lowered):
+            return None
+        if wanted is not None and isinstance(kept, PageWords) and not wanted(kept):
             return None
 
     def index() -> PageIndex | None:
         text = tree.read(path)
         if text is None:
+            return None
+        if written is not None and not written(lowered := text.lower()):
+            if cache is not None:
+                cache[words_key] = PageText(lowered)
             return None
         if wanted is not None and not wanted(words := PageWords.of(text)):
             if cache is not None:

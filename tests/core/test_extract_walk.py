@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
+
+import pytest
 
 from bot.core.extract import walk
 
@@ -32,3 +35,9 @@ def test_children_are_ast_iter_child_nodes() -> None:
     tree = ast.parse((BOT / "core" / "extract" / "argparse_flags.py").read_text())
     for node in ast.walk(tree):
         assert walk.children(node) == list(ast.iter_child_nodes(node))
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="`type X = ...` is Python 3.12 syntax")
+def test_a_type_alias_names_itself_with_a_node() -> None:
+    tree = ast.parse("type Pair[T] = tuple[T, T]\n")
+    assert walk.nodes(tree) == list(ast.walk(tree))

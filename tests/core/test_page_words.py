@@ -11,7 +11,7 @@ import pytest
 
 from bot.core.check.codenames import cited_name
 from bot.core.page import parse_doc
-from bot.core.pageindex import PageWords, page_index
+from bot.core.pageindex import PageWords, may_write, page_index, written_words
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,6 +106,24 @@ def test_every_token_of_a_page_index_could_be_cited_by_its_words(path):
     assert index.tokens, "the page cites something"
     could = PageWords.of(text).citable()
     assert [t for t in sorted(index.tokens) if not could(t)] == []
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_the_text_holds_every_word_of_each_token_its_index_holds(path):
+    # may_write is asked before the page is split into words: False must imply not citable.
+    text = PAGES[path]
+    index = page_index(parse_doc(path, text))
+    assert [t for t in sorted(index.tokens) if not may_write(text.lower(), [written_words(t)])] == []
+
+
+def test_a_text_lacking_a_word_of_every_sought_token_may_not_write_them():
+    sought = [written_words("--keep-fp32-master"), written_words("ParallelState")]
+    assert not may_write("pass --keep-fp32 to save memory.", sought)
+    assert may_write("Pass `--KEEP_FP32_MASTER`.".lower(), sought)  # any case, any separators
+    assert may_write("the fp32 master weights; keep them.", sought)  # apart: PageWords decides
+    assert not may_write("the parallel state.", sought)  # a run is one word: `parallelstate`
+    # A normal form need not be written: `True` is what `on` says.
+    assert written_words("True") == () and may_write("on", [written_words("True")])
 
 
 @pytest.mark.parametrize("path", PAGES)

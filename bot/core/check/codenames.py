@@ -228,10 +228,13 @@ def _cited(
     blob id) say."""
     wanted = {spelling: name for name in names for spelling in spellings(name)}
     named = frozenset(names)
+    lowered = [n.lower() for n in named]
     out: set[str] = set()
     for target in rule.docs:
         path = renames.get(target.path, target.path)
-        index = page_index_cached(path, head, cache, lambda words: words.names(named))
+        index = page_index_cached(
+            path, head, cache, lambda words: words.names(named), lambda text: any(n in text for n in lowered)
+        )
         if index is None and head.blob_id(path) is None:  # a page laid over a revision: read it
             text = head.read(path)
             if text is None:

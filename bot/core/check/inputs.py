@@ -181,5 +181,5 @@ def _may_change(
         return True
     if head.blob_id(head_path) != base_blob:
         return True  # edited, though the change does not name it (a working tree)
-    index = page_index_cached(head_path, head, cache, reach.may_touch)
+    index = page_index_cached(head_path, head, cache, reach.may_touch, reach.may_write)
     return index is not None and reach.touches(index)

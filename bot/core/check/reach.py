@@ -12,19 +12,21 @@ The tokens are a superset, never a guess: a help text edited counts as a change 
 new flag (a new destination, not `--no-x` beside `--x`) reaches the pages citing its parser's
 other flags, and every page when the rule says its pages list the parser in full.
 Pages the change edited, and every page of an audit, are always read. A page not indexed yet
-(a cold cache) is read but not parsed when its words cannot make any of the tokens
-(`bot.core.pageindex`): most pages of a large docs tree, on most changes.
+(a cold cache) is read but not parsed when its text lacks a word of each of the tokens, or its
+words cannot make any of them (`bot.core.pageindex`): most pages of a large docs tree, on most
+changes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from bot.core.check.codenames import spellings
 from bot.core.facts import Facts
 from bot.core.model import Fact
-from bot.core.pageindex import PageIndex, PageWords
+from bot.core.pageindex import PageIndex, PageWords, may_write, written_words
 from bot.core.rules import Rule
 
 
@@ -42,6 +44,15 @@ class Reach:
         if self.every_page or (self.paths and index.paths):
             return True
         return not self.tokens.isdisjoint(index.tokens)
+
+    @cached_property
+    def _written(self) -> tuple[tuple[str, ...], ...]:
+        return tuple(written_words(t) for t in self.paths | self.tokens)
+
+    def may_write(self, lowered: str) -> bool:
+        """Could a page of this lowercased text (not indexed yet) be touched? False, the answer
+        for most pages, spares splitting it into words (`may_touch`)."""
+        return self.every_page or may_write(lowered, self._written)
 
     def may_touch(self, words: PageWords) -> bool:
         """Could a page of these words (not indexed yet) be touched? False spares parsing it."""

@@ -96,22 +96,24 @@ def summarize(text: str) -> Summary | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     units: dict[str, Unit] = {}
-    top: list[ast.AST] = []
-    main: list[ast.AST] = []
+    top: list[Walked] = []
+    main: list[Walked] = []
     assigned: set[str] = set()
     values: dict[str, frozenset[str]] = {}
     tyro = "tyro" in text
     # `.command(`: a command module may name neither, registering on an app it imports
     decorated = any(m in text for m in _DECORATED) or ".command(" in text
+    # Each top-level statement is walked once, for every question asked of it.
     for stmt in _top_statements(tree.body):
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             if stmt.name not in units:
-                units[stmt.name] = _unit([stmt], tyro, decorated)
+                units[stmt.name] = _unit_of([(stmt, walk.every(stmt))], tyro, decorated)
         elif _is_main_guard(stmt):
-            main.append(stmt)
+            main.append((stmt, walk.every(stmt)))
         else:
-            top.append(stmt)
-            for node in walk.every(stmt):
+            walked = walk.every(stmt)
+            top.append((stmt, walked))
+            for node in walked:
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                     assigned.add(node.id)
             if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
@@ -119,11 +121,11 @@ def summarize(text: str) -> Summary | None:
                 for target in targets:
                     if isinstance(target, ast.Name):
                         values[target.id] = values.get(target.id, frozenset()) | _unit([stmt.value]).refs
-    units[TOP] = _unit(top, tyro, decorated)
-    units[MAIN] = _unit(main, tyro, decorated)
+    units[TOP] = _unit_of(top, tyro, decorated)
+    units[MAIN] = _unit_of(main, tyro, decorated)
     imports: dict[str, list[Import]] = {}
-    creates_parser = False
-    for node in walk.nodes(tree):
+    classes: list[ast.ClassDef] = []
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -136,8 +138,13 @@ def summarize(text: str) -> Summary | None:
                 if alias.name != "*":
                     bound = alias.asname or alias.name
                     imports.setdefault(bound, []).append(Import(node.module or "", node.level, alias.name))
-        elif not creates_parser and isinstance(node, ast.Call):
-            creates_parser = (_chain(node.func) or "").split(".")[-1] == "ArgumentParser"
+        elif isinstance(node, ast.ClassDef):
+            classes.append(node)
+    # A call named ArgumentParser spells the word: most modules need no walk to know they make none.
+    creates_parser = "ArgumentParser" in text and any(
+        isinstance(node, ast.Call) and (_chain(node.func) or "").split(".")[-1] == "ArgumentParser"
+        for node in walk.nodes(tree)
+    )
     return Summary(
         units=units,
         imports={k: tuple(dict.fromkeys(v)) for k, v in imports.items()},
@@ -147,14 +154,35 @@ def summarize(text: str) -> Summary | None:
         creates_parser=creates_parser or (decorated and any(u.declares for u in units.values())),
         values=values,
         decorated=decorated,
-        builder_classes=builder_subclasses(tree),
+        builder_classes=_builder_classes(classes, BUILDERS),
     )
+
+
+# The fields of a statement (or an except clause, a match case) that hold statements.
+_BLOCKS = frozenset({"body", "handlers", "orelse", "finalbody", "cases"})
+
+
+def _statements(tree: ast.Module) -> list[ast.AST]:
+    """The module's statements at every depth (and its except clauses and match cases), in
+    `ast.walk`'s order among themselves: breadth-first, each node's blocks in field order. Imports
+    and class definitions are statements, so they are found without walking any expression."""
+    out: list[ast.AST] = [tree]
+    add = out.append
+    for node in out:  # grows while read, as walk.every
+        for field in node._fields:
+            if field in _BLOCKS:
+                for item in getattr(node, field, ()):
+                    add(item)
+    return out
 
 
 def builder_subclasses(tree: ast.Module, builders: frozenset[str] = BUILDERS) -> frozenset[str]:
     """The classes a module defines whose base is one of `builders` (builders of typed flags),
     or one of those classes."""
-    classes = [n for n in walk.nodes(tree) if isinstance(n, ast.ClassDef)]
+    return _builder_classes([n for n in walk.nodes(tree) if isinstance(n, ast.ClassDef)], builders)
+
+
+def _builder_classes(classes: list[ast.ClassDef], builders: frozenset[str]) -> frozenset[str]:
     found: set[str] = set()
     grew = True
     while grew:
@@ -194,7 +222,14 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
 _REFERENCE = (ast.Attribute, ast.Name)
 
 
+Walked = tuple[ast.AST, list[ast.AST]]  # a node and walk.every of it
+
+
 def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> Unit:
+    return _unit_of([(node, walk.every(node)) for node in nodes], tyro, decorated)
+
+
+def _unit_of(roots: list[Walked], tyro: bool = False, decorated: bool = False) -> Unit:
     # Imported here: click_names brings the argparse reader, which a warm check never loads.
     from bot.core.extract.click_names import GROUP_BASES
 
@@ -202,8 +237,8 @@ def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> 
     builds: set[str] = set()
     handed: list[tuple[str, frozenset[str]]] = []
     declares = False
-    for root in nodes:
-        local = _locals(root)
+    for root, walked in roots:
+        local = _locals(root, walked)
         if decorated and isinstance(root, ast.ClassDef):
             # A group class of the project's own (`class Cli(TyperGroup)`): it may read options of
             # every command (bot/core/extract/group_options.py).
@@ -212,7 +247,7 @@ def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> 
             for d in root.decorator_list:
                 named = _chain(d.func if isinstance(d, ast.Call) else d) or ""
                 declares = declares or named.rpartition(".")[2] in _DECLARING_DECORATORS
-        for node in walk.every(root):
+        for node in walked:
             if isinstance(node, _REFERENCE) and isinstance(node.ctx, ast.Load):
                 chain = _chain(node)
                 if chain:
@@ -231,17 +266,17 @@ def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> 
                     builds.update(_unit(given).refs)
                 elif called.rpartition(".")[2][:1].isupper() and given:
                     handed.append((called, _unit(given).refs))
-                if tyro and called in _TYRO_CLI and _made_at_run_time(node, root):
+                if tyro and called in _TYRO_CLI and _made_at_run_time(node, root, walked):
                     declares = True  # it parses a class no file names: its module is the parser
     return Unit(frozenset(refs), declares, frozenset(builds), tuple(dict.fromkeys(handed)))
 
 
-def _locals(root: ast.AST) -> dict[str, ast.expr]:
+def _locals(root: ast.AST, walked: list[ast.AST]) -> dict[str, ast.expr]:
     """Names a function assigns once, to what (`dataclass_types = (Args, Config)`)."""
     if not isinstance(root, ast.FunctionDef | ast.AsyncFunctionDef):
         return {}
     out: dict[str, ast.expr] = {}
-    for node in walk.every(root):
+    for node in walked:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
             out[name] = node.value if name not in out else ast.Constant(None)
@@ -259,7 +294,7 @@ def _given(call: ast.Call, local: Mapping[str, ast.expr]) -> list[ast.AST]:
     return out
 
 
-def _made_at_run_time(call: ast.Call, root: ast.AST) -> bool:
+def _made_at_run_time(call: ast.Call, root: ast.AST, walked: list[ast.AST]) -> bool:
     """`tyro.cli(config_cls, default=loaded)` with `config_cls` bound in the same function
     (`type(loaded)`), or `tyro.cli(type(loaded), ...)`: a type made at run time."""
     first = call.args[0] if call.args else None
@@ -269,10 +304,7 @@ def _made_at_run_time(call: ast.Call, root: ast.AST) -> bool:
         root, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
     ):
         return False
-    return any(
-        isinstance(n, ast.Name) and n.id == first.id and isinstance(n.ctx, ast.Store)
-        for n in walk.every(root)
-    )
+    return any(isinstance(n, ast.Name) and n.id == first.id and isinstance(n.ctx, ast.Store) for n in walked)
 
 
 def _chain(node: ast.expr) -> str | None:

@@ -133,7 +133,7 @@ def test_a_cold_check_parses_only_the_pages_whose_words_could_cite_what_it_reach
     assert {p for p in read if p.startswith("docs/")} == set(PAGES)  # each read once, for its words
     parsed = {k.rpartition(":")[2] for k, v in cache.items() if isinstance(v, DocPage)}
     assert parsed == {"docs/alpha.md", "docs/by-name.md", "docs/mode.md"}
-    # The next change finds the others' words kept: it reads only the page it reaches.
+    # The next change finds the others' words, or their text, kept: it reads only the page it reaches.
     _, read = run(SCENARIOS["a mesh dimension added"], cache)
     assert {p for p in read if p.startswith("docs/")} == {"docs/mesh.md"}
 
