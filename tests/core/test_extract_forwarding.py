@@ -144,3 +144,114 @@ def test_an_option_class_s_instances_declare_the_call_they_make():
     found = {f.token: {"key": f.key, **dict(f.attrs)} for f in extract(ARGPARSE, "options.py", OPTIONS).facts}
     assert sorted(found) == ["--lockfile", "--verbose", "-L", "-v"]
     assert found["--lockfile"]["metavar"] == "PATH" and found["--verbose"]["default"] == "0"
+
+
+INVERTIBLE = textwrap.dedent(
+    """
+    import argparse
+
+    pairs = [("allow", "disallow")]
+    inverse_prefix = {}
+    for a, b in pairs:
+        inverse_prefix[a] = b
+        inverse_prefix[b] = a
+
+
+    def invert(flag):
+        parts = flag[2:].split("-", 1)
+        if len(parts) == 2:
+            prefix, rest = parts
+            if prefix in inverse_prefix:
+                return f"--{inverse_prefix[prefix]}-{rest}"
+            if prefix == "no":
+                return f"--{rest}"
+        return f"--no-{flag[2:]}"
+
+
+    def build():
+        parser = argparse.ArgumentParser(prog="checker")
+        strict = []
+
+        def add_switch(flag, *, inverse=None, default, dest=None, help, strict_flag=False, group=None):
+            if inverse is None:
+                inverse = invert(flag)
+            if group is None:
+                group = parser
+            if help is not argparse.SUPPRESS:
+                help += f" (inverse: {inverse})"
+            on, off = ("store_false", "store_true") if default else ("store_true", "store_false")
+            arg = group.add_argument(flag, action=on, dest=dest, help=help)
+            dest = arg.dest
+            group.add_argument(inverse, action=off, dest=dest, help=argparse.SUPPRESS)
+            if strict_flag:
+                strict.append(flag)  # a list of the enclosing function's: the run stops here
+
+        checks = parser.add_argument_group(title="Checks")
+        add_switch("--warn-unused", default=False, strict_flag=True, help="Warn.", group=checks)
+        add_switch("--allow-globals", default=False, help="Allow.")
+        add_switch("--no-reexport", default=True, dest="reexport", help="Keep.", group=checks)
+        add_switch("--show-codes", inverse="--hide-codes", default=True, help=argparse.SUPPRESS)
+
+        def add_rate(group, role):
+            group.add_argument(f"--{role}-lr", type=float, default=0.1, help="Rate of " + role)
+
+        add_rate(parser, "actor")
+        add_rate(checks, "critic")
+        return parser
+    """
+)
+
+
+def argparse_flags(text: str) -> dict[str, dict[str, str]]:
+    return {f.token: {"key": f.key, **dict(f.attrs)} for f in extract(ARGPARSE, "options.py", text).facts}
+
+
+def test_a_helper_run_on_each_call_declares_the_flag_and_its_computed_inverse():
+    found = argparse_flags(INVERTIBLE)
+    assert sorted(found) == [
+        "--actor-lr",
+        "--allow-globals",
+        "--critic-lr",
+        "--disallow-globals",
+        "--hide-codes",
+        "--no-reexport",
+        "--no-warn-unused",
+        "--reexport",
+        "--show-codes",
+        "--warn-unused",
+    ]
+    # The second call's dest is the first call's action's: one fact in two spellings.
+    assert found["--warn-unused"]["key"] == found["--no-warn-unused"]["key"] == "warn_unused"
+    assert (found["--warn-unused"]["sets"], found["--no-warn-unused"]["sets"]) == ("true", "false")
+    assert found["--no-reexport"]["key"] == found["--reexport"]["key"] == "reexport"
+    assert (found["--no-reexport"]["default"], found["--no-reexport"]["sets"]) == ("True", "false")
+    # `help +=` ran; the inverse is hidden, as is a flag whose call hides it.
+    assert found["--warn-unused"]["help"] == "Warn. (inverse: --no-warn-unused)"
+    assert found["--no-warn-unused"]["hidden"] == "true" and "help" not in found["--no-warn-unused"]
+    assert found["--show-codes"]["hidden"] == found["--hide-codes"]["hidden"] == "true"
+    # Option strings spelt from a parameter, with the call's keywords as written.
+    assert found["--critic-lr"]["default"] == "0.1" and found["--critic-lr"]["help"] == "Rate of critic"
+    # Each flag on the line of its call's first argument.
+    lines = {f.token: f.line for f in extract(ARGPARSE, "options.py", INVERTIBLE).facts}
+    assert '"--allow-globals"' in INVERTIBLE.splitlines()[lines["--disallow-globals"] - 1]
+
+
+def test_the_inverse_is_spelt_from_the_table_the_module_fills_when_imported():
+    # `inverse_prefix = {}` alone would say `--no-allow-globals`; the loop after it says otherwise.
+    assert "--no-allow-globals" not in argparse_flags(INVERTIBLE)
+    unfilled = INVERTIBLE.replace("    inverse_prefix[a] = b\n    inverse_prefix[b] = a\n", "    pass\n")
+    assert "--no-allow-globals" in argparse_flags(unfilled)
+    # A table the module fills in a way the run cannot follow is unknown: no inverse is guessed
+    # (and the run, stopped before its first call, declares nothing).
+    unknown = INVERTIBLE.replace("for a, b in pairs:", "for a, b in load_pairs():")
+    found = argparse_flags(unknown)
+    assert not {"--allow-globals", "--disallow-globals", "--no-allow-globals"} & found.keys()
+    assert {"--hide-codes", "--show-codes", "--actor-lr"} <= found.keys()  # its inverse is given
+
+
+def test_a_helper_run_that_cannot_decide_its_first_step_declares_nothing():
+    # `help` unknown to the run: `help += ...` cannot be run, and nothing was declared before it.
+    text = INVERTIBLE.replace('help="Allow."', "help=describe()")
+    found = argparse_flags(text)
+    assert "--allow-globals" not in found and "--disallow-globals" not in found
+    assert "--warn-unused" in found

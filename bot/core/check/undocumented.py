@@ -116,6 +116,8 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
     cited_keys: dict[str, set[str]] = defaultdict(set)
     documented = _Documented(inputs, page)
     for f in head.flags():
+        if f.attr("hidden"):
+            continue  # argparse keeps it out of --help (help=SUPPRESS): no page owes it a line
         keys[f.path].add(f.key)
         if f.token in cited and (documented(f) or f.token not in documented.shared):
             cited_keys[f.path].add(f.key)
@@ -128,7 +130,7 @@ def new_flags(inputs: RuleInputs, page: Page, cited: set[str], out: Findings) ->
     for flag in head.flags():
         if flag.token.startswith("--no-") and flag.attr("sets") == "false" and flag.attr("action"):
             continue  # the negative half of a BooleanOptionalAction pair
-        if flag.token in base_tokens or (flag.source, flag.key) in known:
+        if flag.token in base_tokens or (flag.source, flag.key) in known or flag.attr("hidden"):
             continue
         # A source the rule declares enumerated is one the page lists in full; a flag declared
         # between two that one list of the page holds is that list's news (flags new beside it

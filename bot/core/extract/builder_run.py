@@ -11,7 +11,7 @@ the field's name, default, annotation and `field(metadata=...)`; `get_type_hints
 `get_args` and `isinstance` of an annotation; the metadata objects an annotation constructs
 (`Arg(help=..., choices=...)`) and the defaults their class declares; the builder module's
 constants and helpers, called with those values (a few calls deep). The `add_argument` calls a
-field reaches are read as argparse would (argparse_flags.flags).
+field reaches are read as argparse would (argparse_calls.flags).
 
 A test the run cannot decide (on a value neither file spells out), a loop over an unknown, an
 option string it cannot spell or a budget spent ends that field's run with nothing: a field the
@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from bot.core.extract import builder_values
+from bot.core.extract import builder_values, walk
+from bot.core.extract.argparse_calls import derived_dest
 from bot.core.extract.builder_values import (
     BUILTIN_TYPES,
     COMPARE,
@@ -36,6 +37,7 @@ from bot.core.extract.builder_values import (
     STR_METHODS,
     TYPING,
     UNK,
+    Action,
     Ann,
     Bound,
     Call,
@@ -66,7 +68,8 @@ from bot.core.extract.builder_values import (
     type_args,
     type_name,
 )
-from bot.core.extract.constants import dotted, unquoted, value
+from bot.core.extract.constants import UNKNOWN, Lookup, dotted, last_name, unquoted, value
+from bot.core.extract.scopes import Scope
 from bot.core.model import Fact
 
 
@@ -133,13 +136,104 @@ def prelude(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef, env: dict[
 # --- the interpreter -----------------------------------------------------------------------------
 
 
+def run_helper(
+    ctx: Context,
+    fn: ast.FunctionDef | ast.AsyncFunctionDef,
+    outer: Scope | None,
+    call: ast.Call,
+    lookup: Lookup,
+    declaring: frozenset[str],
+) -> list[Call]:
+    """The declaring calls one call of a local helper makes (extract/forwarding.py), its body run
+    on the call's arguments as read in the caller's scope (`lookup`); `outer` binds the names of
+    the functions around the helper (its closure). The calls made before the run meets a
+    statement it cannot decide were made all the same: they are kept, and the run ends there."""
+    runner = _Runner(ctx, None, outer, declaring)
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return []  # `*args` or `**options` at the call: what the helper is handed is unknown
+    try:
+        args = [runner.caller_value(a, lookup) for a in call.args]
+        keywords = {k.arg: runner.caller_value(k.value, lookup) for k in call.keywords if k.arg}
+        env = bind(fn, args, keywords, runner)
+        runner.exec(fn.body, env, depth=1)
+    except (Undecided, RecursionError):
+        pass
+    return runner.calls
+
+
+def module_names(ctx: Context) -> dict[str, Any]:
+    """What the builder module's top-level statements, run in order as Python runs them, leave
+    in its names: `flag_prefix_map: Final[dict[str, str]] = {}` then filled by a loop over pairs.
+    A statement the run cannot decide leaves every name it binds or changes unknown."""
+    if ctx.names is not None:
+        return ctx.names
+    names: dict[str, Any] = {}
+    ctx.names = names  # a function a statement calls sees the names bound so far
+    runner = _Runner(ctx, None)
+    spent = ctx.spent
+    for stmt in ctx.builder.body:
+        if isinstance(stmt, _DEFINITIONS):
+            continue  # read where they are named: ctx.imports, the module's functions and classes
+        try:
+            runner.exec([stmt], names, depth=1)
+        except (Undecided, RecursionError):
+            for name in _changed(stmt):
+                names[name] = UNK
+    ctx.spent = spent  # the fields' runs keep their budget; this run has MAX_STEPS of its own
+    return names
+
+
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _changed(stmt: ast.stmt) -> set[str]:
+    """The names a statement binds, or changes through an item, an attribute or a method."""
+    out: set[str] = set()
+    for node in walk.every(stmt):
+        target: ast.AST | None = None
+        if isinstance(node, ast.Name | ast.Attribute | ast.Subscript) and isinstance(
+            node.ctx, ast.Store | ast.Del
+        ):
+            target = node
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            target = node.func.value
+        elif isinstance(node, ast.alias):
+            out.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, _DEFINITIONS[2:]):
+            out.add(node.name)
+        while isinstance(target, ast.Attribute | ast.Subscript):
+            target = target.value
+        if isinstance(target, ast.Name):
+            out.add(target.id)
+    return out
+
+
+_PARSER_MAKERS = frozenset({"add_argument_group", "add_mutually_exclusive_group", "add_parser", "getgroup"})
+
+
+def _makes_parser(node: ast.expr) -> bool:
+    """Is `node` a call making a parser or an argument group (`parser.add_argument_group(...)`,
+    `argparse.ArgumentParser(...)`, a subclass named so)?"""
+    if not isinstance(node, ast.Call):
+        return False
+    name = last_name(node.func) or ""
+    return name in _PARSER_MAKERS or name.endswith("ArgumentParser")
+
+
 class _Runner:
-    def __init__(self, ctx: Context, info: FieldInfo | None):
+    def __init__(
+        self,
+        ctx: Context,
+        info: FieldInfo | None,
+        outer: Scope | None = None,
+        declaring: frozenset[str] = frozenset({"add_argument"}),
+    ):
         self.ctx = ctx
         self.info = info
+        self.outer = outer
+        self.declaring = declaring
         self.steps = 0
         self.calls: list[Call] = []
-        self._constants: dict[str, Any] = {}
 
     def _step(self) -> None:
         self.steps += 1
@@ -172,6 +266,11 @@ class _Runner:
             found = self.eval(stmt.value, env, depth)
             for target in stmt.targets:
                 self._assign(target, found, env, depth)
+            return None
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            # `help += f" (inverse: {inverse})"`
+            load = ast.Name(id=stmt.target.id, ctx=ast.Load())
+            env[stmt.target.id] = self.eval(ast.BinOp(left=load, op=stmt.op, right=stmt.value), env, depth)
             return None
         if isinstance(stmt, ast.AnnAssign):
             if stmt.value is not None:
@@ -395,30 +494,57 @@ class _Runner:
     def _name(self, name: str, env: dict[str, Any]) -> Any:
         if name in env:
             return env[name]
+        if self.outer is not None and self.outer.binds(name):
+            return self.caller_value(ast.Name(id=name, ctx=ast.Load()), self.outer.lookup)
         ctx = self.ctx
-        if name in ctx.constants:
-            if name not in self._constants:
-                self._constants[name] = UNK  # a constant defined through itself stays unknown
-                with contextlib.suppress(Undecided):
-                    self._constants[name] = self.eval(ctx.constants[name], {}, 0)
-            return self._constants[name]
+        names = module_names(ctx)
+        if name in names:
+            return names[name]
         if name in ctx.builder_module.functions:
             return FuncRef(name)
         if name in ctx.builder_module.classes:
             return ClassRef(name)
         if name in ctx.imports:
-            where = ctx.imports[name]
-            head, _, last = where.rpartition(".")
-            if head in TYPING or head == "dataclasses":
-                return self._attribute(ModuleRef(head), last)
-            return ModuleRef(where) if not head else Sentinel(where)
+            return self._imported(name)
         if name in BUILTIN_TYPES:
             return Ann(ast.Name(id=name))
         if name == "None":
             return None
         return FuncRef(name) if name in _BUILTIN_CALLS else UNK
 
+    def _imported(self, name: str) -> Any:
+        where = self.ctx.imports[name]
+        head, _, last = where.rpartition(".")
+        if head in TYPING or head == "dataclasses":
+            return self._attribute(ModuleRef(head), last)
+        return ModuleRef(where) if not head else Sentinel(where)
+
+    def caller_value(self, node: ast.expr, lookup: Lookup) -> Any:
+        """An expression of the scope calling a helper (or around it) as the run reads it: the
+        literal that scope spells out, a marker of an imported module (`argparse.SUPPRESS`), a
+        parser or argument group the scope made; anything else unknown."""
+        found = value(node, lookup, self.ctx.builder_module)
+        if found is not UNKNOWN and not isinstance(found, set):
+            return found
+        chain: list[str] = []
+        root = node
+        while isinstance(root, ast.Attribute):
+            chain.insert(0, root.attr)
+            root = root.value
+        if isinstance(root, ast.Name) and lookup(root) is None and root.id in self.ctx.imports:
+            with contextlib.suppress(Undecided):
+                found = self._imported(root.id)
+                for attr in chain:
+                    found = self._attribute(found, attr)
+                return found
+        made = lookup(node) if isinstance(node, ast.Name) else node
+        if isinstance(made, ast.expr) and _makes_parser(made):
+            return Parser()
+        return UNK
+
     def _attribute(self, subject: Any, attr: str) -> Any:
+        if isinstance(subject, Action) and attr == "dest" and subject.dest is not None:
+            return subject.dest
         if isinstance(subject, FieldInfo):
             if attr == "name":
                 return subject.name
@@ -636,16 +762,16 @@ class _Runner:
 
     def _method(self, subject: Any, name: str, args: list[Any], keywords: dict[str, Any]) -> Any:
         if isinstance(subject, Parser):
-            if name == "add_argument":
+            if name in self.declaring:
                 self.calls.append(Call(args, keywords))
-                return UNK
+                return _action(args, keywords)
             if name in ("add_argument_group", "add_mutually_exclusive_group"):
                 return subject
             raise Undecided
         if isinstance(subject, ModuleRef | Sentinel):
             return self._call_ref(self._attribute(subject, name), args, keywords)
         if isinstance(subject, str) and name in STR_METHODS and not keywords:
-            if all(isinstance(a, str) for a in args) or (
+            if all(isinstance(a, str) or type(a) is int for a in args) or (
                 name == "join" and args and isinstance(args[0], list)
             ):
                 return getattr(subject, name)(*args)
@@ -765,6 +891,17 @@ class _Runner:
             truths = [self.truth(i) for i in items]
             return any(truths) if name == "any" else all(truths)
         raise Undecided
+
+
+def _action(args: list[Any], keywords: dict[str, Any]) -> Action:
+    """The action `add_argument(*args, **keywords)` returns, its dest as argparse derives it."""
+    dest = keywords.get("dest")
+    if isinstance(dest, str):
+        return Action(dest)
+    if dest is not None or not args or not all(isinstance(a, str) for a in args):
+        return Action(None)
+    options = [a for a in args if a.startswith("-")]
+    return Action(derived_dest(options) if options else args[0])
 
 
 _SAYING = frozenset({"print", "warnings.warn", "warn", "logger.warning", "logger.info", "logging.warning"})

@@ -10,9 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.core.extract import argparse_flags
-from bot.core.extract.argparse_flags import Flag, Scope
+from bot.core.extract import argparse_calls
+from bot.core.extract.argparse_calls import Flag
 from bot.core.extract.constants import UNKNOWN, Module, dotted, unquoted, value
+from bot.core.extract.scopes import Scope
 
 MAX_STEPS = 5_000  # statements and expressions one field's run may evaluate
 MAX_RUN_STEPS = 200_000  # those of all the fields of one dataclass: a hostile one has thousands
@@ -146,6 +147,14 @@ class Parser:
 
 
 @dataclass(frozen=True)
+class Action:
+    """What `add_argument` returns: the action, whose `dest` argparse derives from the call
+    (None: the call does not spell it)."""
+
+    dest: str | None
+
+
+@dataclass(frozen=True)
 class DataclassRef:
     """The dataclass the builder was handed."""
 
@@ -208,6 +217,9 @@ class Context:
     dataclass_scope: Scope = field(init=False)
     dataclass_module: Module = field(init=False)
     constants: dict[str, ast.expr] = field(init=False)
+    # What the builder module's top-level statements leave in its names (builder_run.module_names),
+    # made when a run first reads one: `flag_prefix_map` filled by a loop after `= {}`.
+    names: dict[str, Any] | None = field(default=None, init=False)
     imports: dict[str, str] = field(init=False)  # local name -> dotted module or module.attr
     postponed: bool = field(init=False)
 
@@ -255,11 +267,11 @@ def to_flags(ctx: Context, call: Call, info: FieldInfo) -> list[Flag] | None:
             return None
         if arg.startswith("-"):
             options.append((arg, info.line))
-    keywords = {k: _as_node(v) for k, v in call.keywords.items()}
+    keywords = {k: as_node(v) for k, v in call.keywords.items()}
     if keywords.get("help") is _NOT_SPELLED:
         del keywords["help"]  # a help text the run could not read (a docstring): none, not a name
     scope, module = ctx.dataclass_scope, ctx.dataclass_module
-    found = argparse_flags.flags(options, keywords, scope.lookup, module=module)
+    found = argparse_calls.flags(options, keywords, scope.lookup, module=module)
     base = ast.unparse(bare(ctx, info.annotation))
     out = []
     for flag in found:
@@ -272,9 +284,16 @@ def to_flags(ctx: Context, call: Call, info: FieldInfo) -> list[Flag] | None:
 _NOT_SPELLED = ast.Name(id="<not spelled out>")  # a keyword whose value the files do not say
 
 
-def _as_node(found: Any) -> ast.expr:
+def as_node(found: Any) -> ast.expr:
+    """A value of a run as the expression argparse_calls reads: a marker by its dotted name
+    (`help=argparse.SUPPRESS`)."""
     if isinstance(found, Ann | Src):
         return found.node
+    if isinstance(found, Sentinel):
+        try:
+            return ast.parse(found.name, mode="eval").body
+        except SyntaxError:
+            return _NOT_SPELLED
     if isinstance(found, str | int | float | bool | type(None)):
         return ast.Constant(found)
     if isinstance(found, list | tuple) and all(isinstance(i, str | int | float | bool) for i in found):

@@ -32,7 +32,6 @@ from dataclasses import dataclass, field, replace
 
 from bot.core.extract import walk
 from bot.core.extract.applied_options import applied_option, root
-from bot.core.extract.argparse_flags import Scope
 from bot.core.extract.click_names import (
     CLICK_MODULES,
     TYPER_MODULES,
@@ -53,6 +52,7 @@ from bot.core.extract.click_options import (
 from bot.core.extract.command_links import ALIAS, ALIAS_NAME, LINK
 from bot.core.extract.constants import Module
 from bot.core.extract.group_options import group_options
+from bot.core.extract.scopes import Scope
 from bot.core.model import Fact
 from bot.core.rules import Source
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import ast
 
 from bot.core.extract import walk
-from bot.core.extract.argparse_flags import Scope, choices_text
+from bot.core.extract.argparse_calls import choices_text
 from bot.core.extract.constants import Module, as_text, value
+from bot.core.extract.scopes import Scope
 
 CLICK_MODULES = frozenset({"click", "rich_click", "cloup", "asyncclick"})
 TYPER_MODULES = frozenset({"typer"})

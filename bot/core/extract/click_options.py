@@ -8,10 +8,11 @@ import ast
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from bot.core.extract.argparse_flags import Scope, string_value, text
+from bot.core.extract.argparse_calls import string_value, text
 from bot.core.extract.click_names import Names, annotated, choices_of, is_context, named_type
 from bot.core.extract.command_links import with_alias
 from bot.core.extract.constants import UNKNOWN, Module, as_text, value
+from bot.core.extract.scopes import Scope
 from bot.core.model import Fact
 
 BUILTIN_OPTIONS = {"version_option": "--version", "help_option": "--help"}

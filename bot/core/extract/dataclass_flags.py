@@ -15,9 +15,10 @@ import ast
 import sys
 from dataclasses import dataclass
 
-from bot.core.extract import argparse_flags, walk
-from bot.core.extract.argparse_flags import Flag, Scope
+from bot.core.extract import argparse_calls, argparse_flags, walk
+from bot.core.extract.argparse_calls import Flag
 from bot.core.extract.constants import UNKNOWN, Module, as_text, dotted, f_string, made_by, unquoted, value
+from bot.core.extract.scopes import Scope
 from bot.core.model import Fact
 from bot.core.rules import Convention, Source
 
@@ -216,7 +217,7 @@ class _FieldRun:
             if self._is_attr(keywords.get("default"), "default") and no_default:
                 del keywords["default"]  # f.default is MISSING: nothing a doc could quote
             options = argparse_flags.option_strings(call, self.lookup)
-            for flag in argparse_flags.flags(options, keywords, self.lookup, self.lookup):
+            for flag in argparse_calls.flags(options, keywords, self.lookup, self.lookup):
                 if flag.token in seen:
                     continue
                 seen.add(flag.token)

@@ -11,6 +11,14 @@ parameter not given takes its default. Anything else (a `*args` helper, a call t
 cannot read) declares nothing rather than a guess. A class keeping its `*args, **kwargs` for a
 declaring call it makes later (pdm's `Option`) is a helper too: its instances' arguments are the
 call's.
+
+A helper whose option strings are made in its body, or that declares more than one flag, is run
+instead, call by call (builder_run.run_helper): mypy's `add_invertible_flag(flag, *, inverse=None,
+default, dest=None, help, group=None)` adds `flag` and its inverse, which `invert_flag_name(flag)`
+spells when the call gives none (`--no-X` for `--X`, `--X` for `--no-X`, `--disallow-X` for
+`--allow-X` through a table the module fills at import), `dest=` the first call's `.dest`, the
+second one hidden (`help=argparse.SUPPRESS`); `f"--{prefix}-lr"` and `"--" + name` are spelt from
+the call's arguments alike.
 """
 
 from __future__ import annotations
@@ -18,10 +26,17 @@ from __future__ import annotations
 import ast
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.core.extract import walk
+from bot.core.extract.constants import Lookup
+
+if TYPE_CHECKING:
+    from bot.core.extract.builder_values import Context
+    from bot.core.extract.scopes import Scope
 
 MAX_HELPERS = 64
+MAX_RUN_CALLS = 16  # declaring calls in one helper that is run: more is a module's own parser
 
 
 @dataclass(frozen=True)
@@ -30,13 +45,24 @@ class Helper:
     inner: ast.Call  # the declaring call in its body
 
 
-def helpers(tree: ast.Module, declaring: frozenset[str]) -> dict[str, Helper]:
+@dataclass(frozen=True)
+class RunHelper:
+    """A helper run on each call's arguments (builder_run.run_helper)."""
+
+    function: ast.FunctionDef | ast.AsyncFunctionDef
+    outer: Scope | None  # the functions around it, whose names it reads (its closure)
+    context: Context  # the module, as the run reads it
+    declaring: frozenset[str]
+
+
+def helpers(tree: ast.Module, declaring: frozenset[str]) -> dict[str, Helper | RunHelper]:
     """Name -> helper, for each function of the module forwarding its parameters to one of the
-    `declaring` calls."""
+    `declaring` calls, or spelling its calls' option strings from them."""
     everything = walk.nodes(tree)
     calls = sorted((n for n in everything if isinstance(n, ast.Call) and _called(n) in declaring), key=_start)
     starts = [_start(c) for c in calls]
-    out: dict[str, Helper] = {}
+    out: dict[str, Helper | RunHelper] = {}
+    context: Context | None = None
     for fn in everything:
         if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or fn.name in declaring:
             continue
@@ -45,15 +71,50 @@ def helpers(tree: ast.Module, declaring: frozenset[str]) -> dict[str, Helper]:
         first = min([fn.lineno, *(d.lineno for d in fn.decorator_list)]), 0
         last = (fn.end_lineno or fn.lineno, fn.end_col_offset or 0)
         lo, hi = bisect_left(starts, first), bisect_right(starts, last)
-        if hi - lo != 1 or fn.args.vararg is not None:
+        if not 0 < hi - lo <= MAX_RUN_CALLS or fn.args.vararg is not None:
             continue
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
         inner = calls[lo]
-        if any(isinstance(a, ast.Name) and a.id in params for a in inner.args):
+        if hi - lo == 1 and any(isinstance(a, ast.Name) and a.id in params for a in inner.args):
             out[fn.name] = Helper(fn, inner)
-            if len(out) >= MAX_HELPERS:
-                break
+        elif fn.args.kwarg is None and any(_spelt_from(a, params) for c in calls[lo:hi] for a in c.args):
+            if context is None:
+                from bot.core.extract.builder_values import Context
+
+                context = Context(builder=tree, dataclass=tree, fields=[], bases=())
+            out[fn.name] = RunHelper(fn, _closure(tree, fn), context, declaring)
+        if len(out) >= MAX_HELPERS:
+            break
     return out
+
+
+def _spelt_from(arg: ast.expr, params: set[str]) -> bool:
+    """Is an option string written with the helper's parameters (`flag`, `f"--{name}"`)?"""
+    return any(isinstance(n, ast.Name) and n.id in params for n in walk.every(arg))
+
+
+def _closure(tree: ast.Module, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Scope | None:
+    """The scopes of the functions `fn` is defined in, innermost last (None at module level: the
+    module's names are read as its top level leaves them, builder_run.module_names)."""
+    from bot.core.extract.scopes import Scope
+
+    path: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+
+    def find(node: ast.AST, around: list[ast.FunctionDef | ast.AsyncFunctionDef]) -> bool:
+        for child in walk.children(node):
+            if child is fn:
+                path.extend(around)
+                return True
+            inner = [*around, child] if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else around
+            if find(child, inner):
+                return True
+        return False
+
+    find(tree, [])
+    scope: Scope | None = None
+    for f in path:
+        scope = Scope(f, scope)
+    return scope
 
 
 @dataclass(frozen=True)
@@ -119,13 +180,42 @@ def _start(node: ast.expr) -> tuple[int, int]:
     return node.lineno, node.col_offset
 
 
-def expand(call: ast.Call, helper: Helper | OptionClass) -> ast.Call | None:
-    """The declaring call `call` of the helper (or option class) stands for, its arguments bound;
-    None when they cannot be bound."""
+def expand(call: ast.Call, helper: Helper | RunHelper | OptionClass, lookup: Lookup) -> list[ast.Call]:
+    """The declaring calls `call` of the helper (or option class) stands for, its arguments bound
+    (read with `lookup`, the caller's scope); none when they cannot be bound."""
     if isinstance(helper, OptionClass):  # the instance's arguments are the call's, whole
-        return ast.copy_location(
-            ast.Call(func=helper.inner.func, args=call.args, keywords=call.keywords), call
+        return [
+            ast.copy_location(ast.Call(func=helper.inner.func, args=call.args, keywords=call.keywords), call)
+        ]
+    if isinstance(helper, RunHelper):
+        return _ran(call, helper, lookup)
+    found = _expanded(call, helper)
+    return [] if found is None else [found]
+
+
+def _ran(call: ast.Call, helper: RunHelper, lookup: Lookup) -> list[ast.Call]:
+    """The calls a run of the helper made, their values written back as expressions, each option
+    string on the line of the call's first argument."""
+    from bot.core.extract import builder_run
+    from bot.core.extract.builder_values import as_node
+
+    made = builder_run.run_helper(
+        helper.context, helper.function, helper.outer, call, lookup, helper.declaring
+    )
+    at = call.args[0] if call.args else call
+    out = []
+    for inner in made:
+        args = [
+            ast.copy_location(ast.Constant(a), at) if isinstance(a, str) else as_node(a) for a in inner.args
+        ]
+        keywords = [ast.keyword(arg=k, value=as_node(v)) for k, v in inner.keywords.items()]
+        out.append(
+            ast.copy_location(ast.Call(func=ast.Name(id="add_argument"), args=args, keywords=keywords), call)
         )
+    return out
+
+
+def _expanded(call: ast.Call, helper: Helper) -> ast.Call | None:
     bound = _bind(call, helper.function)
     if bound is None:
         return None

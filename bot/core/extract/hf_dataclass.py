@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import ast
 
-from bot.core.extract.argparse_flags import Scope
 from bot.core.extract.constants import UNKNOWN, Module, as_text, value
+from bot.core.extract.scopes import Scope
 from bot.core.extract.typed_fields import (
     NO_FIELDS,
     Param,

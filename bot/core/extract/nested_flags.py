@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from bot.core.extract import walk
-from bot.core.extract.argparse_flags import Scope
 from bot.core.extract.constants import Module, as_text, dotted, value
+from bot.core.extract.scopes import Scope
 from bot.core.extract.typed_fields import (
     MAX_DEPTH,
     NO_FIELDS,

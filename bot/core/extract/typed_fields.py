@@ -11,7 +11,6 @@ import ast
 import re
 from dataclasses import dataclass, field, replace
 
-from bot.core.extract.argparse_flags import Scope
 from bot.core.extract.constants import (
     UNKNOWN,
     Module,
@@ -22,6 +21,7 @@ from bot.core.extract.constants import (
     unquoted,
     value,
 )
+from bot.core.extract.scopes import Scope
 
 _NOT_FIELDS = frozenset({"ClassVar", "InitVar", "KW_ONLY", "Final"})
 _FIELD_CALLS = frozenset({"field", "dataclasses.field", "Field", "pydantic.Field", "attr.ib", "attrs.field"})

@@ -73,6 +73,20 @@ def test_a_new_flag_beside_documented_ones_is_a_notice_without_a_doc_line():
     assert f.code.line == line_of(head_cli, "--max-tokens")
 
 
+def test_a_flag_argparse_hides_from_help_is_no_news_and_no_share_of_the_parser():
+    page = "Use `--lr` and `--seed`.\n"
+    base_cli = cli("'--lr'", "'--seed'", "'--warmup'")
+    hidden = base_cli + "p.add_argument('--dump-graph', help=argparse.SUPPRESS)\n"
+    assert judge(rule(), {DOC: page, CLI: base_cli}, {DOC: page, CLI: hidden}) == []
+    # Hidden flags do not count against the page's share of the parser: it still documents most
+    # of the flags `--help` lists, and a new one shown there is news.
+    many = cli("'--lr'", "'--seed'", *(f"'--debug-{i}', help=argparse.SUPPRESS" for i in range(5)))
+    head_cli = many + "p.add_argument('--max-tokens')\n"
+    assert kinds(judge(rule(), {DOC: page, CLI: many}, {DOC: page, CLI: head_cli})) == [
+        ("new-flag", "--max-tokens")
+    ]
+
+
 def test_new_flags_of_a_source_the_page_barely_cites_are_not_news():
     page = "Use `--lr`.\n"
     base_cli = cli("'--lr'", *(f"'--knob-{i}'" for i in range(10)))

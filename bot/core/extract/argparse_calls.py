@@ -1,0 +1,210 @@
+"""What argparse makes of one `add_argument` call: its flags, each option string's dest, and
+the default, choices, type and help as a doc would quote them (argparse_flags.py reads a module's
+calls; the dataclass and builder readers hand their calls here too)."""
+
+from __future__ import annotations
+
+import ast
+from typing import NamedTuple
+
+from bot.core.extract import walk
+from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, as_text, dotted, members, value
+
+BOOLEAN_OPTIONAL = frozenset({"argparse.BooleanOptionalAction", "BooleanOptionalAction"})
+SUPPRESS = frozenset({"argparse.SUPPRESS", "SUPPRESS"})
+# `type=` callables that convert a value and check nothing else: no choices hide in them.
+PLAIN_TYPES = frozenset(
+    {
+        "int",
+        "float",
+        "str",
+        "bool",
+        "complex",
+        "bytes",
+        "Path",
+        "pathlib.Path",
+        "os.path.expanduser",
+        "str.lower",
+        "str.upper",
+        "str.strip",
+    }
+)
+
+
+class Flag(NamedTuple):
+    token: str
+    dest: str
+    line: int
+    attrs: tuple[tuple[str, str], ...]
+
+
+def flags(
+    options: list[tuple[str, int]],
+    keywords: dict[str, ast.expr],
+    literals: Lookup,
+    values: Lookup | None = None,
+    module: Module = NO_MODULE,
+) -> list[Flag]:
+    """What argparse makes of one add_argument call, given its option strings and keywords.
+
+    `literals` resolves the names in `dest`, `default`, `choices` and `const`; `values` gives the
+    final text of `default`, `type`, `action` and `help` when it knows it (a dataclass field's
+    default); `type`, `action` and `help` are otherwise quoted as written.
+    """
+    values = values or _nothing
+    if not options:
+        return []
+    attrs: dict[str, str] = {}
+    unknown: list[str] = []
+    if "default" in keywords:
+        default = default_text(keywords["default"], literals, values, module)
+        if default is None:
+            unknown.append("default")
+        else:
+            attrs["default"] = default
+    if "choices" in keywords:
+        choices = choices_text(keywords["choices"], literals, module)
+    elif (
+        "type" in keywords
+        and values(keywords["type"]) is None
+        and dotted(keywords["type"]) not in PLAIN_TYPES
+    ):
+        # A callable written in the call (not a dataclass field's type): it may check the choices.
+        choices = validator_choices(keywords["type"], literals, module)
+    else:
+        choices = ""
+    if choices is None:
+        unknown.append("choices")
+    elif choices or "choices" in keywords:
+        attrs["choices"] = choices
+    if "type" in keywords:
+        attrs["type"] = text(keywords["type"], values)
+    if "help" in keywords and dotted(keywords["help"]) in SUPPRESS:
+        attrs["hidden"] = "true"  # argparse leaves it out of --help: no page owes it a line
+    elif "help" in keywords:
+        attrs["help"] = text(keywords["help"], values)
+    metavar = keywords.get("metavar")
+    if isinstance(metavar, ast.Constant) and isinstance(metavar.value, str):
+        attrs["metavar"] = metavar.value  # `--tb=style` in a help listing names no choice
+    if "nargs" in keywords:
+        attrs["nargs"] = text(keywords["nargs"], values)
+    action = text(keywords["action"], values) if "action" in keywords else None
+    if action is not None:
+        attrs["action"] = action
+    if "const" in keywords:
+        const = value(keywords["const"], literals, module)
+        if const is not UNKNOWN:
+            attrs["const"] = as_text(const)
+        if attrs.get("nargs") == "?" and action is None and isinstance(const, bool):
+            # `--flag` alone sets the const; absent, the attribute is None, which reads as off.
+            attrs["sets"] = "true" if const else "false"
+            if attrs.get("default", "None") == "None" and "default" not in unknown:
+                attrs["default"] = repr(not const)
+    if unknown:
+        attrs["unknown"] = " ".join(unknown)
+
+    dest = keywords.get("dest")
+    dest_text = string_value(dest, literals) if dest is not None else None
+    key = dest_text or derived_dest([o for o, _ in options])
+
+    out: list[Flag] = []
+    if action in BOOLEAN_OPTIONAL:
+        for option, line in options:
+            out.append(Flag(option, key, line, sorted_attrs({**attrs, "sets": "true"})))
+            if option.startswith("--"):
+                out.append(Flag("--no-" + option[2:], key, line, sorted_attrs({**attrs, "sets": "false"})))
+        return out
+    if action == "store_true":
+        if "default" not in unknown:
+            attrs.setdefault("default", "False")
+        attrs["sets"] = "true"
+    elif action == "store_false":
+        if "default" not in unknown:
+            attrs.setdefault("default", "True")
+        attrs["sets"] = "false"
+    return [Flag(option, key, line, sorted_attrs(attrs)) for option, line in options]
+
+
+def derived_dest(options: list[str]) -> str:
+    """argparse's rule: the first long option, else the first short one, dashes to underscores."""
+    longs = [o for o in options if o.startswith("--") and len(o) > 2]
+    chosen = longs[0] if longs else options[0]
+    return chosen.lstrip("-").replace("-", "_")
+
+
+def text(node: ast.expr, lookup: Lookup) -> str:
+    """An argument as a doc would quote it: strings unquoted, other constants by repr, else source."""
+    found = lookup(node)
+    if isinstance(found, str):
+        return found
+    if found is not None:
+        node = found
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else repr(node.value)
+    return ast.unparse(node)
+
+
+def default_text(node: ast.expr, literals: Lookup, values: Lookup, module: Module = NO_MODULE) -> str | None:
+    """The default as a doc would quote it; None when the file does not say what it is."""
+    found = values(node)
+    if isinstance(found, str):
+        return found
+    if dotted(node) in SUPPRESS:
+        return None
+    result = value(node, literals, module)
+    return None if result is UNKNOWN else as_text(result)
+
+
+def choices_text(node: ast.expr, lookup: Lookup, module: Module = NO_MODULE) -> str | None:
+    """The choices, comma-separated, in the order written; None when the file does not say them."""
+    found = lookup(node)
+    if isinstance(found, str):
+        return found
+    items = members(value(node, lookup, module))
+    if items is None:
+        return None
+    resolved = found if found is not None else node
+    if isinstance(resolved, ast.Set):
+        # A set literal: the order it is written in, not Python's.
+        written = [value(e, lookup, module) for e in resolved.elts]
+        items = [as_text(v) for v in dict.fromkeys(written)]
+    return ",".join(items)
+
+
+def validator_choices(node: ast.expr, lookup: Lookup, module: Module) -> str | None:
+    """Choices a `type=` function of this module checks (`if value not in MODES: raise ...`);
+    None when it checks none that the file spells out."""
+    fn = module.functions.get(node.id) if isinstance(node, ast.Name) else None
+    if fn is None or not fn.args.args:
+        return None
+    param = fn.args.args[0].arg
+    for test in walk.every(fn):
+        if (
+            isinstance(test, ast.Compare)
+            and isinstance(test.left, ast.Name)
+            and test.left.id == param
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.In | ast.NotIn)
+        ):
+            return choices_text(test.comparators[0], lookup, module)
+    return None
+
+
+def string_value(node: ast.expr, lookup: Lookup) -> str | None:
+    """The string an option string or dest is: a literal, a name holding one, an f-string or a
+    concatenation of those (`f"--{prefix}.lr"` in a loop over prefixes)."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else None
+    found = lookup(node)
+    if isinstance(found, str):
+        return found  # what the caller knows the expression to be (a dataclass field's name)
+    result = value(node, lookup)
+    return result if isinstance(result, str) else None
+
+
+def sorted_attrs(attrs: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(attrs.items()))
+
+
+def _nothing(node: ast.expr) -> None:
+    return None
