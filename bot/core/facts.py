@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Collection, Iterable, MutableMapping
+from collections.abc import Callable, Collection, Iterable, MutableMapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from bot.core.blobcache import cached
 from bot.core.extract.applied_options import APPLIED
 from bot.core.extract.built_fields import BUILT
+from bot.core.extract.imported_rounds import IMPORTED
 from bot.core.extract.runtime_root import RUNTIME_ROOT
 from bot.core.model import CodeTokens, Extraction, Fact, ParseError, Tree
 from bot.core.page import DocPage, parse_doc
@@ -30,7 +31,7 @@ ParseCache = MutableMapping[str, object]
 
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
-EXTRACTION_FORMAT = "x17"
+EXTRACTION_FORMAT = "x18"
 PAGE_FORMAT = "doc19"
 TOKENS_FORMAT = "tok4"  # bot/core/extract/tokens.py
 
@@ -201,6 +202,8 @@ def gather(
         extracted = _applied(extracted, tree, cache)
     if any(fact.kind == BUILT for _, fact, _ in extracted):
         extracted = _built(extracted, tree, cache, out.errors)
+    if any(fact.kind == IMPORTED for _, fact, _ in extracted):
+        extracted = _imported(extracted, tree, cache)
     if any(source.kind in _LINKED_KINDS for source, _, _ in extracted):
         extracted = _linked(extracted, tree, cache)
     if any(fact.kind == RUNTIME_ROOT for _, fact, _ in extracted):
@@ -245,6 +248,8 @@ def file_facts(source: Source, path: str, tree: Tree, cache: ParseCache | None =
         extracted = _applied(extracted, tree, cache)
     if any(fact.kind == BUILT for _, fact, _ in extracted):
         extracted = _built(extracted, tree, cache, [])
+    if any(fact.kind == IMPORTED for _, fact, _ in extracted):
+        extracted = _imported(extracted, tree, cache)
     return [fact for _, fact, _ in extracted]
 
 
@@ -289,14 +294,33 @@ def _built(
     from bot.core.extract.field_builders import Resolver
 
     resolver = Resolver(tree, cache)
-    out: list[tuple[Source, Fact, str]] = []
-    for source, fact, path in extracted:
-        if fact.kind != BUILT:
-            out.append((source, fact, path))
-            continue
-        out.extend((source, flag, path) for flag in resolver.flags(fact))
+    out = _replaced(extracted, BUILT, lambda _source, fact: resolver.flags(fact))
     errors.extend(resolver.errors)  # a builder that took more steps than it is given
     return out
+
+
+def _replaced(
+    extracted: list[tuple[Source, Fact, str]], kind: str, flags: Callable[[Source, Fact], list[Fact]]
+) -> list[tuple[Source, Fact, str]]:
+    """The facts with each reference of `kind` replaced by the flags it resolves to."""
+    out: list[tuple[Source, Fact, str]] = []
+    for source, fact, path in extracted:
+        if fact.kind != kind:
+            out.append((source, fact, path))
+            continue
+        out.extend((source, flag, path) for flag in flags(source, fact))
+    return out
+
+
+def _imported(
+    extracted: list[tuple[Source, Fact, str]], tree: Tree, cache: ParseCache | None
+) -> list[tuple[Source, Fact, str]]:
+    """The facts with each loop over another module's constant (`for name in
+    sorted(defaults.REPORTER_NAMES):`) replaced by the flags its rounds declare, where that module
+    spells the constant out (bot/core/extract/imported_values.py); by nothing otherwise."""
+    from bot.core.extract.imported_values import Resolver
+
+    return _replaced(extracted, IMPORTED, Resolver(tree, cache).flags)
 
 
 def _applied(

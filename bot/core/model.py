@@ -45,7 +45,9 @@ FindingKind = Literal[
 # "option-alias": what bot/core/extract/command_links.py joins across modules, gone likewise;
 # "built-fields": a dataclass handed to a flag builder of another module, replaced by the flags it
 # makes (bot/core/extract/field_builders.py); "runtime-root": a `tyro.cli` handed a type made at
-# run time, which makes the rule's named classes its flags (bot/core/extract/runtime_root.py)
+# run time, which makes the rule's named classes its flags (bot/core/extract/runtime_root.py);
+# "imported-rounds": a loop over another module's constant declaring flags, replaced by them
+# (bot/core/extract/imported_values.py)
 FactKind = Literal[
     "flag",
     "symbol",
@@ -56,6 +58,7 @@ FactKind = Literal[
     "option-alias",
     "built-fields",
     "runtime-root",
+    "imported-rounds",
 ]
 
 

@@ -25,7 +25,15 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TypeGuard
 
-from bot.core.extract import built_fields, flag_families, forwarding, option_variants, subparsers, walk
+from bot.core.extract import (
+    built_fields,
+    flag_families,
+    forwarding,
+    imported_rounds,
+    option_variants,
+    subparsers,
+    walk,
+)
 from bot.core.extract.argparse_calls import flags, sorted_attrs, string_value
 from bot.core.extract.constants import NO_MODULE, Lookup, Module, value
 from bot.core.extract.scopes import SCOPES, Scope, ScopeNode
@@ -68,9 +76,11 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
         out = [
             replace(f, attrs=sorted_attrs({**dict(f.attrs), **marks})) if f.kind == "flag" else f for f in out
         ]
-    # A dataclass of this module handed to a builder of another (built_fields.py): resolved by
-    # `gather`, which reads the other module.
+    # A dataclass of this module handed to a builder of another (built_fields.py), a loop over
+    # another module's constant (imported_rounds.py): resolved by `gather`, which reads the other module.
     out.extend(built_fields.references(tree, source.id, path))
+    declaring = names | helpers.keys()
+    out.extend(imported_rounds.references(tree, source.id, path, lambda n: is_add_argument(n, declaring)))
     return out
 
 

@@ -34,7 +34,6 @@ from bot.core.extract.builder_values import (
     MAX_DEPTH,
     MAX_ITEMS,
     MAX_STEPS,
-    STR_METHODS,
     TYPING,
     UNK,
     Action,
@@ -68,7 +67,7 @@ from bot.core.extract.builder_values import (
     type_args,
     type_name,
 )
-from bot.core.extract.constants import UNKNOWN, Lookup, dotted, last_name, unquoted, value
+from bot.core.extract.constants import STR_METHODS, UNKNOWN, Lookup, dotted, last_name, unquoted, value
 from bot.core.extract.scopes import Scope
 from bot.core.model import Fact
 

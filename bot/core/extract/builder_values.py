@@ -39,9 +39,6 @@ ORIGINS = {
 BUILTIN_TYPES = frozenset(
     {"str", "int", "float", "bool", "bytes", "list", "dict", "tuple", "set", "frozenset", "object", "type"}
 )
-STR_METHODS = frozenset(
-    {"replace", "lower", "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "join"}
-)
 _ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
 COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Lt: operator.lt,

@@ -51,6 +51,10 @@ _CONVERSIONS: dict[str, Callable[[Any], Any]] = {
     "set": set,
     "frozenset": frozenset,
 }
+# Methods of a string that compute another from their arguments and nothing else.
+STR_METHODS = frozenset(
+    {"replace", "lower", "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split", "join"}
+)
 
 
 class Module:
@@ -204,6 +208,11 @@ def _call(node: ast.Call, lookup: Lookup, module: Module, depth: int) -> Any:
         if func.id == "sorted" and node.keywords:
             converted = list(reversed(converted))
         return converted
+    if isinstance(func, ast.Attribute) and func.attr in STR_METHODS and func.attr != "join":
+        subject = value(func.value, lookup, module, depth + 1)
+        if isinstance(subject, str) and all(isinstance(a, str) or type(a) is int for a in args):
+            return getattr(subject, func.attr)(*args)  # `name.replace("_", "-")`
+        return UNKNOWN
     if isinstance(func, ast.Attribute) and not args and func.attr in ("keys", "values"):
         subject = value(func.value, lookup, module, depth + 1)
         if isinstance(subject, dict):
