@@ -4,6 +4,7 @@ head (`unresolved`), and claim the defaults the code has (`wrong-default`)."""
 from __future__ import annotations
 
 import posixpath
+import re
 
 from bot.core import doclines, lazyre
 from bot.core.check import paths, spellings, undeclared_spellings, wording
@@ -149,6 +150,21 @@ def _negated_family(doc: DocPage, token: str, known: list[Fact]) -> bool:
     return family and token.startswith("--no-") and any(f.token == "--" + token[5:] for f in known)
 
 
+# `the --disallow-any family of flags`: the words after a flag naming the flags that go on from it.
+_FAMILY_AFTER = lazyre.compile(r"[`*_]*\s+famil(?:y|ies)\b", re.IGNORECASE)
+
+
+def _family_named(doc: DocPage, ref: Ref, known: list[Fact]) -> bool:
+    """`The --disallow-any family of flags` (mypy's `--disallow-any-expr`, `--disallow-any-generics`,
+    ...): the flags the parser has that go on from the one named, two at least, not a flag."""
+    if ref.col is None or not 0 < ref.line <= len(doc.lines):
+        return False
+    after = doc.lines[ref.line - 1][ref.col + len(ref.token) :]
+    if not _FAMILY_AFTER.match(after):
+        return False
+    return sum(f.token.startswith(ref.token + "-") for f in known) >= 2
+
+
 # argparse gives every parser these unless told not to.
 _BUILTIN_FLAGS = frozenset({"-h", "--help"})
 
@@ -204,6 +220,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         if (
             open_parser_takes(ref.token, known)
             or _negated_family(doc, ref.token, known)
+            or _family_named(doc, ref, known)
             or undeclared_spellings.taken_by_shape(ref.token, known)
         ):
             return

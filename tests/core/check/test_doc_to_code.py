@@ -62,6 +62,17 @@ def test_a_capital_word_stands_for_any_option_and_a_page_saying_each_has_its_neg
     assert g.symbol == "--no-sede"
 
 
+def test_a_flag_named_as_the_head_of_a_family_of_flags_is_their_name():
+    code = {CLI: cli("'--disallow-any-expr'", "'--disallow-any-generics'", "'--seed'")}
+    page = "The ``--disallow-any`` family of flags disallows uses of ``Any``.\n"
+    assert judge(page.replace("``", "`"), files=code) == []
+    # Not without the word, nor for a family the parser does not have.
+    [f] = judge("Pass `--disallow-any` to disallow uses of `Any`.\n", files=code)
+    assert (f.kind, f.symbol) == ("unresolved", "--disallow-any")
+    [g] = judge("The `--see` family of flags sets seeds.\n", files=code)
+    assert g.symbol == "--see"
+
+
 def test_a_flag_the_sentence_says_is_still_to_come_is_no_stale_citation():
     assert judge("A `--gpus` switch is planned for the next release.\n") == []
     assert judge("Multi-node runs (`--gpus 8`) are not part of this\nrelease. Use one node.\n") == []
