@@ -390,3 +390,19 @@ def test_a_typer_app_a_project_function_makes_holds_the_commands_it_decorates():
     }
     assert found["--add-to-git @login"]["help"] == "Save it for git too."
     assert facts("typer", "import typer\n\nhelpers = make_list('x')\n") == {}
+
+
+def test_a_hidden_click_option_is_a_flag_marked_hidden():
+    found = facts(
+        "click",
+        """
+        import click
+
+        @click.command()
+        @click.option("--debug-dump", is_flag=True, hidden=True)
+        @click.option("--name", help="Who.")
+        def main(debug_dump, name):
+            pass
+        """,
+    )
+    assert found["--debug-dump"]["hidden"] == "true" and "hidden" not in found["--name"]

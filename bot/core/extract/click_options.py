@@ -126,6 +126,8 @@ def option(
     for attr in ("help", "envvar", "metavar"):
         if attr in keywords:
             attrs[attr] = text(keywords[attr], _nothing)
+    if is_true(keywords.get("hidden")):
+        attrs["hidden"] = "true"  # left out of --help, as argparse's help=SUPPRESS
     if is_true(keywords.get("multiple")):
         attrs["nargs"] = "*"
     if is_true(keywords.get("count")):
