@@ -255,3 +255,28 @@ def test_a_helper_run_that_cannot_decide_its_first_step_declares_nothing():
     found = argparse_flags(text)
     assert "--allow-globals" not in found and "--disallow-globals" not in found
     assert "--warn-unused" in found
+
+
+def test_a_method_spelling_its_flags_is_not_run_with_its_callers_arguments_shifted():
+    text = textwrap.dedent(
+        """
+        import argparse
+
+        parser = argparse.ArgumentParser()
+
+
+        class Options:
+            def add_switch(self, name="quiet"):
+                parser.add_argument("--" + name, action="store_true")
+
+            def build(self):
+                self.add_switch("verbose")
+        """
+    )
+    # Bound as a function, "verbose" would be `self` and the flag `--quiet`.
+    assert "--quiet" not in argparse_flags(text)
+    # A function of the module is run, on the module's parser.
+    function = text.replace("class Options:\n    def add_switch(self, ", "def add_switch(")
+    function = function.replace("        parser.add_argument", "    parser.add_argument")
+    function = function.replace("self.add_switch(", "add_switch(")
+    assert "--verbose" in argparse_flags(function) and "--quiet" not in argparse_flags(function)

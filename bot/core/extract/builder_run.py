@@ -708,6 +708,8 @@ class _Runner:
     # calls
 
     def _call(self, node: ast.Call, env: dict[str, Any], depth: int) -> Any:
+        if _makes_parser(node):
+            return Parser()  # `argparse.ArgumentParser(...)`, `parser.add_argument_group(...)`
         func = node.func
         if isinstance(func, ast.Attribute):
             subject = self.eval(func.value, env, depth)

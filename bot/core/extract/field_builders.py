@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 MAX_BUILT = 200  # references resolved in one revision of one rule; the rest are not followed
 MAX_TEXT = 2_000_000  # a builder's module larger than this is not read
-_FORMAT = "built-5"  # cache key prefix: bump when a resolution changes shape or meaning
+_FORMAT = "built-6"  # cache key prefix: bump when a resolution changes shape or meaning
 
 
 class Resolver:

@@ -77,7 +77,11 @@ def helpers(tree: ast.Module, declaring: frozenset[str]) -> dict[str, Helper | R
         inner = calls[lo]
         if hi - lo == 1 and any(isinstance(a, ast.Name) and a.id in params for a in inner.args):
             out[fn.name] = Helper(fn, inner)
-        elif fn.args.kwarg is None and any(_spelt_from(a, params) for c in calls[lo:hi] for a in c.args):
+        elif (
+            fn.args.kwarg is None
+            and not _is_method(fn)
+            and any(_spelt_from(a, params) for c in calls[lo:hi] for a in c.args)
+        ):
             if context is None:
                 from bot.core.extract.builder_values import Context
 
@@ -86,6 +90,12 @@ def helpers(tree: ast.Module, declaring: frozenset[str]) -> dict[str, Helper | R
         if len(out) >= MAX_HELPERS:
             break
     return out
+
+
+def _is_method(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A method's calls (`self.add_flag("--x")`) hand it `self` unwritten: they are not bound here."""
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    return bool(positional) and positional[0].arg in ("self", "cls")
 
 
 def _spelt_from(arg: ast.expr, params: set[str]) -> bool:
