@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from bot.core import lazyre
 from bot.core.page import DocPage, Ref
@@ -200,6 +200,40 @@ def enumerating_line(refs: Sequence[Ref]) -> int:
 
     _key, best = min(groups.items(), key=score)
     return max(r.line for r in best)
+
+
+MAX_FENCED_LINES = 20_000  # lines of a page read for the commands of its fenced blocks
+
+
+def fenced_lines(doc: DocPage) -> Iterator[tuple[int, str]]:
+    """Each line inside the page's fenced blocks (``` or ~~~, in a quote too), stripped, with its
+    number, up to MAX_FENCED_LINES."""
+    fence: str | None = None
+    for number, text in enumerate(doc.lines[:MAX_FENCED_LINES], 1):
+        stripped = text.strip().removeprefix("> ").strip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence = None if fence == marker else (marker if fence is None else fence)
+        elif fence is not None:
+            yield number, stripped
+
+
+def introduced_block(doc: DocPage, line: int) -> tuple[int, int] | None:
+    """The fenced block a paragraph ending with `:` introduces, when it follows that paragraph
+    (`... the LaTeX source at `data/paper.tex` (download it first):`): its first and last lines."""
+    _, last = paragraph(doc, line)
+    if not doc.lines[last - 1].rstrip().endswith(":"):
+        return None
+    start = last + 1
+    while start <= len(doc.lines) and not doc.lines[start - 1].strip():
+        start += 1
+    opening = doc.lines[start - 1].strip() if start <= len(doc.lines) else ""
+    if not opening.startswith(("```", "~~~")):
+        return None
+    end = start + 1
+    while end <= len(doc.lines) and not doc.lines[end - 1].strip().startswith(opening[:3]):
+        end += 1
+    return start + 1, end - 1
 
 
 def paragraph(doc: DocPage, line: int) -> tuple[int, int]:

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from bot.core import lazyre
 from bot.core.check import spellings
 from bot.core.check.tools import tool_words
+from bot.core.doclines import fenced_lines
 from bot.core.extract import parsed, walk
 from bot.core.extract.imports import Modules
 from bot.core.model import Fact, Tree, reading
@@ -528,14 +529,8 @@ class Ownership:
         [project_dir]`), when they name a subcommand of a program the rule reads: the table of
         that subcommand's flags below it is about it."""
         out: list[Run] = []
-        fence: str | None = None
-        for number, text in enumerate(doc.lines[:_MAX_PAGE_LINES], 1):
-            stripped = text.strip().removeprefix("> ").strip()
-            if stripped.startswith(("```", "~~~")):
-                marker = stripped[:3]
-                fence = None if fence == marker else (marker if fence is None else fence)
-                continue
-            if fence is None or number in lines or not stripped or stripped.startswith("#"):
+        for number, stripped in fenced_lines(doc):
+            if number in lines or not stripped or stripped.startswith("#"):
                 continue
             words = command_words(stripped)
             run = self._launcher_usage(words, doc.path, self._run(words, doc.path)) if words else None

@@ -5,15 +5,17 @@ at head (doc -> code)."""
 from __future__ import annotations
 
 import posixpath
+from typing import NamedTuple
 
 from bot.core.check import wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest
 from bot.core.check.touched import Touched, cites_paths
-from bot.core.doclines import made_by_reader, not_yet_there
+from bot.core.doclines import fenced_lines, introduced_block, made_by_reader, not_yet_there
 from bot.core.model import CodeLocation, Tree
 from bot.core.page import DocPage, Ref
+from bot.core.spans import command_words
 from bot.core.submodules import in_submodule, submodule_folders
 
 
@@ -96,32 +98,51 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
 # Commands whose last word names the file (or folder) they make: `cp src dst`, `mv`, `ln -s`, and
 # a tool's own copy command (`tune cp recipe ~/project/recipes/mine.py`).
 _MAKERS = frozenset({"cp", "mv", "ln"})
+# Downloads writing the file an option names: `curl -L -o data/paper.tex URL`, `wget -O FILE URL`
+# (a cluster of short options ending with it, `curl -Lo FILE`, too).
+_OUTPUT_OPTIONS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
+
+
+class Made(NamedTuple):
+    """A path a command of the page makes: where it is written, and what it is made from."""
+
+    line: int
+    col: int
+    path: str
+    source: str  # the word before it: a copy's source, a download's option
 
 
 def made_by_page(doc: DocPage, ref: Ref) -> bool:
-    """Does a command the page runs before `ref` make the path it cites? A page that has the reader
-    copy a recipe (`tune cp full_finetune ~/project/recipes/mine.py`) and then run their copy
-    (`tune run recipes/mine.py`) cites a file of the reader's, not a missing one of the
-    repository's: the copy's destination ends with the path, or is the folder it copied the
-    file of that name into (`cp configs/base.yaml ~/project/configs/`, then `configs/base.yaml`)."""
+    """Does a command the page runs make the path `ref` cites, before it, or in the block the
+    sentence citing it introduces (`... at `data/paper.tex` (download it first):`)? A page that
+    has the reader copy a recipe (`tune cp full_finetune ~/project/recipes/mine.py`) and then run
+    their copy (`tune run recipes/mine.py`) cites a file of the reader's, not a missing one of the
+    repository's: the copy's destination ends with the path, or is the folder it copied the file
+    of that name into (`cp configs/base.yaml ~/project/configs/`, then `configs/base.yaml`)."""
     cited = ref.token.strip("/").removeprefix("./")
     if not cited:
         return False
     folder, name = posixpath.split(cited)
+    block = introduced_block(doc, ref.line)
     for made in _made(doc):
-        if made.line > ref.line or (made.line == ref.line and (made.col or 0) >= (ref.col or 0)):
-            break
-        destination = "/" + made.token.rstrip("/").removeprefix("./")
+        before = made.line < ref.line or (made.line == ref.line and made.col < (ref.col or 0))
+        if not before and not (block is not None and block[0] <= made.line <= block[1]):
+            continue
+        destination = "/" + made.path.rstrip("/").removeprefix("./")
         if destination.endswith("/" + cited):
             return True
-        source = made.command[-1] if made.command else ""
-        if folder and destination.endswith("/" + folder) and posixpath.basename(source.rstrip("/")) == name:
+        if (
+            folder
+            and destination.endswith("/" + folder)
+            and posixpath.basename(made.source.rstrip("/")) == name
+        ):
             return True
     return False
 
 
-def _made(doc: DocPage) -> list[Ref]:
-    """The paths the page's commands make: the last word of a copy, move or link."""
+def _made(doc: DocPage) -> list[Made]:
+    """The paths the page's commands make: the last word of a copy, move or link, and the file a
+    download writes."""
     made = []
     for ref in doc.refs:
         if ref.kind != "path" or ref.command is None or _MAKERS.isdisjoint(ref.command[:3]):
@@ -130,8 +151,17 @@ def _made(doc: DocPage) -> list[Ref]:
         at = line.find(ref.token, ref.col or 0)
         rest = line[at + len(ref.token) :].strip() if at >= 0 else "?"
         if rest in ("", "\\") or rest.startswith("#"):
-            made.append(ref)
-    return made
+            made.append(Made(ref.line, ref.col or 0, ref.token, ref.command[-1]))
+    for number, text in fenced_lines(doc):
+        words = command_words(text.removeprefix("$ "))
+        options = _OUTPUT_OPTIONS.get(words[0]) if words else None
+        if options is None:
+            continue
+        for option, path in zip(words, words[1:], strict=False):
+            short = option[:1] == "-" and option[1:2] != "-" and option.endswith(options[0][1])
+            if (option in options or short) and path[:1] not in ("-", "\\"):
+                made.append(Made(number, max(text.find(path), 0), path, option))
+    return sorted(made)
 
 
 def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str]) -> str | None:

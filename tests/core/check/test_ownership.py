@@ -608,6 +608,35 @@ def test_a_scan_of_the_repositorys_modules_tells_a_networked_tree_what_comes_nex
     assert [p for h in tree.hints for p in h] == sorted(files)
 
 
+def test_a_file_a_download_on_the_page_writes_is_the_readers():
+    # Folders the repository has: a path in them that names no file is checked.
+    files = {CLI: cli(), "data/README.md": "", "checkpoints/README.md": "", "weights/README.md": ""}
+    introduced = (
+        "Use the LaTeX source at `data/paper.tex` (download it first):\n\n"
+        "```bash\n"
+        "mkdir -p data\n"
+        "curl -L -o data/paper.tex \\\n"
+        "    https://arxiv.org/e-print/2506.06266\n"
+        "```\n"
+    )
+    assert audited(introduced, files) == []
+    downloaded = (
+        "```bash\n"
+        "wget -O checkpoints/model.pt https://example.com/model.pt\n"
+        "curl -sSLo weights/tokenizer.json https://example.com/tokenizer.json\n"
+        "```\n\n"
+        "Then pass `checkpoints/model.pt` and `weights/tokenizer.json`.\n"
+    )
+    assert audited(downloaded, files) == []
+    # A sentence that does not introduce the block cites the repository's file, still missing;
+    # so does a path the download does not write (the URL's, a folder's other file).
+    cited = "Read `data/paper.tex`.\n\n" + introduced.split("\n\n", 1)[1]
+    [before] = audited(cited, files)
+    assert (before.kind, before.symbol, before.doc.line) == ("unresolved", "data/paper.tex", 1)
+    found = audited(downloaded + "\nSee `checkpoints/other.pt`.\n", files)
+    assert [f.symbol for f in found] == ["checkpoints/other.pt"]
+
+
 def test_a_path_the_page_has_the_reader_make_is_theirs_not_a_missing_file_of_the_repository():
     files = {CLI: cli(), "recipes/full_finetune.py": "", "configs/base.yaml": ""}
     page = (
