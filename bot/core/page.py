@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from bot.core import lazyre
 from bot.core.anchors import custom_id, docutils_id, github_anchor, mintlify_slug, pandoc_id
-from bot.core.page_claims import DEFAULT_HEADER, paragraph_claims, plain_claims, row_claims
+from bot.core.page_claims import DEFAULT_HEADER, emphasized_claims, paragraph_claims, plain_claims, row_claims
 from bot.core.page_fences import config_refs, fence_refs
 from bot.core.page_inline import (
     ANCHOR_TAG_RE,
@@ -195,6 +195,7 @@ class _Walker:
                     elif block == "paragraph":
                         self.claims.extend(paragraph_claims(self.src, scan))
                         self.claims.extend(plain_claims(self.src, scan))
+                        self.claims.extend(emphasized_claims(self.src, scan))
                 self.refs.extend(scan.refs)
                 block = None
             elif t == "thead_open":

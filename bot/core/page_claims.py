@@ -85,6 +85,38 @@ def plain_claims(src: str, scan: Inline) -> list[RawClaim]:
     return out
 
 
+# A default set off by emphasis after its label, as settings lists write it (uvicorn's
+# "`--port <int>` - Bind to a socket with this port. **Default:** *8000*."). The emphasis marks
+# the value; without it a word after "Default:" is as often prose.
+_EMPHASIZED_DEFAULT = lazyre.compile(
+    r"(?<![\w*_])(?:\*\*|__)?defaults?(?:\s+(?:value\s+)?(?:is|to))?\s*:?\s*(?:\*\*|__)?\s*:?[ \t]*"
+    r"(?:\*(?P<star>[^*`\n]{1,80})\*(?!\*)|_(?P<under>[^_`\n]{1,80})_(?![\w_]))",
+    re.IGNORECASE,
+)
+_QUOTED = lazyre.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+def emphasized_claims(src: str, scan: Inline) -> list[RawClaim]:
+    """Defaults written in emphasis after a "Default" label, claimed for the flag of the last code
+    span before them (the positive one of a `--x / --no-x` pair); a phrase in emphasis
+    (*Current working directory*) is no value."""
+    if "default" not in scan.prose.lower():
+        return []
+    out: list[RawClaim] = []
+    for m in _EMPHASIZED_DEFAULT.finditer(src, scan.lo, scan.end):
+        group = "star" if m.group("star") is not None else "under"
+        value = m.group(group).strip()
+        if not value or (any(c.isspace() for c in value) and not _QUOTED.fullmatch(value)):
+            continue
+        named = [s for s in scan.spans if 0 <= s.end <= m.start() and any(r.kind == "flag" for r in s.refs)]
+        flags = [r.token for r in named[-1].refs if r.kind == "flag"] if named else []
+        positive = [f for f in flags if not f.startswith("--no-")]
+        if len(positive) == 1 and all(f in (positive[0], "--no-" + positive[0][2:]) for f in flags):
+            at = m.start(group) + (len(m.group(group)) - len(m.group(group).lstrip()))
+            out.append(RawClaim(positive[0], value, at, value))
+    return out
+
+
 def _parenthesized(prose: str) -> set[int]:
     """The code spans of `prose` written inside parentheses."""
     out: set[int] = set()

@@ -391,6 +391,28 @@ def test_default_is_and_default_colon():
     ]
 
 
+def test_a_default_in_emphasis_after_its_label():
+    # A settings list: each item a flag, what it does, then its default in emphasis.
+    p = page("""
+        * `--port <int>` - Bind to a socket with this port. **Default:** *8000*.
+        * `--log-level <str>` - Set the log level. **Default:** *'info'*.
+        * `--root-path <str>` - Set the ASGI root path. **Default:** *""*.
+        * `--date-header / --no-date-header` - Enable/Disable the `Date` header. **Default:** *True*.
+        * `--app-dir <path>` - Look for APP in this directory. **Default:** *Current working directory*.
+        * `--workers <int>` - Number of worker processes. Default: _1_.
+        * `--backlog <int>` - the *default* backlog is large; see *the kernel's limit*.
+        """)
+    assert claims(p) == [
+        ("--port", "8000", 1, "8000"),
+        ("--log-level", "'info'", 2, "'info'"),
+        ("--root-path", '""', 3, '""'),
+        ("--date-header", "True", 4, "True"),
+        ("--workers", "1", 6, "1"),
+    ]
+    for c in p.claims:
+        assert p.lines[c.line - 1][c.col : c.col + len(c.text)] == c.text
+
+
 def test_subject_prefers_closest_flag_in_the_sentence():
     p = page("""
         `--a` is one knob; `--b` is another and uses `x` by default for `--c`.
