@@ -183,8 +183,10 @@ def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Find
         # A switch whose default flipped: the page telling readers to pass it now tells them to
         # do nothing. Said once a section, and not where the line names both of the pair
         # (`[--x | --no-x]`: right whatever the default). A switch that starts to matter makes
-        # no line wrong.
-        noop = now == ("True" if old.attr("sets") == "true" else "False")
+        # no line wrong. What passing it sets is the head's: a click flag's value is the opposite
+        # of its default, so its flip is a change of polarity (said as one), not a no-op.
+        sets = new.attr("sets") or old.attr("sets")
+        noop = now == ("True" if sets == "true" else "False")
         if noop and _first_in_section(doc, ref) and not _names_opposite(doc, ref, old, inputs.base_facts):
             out.emit(
                 "changed",

@@ -6,7 +6,7 @@ from bot.core.check.code_to_doc import code_to_doc
 from bot.core.check.deltas import deltas
 from bot.core.check.findings import Findings
 from bot.core.model import Finding
-from bot.core.rules import Rule
+from bot.core.rules import Rule, Source
 from tests.core.check.checkkit import CLI, DOC, cli, flags_source, kinds, line_of, prepare, rule
 
 
@@ -77,6 +77,22 @@ def test_a_flipped_switch_is_flagged_where_the_page_cites_it():
     [f] = code_change(page, base_cli, head_cli)
     assert (f.kind, f.symbol) == ("changed", "--offload")
     assert "passing it no longer changes anything" in f.message
+
+
+def test_a_click_flag_whose_default_flips_is_said_once_to_set_the_other_value():
+    # click's `is_flag=True` sets the opposite of its default: with default=True, passing
+    # `--reload` sets False, so the line passing it now does the opposite, not nothing.
+    page = "Pass `--reload` while developing.\n"
+    module = (
+        "import click\n\n@click.command()\n@click.option('--reload', is_flag=True, default={})\n"
+        "def main(reload):\n    pass\n"
+    )
+    clicked = rule(Source(id="cli", kind="click", paths=(CLI,)))
+    [f] = judge(clicked, {DOC: page, CLI: module.format(False)}, {DOC: page, CLI: module.format(True)})
+    assert (f.kind, f.symbol) == ("changed", "--reload")
+    assert (
+        f.message == "`--reload` now sets `reload` to false (it set true); the doc describes the old polarity"
+    )
 
 
 def test_a_default_claim_true_at_base_and_false_at_head_is_rewritten():
