@@ -244,6 +244,32 @@ def test_options_kept_for_commands_of_other_modules_are_flags():
     assert found["--no-upgrade"]["sets"] == "false"
 
 
+def test_option_objects_a_group_takes_in_its_params_are_flags():
+    # flask's FlaskGroup: `click.Option` instances, their names in one list, put in the group's
+    # params by its __init__ and inserted into a command's (`run_command.params.insert(0, ...)`).
+    text = """
+    import click
+    from click import Option
+
+    _app_option = click.Option(["-A", "--app"], metavar="IMPORT", help="The app to load.")
+    _debug_option = Option(["--debug/--no-debug"], help="Set debug mode.")
+    _env_file_option = click.Option(("-e", "--env-file"), type=click.Path(exists=True, dir_okay=False))
+
+    class FlaskGroup(click.Group):
+        def __init__(self, **extra):
+            params = list(extra.pop("params", None) or ())
+            params.extend((_env_file_option, _app_option, _debug_option))
+            super().__init__(params=params, **extra)
+    """
+    found = facts("click", text)
+    assert found["--app"]["key"] == "app" and found["-A"]["key"] == "app"
+    assert found["--debug"]["sets"] == "true" and found["--no-debug"]["sets"] == "false"
+    assert found["--env-file"]["key"] == "env_file" and "-e" in found
+    # typer's Option is a parameter's default, not a list of names: no flag of its own here.
+    typed = facts("typer", "import typer\n\nverbose = typer.Option(False, help='Say more.')\n")
+    assert typed == {}
+
+
 def test_typer_commands_registered_on_an_app_of_another_module():
     # explosion's layout: main.py makes the app and `Opt = typer.Option`; each command module
     # imports them and need not import typer.

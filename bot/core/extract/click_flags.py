@@ -3,7 +3,8 @@
 click: `@click.command()` / `@click.group()` make commands, `@cli.command("name")` (or
 `cli.add_command(fn, "name")`) puts one under a group, and each `@click.option("--x", "-x", ...)`
 is a flag of the command it decorates (an option assigned to a module-level name and used as
-`@name` counts too). A command not named takes its function's name, lowercased, `_` -> `-`
+`@name` counts too, and so does an instance of the class, `click.Option(["-A", "--app"], ...)`,
+which a group or command takes in its params). A command not named takes its function's name, lowercased, `_` -> `-`
 (click 7 and later); click 8.2 also drops a `_command`, `_cmd`, `_group` or `_grp` suffix, so
 such a command answers to both spellings. `"--shout/--no-shout"` is a switch and its opposite;
 `is_flag=True` sets `not default` (True unless the default is True); an option's destination is
@@ -154,7 +155,11 @@ def _commands(tree: ast.Module, names: Names) -> dict[str, _Command]:
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             target = stmt.targets[0].id
-            if names.is_call_of(stmt.value, *_OPTION_MAKERS):
+            if names.is_call_of(stmt.value, *_OPTION_MAKERS) or (
+                names.framework == "click" and names.is_call_of(stmt.value, "Option")
+            ):
+                # `verbose = click.option(...)`, or the class itself (`click.Option(["-A",
+                # "--app"], ...)`, flask's), which a command or group takes in its params
                 assert isinstance(stmt.value, ast.Call)
                 options[target] = stmt.value
             elif isinstance(stmt.value, ast.Call) and (

@@ -38,6 +38,8 @@ class OptionContext:
 def click_option(call: ast.Call, at: OptionContext) -> list[Fact]:
     maker = (at.names.of(call.func) or ("", ""))[1]
     args = call.args[1:] if maker == "version_option" else call.args  # its first is the version
+    if maker == "Option" and args and isinstance(args[0], ast.List | ast.Tuple):
+        args = [*args[0].elts, *args[1:]]  # the class takes its names as one list
     decls = [(s, a.lineno) for a in args if (s := string_value(a, at.scope.lookup)) is not None]
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
     if maker in BUILTIN_OPTIONS:
