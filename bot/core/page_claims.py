@@ -103,7 +103,9 @@ def emphasized_claims(src: str, scan: Inline) -> list[RawClaim]:
     if "default" not in scan.prose.lower():
         return []
     out: list[RawClaim] = []
-    for m in _EMPHASIZED_DEFAULT.finditer(src, scan.lo, scan.end):
+    # The scan's cursor stops before the closing markup of a last emphasis: read to the line's end.
+    stop = src.find("\n", scan.end)
+    for m in _EMPHASIZED_DEFAULT.finditer(src, scan.lo, len(src) if stop < 0 else stop):
         group = "star" if m.group("star") is not None else "under"
         value = m.group(group).strip()
         if not value or (any(c.isspace() for c in value) and not _QUOTED.fullmatch(value)):
@@ -115,6 +117,27 @@ def emphasized_claims(src: str, scan: Inline) -> list[RawClaim]:
             at = m.start(group) + (len(m.group(group)) - len(m.group(group).lstrip()))
             out.append(RawClaim(positive[0], value, at, value))
     return out
+
+
+# Words after "default `x`" that go on with the claim ("default `8000` for HTTP") rather than
+# name what `x` is ("the default `websockets` protocol").
+_GOES_ON = frozenset({"for", "if", "when", "unless", "and", "or", "on", "in", "with", "is", "was", "but"})
+
+
+def _adjective(prose: str, m: re.Match[str], subject: str | None) -> bool:
+    """Is "default" an adjective of the noun after the span ("`--ws-ping-interval` ... only with the
+    default `websockets` protocol") rather than the flag's default? So when no word joins it to
+    the span and a noun follows that is no word of the flag it would be claimed for."""
+    written = m.group(0)
+    if written.lower().startswith("default") and written[7 : written.index("\x01")].strip():
+        return False  # "default is `x`", "default: `x`"
+    noun = re.match(r"\s+([A-Za-z][\w-]*)", prose[m.end() :])
+    if subject is None or noun is None or noun.group(1).lower() in _GOES_ON:
+        return False  # with no flag, the check places a value by the choices that hold it
+    if not written.lower().startswith("default"):
+        return False
+    words = set(re.split(r"[-_]+", subject.lower().lstrip("-")))
+    return noun.group(1).lower() not in words
 
 
 def _parenthesized(prose: str) -> set[int]:
@@ -165,7 +188,7 @@ def paragraph_claims(src: str, scan: Inline) -> list[RawClaim]:
                     continue
                 seen.add(idx)
                 claim = _span_claim(src, scan, idx, subject_of)
-                if claim:
+                if claim and not _adjective(scan.prose, m, claim.subject):
                     out.append(claim)
         for pattern in _BOOL_PATTERNS:
             for m in pattern.finditer(scan.prose, s_start, s_end):

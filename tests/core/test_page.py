@@ -413,6 +413,21 @@ def test_a_default_in_emphasis_after_its_label():
         assert p.lines[c.line - 1][c.col : c.col + len(c.text)] == c.text
 
 
+def test_default_as_an_adjective_of_another_thing_claims_nothing_for_the_flag():
+    p = page("""
+        * `--ws-ping-interval <float>` - Only with the default `websockets` protocol. **Default:** *20.0*
+
+        `--dist-backend` picks the group: the default `nccl` backend, or `gloo`.
+
+        `--port` is the default `8000` for HTTP.
+        """)
+    assert claims(p) == [
+        ("--ws-ping-interval", "20.0", 1, "20.0"),
+        ("--dist-backend", "nccl", 3, "`nccl`"),
+        ("--port", "8000", 5, "`8000`"),
+    ]
+
+
 def test_subject_prefers_closest_flag_in_the_sentence():
     p = page("""
         `--a` is one knob; `--b` is another and uses `x` by default for `--c`.

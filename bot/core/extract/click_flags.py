@@ -4,13 +4,13 @@ click: `@click.command()` / `@click.group()` make commands, `@cli.command("name"
 `cli.add_command(fn, "name")`) puts one under a group, and each `@click.option("--x", "-x", ...)`
 is a flag of the command it decorates (an option assigned to a module-level name and used as
 `@name` counts too, and so does an instance of the class, `click.Option(["-A", "--app"], ...)`,
-which a group or command takes in its params). A command not named takes its function's name, lowercased, `_` -> `-`
-(click 7 and later); click 8.2 also drops a `_command`, `_cmd`, `_group` or `_grp` suffix, so
-such a command answers to both spellings. `"--shout/--no-shout"` is a switch and its opposite;
-`is_flag=True` sets `not default` (True unless the default is True); an option's destination is
-the name written without dashes, else its first long option, dashes to underscores. Options a
-module assigns to names and no command of its own uses are kept for commands elsewhere: flags
-under no subcommand.
+which a group or command takes in its params). A command not named takes its function's name,
+lowercased, `_` -> `-` (click 7 and later); click 8.2 also drops a `_command`, `_cmd`, `_group`
+or `_grp` suffix, so such a command answers to both spellings. `"--shout/--no-shout"` is a
+switch and its opposite; `is_flag=True` sets `not default` (True unless the default is True); an
+option's destination is the name written without dashes, else its first long option, dashes to
+underscores. Options a module assigns to names and no command of its own uses are kept for
+commands elsewhere: flags under no subcommand.
 
 typer: `app = typer.Typer()`, `@app.command()` (named like click's commands, no suffix dropped),
 `@app.callback()` for the app's own options, `app.add_typer(sub, name="users")`, `typer.run(fn)`.
