@@ -270,6 +270,33 @@ def test_option_objects_a_group_takes_in_its_params_are_flags():
     assert typed == {}
 
 
+def test_options_under_an_auto_envvar_prefix_read_their_environment_variables():
+    text = """
+    import click
+
+    @click.group(context_settings={"auto_envvar_prefix": "GREETER"})
+    @click.option("--debug/--no-debug")
+    def cli(debug):
+        pass
+
+    @cli.command()
+    @click.option("--user-name")
+    @click.option("--home", envvar="GREETER_HOME_DIR")
+    def greet(user_name, home):
+        pass
+    """
+    found = facts("click", text)
+    assert found["--debug"]["envvar"] == found["--no-debug"]["envvar"] == "GREETER_DEBUG"
+    assert found["--user-name @greet"]["envvar"] == "GREETER_GREET_USER_NAME"
+    assert found["--home @greet"]["envvar"] == "GREETER_HOME_DIR"  # its own is kept
+    # Set by a group class in the settings it passes on (flask's FlaskGroup), or at the call.
+    flask = "import click\n\n@click.command()\n@click.option('--app')\ndef run(app):\n    pass\n"
+    settings = "extra.setdefault('context_settings', {}).setdefault('auto_envvar_prefix', 'FLASK')\n"
+    assert facts("click", flask + settings)["--app"]["envvar"] == "FLASK_APP"
+    assert facts("click", flask + "run(auto_envvar_prefix='TOOL')\n")["--app"]["envvar"] == "TOOL_APP"
+    assert "envvar" not in facts("click", flask)["--app"]
+
+
 def test_typer_commands_registered_on_an_app_of_another_module():
     # explosion's layout: main.py makes the app and `Opt = typer.Option`; each command module
     # imports them and need not import typer.

@@ -87,6 +87,8 @@ def build(
     # Names a page cites that the change took out of the sources (codenames.py).
     owned = base_facts.by_token.keys() | head_facts.by_token.keys()
     owned |= {f.key for f in (*base_facts.facts, *head_facts.facts)}
+    # An environment variable an option reads at head is still read (click's automatic ones).
+    owned |= {v for f in head_facts.facts if (read := f.attr("envvar")) for v in read.split(",")}
     gone = vanished_names(rule, base, head, touched.paths, touched.renames, cache, owned)
     # Pages the change cannot reach are neither read nor judged (reach.py).
     reach = Reach.of(rule, base_facts, head_facts, _gone_parts(touched, head), gone)

@@ -9,8 +9,9 @@ lowercased, `_` -> `-` (click 7 and later); click 8.2 also drops a `_command`, `
 or `_grp` suffix, so such a command answers to both spellings. `"--shout/--no-shout"` is a
 switch and its opposite; `is_flag=True` sets `not default` (True unless the default is True); an
 option's destination is the name written without dashes, else its first long option, dashes to
-underscores. Options a module assigns to names and no command of its own uses are kept for
-commands elsewhere: flags under no subcommand.
+underscores; under an `auto_envvar_prefix` each option reads PREFIX_NAME from the environment
+(PREFIX_COMMAND_NAME under a subcommand). Options a module assigns to names and no command of
+its own uses are kept for commands elsewhere: flags under no subcommand.
 
 typer: `app = typer.Typer()`, `@app.command()` (named like click's commands, no suffix dropped),
 `@app.callback()` for the app's own options, `app.add_typer(sub, name="users")`, `typer.run(fn)`.
@@ -127,7 +128,49 @@ def _facts(source: Source, path: str, tree: ast.Module, frameworks: frozenset[st
         if command.open:
             found = [with_attrs(f, open="true") for f in found]
         out.extend(_tag(found, key, commands))
-    return out
+    prefix = _auto_envvar_prefix(tree)
+    return [_auto_envvar(f, prefix) for f in out] if prefix else out
+
+
+_AUTO = "auto_envvar_prefix"
+
+
+def _auto_envvar_prefix(tree: ast.Module) -> str | None:
+    """The prefix click reads each option's environment variable under (`auto_envvar_prefix`,
+    given to the program's call, a command's `context_settings`, or a group that sets it in
+    them, as flask's `FlaskGroup` does), when the module gives one."""
+    found: set[str] = set()
+    for node in walk.nodes(tree):
+        if isinstance(node, ast.keyword) and node.arg == _AUTO:
+            value: ast.expr | None = node.value
+        elif isinstance(node, ast.Dict):
+            value = next(
+                (v for k, v in zip(node.keys, node.values, strict=False) if _is_str(k, _AUTO)),
+                None,
+            )
+        elif (
+            isinstance(node, ast.Call) and len(node.args) == 2 and _is_str(node.args[0], "auto_envvar_prefix")
+        ):
+            value = node.args[1]  # `context_settings.setdefault("auto_envvar_prefix", "FLASK")`
+        else:
+            continue
+        if isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value:
+            found.add(value.value)
+    return found.pop() if len(found) == 1 else None
+
+
+def _is_str(node: ast.expr | None, text: str) -> bool:
+    return isinstance(node, ast.Constant) and node.value == text
+
+
+def _auto_envvar(fact: Fact, prefix: str) -> Fact:
+    """An option with no environment variable of its own reads PREFIX_NAME (PREFIX_COMMAND_NAME
+    under a subcommand), its name upper-cased, as click's automatic variables are named."""
+    if fact.kind != "flag" or fact.attr("envvar") or fact.attr("completion") or not fact.key:
+        return fact
+    command = (fact.attr("subcommand") or "").split(",")[0].split()
+    name = "_".join([prefix, *command, fact.key]).upper().replace("-", "_")
+    return with_attrs(fact, envvar=name)
 
 
 # The options typer adds to an app's own command line unless `add_completion=False`.

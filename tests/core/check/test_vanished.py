@@ -285,3 +285,28 @@ rules:
     head = {**base, "pkg/loader.py": "def load(m):\n    return m\n"}
     # from_pretrained lives on in pkg/; load_shards only in examples/, another part of the repository.
     assert vanished(run(base, head, config)) == [("load_shards", 3)]
+
+
+def test_an_environment_variable_click_now_reads_for_an_option_is_still_read():
+    # flask 2.2: `os.environ.get("FLASK_APP")` gave way to the `--app` option, which click reads
+    # from FLASK_APP under the group's auto_envvar_prefix.
+    config = (
+        "rules:\n  - id: cli\n    docs: [{path: docs/cli.md}]\n"
+        "    sources: [{id: cli, kind: click, path: app/cli.py}]\n"
+    )
+    page = "Set `FLASK_APP` to the module, or pass `--debug`.\n"
+    before = (
+        "import os\nimport click\n\n@click.group()\n@click.option('--debug', is_flag=True)\n"
+        "def cli(debug):\n    return os.environ.get('FLASK_APP')\n"
+    )
+    after = (
+        "import click\n\n@click.group(context_settings={'auto_envvar_prefix': 'FLASK'})\n"
+        "@click.option('--app')\n@click.option('--debug', is_flag=True)\n"
+        "def cli(app, debug):\n    return app\n"
+    )
+    base = {"app/cli.py": before, "docs/cli.md": page}
+    assert vanished(run(base, {**base, "app/cli.py": after}, config, {})) == []
+    gone = (
+        "import click\n\n@click.group()\n@click.option('--debug', is_flag=True)\ndef cli(debug):\n    pass\n"
+    )
+    assert vanished(run(base, {**base, "app/cli.py": gone}, config, {})) == [("FLASK_APP", 1)]
