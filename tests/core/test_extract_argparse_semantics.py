@@ -397,6 +397,27 @@ def test_flags_made_in_a_loop_over_literal_values_are_each_read():
     assert not [t for t in found if "f.name" in t or t == "--"]
 
 
+def test_a_rounds_own_test_decides_which_of_its_calls_declare():
+    found = flags(
+        """
+        NAMES = ["html", "memory_xml", "txt"]
+
+
+        def add(parser):
+            for name in NAMES:
+                if name not in {"memory_xml"}:
+                    parser.add_argument(f"--{name.replace('_', '-')}-report", metavar="DIR")
+                elif UNKNOWN_SETTING:
+                    parser.add_argument("--memory-dump")
+                else:
+                    parser.add_argument(f"--{name}-never")
+        """
+    )
+    # The round of `memory_xml` declares no report; a test the round cannot decide keeps both
+    # branches, as outside a loop.
+    assert sorted(found) == ["--html-report", "--memory-dump", "--memory_xml-never", "--txt-report"]
+
+
 def test_keys_of_loop_made_flags_are_their_dests():
     result = extract(
         SOURCE,

@@ -35,7 +35,7 @@ from bot.core.extract import (
     walk,
 )
 from bot.core.extract.argparse_calls import flags, sorted_attrs, string_value
-from bot.core.extract.constants import NO_MODULE, Lookup, Module, value
+from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, value
 from bot.core.extract.scopes import SCOPES, Scope, ScopeNode
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -183,6 +183,18 @@ def add_argument_calls(
                 inner, inner_env = Scope(child, parent), {}
             if is_add_argument(child, names):
                 yield child, _with_env(inner, inner_env)
+            if isinstance(child, ast.If) and inner_env:
+                # A round's own test (`if report_type not in {"memory-xml"}:`) decides its branch.
+                test = value(child.test, _with_env(inner, inner_env))
+                if test is not UNKNOWN:
+                    stack.append(
+                        (
+                            ast.Module(body=child.body if test else child.orelse, type_ignores=[]),
+                            inner,
+                            inner_env,
+                        )
+                    )
+                    continue
             rounds = _loop_rounds(child, _with_env(inner, inner_env)) if isinstance(child, ast.For) else None
             if rounds is None:
                 stack.append((child, inner, inner_env))
