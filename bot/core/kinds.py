@@ -254,6 +254,14 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         flags=True,
     ),
     SourceKindInfo(
+        "fire",
+        "fire_flags:facts",
+        "python",
+        ("names", "programs"),
+        "The parameters Python Fire makes into flags (`fire.Fire(main)`).",
+        flags=True,
+    ),
+    SourceKindInfo(
         "pydantic",
         "pydantic_keys:facts",
         "python",

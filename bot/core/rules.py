@@ -29,7 +29,7 @@ A pack file looks like this (see rules/miles.yml for a real one):
             group: mesh-dims         # strings: name of the enumerated set (default: the source id)
             names: [init, train]     # symbols, optional: only these names; pydantic: the models
                                      #   whose fields are the config's top-level keys
-                                     # hf-dataclass | tyro | jsonargparse, optional: the classes or
+                                     # hf-dataclass | tyro | jsonargparse | fire, optional: the classes or
                                      #   functions whose parameters are flags (`model=LitModel`:
                                      #   under the group --model.); default: what the file parses
             enumerated: true         # the doc lists this set in full: a new member is a warning

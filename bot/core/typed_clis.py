@@ -1,9 +1,10 @@
 """Command lines made of typed parameters, found for `docs-sync init`: the calls that build one
 (`HfArgumentParser((ModelArguments, DataArguments))`, `tyro.cli(Config)`, `CLI(main)`,
-`LightningCLI(Model, Data)`), the classes and functions they are handed, followed through the
-repository's imports to where they are defined, and from there to what makes their flags: a
-dataclass's bases (HfArgumentParser), the dataclasses its fields nest (`--optimizer.lr`, tyro and
-jsonargparse). Each becomes one source of the rule: the files it spans, and its `names`.
+`LightningCLI(Model, Data)`, `fire.Fire(main)`), the classes and functions they are handed,
+followed through the repository's imports to where they are defined, and from there to what
+makes their flags: a dataclass's bases (HfArgumentParser), the dataclasses its fields nest
+(`--optimizer.lr`, tyro and jsonargparse). Each becomes one source of the rule: the files it
+spans, and its `names`.
 
 Pure, and nothing executed: files are read from the tree and parsed.
 """
@@ -30,8 +31,8 @@ from bot.core.extract.typed_fields import (
 from bot.core.model import Tree
 from bot.core.rules import Source
 
-KINDS = ("hf-dataclass", "tyro", "jsonargparse")
-_MARKERS = ("HfArgumentParser", "tyro", "jsonargparse", "LightningCLI")
+KINDS = ("hf-dataclass", "tyro", "jsonargparse", "fire")
+_MARKERS = ("HfArgumentParser", "tyro", "jsonargparse", "LightningCLI", "fire")
 MAX_NAMES = 200  # classes one command line is followed to
 MAX_HOPS = 6  # re-exports followed to a definition
 
@@ -41,7 +42,7 @@ class TypedCli:
     """One command line made of typed parameters."""
 
     path: str  # the module of the builder call
-    kind: str  # hf-dataclass | tyro | jsonargparse
+    kind: str  # hf-dataclass | tyro | jsonargparse | fire
     flags: frozenset[str]
     paths: tuple[str, ...]  # the files defining its classes and functions
     names: tuple[str, ...]  # the rule's `names`: those classes and functions (`prefix=Class`)
@@ -228,6 +229,8 @@ def _calls(
             out.append(("tyro", [Root("tyro", "", path, first.id)] if isinstance(first, ast.Name) else []))
         elif called in ("CLI", "jsonargparse.CLI", "auto_cli", "jsonargparse.auto_cli") and first is not None:
             out.append(("jsonargparse", [Root("jsonargparse", "", path, n) for n in _items(first, assigned)]))
+        elif called in ("fire.Fire", "Fire") and first is not None:
+            out.append(("fire", [Root("fire", "", path, n) for n in _items(first, assigned)]))
         elif last(node.func) == "LightningCLI":
             from bot.core.extract.jsonargparse_flags import lightning_roots
 

@@ -197,3 +197,34 @@ def test_a_subclass_of_hf_argument_parser_builds_flags_as_its_base():
     head["docs/run.md"] = head["docs/run.md"].replace("--loss_kind", "--loss_kindd")
     report = check(rules, MemoryTree(SUBCLASSED_FILES), MemoryTree(head), [Change("modified", "docs/run.md")])
     assert [(f.kind, f.symbol) for f in report.findings] == [("unresolved", "--loss_kindd")]
+
+
+FIRE_FILES = {
+    "finetune.py": (
+        "import fire\n\n\ndef train(\n    base_model: str = '',\n    batch_size: int = 128,\n"
+        "    micro_batch_size: int = 4,\n    lora_r: int = 8,\n):\n    pass\n\n\n"
+        'if __name__ == "__main__":\n    fire.Fire(train)\n'
+    ),
+    "README.md": (
+        "# LoRA\n\n```bash\npython finetune.py \\\n    --base_model 'decapoda/llama-7b' \\\n"
+        "    --batch_size 128 \\\n    --micro_batch_size 4 \\\n    --lora_r 8\n```\n"
+    ),
+}
+
+
+def test_a_fire_script_is_coupled_to_the_pages_running_it():
+    text, rules = written(FIRE_FILES)
+    (source,) = [s for s in rules[0].sources if s.kind == "fire"]
+    assert source.paths == ("finetune.py",) and source.names == ("train",)
+    assert audit(rules, MemoryTree(FIRE_FILES)).findings == ()
+    head = dict(FIRE_FILES, **{"finetune.py": FIRE_FILES["finetune.py"].replace("lora_r:", "lora_rank:")})
+    report = check(rules, MemoryTree(FIRE_FILES), MemoryTree(head), [Change("modified", "finetune.py")])
+    assert [(f.kind, f.symbol, f.doc.line if f.doc else None) for f in report.findings] == [
+        ("renamed", "--lora_r", 8)
+    ]
+    # Fire takes either spelling: `--micro-batch-size` is `--micro_batch_size`.
+    hyphens = dict(
+        FIRE_FILES,
+        **{"README.md": FIRE_FILES["README.md"].replace("--micro_batch_size", "--micro-batch-size")},
+    )
+    assert audit(rules, MemoryTree(hyphens)).findings == ()

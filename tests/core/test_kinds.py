@@ -97,6 +97,12 @@ FLAG_SAMPLES = {
             pass
         CLI(main)
         """,
+    "fire": """
+        import fire
+        def main(lr=0.1):
+            pass
+        fire.Fire(main)
+        """,
 }
 
 

@@ -304,7 +304,7 @@ def _same_way(old: Fact, new: Fact) -> bool:
 
 
 # Sources whose flags are made from a field's or a parameter's name.
-FIELD_KINDS = ("dataclass-flags", "hf-dataclass", "tyro", "jsonargparse")
+FIELD_KINDS = ("dataclass-flags", "hf-dataclass", "tyro", "jsonargparse", "fire")
 
 
 def search_strings(rule: Rule, token: str) -> list[str]:

@@ -14,8 +14,9 @@ module only when it is the entry point or mentions argparse: the parser of a pro
 by argparse-aware code, and a training loop's imports are not read to find it.
 
 A class or function handed to a builder of typed flags (`HfArgumentParser((ModelArguments,
-...))`, `tyro.cli(Config)`, `CLI(main)`, `LightningCLI(Model, Data)`) declares flags where it is
-defined, and so do its bases: its module holds flags of the program, like one calling add_argument.
+...))`, `tyro.cli(Config)`, `CLI(main)`, `LightningCLI(Model, Data)`, `fire.Fire(main)`)
+declares flags where it is defined, and so do its bases: its module holds flags of the program,
+like one calling add_argument.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-8"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-9"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -43,6 +44,7 @@ BUILDERS = frozenset(
         "add_function_arguments",
         "add_dataclass_arguments",
         "subcommand_cli_from_dict",
+        "Fire",
     }
 )
 _TYRO_CLI = frozenset({"tyro.cli", "cli"})  # `cli` alone only where the module imports tyro

@@ -52,6 +52,7 @@ class Style:
     open: bool = False  # the framework adds flags of its own (jsonargparse's --config, Lightning's groups)
     flag_conversion: bool = True  # tyro's FlagConversionOff turns bool pairs into `--x True`
     either_spelling: bool = False  # `-` and `_` are one (tyro): its flags say `spelling: either`
+    bare_params: bool = False  # a parameter with neither annotation nor default is a flag (fire)
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,7 @@ class _Walker:
         if depth > MAX_DEPTH:
             return
         for param in params:
-            if param.annotation is None and not param.has_default:
+            if param.annotation is None and not param.has_default and not self.style.bare_params:
                 continue
             conf = _conf(param)
             if conf is None:
