@@ -44,7 +44,16 @@ _HISTORY_DIRS = frozenset(
     }
 )
 # Release notes, and pages about what was removed (they cite the flags a release took away).
-_HISTORY_PAGES = ("CHANGELOG", "CHANGES", "HISTORY", "RELEASE", "NEWS", "DEPRECATION", "MIGRATION")
+_HISTORY_PAGES = (
+    "CHANGELOG",
+    "CHANGES",
+    "HISTORY",
+    "RELEASE",
+    "NEWS",
+    "DEPRECATION",
+    "DEPRECATED",
+    "MIGRATION",
+)
 # Markdown, MDX, Quarto and reStructuredText (bot/core/page.py reads each).
 PAGE_SUFFIXES = (".md", ".mdx", ".qmd", ".rst")
 MAX_TEXT = 2_000_000  # a file larger than this is data, not a parser or a page

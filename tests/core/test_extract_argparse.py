@@ -293,3 +293,47 @@ def test_rule_can_name_wrappers_that_declare_flags():
         ("--lr", 2, "0.1"),
         ("--load", 3, "None"),
     ]
+
+
+def test_a_loop_over_a_dicts_keys_declares_a_flag_a_key():
+    # sphinx-quickstart: its extensions' help texts are translated (`__(...)`), unknown here.
+    text = textwrap.dedent(
+        """\
+        import argparse
+        EXTENSIONS = {"autodoc": __("insert docstrings"), "doctest": __("test snippets")}
+        def get_parser():
+            parser = argparse.ArgumentParser()
+            group = parser.add_argument_group("Extension options")
+            for ext in EXTENSIONS:
+                group.add_argument("--ext-%s" % ext, action="append_const", dest="extensions")
+            return parser
+        """
+    )
+    facts = extract(Source(id="cli", kind="argparse", paths=("q.py",)), "q.py", text).facts
+    assert sorted(f.token for f in facts if f.kind == "flag") == ["--ext-autodoc", "--ext-doctest"]
+
+
+def test_an_option_the_program_reads_from_its_words_by_hand_is_a_hidden_flag():
+    text = textwrap.dedent(
+        """\
+        import argparse
+        import sys
+        def get_parser():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--builder")
+            return parser
+        def main(argv):
+            if argv[:1] == ["--bug-report"]:
+                return report()
+            if "--version" in sys.argv or sys.argv[1] == "--builder":
+                return 0
+            if name == "--not-the-words":
+                return 1
+            return get_parser().parse_args(argv)
+        """
+    )
+    facts = extract(Source(id="cli", kind="argparse", paths=("build.py",)), "build.py", text).facts
+    flags = {f.token: f for f in facts if f.kind == "flag"}
+    assert sorted(flags) == ["--bug-report", "--builder", "--version"]
+    assert flags["--bug-report"].attr("hidden") == "true" and flags["--bug-report"].key == "bug_report"
+    assert flags["--builder"].attr("hidden") is None  # the parser's own, as it declares it

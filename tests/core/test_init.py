@@ -241,13 +241,14 @@ def test_pytest_s_addoption_is_argparse_and_dated_announcements_are_excluded():
         "doc/announce/sprint.rst": "Sprint\n======\n\n``--maxfail`` and ``--color``.\n",
         # What a release removed: the page cites `--max-fails`, which no parser has any more.
         "doc/deprecations.rst": "Deprecations\n============\n\n``--max-fails`` is ``--maxfail``.\n",
+        "doc/extdev/deprecated.rst": "Deprecated\n==========\n\n``--max-fails`` and ``--exitfirst``.\n",
     }
     tree = MemoryTree(files)
     text = config_for(tree)
     assert text is not None
     assert "        kind: argparse\n        calls: [_addoption, add_argument, addoption]\n" in text
     assert "          - src/runner/main.py\n" in text and "conftest.py" not in text
-    assert 'exclude: ["doc/announce/**", doc/deprecations.rst]' in text
+    assert 'exclude: ["doc/announce/**", doc/deprecations.rst, doc/extdev/deprecated.rst]' in text
     (pack,) = parse_repo_config(text)
     stale = dict(files, **{"doc/usage.rst": files["doc/usage.rst"].replace("--maxfail", "--max-fail")})
     report = audit(pack.rules, MemoryTree(stale))

@@ -359,16 +359,22 @@ def _members(default: str | None) -> list[str]:
 def _not_its_value(claimed: str, flag: Fact) -> bool:
     """A value the flag cannot hold, or one holding its default among other parts: the claim is
     about something else. `the default `cutedsl_mla`` near `--kv-cache-dtype` (whose choices do not
-    include it) is another setting's; `--host`/`--port` "defaults to `0.0.0.0:29000`" is both."""
+    include it) is another setting's, and so is a word near a number-typed flag; `--host`/`--port`
+    "defaults to `0.0.0.0:29000`" is both."""
     choices = [c for c in (flag.attr("choices") or "").split(",") if c]
     if choices and claimed not in choices and claimed.lower() not in {c.lower() for c in choices}:
         return True
+    if flag.attr("type") in ("int", "float") and _WORD.fullmatch(doclines.normalize_default(claimed) or ""):
+        return True  # "requires `--accum-freq 1` and ... the default `amp_bf16`": the precision's
     actual = doclines.normalize_default(flag.attr("default"))
     parts = [p for p in _PARTS.split(claimed) if p]
     return len(parts) > 1 and actual in parts
 
 
 _PARTS = lazyre.compile(r"[:@]")
+# A word a number-typed flag cannot hold as its default (`amp_bf16`, `auto`): its own spellings of
+# "no value" and infinity aside.
+_WORD = lazyre.compile(r"(?!(?:None|inf|nan|True|False)$)[A-Za-z_][A-Za-z0-9_.-]*", re.IGNORECASE)
 
 _SWITCH = ("True", "False")
 _SWITCH_WORDS = (*_SWITCH, "0", "1")  # what a switch's default can be written as

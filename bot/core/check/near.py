@@ -3,8 +3,8 @@ offers, and which way a switch points, so that neither ever offers the opposite 
 
 A switch's meaning is the destination it sets and to what. `--disable-fp32-master` (a
 `store_false` on `keep_fp32_master`) and `--no-keep-fp32-master` both turn the fp32 master
-copy off; `--keep-fp32-master` turns it on. A name alone says it too: `--no-`, `--disable-`,
-`--without-`, `--skip-` and `--dont-` switch something off.
+copy off; `--keep-fp32-master` turns it on. A name alone says it too: `--no-`, `--non-`,
+`--not-`, `--disable-`, `--without-`, `--skip-` and `--dont-` switch something off.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from bot.core.model import Fact
 
 # Words that, leading a name, turn what follows off; and those that turn it on (stripped to
 # compare what two switches are about).
-NEGATIVE_WORDS = frozenset({"no", "disable", "without", "skip", "dont"})
+NEGATIVE_WORDS = frozenset({"no", "non", "not", "disable", "without", "skip", "dont"})
 POSITIVE_WORDS = frozenset({"enable", "with", "use"})
 
 _WORDS = re.compile(r"[-_]+")

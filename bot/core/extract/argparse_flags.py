@@ -23,9 +23,10 @@ import ast
 import bisect
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from bot.core.extract import (
+    argv_flags,
     built_fields,
     flag_families,
     forwarding,
@@ -79,6 +80,8 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     # A dataclass of this module handed to a builder of another (built_fields.py), a loop over
     # another module's constant (imported_rounds.py): resolved by `gather`, which reads the other module.
     out.extend(built_fields.references(tree, source.id, path))
+    tokens = {f.token for f in out if f.kind == "flag"}
+    out.extend(f for f in argv_flags.facts(tree, source.id, path) if f.token not in tokens)
     declaring = names | helpers.keys()
     out.extend(imported_rounds.references(tree, source.id, path, lambda n: is_add_argument(n, declaring)))
     return out
@@ -222,6 +225,10 @@ _MAX_ROUNDS = 64
 def _loop_rounds(loop: ast.For, lookup: Lookup) -> list[dict[str, Scalar]] | None:
     """The loop variable's values, one dict per round; None when the file does not spell them out."""
     items = value(loop.iter, lookup)
+    if items is UNKNOWN:
+        items = _keys(loop.iter, lookup)
+    if isinstance(items, dict):
+        items = list(items)  # a dict is iterated by its keys (sphinx-quickstart's EXTENSIONS)
     if not isinstance(items, list | tuple) or not items or len(items) > _MAX_ROUNDS:
         return None
     target = loop.target
@@ -242,6 +249,16 @@ def _loop_rounds(loop: ast.For, lookup: Lookup) -> list[dict[str, Scalar]] | Non
         else:
             return None
     return rounds
+
+
+def _keys(node: ast.expr, lookup: Lookup) -> list[Any] | None:
+    """The keys of a dict literal the loop iterates, when only its values are unknown
+    (`{'autodoc': __('automatically insert docstrings'), ...}`: translated help texts)."""
+    held = lookup(node) if isinstance(node, ast.Name) else node
+    if not isinstance(held, ast.Dict) or None in held.keys:
+        return None
+    keys = [value(k, lookup) for k in held.keys if k is not None]
+    return keys if all(isinstance(k, str | int) for k in keys) else None
 
 
 def _with_env(scope: Scope, env: dict[str, Scalar]) -> Lookup:

@@ -145,6 +145,16 @@ def test_a_value_after_default_that_no_switch_can_have_is_not_the_switchs_defaul
     assert (port.kind, port.symbol) == ("wrong-default", "--port")
 
 
+def test_a_word_claimed_for_a_number_flag_is_another_things_default():
+    numbers = {CLI: cli("'--accum-freq', type=int, default=1", "'--buffer', type=int, default=1024")}
+    page = "Compiling each step requires `--accum-freq 1` and a precision such as the default `amp_bf16`.\n"
+    assert judge(page, files=numbers) == []
+    [f] = judge("`--accum-freq` defaults to `4`.\n", files=numbers)
+    assert (f.kind, f.symbol) == ("wrong-default", "--accum-freq")
+    [other] = judge("`--buffer` defaults to `2048`.\n", files=numbers)
+    assert (other.kind, other.symbol) == ("wrong-default", "--buffer")
+
+
 def test_cited_paths_are_checked_only_for_rules_that_read_paths():
     page = "See `tool/clu.py`.\n"
     assert judge(page) == []

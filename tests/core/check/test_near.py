@@ -29,6 +29,7 @@ def test_a_name_that_switches_something_off_says_so_and_no_other_name_does():
         "--without-cuda",
         "--skip-eval",
         "dont_save",
+        "--non_resumable",
     ):
         assert name_polarity(token) is False, token
     for token in ("--keep-fp32-master", "--enable-x", "--node", "--disabled", "--no", "--fp16"):
@@ -60,6 +61,8 @@ def test_a_name_the_code_lacks_is_offered_only_switches_pointing_its_way():
     value = fact("--fp32-master-dtype", type="str")
     assert [f.token for f in (on, off, value) if fits_name("--disable-fp32-master", f)] == [off.token]
     assert [f.token for f in (on, off, value) if fits_name("--keep-fp32-mastr", f)] == [on.token, value.token]
+    # open-instruct's `--resumable` is gone; its `--non_resumable` (a store_true) is the opposite.
+    assert not fits_name("--resumable", fact("--non_resumable", "non_resumable", sets="true"))
 
 
 def test_what_a_switch_is_about_is_its_name_without_on_and_off_words():
