@@ -87,8 +87,11 @@ class Plan:
 
 
 def plan(tree: Tree) -> Plan:
+    from bot.core.programs import programs  # it reads the extractors' modules
+
     paths = sorted(tree.paths())
-    sources = [p for p in paths if _is_source(p)]
+    shipped = programs(tree).scripts_parsers()  # a console script's modules, in `benchmarks/` too
+    sources = [p for p in paths if _is_source(p) or p in shipped]
     cited = _page_flags(tree, paths)
     parsers = list(_parsers(tree, sources))
     typed = typed_clis.found(tree, sources, MAX_TEXT)

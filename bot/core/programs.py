@@ -410,6 +410,12 @@ class Programs:
     def _scripts_of(self, program: str) -> list[EntryPoint]:
         return [s for s in self.scripts.values() if self.modules.find(s.module) == program]
 
+    def scripts_parsers(self) -> frozenset[str]:
+        """The modules whose flags the console scripts take, wherever they sit (`vllm bench`'s
+        in `vllm/benchmarks/`): what the project installs is its own command line."""
+        keys = {p for s in self.scripts.values() if (p := self.modules.find(s.module)) is not None}
+        return frozenset(path for key in keys for path in self.parsers(key))
+
     def _known_programs(self) -> list[str]:
         keys = [p for s in self.scripts.values() if (p := self.modules.find(s.module)) is not None]
         keys += [p for p in self.modules.paths if p.endswith("/__main__.py")]

@@ -323,3 +323,15 @@ def test_an_rst_table_of_escaped_options_pairs_its_page_with_their_parser():
     [f] = audit(pack.rules, MemoryTree(renamed)).findings
     assert (f.kind, f.symbol, f.doc.line) == ("unresolved", "--make-parents", 9)
     assert f.suggestion.replacement == "   * - \\--make-parent"  # behind the escape
+
+
+def test_a_console_script_s_parsers_in_a_benchmarks_folder_are_sources():
+    from tests.core.test_programs import LAZY_SUBCOMMANDS
+
+    page = "# Bench\n\n```bash\ntool bench latency --num-iters 3 --warmup 1\ntool serve --port 8000\n```\n"
+    files = {**LAZY_SUBCOMMANDS, "docs/bench.md": page, "tests/benchmarks/run.py": CONVERT}
+    found = plan(MemoryTree(files))
+
+    # `tool bench`'s flags live in tool/benchmarks/: the installed command line, not a test.
+    assert {p.path for p in found.parsers} >= {"tool/benchmarks/latency.py"}
+    assert "tests/benchmarks/run.py" not in {p.path for p in found.parsers}

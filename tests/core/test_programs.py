@@ -706,3 +706,116 @@ def test_a_script_named_by_a_url_of_the_repository_is_its_file():
     assert owner(files, f"uv run {blob}") == "kit/scripts/train.py"
     assert owner(files, "uv run https://raw.githubusercontent.com/fork/kit/main/kit/scripts/train.py") is None
     assert owner(files, "uv run https://raw.githubusercontent.com/org/kit/main/kit/scripts/gone.py") is None
+
+
+# A command line whose subcommands are modules the entry point imports in its own body and
+# hands around (`CMD_MODULES = [...]`, then `module.cmd_init()` for each), one of them importing
+# its own subcommands for what running them registers (`Base.__subclasses__()`).
+LAZY_SUBCOMMANDS = {
+    "pyproject.toml": '[project]\nname = "tool"\n[project.scripts]\ntool = "tool.cli.main:main"\n',
+    "tool/__init__.py": "",
+    "tool/cli/__init__.py": "",
+    "tool/cli/main.py": dedent(
+        """
+        import argparse
+
+
+        def main():
+            import tool.cli.bench
+            import tool.cli.serve
+            import tool.cli.helpers
+
+            modules = [tool.cli.serve, tool.cli.bench]
+            parser = argparse.ArgumentParser()
+            subparsers = parser.add_subparsers()
+            for module in modules:
+                for cmd in module.cmd_init():
+                    cmd.subparser_init(subparsers)
+            tool.cli.helpers.setup()
+            parser.parse_args()
+        """
+    ),
+    "tool/cli/serve.py": dedent(
+        """
+        import argparse
+
+        from tool.serve_args import add_serve_args
+
+
+        class Serve:
+            def subparser_init(self, subparsers):
+                return add_serve_args(subparsers.add_parser("serve"))
+
+
+        def cmd_init():
+            return [Serve()]
+        """
+    ),
+    "tool/serve_args.py": "def add_serve_args(parser):\n    parser.add_argument('--port')\n",
+    "tool/cli/bench.py": dedent(
+        """
+        import argparse
+
+        from tool.cli.bench_base import BenchBase
+
+
+        def _register():
+            import tool.cli.bench_latency  # noqa: F401
+
+
+        class Bench:
+            def subparser_init(self, subparsers):
+                _register()
+                sub = subparsers.add_parser("bench").add_subparsers()
+                for cls in BenchBase.__subclasses__():
+                    cls.add_cli_args(sub.add_parser(cls.name))
+
+
+        def cmd_init():
+            return [Bench()]
+        """
+    ),
+    "tool/cli/bench_base.py": "import argparse\n\n\nclass BenchBase:\n    name = ''\n",
+    "tool/cli/bench_latency.py": dedent(
+        """
+        import argparse
+
+        from tool.benchmarks.latency import add_cli_args
+        from tool.cli.bench_base import BenchBase
+
+
+        class Latency(BenchBase):
+            name = "latency"
+
+            @classmethod
+            def add_cli_args(cls, parser):
+                add_cli_args(parser)
+        """
+    ),
+    "tool/benchmarks/__init__.py": "",
+    "tool/benchmarks/latency.py": "def add_cli_args(parser):\n    parser.add_argument('--num-iters')\n    parser.add_argument('--warmup')\n",
+    "tool/cli/helpers.py": dedent(
+        """
+        import argparse
+
+
+        def setup():
+            pass
+
+
+        def add_debug_args(parser):
+            parser.add_argument("--trace")
+        """
+    ),
+}
+
+
+def test_modules_imported_in_the_entry_point_and_handed_around_are_run_whole():
+    found = programs(MemoryTree(LAZY_SUBCOMMANDS))
+
+    parsers = found.parsers("tool/cli/main.py")
+    # The modules in the list and the one a function imports for its effect, read whole.
+    assert {"tool/serve_args.py", "tool/benchmarks/latency.py"} <= parsers
+    # A module read through one of its functions (`tool.cli.helpers.setup()`) is that function.
+    assert "tool/cli/helpers.py" not in parsers
+    assert found.scripts_parsers() == parsers

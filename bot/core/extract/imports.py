@@ -32,7 +32,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-9"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-10"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -239,6 +239,7 @@ def _unit_of(roots: list[Walked], tyro: bool = False, decorated: bool = False) -
     builds: set[str] = set()
     handed: list[tuple[str, frozenset[str]]] = []
     declares = False
+    imported: set[str] = set()  # `import a.b.c` statements the unit runs
     for root, walked in roots:
         local = _locals(root, walked)
         if decorated and isinstance(root, ast.ClassDef):
@@ -254,6 +255,8 @@ def _unit_of(roots: list[Walked], tyro: bool = False, decorated: bool = False) -
                 chain = _chain(node)
                 if chain:
                     refs.add(chain)
+            elif isinstance(node, ast.Import):
+                imported.update(a.name for a in node.names if a.asname is None)
             elif isinstance(node, ast.Call):
                 last = (_chain(node.func) or "").rpartition(".")[2]
                 declares = (
@@ -270,6 +273,9 @@ def _unit_of(roots: list[Walked], tyro: bool = False, decorated: bool = False) -
                     handed.append((called, _unit(given).refs))
                 if tyro and called in _TYRO_CLI and _made_at_run_time(node, root, walked):
                     declares = True  # it parses a class no file names: its module is the parser
+    # A module imported and read through no attribute is imported for what running it does
+    # (`import pkg.cli.serve  # noqa: F401`, so that its subclasses register): the module itself.
+    refs.update(m for m in imported if not any(r.startswith(m + ".") for r in refs))
     return Unit(frozenset(refs), declares, frozenset(builds), tuple(dict.fromkeys(handed)))
 
 
@@ -439,12 +445,17 @@ class Modules:
                     stack.extend(self._refs(path, summary, given, True))
             if path not in entries and not summary.argparse:
                 continue
+            # `a` and `a.b` of `a.b.c`: what only leads to a longer reference is no value
+            inner = {ref[:i] for ref in unit.refs for i, c in enumerate(ref) if c == "."}
             for ref in unit.refs:
                 head = ref.split(".", 1)[0]
                 if head in summary.units and head not in (TOP, MAIN):
                     stack.append((path, head, False))
                 elif head in summary.imports:
-                    stack.extend((*found, False) for found in self._follow(path, summary, ref))
+                    followed = self._follow(path, summary, ref)
+                    if not followed and ref not in inner:
+                        followed = self._whole(path, summary, ref)
+                    stack.extend((*found, False) for found in followed)
                 elif head in summary.assigned and name not in (TOP, MAIN):
                     stack.append((path, TOP, False))
         return frozenset(declaring)
@@ -494,6 +505,24 @@ class Modules:
                 found = self._resolve(stem, imp.name, rest)
                 if found is not None:
                     out.append(found)
+                    break
+        return out
+
+    def _whole(self, path: str, summary: Summary, ref: str) -> list[tuple[str, str]]:
+        """A reference that is a module of the repository itself, passed around as a value
+        (`CMD_MODULES = [pkg.cli.serve, ...]`, then `module.cmd_init()` for each) or imported
+        for what running it defines: which of its functions run is decided at run time, so each
+        unit of it (not its `__main__` blocks, which an import does not run)."""
+        head, *rest = ref.split(".")
+        out: list[tuple[str, str]] = []
+        for imp in summary.imports[head]:
+            if imp.level or imp.name is not None:
+                continue  # a from-import binds a name in a module, not the module (`_follow`)
+            for root in self.roots:
+                found = self.file(root + "/".join([*imp.module.split("."), *rest]))
+                if found is not None:
+                    module = self.summary(found)
+                    out += [(found, u) for u in (module.units if module else ()) if u != MAIN]
                     break
         return out
 
