@@ -793,7 +793,13 @@ LAZY_SUBCOMMANDS = {
         """
     ),
     "tool/benchmarks/__init__.py": "",
-    "tool/benchmarks/latency.py": "def add_cli_args(parser):\n    parser.add_argument('--num-iters')\n    parser.add_argument('--warmup')\n",
+    "tool/benchmarks/latency.py": dedent(
+        """
+        def add_cli_args(parser):
+            parser.add_argument("--num-iters")
+            parser.add_argument("--warmup")
+        """
+    ),
     "tool/cli/helpers.py": dedent(
         """
         import argparse

@@ -274,7 +274,7 @@ def _unit_of(roots: list[Walked], tyro: bool = False, decorated: bool = False) -
                 if tyro and called in _TYRO_CLI and _made_at_run_time(node, root, walked):
                     declares = True  # it parses a class no file names: its module is the parser
     # A module imported and read through no attribute is imported for what running it does
-    # (`import pkg.cli.serve  # noqa: F401`, so that its subclasses register): the module itself.
+    # (`import pkg.cli.serve` alone, so that its subclasses register): the module itself.
     refs.update(m for m in imported if not any(r.startswith(m + ".") for r in refs))
     return Unit(frozenset(refs), declares, frozenset(builds), tuple(dict.fromkeys(handed)))
 
