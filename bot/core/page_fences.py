@@ -56,6 +56,29 @@ def _quoted_spans(text: str) -> Callable[[int], bool]:
     return lambda col: 0 <= col < len(inside) and inside[col]
 
 
+def _backtick_comments(text: str) -> list[tuple[int, int]]:
+    """The columns of each `` `# note` `` on a shell line: a command substitution holding only a
+    comment expands to nothing, the idiom for a comment inside a continued command line
+    (`--height 1024 `# in pixels` \\`), whose `\\` still continues it."""
+    out: list[tuple[int, int]] = []
+    quote, start, escaped = "", -1, False
+    for i, c in enumerate(text):
+        if escaped:
+            escaped = False
+        elif c == "\\" and quote != "'":
+            escaped = True
+        elif start < 0 and c in "\"'":
+            quote = "" if quote == c else quote or c
+        elif c == "`" and quote != "'":
+            if start < 0:
+                start = i
+            else:
+                if text[start + 1 : i].lstrip().startswith("#"):
+                    out.append((start, i))
+                start = -1
+    return out
+
+
 def _fence_lang(tok: Token) -> str:
     info = (tok.info or "").strip()
     return info.split(maxsplit=1)[0].lower() if info else ""
@@ -109,6 +132,8 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
         base = source.offset(line0) + max(shift, 0)
         quoted = _quoted_spans(text)
         words = [(m.group(0), m.start()) for m in WORD_RE.finditer(text)]
+        comments = _backtick_comments(text) if "`" in text else []
+        words = [(w, c) for w, c in words if not any(a < c < b for a, b in comments)]
         cut = next((k for k, (w, c) in enumerate(words) if w.startswith("#") and not quoted(c)), len(words))
         words = words[:cut]
         if not continued:

@@ -62,7 +62,8 @@ def split_span(content: str) -> list[tuple[str, str, str | None]]:
             rest = text[m.end() :]
             value = None
             if rest.startswith("="):
-                value = _first_value(rest[1:])
+                # `--frac==1` states an equality, as prose often does: the value is `1`.
+                value = _first_value(rest[2:] if rest.startswith("==") else rest[1:])
             elif rest[:1].isspace():
                 word = _first_value(rest)
                 if word is not None and good_value(word.rstrip(",;")):

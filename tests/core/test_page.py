@@ -717,3 +717,27 @@ def test_a_span_setting_a_key_cites_the_key_and_the_file_it_names():
         ("configs/train.yaml", "path"),
     ]
     assert not p.claims  # it says what to set, not what the default is
+
+
+def test_a_comment_in_backticks_inside_a_continued_command_keeps_it_going():
+    # bash expands `# note` to nothing, so the `\` after it continues the command line.
+    p = page("""
+        ```bash
+        optimum-cli export neuron --model m \\
+          --height 1024 `# in pixels, eg. 768` \\
+          --num_images 1 `# per prompt` \\
+          out/
+        echo `date` --not-a-comment
+        ```
+        """)
+    assert [r.command[:3] for r in p.refs if r.token in ("--height", "--num_images")] == [
+        ("optimum-cli", "export", "neuron"),
+        ("optimum-cli", "export", "neuron"),
+    ]
+    assert not refs(p, "--in") and not refs(p, "--per")
+    assert only(p, "--not-a-comment").command == ("echo", "date")
+
+
+def test_a_flag_written_equal_to_a_value_cites_that_value():
+    assert split_span("--train_frac==1") == [("--train_frac", "flag", "1")]
+    assert split_span("--train_frac=1") == [("--train_frac", "flag", "1")]

@@ -5,6 +5,7 @@ calls; the dataclass and builder readers hand their calls here too)."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import NamedTuple
 
 from bot.core.extract import walk
@@ -29,6 +30,20 @@ PLAIN_TYPES = frozenset(
         "str.strip",
     }
 )
+
+
+# A `type=` that only folds a string (`str.lower`, `lambda s: s.lower()`): argparse converts a
+# value with it before it checks `choices=`, so `--optimizer Adam` passes `choices=["adam"]`.
+_FOLDING_TYPE = re.compile(
+    r"str\.(lower|upper|casefold|strip)|lambda (\w+): \2\.(lower|upper|casefold|strip)\(\)"
+)
+
+
+def converted(type_text: str | None, value: str) -> str:
+    """`value` as argparse hands it to the choices check, given the flag's `type` as written."""
+    m = _FOLDING_TYPE.fullmatch(type_text.strip()) if type_text else None
+    method = (m.group(1) or m.group(3)) if m else None
+    return getattr(value, method)() if method else value
 
 
 class Flag(NamedTuple):

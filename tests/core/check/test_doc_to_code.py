@@ -377,3 +377,17 @@ def test_a_claimed_default_the_flag_cannot_hold_is_another_settings():
     assert (f.kind, f.symbol) == ("wrong-default", "--encoder")
     [port] = judge("`--port` defaults to `0.0.0.0:8000`.\n", files=code)
     assert (port.kind, port.symbol) == ("wrong-default", "--port")
+
+
+def test_a_value_the_flags_type_folds_into_a_choice_is_one():
+    # argparse converts the value with `type=` before it checks `choices=`.
+    code = {
+        CLI: cli(
+            "'--optimizer', type=lambda s: s.lower(), choices=['adam', 'adamw']",
+            "'--sched', type=str.upper, choices=['COSINE']",
+            "'--act', choices=['relu', 'gelu']",
+        )
+    }
+    assert judge("Pass `--optimizer Adam` and `--sched cosine`.\n", files=code) == []
+    assert kinds(judge("Pass `--optimizer Sgd`.\n", files=code)) == [("unresolved", "--optimizer Sgd")]
+    assert kinds(judge("Pass `--act ReLU`.\n", files=code)) == [("unresolved", "--act ReLU")]
