@@ -191,6 +191,8 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
     if not facts:
         if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token) or inputs.others.flag(ref.token):
             return  # argparse's own, a family of flags, or another project's (others.py)
+        if _key_of_a_flag(inputs, ref.token, scope):
+            return  # `--compilation-config.mode`: a key of the flag's value, which no parser lists
         if scope.unread_subcommand():
             return  # a subcommand no flag of the program names: its flags are unknown here
         if (
@@ -299,14 +301,41 @@ def _abbreviated(inputs: RuleInputs, ref: Ref, scope: Scope) -> list[Fact]:
 
 def _spelt_otherwise(inputs: RuleInputs, token: str, scope: Scope) -> list[Fact]:
     """The flags `--a_b` when `token` is `--a-b` (or the reverse, or a mix of both: tyro's
-    `--profiler.no-enable_profiling`) and their parser takes every spelling."""
+    `--profiler.no-enable_profiling`) and their parser takes every spelling; or `--a-b` when
+    `token` is `--a_b` and their parser dashes the words it is given."""
+    dashed = "--" + token[2:].replace("_", "-") if token.startswith("--") else token
     for other in spellings.other_spellings(token):
         facts = scope.flags(inputs.head_facts.by_token.get(other, ()))
         if facts and all(
-            f.attr("spelling") == "either" or inputs.own.takes_either_spelling(f.path) for f in facts
+            f.attr("spelling") == "either"
+            or (rewrites := _rewrites(inputs, f, scope)).either
+            or (rewrites.dashed and other == dashed)
+            for f in facts
         ):
             return facts
     return []
+
+
+def _rewrites(inputs: RuleInputs, fact: Fact, scope: Scope) -> spellings.Rewrites:
+    """What the parser taking `fact` does to its words: the declaring module's, or the program's
+    (a subparser hands on the words its program's parser rewrote)."""
+    found = inputs.own.rewrites(fact.path)
+    if scope.program is None or scope.program == fact.path:
+        return found
+    program = inputs.own.rewrites(scope.program)
+    return spellings.Rewrites(
+        found.either or program.either, found.dashed or program.dashed, found.dotted or program.dotted
+    )
+
+
+def _key_of_a_flag(inputs: RuleInputs, token: str, scope: Scope) -> bool:
+    """`--kv-transfer-config.kv_role`: a flag and a key of its value, given to a parser that reads
+    the words after the dot so (bot/core/check/spellings.py)."""
+    flag, dot, _ = token.partition(".")
+    if not dot or not flag.startswith("--"):
+        return False
+    facts = scope.flags(inputs.head_facts.by_token.get(flag, ())) or _spelt_otherwise(inputs, flag, scope)
+    return bool(facts) and all(_rewrites(inputs, f, scope).dotted for f in facts)
 
 
 def _group_read(token: str, inputs: RuleInputs) -> bool:

@@ -172,14 +172,18 @@ class Ownership:
     _dataclass_cli: bool = False  # a module builds a command line from dataclasses
     _tool_words: frozenset[str] | None = None
     _tool_lines: dict[str, frozenset[int]] = field(default_factory=dict)
-    _either: dict[str, bool] = field(default_factory=dict)
+    _rewrites: dict[str, spellings.Rewrites] = field(default_factory=dict)
 
     def takes_either_spelling(self, path: str) -> bool:
         """Does the parser of `path` take `--a-b` and `--a_b` alike (bot/core/check/spellings.py)?"""
-        if path not in self._either:
+        return self.rewrites(path).either
+
+    def rewrites(self, path: str) -> spellings.Rewrites:
+        """What the parser of `path` takes beyond its option strings (bot/core/check/spellings.py)."""
+        if path not in self._rewrites:
             modules = self.programs.modules if self.programs is not None else Modules(self.head)
-            self._either[path] = spellings.takes_either(modules, path)
-        return self._either[path]
+            self._rewrites[path] = spellings.rewrites(modules, path)
+        return self._rewrites[path]
 
     def exists(self, path: str) -> bool:
         """Is `path` a file or folder at base or at head?"""
