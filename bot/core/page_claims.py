@@ -56,11 +56,20 @@ def _span_claim(src: str, scan: Inline, idx: int, subject_of: Callable[[int], st
     # With no flag nearby the claim keeps subject None: the check ties it to the one flag whose
     # choices include the value, if there is exactly one.
     subject = subject_of(idx)
-    if not value:
+    if not value or subject == OTHER:
         return None
     text, pos = _span_text(src, span)
     return RawClaim(subject, value, pos if pos is not None else max(span.start, scan.lo), text)
 
+
+# The subject of a claim the sentence names in a code span before the value, and no flag: a
+# parameter, a setting or a field of the page's, not a flag offering the value.
+OTHER = ""
+_NAME_SPAN = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_NAMED = lazyre.compile(
+    r"\s+(?:(?:parameter|option|setting|field|argument|variable|attribute|key)s?\b|defaults?\b)",
+    re.IGNORECASE,
+)
 
 # A default written as plain text right after a flag: "(`--buffer-size`, default 1 GB)". Only
 # numbers, with a size unit or not: plain words after "default" are prose more often than values.
@@ -162,12 +171,22 @@ def paragraph_claims(src: str, scan: Inline) -> list[RawClaim]:
     bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(scan.prose)] + [len(scan.prose)]
     out: list[RawClaim] = []
     for s_start, s_end in zip(bounds, bounds[1:], strict=False):
-        sentence_spans = [int(m.group(1)) for m in re.finditer(_C, scan.prose[s_start:s_end])]
+        # each code span of the sentence -> where the prose after it starts
+        ends = {int(m.group(1)): s_start + m.end() for m in re.finditer(_C, scan.prose[s_start:s_end])}
+        sentence_spans = list(ends)
 
-        def subject_of(idx: int, sentence_spans: list[int] = sentence_spans) -> str | None:
+        def subject_of(
+            idx: int, sentence_spans: list[int] = sentence_spans, ends: dict[int, int] = ends
+        ) -> str | None:
             before = [flags_of[j][-1] for j in sentence_spans if j < idx and flags_of[j]]
             if before:
                 return before[-1]
+            if any(
+                _NAME_SPAN.fullmatch(scan.spans[j].content.strip()) and _NAMED.match(scan.prose, end)
+                for j, end in ends.items()
+                if j < idx
+            ):
+                return OTHER  # "the `seed` parameter defaults to `0`": that name's default, no flag's
             after = [flags_of[j][0] for j in sentence_spans if j > idx and flags_of[j]]
             if after:
                 return after[0]

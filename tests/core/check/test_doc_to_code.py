@@ -391,3 +391,13 @@ def test_a_value_the_flags_type_folds_into_a_choice_is_one():
     assert judge("Pass `--optimizer Adam` and `--sched cosine`.\n", files=code) == []
     assert kinds(judge("Pass `--optimizer Sgd`.\n", files=code)) == [("unresolved", "--optimizer Sgd")]
     assert kinds(judge("Pass `--act ReLU`.\n", files=code)) == [("unresolved", "--act ReLU")]
+
+
+def test_a_bare_value_after_a_name_the_sentence_gives_is_that_name_s_default():
+    code = cli("'--num-audios', type=int, choices=[0, 1, 2], default=1")
+    page = "In V1, the `seed` parameter defaults to `0`, so runs repeat.\n"
+    assert judge(page, files={CLI: code}) == []
+    # With no name before it, the value is the one flag's offering it.
+    assert kinds(judge("It defaults to `0`, so runs repeat.\n", files={CLI: code})) == [
+        ("wrong-default", "--num-audios")
+    ]
