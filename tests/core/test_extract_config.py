@@ -118,3 +118,16 @@ def test_a_config_that_cannot_be_read_is_reported_not_raised() -> None:
     assert bounded.errors and "more than" in bounded.errors[0].message  # aliases walked within a budget
     deep = extract(Source(id="c", kind="config", paths=("c.json",)), "c.json", '{"a":' * 40 + "1" + "}" * 40)
     assert deep.errors and "levels deep" in deep.errors[0].message
+
+
+def test_a_template_rendered_into_yaml_is_no_config_that_fails_to_parse() -> None:
+    source = Source(id="c", kind="config", paths=("chart/templates/service.yaml",))
+    helm = "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n  labels:\n"
+    helm += '    {{- include "chart.labels" . | nindent 4 }}\n'
+    found = extract(source, "chart/templates/service.yaml", helm)
+    assert not found.facts and not found.errors  # Helm renders it: not read, not an error
+    rendered = "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n"
+    # A template that is YAML as written (the action a plain string) is read like any file.
+    assert "metadata.name" in {f.token for f in extract(source, "s.yaml", rendered).facts}
+    broken = extract(source, "s.yaml", "a: [\nb: {x\n")
+    assert broken.errors  # no template action in it: a file that does not parse

@@ -47,10 +47,16 @@ def facts(source: Source, path: str, text: str) -> Extraction:
         entries = list(entries_of(path, text))
     except TooLarge as e:
         return _error(path, 1, str(e))
-    except yaml.MarkedYAMLError as e:
-        line = e.problem_mark.line + 1 if e.problem_mark is not None else 1
-        return _error(path, line, e.problem or str(e))
-    except (yaml.YAMLError, ValueError, RecursionError) as e:
+    except yaml.YAMLError as e:
+        if _TEMPLATE.search(text):
+            # A template a tool renders into YAML (a Helm chart's templates/, Jinja): its keys
+            # are the rendered file's, which no page copies from this text.
+            return Extraction(facts=())
+        if isinstance(e, yaml.MarkedYAMLError):
+            line = e.problem_mark.line + 1 if e.problem_mark is not None else 1
+            return _error(path, line, e.problem or str(e))
+        return _error(path, 1, str(e).splitlines()[0] if str(e) else type(e).__name__)
+    except (ValueError, RecursionError) as e:
         return _error(
             path, getattr(e, "lineno", 1) or 1, str(e).splitlines()[0] if str(e) else type(e).__name__
         )
@@ -77,6 +83,10 @@ def entries_of(path: str, text: str) -> Iterator[Entry]:
         yield from _json_entries(text)
     else:
         raise ValueError(f"not a config format docs-sync reads ({', '.join(FORMATS)})")
+
+
+# Template actions: Go's and Helm's `{{ .Values.x }}`, Jinja's `{{ x }}` and `{% if %}`.
+_TEMPLATE = re.compile(r"\{\{[^{}\n]{0,200}\}\}|\{%[^{}\n]{0,200}%\}")  # bounded: text is hostile
 
 
 def _error(path: str, line: int, message: str) -> Extraction:
