@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 from bot.core import lazyre
-from bot.core.page import DocPage, Ref
+from bot.core.page import DocPage, Ref, Section
 
 
 def token_pattern(token: str) -> re.Pattern[str]:
@@ -200,6 +200,40 @@ def enumerating_line(refs: Sequence[Ref]) -> int:
 
     _key, best = min(groups.items(), key=score)
     return max(r.line for r in best)
+
+
+# A heading over commands kept from an older version: "Old examples", "Legacy", "Deprecated
+# options". And the note a section opens with to say so: the commands below "are preserved here
+# for historical reference", "use the older form of the script available at <a pinned commit>".
+_HISTORY_TITLE = lazyre.compile(r"\b(?:old|older|legacy|historical|archived|deprecated)\b", re.IGNORECASE)
+_HISTORY_NOTE = lazyre.compile(
+    r"\bfor historical reference\b|\bpreserved (?:here )?for (?:history|reference)\b"
+    r"|\b(?:the|an) older (?:form|version) of the (?:script|code|command)\b",
+    re.IGNORECASE,
+)
+MAX_NOTE_LINES = 40  # lines after a heading read for a note that what follows is history
+
+
+def kept_for_history(doc: DocPage, line: int) -> bool:
+    """Is `line` in a part of the page that keeps commands of an older version on purpose: under
+    a heading saying so, or after a note saying so at the start of its section or of a section
+    above it? What the code lacks there is what the page says it lacks."""
+    chain: list[Section] = []  # the sections holding `line`, outermost first
+    for section in doc.sections:
+        if section.line > line:
+            break
+        while chain and section.level and chain[-1].level >= section.level:
+            chain.pop()
+        chain.append(section)
+    for section in chain:
+        if section.level and _HISTORY_TITLE.search(section.title):
+            return True
+        # Its own text before its first subsection (or the line), not a sibling's.
+        last = min(line - 1, section.end_line, section.line + MAX_NOTE_LINES)
+        opening = " ".join(doc.lines[section.line - 1 : last])
+        if _HISTORY_NOTE.search(opening):
+            return True
+    return False
 
 
 MAX_FENCED_LINES = 20_000  # lines of a page read for the commands of its fenced blocks

@@ -100,3 +100,23 @@ def test_cited_values_read_through_character_references_and_a_line_continuation(
 
     assert cited_values("&#123;0|1|2&#125;", ["0", "1", "2"]) == ["0", "1", "2"]
     assert cited_values("mooncake\\", ["file", "mooncake"]) == ["mooncake"]
+
+
+def test_a_part_of_the_page_kept_for_history_says_so_in_its_heading_or_its_opening_note():
+    from bot.core.doclines import kept_for_history
+    from bot.core.page import parse_doc
+
+    doc = parse_doc(
+        "docs/rl.md",
+        "# RL\n\nRun `train.py --lr 1`.\n\n"  # 3
+        "## RLVR\n\n"  # 5
+        "> **Note**: These commands use the legacy `old_train.py` script, which has since been "
+        "removed. They are preserved here for historical reference.\n\n"  # 7
+        "### 1B\n\n`python old_train.py --zpg 8`\n\n"  # 9, 11
+        "## Current\n\n`python train.py --lr 2`\n\n"  # 13, 15
+        "## Old examples\n\n`python older.py`\n\n"  # 17, 19
+        "## Notes\n\nWe used an older version of the data.\n\n`python train.py --lr 3`\n",  # 21, 23, 25
+    )
+    kept = [n for n in range(1, len(doc.lines) + 1) if kept_for_history(doc, n)]
+    assert 11 in kept and 19 in kept  # under the note (a subsection too), under the heading
+    assert not {3, 15, 25} & set(kept)  # before it, in the next section, "older version of the data"

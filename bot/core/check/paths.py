@@ -10,7 +10,7 @@ from typing import NamedTuple
 from bot.core.check import wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
-from bot.core.check.near import closest
+from bot.core.check.near import closest, misspelt
 from bot.core.check.touched import Touched, cites_paths
 from bot.core.doclines import fenced_lines, introduced_block, made_by_reader, not_yet_there
 from bot.core.model import CodeLocation, Tree
@@ -200,7 +200,10 @@ def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str])
         kind = {p for p in paths if ext and p.endswith(ext)}
     near = closest(path, kind, 0.75)
     # A shared prefix makes whole paths alike whatever their names: `src/lerobot/tools` is 88%
-    # like `src/lerobot/utils`, whose name is another word. The name must be alike too.
+    # like `src/lerobot/utils`, whose name is another word. The name must be alike too, and be
+    # the cited one mistyped or with a word more or less, not other words of the same letters
+    # (`prepare_all.sh` is no `prepare_eval_data.sh`).
     if near is None or closest(name, [near.rsplit("/", 1)[-1]], 0.75) is None:
         return None
-    return near
+    stem, near_stem = posixpath.splitext(name)[0], posixpath.splitext(near.rsplit("/", 1)[-1])[0]
+    return near if misspelt(stem, near_stem) else None

@@ -122,6 +122,15 @@ def test_a_missing_folder_is_not_offered_a_sibling_whose_name_is_another_word():
     assert typo.suggestion.replacement == "See `src/pkg/models/`."
 
 
+def test_a_missing_file_is_offered_a_close_name_only_when_it_could_be_that_name_misspelt():
+    files = {"scripts/data/sft/prepare_all.sh": "", "open_instruct/dpo_tune_cache.py": ""}
+    # open-instruct: the eval-data script was deleted; the one left prepares other data.
+    [other] = unresolved("Run `scripts/data/sft/prepare_eval_data.sh` first.\n", files)
+    assert other.suggestion is None
+    [longer] = unresolved("Run `open_instruct/dpo_tune.py`.\n", files)  # a word more: that file
+    assert longer.suggestion.replacement == "Run `open_instruct/dpo_tune_cache.py`."
+
+
 def test_a_path_the_reader_is_told_to_create_is_theirs():
     files = {"changelog.d/.gitignore": "", "docs/setup.md": ""}
     told = (
