@@ -254,14 +254,30 @@ def _top_assignments(module: ast.Module) -> dict[str, ast.expr]:
 
 
 def _items(node: ast.expr, assigned: dict[str, ast.expr]) -> list[str]:
-    """The names a builder is handed: `X`, `(X, Y)`, `[X, Y]`, `{"sub": f}`, or a name holding one."""
+    """The names a builder is handed: `X`, `(X, Y)`, `[X, Y]`, `{"sub": f}`, or a name holding one;
+    each may be a module's (`grpo_utils.GRPOExperimentConfig`) or cast (`cast(DataClassType, X)`)."""
+    node = _uncast(node)
     if isinstance(node, ast.Name) and isinstance(assigned.get(node.id), ast.List | ast.Tuple | ast.Dict):
         node = assigned[node.id]
     if isinstance(node, ast.Dict):  # subcommands: name -> function
-        return [v.id for v in node.values if isinstance(v, ast.Name)]
-    if isinstance(node, ast.List | ast.Tuple):
-        return [e.id for e in node.elts if isinstance(e, ast.Name)]
-    return [node.id] if isinstance(node, ast.Name) else []
+        found = [_named(v) for v in node.values]
+    elif isinstance(node, ast.List | ast.Tuple):
+        found = [_named(e) for e in node.elts]
+    else:
+        found = [_named(node)]
+    return [n for n in found if n is not None]
+
+
+def _uncast(node: ast.expr) -> ast.expr:
+    """`typing.cast(T, x)` is `x` at run time."""
+    if isinstance(node, ast.Call) and dotted(node.func) in ("cast", "typing.cast") and len(node.args) == 2:
+        return node.args[1]
+    return node
+
+
+def _named(node: ast.expr | None) -> str | None:
+    node = _uncast(node) if node is not None else None
+    return dotted(node) if isinstance(node, ast.Name | ast.Attribute) else None
 
 
 def follow(

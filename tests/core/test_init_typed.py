@@ -228,3 +228,33 @@ def test_a_fire_script_is_coupled_to_the_pages_running_it():
         **{"README.md": FIRE_FILES["README.md"].replace("--micro_batch_size", "--micro-batch-size")},
     )
     assert audit(rules, MemoryTree(hyphens)).findings == ()
+
+
+def test_classes_handed_through_cast_or_their_module_are_followed():
+    files = {
+        "kit/__init__.py": "",
+        "kit/configs.py": (
+            "from dataclasses import dataclass\n\n@dataclass\nclass ExperimentConfig:\n"
+            "    deepspeed_zpg: int = 8\n    num_epochs: int = 1\n"
+        ),
+        "kit/train.py": (
+            "from transformers import HfArgumentParser\nfrom kit import configs\n\n"
+            "if __name__ == '__main__':\n"
+            "    HfArgumentParser((configs.ExperimentConfig,)).parse_args_into_dataclasses()\n"
+        ),
+        "kit/sample.py": (
+            "from dataclasses import dataclass\nfrom typing import cast\n"
+            "from transformers import HfArgumentParser\n\n"
+            "@dataclass\nclass Args:\n    input_filename: str = 'in.jsonl'\n    num_completions: int = 4\n\n"
+            "if __name__ == '__main__':\n"
+            "    HfArgumentParser(cast(DataClassType, Args)).parse_args_into_dataclasses()\n"
+        ),
+        "README.md": (
+            "# Kit\n\n```bash\npython kit/train.py --deepspeed_zpg 8 --num_epochs 2\n"
+            "python kit/sample.py --input_filename a.jsonl --num_completions 2\n```\n"
+        ),
+    }
+    _, rules = written(files)
+    named = {n for s in rules[0].sources if s.kind == "hf-dataclass" for n in s.names}
+    assert {"ExperimentConfig", "Args"} <= named
+    assert audit(rules, MemoryTree(files)).findings == ()
