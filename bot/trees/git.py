@@ -231,7 +231,12 @@ class GitTree:
     def read(self, path: str) -> str | None:
         if self._entries is not None or path in self._ids or not _asks_in_tree(path):
             blob = self.blob_id(path)
-            return None if blob is None else decode(path, self.repo.read_blob(blob))
+            if blob is None:
+                return None
+            try:
+                return decode(path, self.repo.read_blob(blob))
+            except GitError as e:  # listed, yet its content is not in this clone
+                raise GitError(f"cannot read {path} at {self.sha[:9]}: {e} from this clone") from e
         # Not asked for before: read it by name, which gives its blob id with its content.
         found = self.repo._object(f"{self.sha}:{path}")
         if found is None or found[0] != "blob":

@@ -52,6 +52,19 @@ def test_unknown_revision_is_a_clear_error(repo):
         r.tree("no-such")
 
 
+def test_a_listed_file_whose_content_the_clone_lacks_is_named(repo):
+    # A filtered mirror lists a large file but holds no blob for it: say which file, never skip it.
+    blob = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD:docs.md"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    with GitRepo(repo) as r:
+        head = r.tree("HEAD")
+        assert "docs.md" in head.paths()  # listed
+        with pytest.raises(GitError, match=r"cannot read docs.md at .*: blob .* missing"):
+            head.read("docs.md")
+
+
 def test_a_folder_that_is_no_repository_and_a_repository_with_no_commit_say_so(tmp_path):
     (tmp_path / "plain").mkdir()
     with GitRepo(tmp_path / "plain") as r, pytest.raises(GitError, match="is not a git repository"):
