@@ -301,6 +301,31 @@ def not_yet_there(doc: DocPage, line: int, token: str) -> bool:
     return any(token in s and _NOT_YET.search(s) for s in _SENTENCE_END.split(text))
 
 
+# A sentence telling that a thing it names before these words is gone: "The `--swap-space` flag
+# has been removed", "`--rope-scaling`, used in older versions, is no longer supported".
+_NO_LONGER = lazyre.compile(
+    r"\b(?:has|have|had) been (?:removed|deprecated|dropped|retired)\b"
+    r"|\b(?:was|were) (?:removed|deprecated|dropped|retired)\b"
+    r"|\bno longer (?:supported|used|available|exists?|accepted|needed)\b"
+    r"|\bin (?:older|previous|earlier|past) versions\b",
+    re.IGNORECASE,
+)
+
+
+def no_longer_there(doc: DocPage, line: int, token: str) -> bool:
+    """Whether the sentence citing `token` on `line` says, after it, that the code no longer has
+    it (`The `--swap-space` flag has been removed`): history, true as written."""
+    first, last = paragraph(doc, line)
+    if last - first > 12:  # a long block (a code listing, a table) is no sentence
+        first, last = line, line
+    text = " ".join(doc.lines[i - 1].strip() for i in range(first, last + 1))
+    for sentence in _SENTENCE_END.split(text):
+        at = sentence.find(token)
+        if at >= 0 and _NO_LONGER.search(sentence, at + len(token)):
+            return True
+    return False
+
+
 # The words before a path the reader is told to make: "you would create `changelog.d/1234.bugfix.md`
 # and `changelog.d/1234.doc.md`", "create a file named `conf/local.yaml`".
 _TO_CREATE = lazyre.compile(

@@ -231,6 +231,8 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             return  # the page shows the program refusing it
         if doclines.not_yet_there(doc, ref.line, ref.token):
             return  # the sentence says the code does not have it yet
+        if doclines.no_longer_there(doc, ref.line, ref.token):
+            return  # the sentence says the code had it once
         edit = (ref.token, near) if near else None
         out.emit(
             "unresolved", ref.token, wording.unknown_flag(ref.token, near), doc=doc, line=ref.line, edit=edit

@@ -401,3 +401,16 @@ def test_a_bare_value_after_a_name_the_sentence_gives_is_that_name_s_default():
     assert kinds(judge("It defaults to `0`, so runs repeat.\n", files={CLI: code})) == [
         ("wrong-default", "--num-audios")
     ]
+
+
+def test_a_flag_a_sentence_says_is_gone_is_history():
+    page = (
+        "The `--swap-space` flag has been removed as this feature is no longer used.\n\n"
+        "The `--rope-scaling` parameter used in older versions is no longer supported.\n\n"
+        "Passing `--old-model` and `--old-tokens` separately has been deprecated.\n"
+    )
+    assert judge(page) == []
+    # A flag named after the words is what the reader is told to use: still judged.
+    page = "The `--swap-space` flag has been removed; pass `--kv-space` instead.\n"
+    assert kinds(judge(page)) == [("unresolved", "--kv-space")]
+    assert kinds(judge("Pass `--swap-space` to swap.\n")) == [("unresolved", "--swap-space")]
