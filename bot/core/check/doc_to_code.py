@@ -193,6 +193,8 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             return  # argparse's own, a family of flags, or another project's (others.py)
         if _key_of_a_flag(inputs, ref.token, scope):
             return  # `--compilation-config.mode`: a key of the flag's value, which no parser lists
+        if _negative_of_unknown_action(inputs, ref.token, scope):
+            return  # `--no-x` of a `--x` whose action a mapping of keywords may make BooleanOptional
         if scope.unread_subcommand():
             return  # a subcommand no flag of the program names: its flags are unknown here
         if (
@@ -328,6 +330,15 @@ def _rewrites(inputs: RuleInputs, fact: Fact, scope: Scope) -> spellings.Rewrite
     return spellings.Rewrites(
         found.either or program.either, found.dashed or program.dashed, found.dotted or program.dotted
     )
+
+
+def _negative_of_unknown_action(inputs: RuleInputs, token: str, scope: Scope) -> bool:
+    """`--no-enable-chunked-prefill` where `--enable-chunked-prefill` is declared with keywords
+    from a mapping (`**scheduler_kwargs[...]`) that may give it `argparse.BooleanOptionalAction`."""
+    if not token.startswith("--no-"):
+        return False
+    facts = scope.flags(inputs.head_facts.by_token.get("--" + token[5:], ()))
+    return bool(facts) and all("action" in (f.attr("unknown") or "").split() for f in facts)
 
 
 def _key_of_a_flag(inputs: RuleInputs, token: str, scope: Scope) -> bool:

@@ -109,6 +109,9 @@ def call_facts(
     """Facts of one add_argument call; `lookup` resolves variables in option strings, dest,
     defaults and choices; `subcommand` is the one its parser belongs to, if any."""
     keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    # `**model_kwargs["max_model_len"]`: a mapping made elsewhere may give any keyword; the
+    # default and the action it does not say here are unknown (a BooleanOptionalAction among them).
+    unsaid = [k for k in ("default", "action") if k not in keywords] if _splats(call) else []
     out = []
     seen: set[tuple[str, str]] = set()
     for variant in option_variants.lookups(call, lookup):
@@ -116,9 +119,13 @@ def call_facts(
             if (f.token, f.dest) in seen:
                 continue
             seen.add((f.token, f.dest))
-            attrs = (
-                f.attrs if subcommand is None else sorted_attrs({**dict(f.attrs), "subcommand": subcommand})
-            )
+            attrs = f.attrs
+            if unsaid:
+                known = dict(attrs)
+                unknown = [*(known.get("unknown") or "").split(), *unsaid]
+                attrs = sorted_attrs({**known, "unknown": " ".join(dict.fromkeys(unknown))})
+            if subcommand is not None:
+                attrs = sorted_attrs({**dict(attrs), "subcommand": subcommand})
             out.append(
                 Fact(
                     kind="flag",
@@ -134,6 +141,11 @@ def call_facts(
 
 
 DECLARING_CALLS = frozenset({"add_argument"})
+
+
+def _splats(call: ast.Call) -> bool:
+    """Does the call pass a mapping's items as keywords (`**kwargs`)?"""
+    return any(k.arg is None for k in call.keywords)
 
 
 def _called(call: ast.Call) -> str | None:

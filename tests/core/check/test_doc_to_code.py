@@ -414,3 +414,17 @@ def test_a_flag_a_sentence_says_is_gone_is_history():
     page = "The `--swap-space` flag has been removed; pass `--kv-space` instead.\n"
     assert kinds(judge(page)) == [("unresolved", "--kv-space")]
     assert kinds(judge("Pass `--swap-space` to swap.\n")) == [("unresolved", "--swap-space")]
+
+
+def test_the_negative_of_a_flag_declared_with_a_mapping_s_keywords_may_be_its_own():
+    code = (
+        "import argparse\nfrom tool.kwargs import get_kwargs\n\n\ndef main():\n"
+        "    kwargs = get_kwargs()\n    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--enable-prefix-caching', **kwargs['enable_prefix_caching'])\n"
+        "    parser.add_argument('--seed', type=int, default=0)\n    parser.parse_args()\n"
+    )
+    page = "Turn it off with `--no-enable-prefix-caching`; `--no-seed` is no flag.\n"
+    # The mapping may make the action argparse.BooleanOptionalAction: `--no-...` is left alone.
+    assert kinds(judge(page, files={CLI: code})) == [("unresolved", "--no-seed")]
+    plain = code.replace("**kwargs['enable_prefix_caching']", "type=int")
+    assert len(judge(page, files={CLI: plain})) == 2
