@@ -220,7 +220,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             return
         known = scope.flags(inputs.head_facts.facts)
         near = _near_flag(ref.token, _of_heading_script(doc, ref, known))
-        if near in _cited_beside(doc, ref):
+        if near in _cited_beside(doc, ref) or _spaced_out(ref, known):
             near = None  # the line cites it too: the token is something else
         if (
             open_parser_takes(ref.token, known)
@@ -266,6 +266,16 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
                 code=CodeLocation(facts[0].path, facts[0].line),
                 edit=(value, near) if near else None,
             )
+
+
+def _spaced_out(ref: Ref, known: list[Fact]) -> bool:
+    """Is the flag with the word after it one of `known` written with a space for its separator
+    (`--gradient accumulation` for `--gradient_accumulation_steps`)? Then the flag nearest to its
+    first word (`--gradient_clip`) is not the one meant."""
+    if not ref.value or not ref.value.isidentifier():
+        return False
+    spelt = (f"{ref.token}_{ref.value}", f"{ref.token}-{ref.value}")
+    return any(f.token.startswith(spelt) for f in known)
 
 
 _SCRIPT_WORD = lazyre.compile(r"[\w./-]+\.py\b")
