@@ -428,6 +428,8 @@ def test_the_negative_of_a_flag_declared_with_a_mapping_s_keywords_may_be_its_ow
     assert kinds(judge(page, files={CLI: code})) == [("unresolved", "--no-seed")]
     plain = code.replace("**kwargs['enable_prefix_caching']", "type=int")
     assert len(judge(page, files={CLI: plain})) == 2
+
+
 def test_a_flag_written_with_a_space_for_its_separator_is_offered_no_other_flag():
     code = {CLI: cli("'--gradient_accumulation_steps'", "'--gradient_clip'")}
     [f] = judge("* `--gradient accumulation` sets how many steps to accumulate.\n", files=code)
