@@ -453,8 +453,6 @@ class Ownership:
         near = [r for r in runs if section.line <= r.line <= line]
         if not ours and self._other_tool_named(doc, line, near[-1].line if near else section.line):
             return None  # the line, or its section since our last command, names another tool
-        if not near and token is not None and self._another_programs(doc, line, token):
-            return None
         if not near and not ours:
             # A flag none of the rule's parsers has may be that of a program a parent section runs.
             near = [r for r in runs if r.line <= line and _within(doc.section_at(r.line), section)]
@@ -472,29 +470,6 @@ class Ownership:
             if named is not None:
                 return named
         return ANY
-
-    def _another_programs(self, doc: DocPage, line: int, token: str) -> bool:
-        """Is a flag cited on its own, in a section that runs nothing of ours, one the page passes
-        to another program's command and to none of ours (`python -m other.upsampler --mode
-        text2video`, then "upsample with `--mode text2image`"), or one none of ours has on a line
-        whose other flags are all such ("the `--output` file ... via `--image-url`")?"""
-        foreign = self._passed_in_fences(doc, ours=False) - self._passed_in_fences(doc, ours=True)
-        if token in foreign:
-            return True
-        beside = {r.token for r in doc.refs_on(line) if r.kind == "flag" and r.token != token}
-        return token not in self._tokens() and bool(beside) and beside <= foreign
-
-    def _passed_in_fences(self, doc: DocPage, ours: bool) -> frozenset[str]:
-        """The flags the page's fenced commands pass to others' programs, or (`ours`) those it
-        passes to the repository's or writes in a fragment of flags (the page's program's)."""
-        out = set()
-        for r in doc.refs:
-            if r.kind != "flag" or r.where != "fence" or (r.command is not None and passed_on(r.command)):
-                continue
-            fragment = r.command is None or is_fragment(r.command)
-            if ours == (fragment or self._run(r.command or (), doc.path).kind != _FOREIGN):
-                out.add(r.token)
-        return frozenset(out)
 
     def _loose(self, scope: Scope | None) -> Scope | None:
         """`scope` for prose after its command (Scope.loose)."""

@@ -436,20 +436,3 @@ def test_a_flag_written_with_a_space_for_its_separator_is_offered_no_other_flag(
     assert (f.kind, f.symbol, f.suggestion) == ("unresolved", "--gradient", None)
     [g] = judge("* `--gradient_clp 1.0` clips.\n", files=code)
     assert g.suggestion is not None and "--gradient_clip" in g.suggestion.replacement
-
-
-def test_a_flag_the_page_passes_only_to_another_program_is_that_programs():
-    code = {CLI: cli("'--mode', choices=['eager', 'compile']", "'--out'")}
-    page = (
-        "## Upsampling\n\n```bash\npython -m other.upsampler --mode text2video --output p.json\n```\n\n"
-        "Switch `--mode` to `text2image`; the `--output` file takes `--image-url` too.\n\n"
-        "## Images\n\nUpsample with `--mode text2image`.\n"
-    )
-    assert judge(page, files=code) == []
-    # Passed to a command of ours as well, the flag is ours where nothing says otherwise, and
-    # no longer says whose the flags beside it are.
-    ours = page + "\n## Run\n\n```bash\npython tool/cli.py --mode eager\n```\n"
-    assert sorted(kinds(judge(ours, files=code))) == [
-        ("unresolved", "--image-url"),
-        ("unresolved", "--mode text2image"),
-    ]
