@@ -148,9 +148,7 @@ def _auto_envvar_prefix(tree: ast.Module) -> str | None:
                 (v for k, v in zip(node.keys, node.values, strict=False) if _is_str(k, _AUTO)),
                 None,
             )
-        elif (
-            isinstance(node, ast.Call) and len(node.args) == 2 and _is_str(node.args[0], "auto_envvar_prefix")
-        ):
+        elif isinstance(node, ast.Call) and len(node.args) == 2 and _is_str(node.args[0], _AUTO):
             value = node.args[1]  # `context_settings.setdefault("auto_envvar_prefix", "FLASK")`
         else:
             continue

@@ -10,9 +10,8 @@ dataclass's fields). A function taking `**kwargs` takes any `--key=value`: its f
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 
-from bot.core.extract.nested_flags import Root, Style, call_targets
+from bot.core.extract.nested_flags import Root, Style, call_targets, opened
 from bot.core.extract.nested_flags import facts as nested_facts
 from bot.core.extract.typed_fields import module_functions
 from bot.core.model import Fact
@@ -27,7 +26,7 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     functions = module_functions(tree)
     # The commands whose function takes `**kwargs` (None: the program's own).
     any_flag = {r.subcommand for r in cli_roots(tree) if r.name in functions and functions[r.name].args.kwarg}
-    return [_opened(f) if f.attr("subcommand") in any_flag else f for f in found]
+    return [opened(f) if f.attr("subcommand") in any_flag else f for f in found]
 
 
 def cli_roots(tree: ast.Module) -> list[Root]:
@@ -45,7 +44,3 @@ def cli_roots(tree: ast.Module) -> list[Root]:
                 if isinstance(v, ast.Name) and isinstance(k, ast.Constant) and isinstance(k.value, str):
                     out.append(Root("", v.id, k.value))
     return out
-
-
-def _opened(fact: Fact) -> Fact:
-    return replace(fact, attrs=tuple(sorted({**dict(fact.attrs), "open": "true"}.items())))

@@ -82,7 +82,12 @@ def facts(
             walker.walk(params, root.prefix, root.prefix.replace("-", "_"), given, 0)
     if not walker.opened and not style.open:
         return walker.out
-    return [replace(f, attrs=tuple(sorted({**dict(f.attrs), "open": "true"}.items()))) for f in walker.out]
+    return [opened(f) for f in walker.out]
+
+
+def opened(fact: Fact) -> Fact:
+    """The flag of a command line that takes more than the file shows (`open`)."""
+    return replace(fact, attrs=tuple(sorted({**dict(fact.attrs), "open": "true"}.items())))
 
 
 LIGHTNING_CLI = frozenset({"LightningCLI", "cli.LightningCLI", "pl.cli.LightningCLI", "L.cli.LightningCLI"})
