@@ -361,6 +361,28 @@ def test_a_second_process_leaves_the_running_jobs_of_a_live_one_alone(postgres, 
         assert first.get(job.id).state == "done"
 
 
+def test_a_process_starting_beside_a_live_transaction_on_jobs_neither_waits_nor_deadlocks(postgres, clock):
+    """A claim reads jobs and then writes it. A process opening the queue meanwhile must not ask
+    for a table lock in between (DDL does, even with nothing to change): the claim's write would
+    queue behind it and PostgreSQL would end one of the two as a deadlock."""
+    import psycopg
+
+    url = postgres.new_database()
+    with open_location(url, clock=clock) as first:
+        first.enqueue("d-1", "check", PAYLOAD, key="octo/docs#1")
+        with psycopg.connect(url) as claim:  # a transaction, as a claim's
+            claim.execute("SELECT id FROM jobs WHERE state = 'queued' FOR UPDATE").fetchall()
+            opened: list[JobQueue] = []
+            starting = threading.Thread(target=lambda: opened.append(open_location(url, clock=clock)))
+            starting.start()
+            starting.join(10)
+            assert opened, "a process starting beside a live claim waited for it"
+            claim.execute("UPDATE jobs SET attempts = attempts + 1")
+            claim.commit()
+        with opened[0] as second:
+            assert second.counts()["queued"] == 1
+
+
 def test_the_job_of_a_dead_process_is_claimed_again_by_a_live_one(postgres, clock):
     url = postgres.new_database()
     with open_location(url, clock=clock) as survivor:

@@ -21,7 +21,9 @@ with many processes on one database:
   next poll. The poll stays: a notification missed while the listening connection was down
   costs one poll interval, never a job.
 - Migrations. The schema is created at open under a transaction advisory lock (MIGRATE_LOCK),
-  so processes starting together do not race on it; `docs-sync migrate` is not needed.
+  so processes starting together do not race on it; `docs-sync migrate` is not needed. A schema
+  already at SCHEMA_VERSION is only read: a process starting while others run takes no table
+  lock, which a claim (reading jobs, then writing it) would otherwise deadlock with.
 - Time. Every timestamp comes from the injected clock, as in SQLite, so the two backends agree
   on backoff and ordering in the tests; hosts are assumed to keep their clocks in sync (NTP).
 """
@@ -56,6 +58,24 @@ _MIGRATIONS = (
     "CREATE OR REPLACE FUNCTION docs_sync_repository(k TEXT) RETURNS TEXT "
     "LANGUAGE SQL IMMUTABLE AS $$ SELECT lower(substring(k from '^[^#@]*')) $$",
 )
+
+# The schema's version, kept as the jobs table's comment. Raise it with every change to the
+# tables or to _MIGRATIONS: a database at an older one (or none, made before it was kept) is
+# migrated at open; one at this version or newer is not touched.
+SCHEMA_VERSION = 1
+_VERSION_MARK = "docs-sync schema "
+MIGRATE_ATTEMPTS = 3
+
+
+def _version(db: psycopg.Connection) -> int:
+    """The version the database's schema is at: 0 when it has no jobs table or no mark."""
+    row = db.execute("SELECT obj_description(to_regclass('jobs'), 'pg_class')").fetchone()
+    mark = row[0] if row else None
+    if not isinstance(mark, str) or not mark.startswith(_VERSION_MARK):
+        return 0
+    number = mark.removeprefix(_VERSION_MARK)
+    return int(number) if number.isdigit() else 0
+
 
 # A file's text is kept when its bytes are UTF-8, and a NUL byte is UTF-8, which PostgreSQL's TEXT
 # refuses: blobs are kept as their UTF-8 bytes. Databases made with a TEXT column are converted.
@@ -107,15 +127,37 @@ class PostgresQueue(JobQueue):
         self._listener: threading.Thread | None = None
         self._closed = threading.Event()
         self.listening = threading.Event()  # set once notifications reach `listen`'s callbacks
-        with self._tx() as db:
-            db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
-            for statement in (
-                *tables(serial="BIGSERIAL PRIMARY KEY", real="DOUBLE PRECISION", blob="BYTEA"),
-                *_MIGRATIONS,
-            ):
-                db.execute(statement)
-            db.execute(_BLOBS_AS_BYTES)
+        self._migrate()
         self.recovered = self._recover()
+
+    def _migrate(self) -> None:
+        # A schema already at SCHEMA_VERSION is left untouched. Its DDL would take table locks
+        # even with nothing to change (ALTER TABLE ... IF NOT EXISTS an exclusive one), and a
+        # process starting next to live ones would then deadlock with a claim that reads jobs
+        # and then writes it.
+        with self._read() as db:
+            if _version(db) >= SCHEMA_VERSION:
+                return
+        for attempt in range(MIGRATE_ATTEMPTS):
+            try:
+                with self._tx() as db:
+                    db.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_LOCK,))
+                    if _version(db) >= SCHEMA_VERSION:  # another process did it meanwhile
+                        return
+                    for statement in (
+                        *tables(serial="BIGSERIAL PRIMARY KEY", real="DOUBLE PRECISION", blob="BYTEA"),
+                        *_MIGRATIONS,
+                    ):
+                        db.execute(statement)
+                    db.execute(_BLOBS_AS_BYTES)
+                    db.execute(f"COMMENT ON TABLE jobs IS '{_VERSION_MARK}{SCHEMA_VERSION}'")
+                return
+            except psycopg.errors.DeadlockDetected:
+                # An older schema upgraded while older processes run: their transactions win.
+                if attempt + 1 == MIGRATE_ATTEMPTS:
+                    raise
+                log.warning("schema migration deadlocked with a live process; trying again")
+                time.sleep(0.2 * (attempt + 1))
 
     def close(self) -> None:
         self._closed.set()
