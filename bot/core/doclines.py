@@ -336,8 +336,23 @@ _TO_CREATE = lazyre.compile(
 )
 
 
+# The words before a place the reader is told to put what they fetch: "Extract to
+# `./playground/data/eval`", "download [`test2015`](...) and put it under `data/eval/vqav2`",
+# "save the checkpoint to `ckpt/`". Each verb with the words that name where its object goes:
+# "copy ... in `x`" and "save ... in `x`" may name the source, a file of the repository.
+_MID = r"(?:[^.;!?`\n]|`[^`\n]*`){0,60}?"
+_TO_PLACE = lazyre.compile(
+    rf"\b(?:(?:extract|unzip|untar|unpack|decompress)\w*{_MID}\b(?:to|into|under|in|inside)"
+    rf"|(?:put|place[sd]?|placing|organi[sz]e[sd]?|organi[sz]ing){_MID}\b(?:under|in|into|inside|at|to)"
+    rf"|(?:download|save|move|copy|write)(?:s|d|ed)?{_MID}\b(?:to|into))"
+    r"\s+(?:(?:the|a|your)\s+)?(?:(?:file|folder|directory|dir|path)\s+)?[`*_:]*$",
+    re.IGNORECASE,
+)
+
+
 def made_by_reader(doc: DocPage, line: int, token: str) -> bool:
-    """Whether the sentence citing the path `token` on `line` tells the reader to create it."""
+    """Whether the sentence citing the path `token` on `line` tells the reader to create it, or to
+    put there what they download or extract."""
     if not 0 < line <= len(doc.lines):
         return False
     text = doc.lines[line - 1]
@@ -346,7 +361,8 @@ def made_by_reader(doc: DocPage, line: int, token: str) -> bool:
     above = " ".join(doc.lines[i - 1].strip() for i in range(max(first, line - 2), line))
     at = text.find(token)
     while at >= 0:
-        if _TO_CREATE.search((above + " " + text[:at].lstrip())[-80:]):
+        before = above + " " + text[:at].lstrip()
+        if _TO_CREATE.search(before[-80:]) or _TO_PLACE.search(before[-120:]):
             return True
         at = text.find(token, at + 1)
     return False

@@ -73,7 +73,7 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # there, made at run time (the repository ignores it), or another project's
     if not_yet_there(doc, ref.line, ref.token):
         return  # the sentence says the code does not have it yet
-    if made_by_page(doc, ref) or made_by_reader(doc, ref.line, ref.token):
+    if made_by_page(doc, ref) or made_by_reader(doc, ref.line, ref.token) or in_readers_folder(doc, ref):
         return  # the reader's copy, which a command before it made, or one they are told to make
     if in_submodule(path, submodule_folders(inputs.head)):
         return  # a file of the repository a submodule pins: nothing of it is in this tree
@@ -135,6 +135,24 @@ def made_by_page(doc: DocPage, ref: Ref) -> bool:
             folder
             and destination.endswith("/" + folder)
             and posixpath.basename(made.source.rstrip("/")) == name
+        ):
+            return True
+    return False
+
+
+def in_readers_folder(doc: DocPage, ref: Ref) -> bool:
+    """Is the path `ref` cites under a folder the page had the reader make before it ("Extract to
+    `./playground/data/eval`", then "put it under `./playground/data/eval/vqav2`")? What the
+    reader fills a folder of their own with is theirs too."""
+    cited = ref.token.strip("/").removeprefix("./")
+    for other in doc.refs:
+        if other.kind != "path" or (other.line, other.col or 0) >= (ref.line, ref.col or 0):
+            continue
+        folder = other.token.strip("/").removeprefix("./")
+        if (
+            folder
+            and cited.startswith(folder + "/")
+            and (made_by_reader(doc, other.line, other.token) or made_by_page(doc, other))
         ):
             return True
     return False

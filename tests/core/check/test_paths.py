@@ -145,6 +145,29 @@ def test_a_path_the_reader_is_told_to_create_is_theirs():
     assert missing.symbol == "changelog.d/1234.bugfix.md"
 
 
+def test_where_the_reader_is_told_to_put_what_they_fetch_and_what_goes_under_it_are_theirs():
+    files = {"playground/data/prompts/a.txt": "", "configs/base.yaml": ""}
+    # LLaVA's evaluation page: a folder the reader extracts an archive to, then fills.
+    told = (
+        "Download eval.zip first. Extract to `./playground/data/eval`.\n\n"
+        "1. Download [`test2015`](http://images.cocodataset.org/zips/test2015.zip) and put it under\n"
+        "   `./playground/data/eval/vqav2`.\n"
+        "2. Submit the results: `./playground/data/eval/vqav2/answers_upload`.\n"
+        "3. Unzip the images into the folder `images/coco`, then save the checkpoint to `ckpt/`.\n"
+    )
+    assert unresolved(told, files) == []
+    # Where a verb names the source, or nothing says the reader makes it, the path is judged.
+    judged = (
+        "Copy the config in `configs/local.yaml`, then edit `playground/data/eval/x.json`.\n"
+        "Save your changes in `configs/mine.yaml`.\n"
+    )
+    assert [f.symbol for f in unresolved(judged, files)] == [
+        "configs/local.yaml",
+        "playground/data/eval/x.json",
+        "configs/mine.yaml",
+    ]
+
+
 def test_partial_paths_bare_names_and_paths_outside_the_repository_resolve_quietly():
     files = {"src/fsdp_utils/kernels/a.py": ""}
     page = (
