@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from bot.core import lazyre
 from bot.core.page_inline import (
     PageSource,
     RawRef,
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
 
+# A plain-text block holding a program's help (`usage: server.py [-h] ...`, then its option rows)
+# lists that program's flags, as the same listing in a shell block does.
+_TEXT_LANGS = {"text", "txt", "plain", "plaintext", "none", "output"}
+_HELP_LISTING = lazyre.compile(r"(?:usage|Usage|USAGE):\s+\S")
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "terminal"}
 _SEPARATORS = {"&&", "||", "|", ";", "--"}
 _SCRIPT_EXTS = (".py", ".sh")
@@ -106,11 +111,11 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
     """Flags (with values) and script paths a shell block passes, each with the words of its
     command before it; other languages cite nothing. Whose flags they are is the check's call."""
     lang = _fence_lang(tok)
-    if lang not in _SHELL_LANGS:
+    first = next((line.lstrip() for line in tok.content.split("\n") if line.strip()), "")
+    if lang not in _SHELL_LANGS and not (lang in _TEXT_LANGS and _HELP_LISTING.match(first)):
         return []
     # A session: its commands follow a `$ ` prompt and the other lines are their output (a
     # `shell` block whose first line has the prompt too).
-    first = next((line.lstrip() for line in tok.content.split("\n") if line.strip()), "")
     console = lang in ("console", "shell-session", "shellsession", "terminal") or first.startswith("$ ")
     out: list[RawRef] = []
     # A command runs across `\` continuations; segments split at && | ; and a bare `--`.

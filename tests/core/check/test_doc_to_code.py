@@ -307,6 +307,23 @@ def test_a_help_listing_s_value_placeholder_is_no_choice():
     assert [(f.kind, f.symbol) for f in found] == [("unresolved", "--tb long")]
 
 
+def test_a_help_listing_in_a_plain_text_block_is_judged_as_the_program_s_flags():
+    code = cli("'--split-mode', choices=['layer', 'row']", "'--no-mmap', action='store_true'")
+    listing = (
+        "usage: tool/cli.py [-h] [--split-mode SPLIT_MODE] [--no-mmap]\n\n"
+        "options:\n"
+        "  --split-mode SPLIT_MODE   How to split the model.\n"
+        "  --row-split               Split the model by rows.\n"
+        "  --no-mmap                 Prevent mmap from being used.\n"
+    )
+    for lang in ("txt", "text"):
+        found = judge(f"<details>\n\n```{lang}\n{listing}```\n\n</details>\n", files={CLI: code})
+        assert [(f.kind, f.symbol) for f in found] == [("unresolved", "--row-split")]
+    # Other text is nobody's command line: its flags are not read.
+    page = "```text\nThe old build took --row-split; see the log below.\n```\n"
+    assert judge(page, files={CLI: code}) == []
+
+
 def test_placeholders_in_brackets_are_no_values_and_no_flags():
     code = cli(
         "'--dtypes', nargs='+', choices=['fp32', 'int8'], default=['fp32', 'int8']",
