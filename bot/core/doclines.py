@@ -116,10 +116,21 @@ def _sizes(value: str) -> set[float] | None:
     return {number * 1000**power, number * 1024**power}
 
 
+def as_path(value: str) -> str:
+    """A default written as a path, without what does not change the place it names: quotes, a
+    leading `./`, a trailing `/`."""
+    v = value.strip().strip("`").strip().strip("'\"")
+    while v.startswith("./"):
+        v = v[2:]
+    return v.rstrip("/") if len(v) > 1 else v
+
+
 def same_default(claimed: str, actual: str | None) -> bool:
     """Does the doc's default (`1 GB`, `on`, `"fp16"`) say what the code's (`1073741824`) does?"""
     if normalize_default(claimed) == normalize_default(actual):
         return True
+    if actual and "/" in claimed + actual and as_path(claimed) == as_path(actual):
+        return True  # `./prod_env/` for `prod_env`: one folder, written from here and as a folder
     if (
         actual
         and "." in actual
@@ -365,6 +376,28 @@ def made_by_reader(doc: DocPage, line: int, token: str) -> bool:
         if _TO_CREATE.search(before[-80:]) or _TO_PLACE.search(before[-120:]):
             return True
         at = text.find(token, at + 1)
+    return False
+
+
+# An address on another site than the repository's host: a model's page on the Hugging Face Hub,
+# ModelScope's, a dataset's.
+_OTHER_SITE_URL = lazyre.compile(
+    r"https?://(?!(?:www\.)?github\.com/|raw\.githubusercontent\.com/|gist\.github\.com/)"
+    r"[A-Za-z0-9.-]{1,200}(/[^\s()<>\[\]\"'`]{1,500})"
+)
+
+
+def linked_elsewhere(doc: DocPage, token: str) -> bool:
+    """Does the page link `token` as a name on another site (`xtuner/llava-phi-3-mini` beside
+    `https://huggingface.co/xtuner/llava-phi-3-mini`)? Then it is that site's (a model id), not a
+    path of the repository that happens to start with one of its folders."""
+    name = token.strip("/")
+    if "/" not in name:
+        return False
+    for m in _OTHER_SITE_URL.finditer(doc.text):
+        path = m.group(1).split("?")[0].split("#")[0].rstrip("/")
+        if path.endswith("/" + name) or f"/{name}/" in path:
+            return True
     return False
 
 

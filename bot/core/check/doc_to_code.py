@@ -211,12 +211,14 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             short
             or inputs.own.passed_by_scripts(ref.token, scope.program)
             or (cited_alone and inputs.own.declared_somewhere(ref.token, not _group_read(ref.token, inputs)))
+            or (cited_alone and scope.program is None and inputs.own.runs_open(doc))
             or (not cited_alone and inputs.own.declared_unread(ref.token, scope.program))
             or declared_by_page(doc, ref.token)
         ):
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
             # repository's own scripts pass, or one of its modules declares (a launcher's, a
-            # test runner's option), is one of a command line it runs: only nobody's is said.
+            # test runner's option), or one a program the page runs takes unread (its leftover
+            # arguments), is one of a command line it runs: only nobody's is said.
             return
         known = scope.flags(inputs.head_facts.facts)
         near = _near_flag(ref.token, _of_heading_script(doc, ref, known))
@@ -412,10 +414,10 @@ def _members(default: str | None) -> list[str]:
 
 
 def _not_its_value(claimed: str, flag: Fact) -> bool:
-    """A value the flag cannot hold, or one holding its default among other parts: the claim is
-    about something else. `the default `cutedsl_mla`` near `--kv-cache-dtype` (whose choices do not
-    include it) is another setting's, and so is a word near a number-typed flag; `--host`/`--port`
-    "defaults to `0.0.0.0:29000`" is both."""
+    """A value the flag cannot hold, or one holding its default among other parts (a path in its
+    default folder too): the claim is about something else. `the default `cutedsl_mla`` near
+    `--kv-cache-dtype` (whose choices do not include it) is another setting's, and so is a word
+    near a number-typed flag; `--host`/`--port` "defaults to `0.0.0.0:29000`" is both."""
     choices = [c for c in (flag.attr("choices") or "").split(",") if c]
     if choices and claimed not in choices and claimed.lower() not in {c.lower() for c in choices}:
         return True
@@ -423,7 +425,12 @@ def _not_its_value(claimed: str, flag: Fact) -> bool:
         return True  # "requires `--accum-freq 1` and ... the default `amp_bf16`": the precision's
     actual = doclines.normalize_default(flag.attr("default"))
     parts = [p for p in _PARTS.split(claimed) if p]
-    return len(parts) > 1 and actual in parts
+    if len(parts) > 1 and actual in parts:
+        return True
+    # `prod_env/model_metadata.yaml` "by default" near `--local-path` (default `prod_env`): a file
+    # in the flag's default folder, the claim that file's.
+    folder = doclines.as_path(actual or "")
+    return bool(folder) and folder not in (".", "/") and doclines.as_path(claimed).startswith(folder + "/")
 
 
 _PARTS = lazyre.compile(r"[:@]")

@@ -26,10 +26,18 @@ from bot.core.check.deltas import Delta, Deltas
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest
-from bot.core.doclines import display, first_cell_token, in_scope, is_mark, normalize_default, same_default
+from bot.core.doclines import (
+    display,
+    first_cell_token,
+    in_scope,
+    is_mark,
+    normalize_default,
+    paragraph,
+    same_default,
+)
 from bot.core.facts import Facts
 from bot.core.model import CodeLocation
-from bot.core.page import Ref
+from bot.core.page import DocPage, Ref
 from bot.core.submodules import in_submodule, submodule_folders
 
 KEY_KINDS = ("pydantic", "config")
@@ -282,7 +290,7 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
         near = _near_key(token, keys | schema.siblings(parent))
         if near is None and found is not False:
             continue
-        if near is not None and near in {cited(r) for r in page.doc.refs_on(ref.line)}:
+        if near is not None and _named_on(page.doc, ref.line, near):
             continue  # the line names the real key too: the other token is something else
         out.emit(
             "unresolved",
@@ -292,6 +300,18 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
             line=ref.line,
             edit=_rename_edit(ref, token, near) if near else None,
         )
+
+
+def _named_on(doc: DocPage, line: int, key: str) -> bool:
+    """Does the line cite `key`, or its sentences write it as a name in their code ("Has `q_norm`.
+    -> maps to `MHAConfig(qk_norm=True)`")?"""
+    if key in {cited(r) for r in doc.refs_on(line)}:
+        return True
+    first, last = paragraph(doc, line)
+    if last - first > 12:  # a long block (a listing, a table) is no sentence
+        first, last = line, line
+    text = "\n".join(doc.lines[first - 1 : last])
+    return re.search(rf"(?<![\w.-]){re.escape(key)}(?![\w-])", text) is not None
 
 
 _KEY_SHAPE = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*")

@@ -480,14 +480,33 @@ class Ownership:
     def _nobodys(self, token: str, program: str | None) -> bool:
         """Is `token` a flag no parser of `program` declares, when its parsers are all read: it
         builds its own parser (`ArgumentParser(...)`) rather than extending one from elsewhere
-        (Megatron's), and its options are add_argument calls (not typer's, click's)?"""
+        (Megatron's), its options are add_argument calls (not typer's, click's), and it does not
+        take what it leaves over (`parse_known_args`)?"""
         if self.programs is None or program is None:
             return False
         parsers = self.programs.parsers(program)
         if not parsers or any(token in self.programs.option_strings(p) for p in parsers):
             return False
+        if self._takes_leftovers(program):
+            return False  # `parse_known_args`: the flags it does not declare go on, to a config's overrides
         summaries = [self.programs.modules.summary(p) for p in parsers]
         return any(s is not None and s.creates_parser for s in summaries)
+
+    def runs_open(self, doc: DocPage) -> bool:
+        """Does the page run a program of ours whose parser takes what it leaves over
+        (`parse_known_args`, then a config's overrides: `train.py cfg.py --lr 1e-5`)? Any flag
+        cited on its own there may be that program's."""
+        return any(
+            r.program is not None and self._takes_leftovers(r.program)
+            for r in self._runs(doc)
+            if r.kind != _FOREIGN
+        )
+
+    def _takes_leftovers(self, program: str) -> bool:
+        if self.programs is None:
+            return False
+        summaries = (self.programs.modules.summary(p) for p in self.programs.parsers(program))
+        return any(s is not None and s.takes_leftovers for s in summaries)
 
     def runs_unread(self, doc: DocPage) -> bool:
         """Does the page run a program of ours whose parser the rule does not read?"""

@@ -32,7 +32,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-10"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-11"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -90,6 +90,9 @@ class Summary:
     # classes it defines whose base is a builder (`class TrlParser(HfArgumentParser)`), or one of
     # these: calling them builds flags as the builder does
     builder_classes: frozenset[str] = frozenset()
+    # it parses with `parse_known_args`: its command line takes flags no parser declares (the
+    # leftovers, handed on to a config's overrides, to another program, or ignored)
+    takes_leftovers: bool = False
 
 
 def summarize(text: str) -> Summary | None:
@@ -157,6 +160,13 @@ def summarize(text: str) -> Summary | None:
         values=values,
         decorated=decorated,
         builder_classes=_builder_classes(classes, BUILDERS),
+        takes_leftovers="parse_known_args" in text
+        and any(
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "parse_known_args"
+            for node in walk.nodes(tree)
+        ),
     )
 
 

@@ -324,6 +324,20 @@ def test_a_help_listing_in_a_plain_text_block_is_judged_as_the_program_s_flags()
     assert judge(page, files={CLI: code}) == []
 
 
+def test_a_default_folder_written_as_a_folder_or_a_file_in_it_is_no_wrong_default():
+    # HELM's pages: `--local-path` defaults to `prod_env`.
+    code = cli("'--local-path', default='prod_env'", "'--output-path', default='benchmark_output'")
+    page = (
+        "- The environment directory is `prod_env/` by default and can be set using `--local-path`.\n"
+        "- The output directory is `./benchmark_output/` by default and can be set using `--output-path`.\n"
+        "- The file should be `prod_env/model_metadata.yaml` by default, or at\n"
+        "  `$LOCAL_PATH/model_metadata.yaml` if `--local-path` is set.\n"
+    )
+    assert judge(page, files={CLI: code}) == []
+    page = "- The environment directory is `dev_env/` by default and can be set using `--local-path`.\n"
+    assert kinds(judge(page, files={CLI: code})) == [("wrong-default", "--local-path")]
+
+
 def test_placeholders_in_brackets_are_no_values_and_no_flags():
     code = cli(
         "'--dtypes', nargs='+', choices=['fp32', 'int8'], default=['fp32', 'int8']",

@@ -145,6 +145,18 @@ def test_a_doc_edit_citing_a_key_no_model_has() -> None:
     ]
 
 
+def test_a_name_whose_sentences_write_the_near_key_in_code_is_something_else() -> None:
+    # A design note: the old client's `databse_url`, which its sentence maps to the model's key.
+    beside = (
+        "\n- The old client read `databse_url` from its state.\n  It maps to `Settings(database_url=...)`.\n"
+    )
+    assert run(MODELS, BASE, {**BASE, DOC: PAGE + beside}) == []
+    alone = "\n- The old client read `databse_url` from its state.\n"
+    assert said(run(MODELS, BASE, {**BASE, DOC: PAGE + alone})) == [
+        ("unresolved", "databse_url", 18, "- The old client read `database_url` from its state.")
+    ]
+
+
 def test_blocks_about_other_things_are_not_judged() -> None:
     added = "\n```yaml\nservices:\n  web:\n    image: nginx\n```\n\n`torch.float16`, `jobs.build`\n"
     assert run(MODELS, BASE, {**BASE, DOC: PAGE + added}) == []

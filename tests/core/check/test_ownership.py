@@ -279,6 +279,51 @@ python train.py --lr 1
     ]
 
 
+def test_a_program_taking_its_leftover_arguments_takes_any_flag_cited_for_it():
+    # Open-Sora's trainer: `parse_known_args`, then each leftover `--key value` overrides its config.
+    trainer = {
+        "tools/train.py": (
+            "import argparse\n\nparser = argparse.ArgumentParser()\nparser.add_argument('config')\n"
+            "args, overrides = parser.parse_known_args()\nmerge(args.config, overrides)\n"
+        )
+    }
+    page = """
+## Configs
+
+```bash
+torchrun --nproc_per_node 8 tools/train.py configs/stage1.py --dataset.data-path data.csv
+```
+
+`--warmup-steps 10` overrides the `warmup_steps` of the config file.
+
+## Advanced
+
+With `--async-io True`, checkpoints are saved in the background.
+
+## Train
+
+```bash
+python train.py --lr 1
+```
+
+Pass `--sed`.
+"""
+    found = audited(page, dict(TRAIN, **trainer, **{CLI: cli("'--seed'", "'--lr'")}))
+    assert kinds(found) == [("unresolved", "--sed")]
+    # The same trainer reading its flags with `parse_args` takes none but its own.
+    whole = {
+        "tools/train.py": trainer["tools/train.py"].replace(
+            "args, overrides = parser.parse_known_args()", "args = parser.parse_args()"
+        )
+    }
+    found = audited(page, dict(TRAIN, **whole, **{CLI: cli("'--seed'", "'--lr'")}))
+    assert kinds(found) == [
+        ("unresolved", "--warmup-steps"),
+        ("unresolved", "--async-io"),
+        ("unresolved", "--sed"),
+    ]
+
+
 def test_a_program_that_extends_a_parser_from_elsewhere_keeps_the_flags_we_cannot_read():
     # The converter adds its flags to Megatron's parser: any flag may be Megatron's.
     convert = {

@@ -168,6 +168,18 @@ def test_where_the_reader_is_told_to_put_what_they_fetch_and_what_goes_under_it_
     ]
 
 
+def test_a_name_the_page_links_on_another_site_is_that_site_s_not_a_missing_path():
+    files = {"xtuner/__init__.py": ""}  # the package's folder, which model ids start with too
+    page = (
+        "- LLaVA format model (`xtuner/llava-phi-3-mini-hf`): [HuggingFace](https://huggingface.co/xtuner/llava-phi-3-mini-hf)\n"
+        "- The weights of ``xtuner/llava-internlm2-7b`` are [here](https://modelscope.cn/models/xtuner/llava-internlm2-7b/files).\n"
+    )
+    assert unresolved(page, files) == []
+    # A GitHub address names the repository's own files: a missing one is still missing.
+    page = "See `xtuner/tools/old.py` ([source](https://github.com/InternLM/xtuner/blob/main/xtuner/tools/old.py)).\n"
+    assert [f.symbol for f in unresolved(page, files)] == ["xtuner/tools/old.py"]
+
+
 def test_partial_paths_bare_names_and_paths_outside_the_repository_resolve_quietly():
     files = {"src/fsdp_utils/kernels/a.py": ""}
     page = (
