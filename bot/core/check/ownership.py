@@ -381,9 +381,12 @@ class Ownership:
         for path, read in reading(self.head, scripts[:_MAX_SCRIPTS]):
             text = read or ""
             if path.endswith(".py"):
-                # A flag a script declares for its own parser is not one it passes on.
+                # A flag a script declares for its own parser is not one it passes on, nor one its
+                # docstring's usage example cites (`python launcher.py --run_name x`, of an
+                # older parser, maybe).
                 declared = set(_DECLARED_FLAG.findall(text))
-                for token in set(_SCRIPT_FLAG.findall(text)) - declared:
+                code = _MODULE_DOCSTRING.sub("", text, count=1)
+                for token in set(_SCRIPT_FLAG.findall(code)) - declared:
                     found.setdefault(token, set()).add(None)
                 continue
             fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
@@ -661,6 +664,8 @@ _MAX_PAGE_LINES = 20_000  # lines of a page read for its commands that cite no f
 # Scripts read for the flags they pass: launchers, not every file of a large repository.
 _MAX_SCRIPTS = 400
 _SCRIPT_FLAG = lazyre.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?")
+# A module's docstring: after a shebang, comments and blank lines, its first string.
+_MODULE_DOCSTRING = lazyre.compile(r"""\A(?:[ \t]*(?:#[^\n]*)?\n)*[ \t]*[rRuU]?(\"\"\"|\'\'\')[\s\S]*?\1""")
 _DECLARED_FLAG = lazyre.compile(
     r"""add_argument\(\s*(?:["'][^"']*["']\s*,\s*)*["'](--[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""
 )

@@ -383,6 +383,17 @@ def test_a_flag_the_repositorys_own_scripts_pass_is_no_typo():
     assert kinds(found) == [("unresolved", "--nmu-layers")]
 
 
+def test_a_flag_only_a_script_s_docstring_cites_is_not_one_it_passes():
+    # nanotron's launcher: its usage docstring still shows `--run_name`, which its parser renamed.
+    launcher = (
+        '#!/usr/bin/env python3\n"""\nUsage:\n    python launch.py --run_name my_run --nodes 4\n"""\n'
+        "import subprocess\n\nsubprocess.run(['python', 'tool/cli.py', '--nodes', '4'])\n"
+    )
+    page = "Name the run with `--run_name`, on `--nodes` nodes.\n"
+    found = audited(page, {"launch.py": launcher, CLI: cli("'--seed'")})
+    assert kinds(found) == [("unresolved", "--run_name")]
+
+
 def test_families_of_flags_short_flags_and_placeholders_are_not_flags_to_resolve():
     page = "The `--debug-*-only` flags, the `--fp8-` pair, `--<name>`, `-f key=value` and `-h`.\n"
     assert audited(page, {CLI: cli("'--seed'")}) == []
