@@ -30,6 +30,7 @@ from bot.core.extract import (
     built_fields,
     flag_families,
     forwarding,
+    global_overrides,
     imported_rounds,
     option_variants,
     subparsers,
@@ -50,8 +51,12 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     names = frozenset(source.calls) or DECLARING_CALLS
     if not any(is_add_argument(node, names) for node in walk.nodes(tree)):
         # No declaring call, so no helper forwarding to one (most modules); a builder of another
-        # module may still be handed one of its dataclasses.
-        return built_fields.references(tree, source.id, path)
+        # module may still be handed one of its dataclasses, and a script's settings may be
+        # overridden from its command line (global_overrides.py).
+        return [
+            *built_fields.references(tree, source.id, path),
+            *global_overrides.facts(tree, source.id, path),
+        ]
     module = Module(tree)
     commands = subparsers.subcommands(tree)
     # pytest's `add_option_ini("--log-format", ...)`, forwarding to `group.addoption` (forwarding.py)

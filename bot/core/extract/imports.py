@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from bot.core.extract import parsed, walk
+from bot.core.extract.global_overrides import is_override_call, overrides_at
 from bot.core.model import Tree
 
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
@@ -150,6 +151,9 @@ def summarize(text: str) -> Summary | None:
         isinstance(node, ast.Call) and (_chain(node.func) or "").split(".")[-1] == "ArgumentParser"
         for node in walk.nodes(tree)
     )
+    # A script whose settings a configuring file overrides from its command line is that
+    # command line, whole (bot/core/extract/global_overrides.py).
+    creates_parser = creates_parser or ("exec(" in text and overrides_at(tree) is not None)
     return Summary(
         units=units,
         imports={k: tuple(dict.fromkeys(v)) for k, v in imports.items()},
@@ -274,6 +278,7 @@ def _unit_of(roots: list[Walked], tyro: bool = False, decorated: bool = False) -
                     or _chain(node.func) in ("add_argument",)
                     or (isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument")
                     or (decorated and last in _DECLARING_CALLS)
+                    or (last == "exec" and is_override_call(node))  # its settings are its flags
                 )
                 called = _chain(node.func) or ""
                 given = _given(node, local)
