@@ -225,7 +225,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         if near in _cited_beside(doc, ref) or _spaced_out(ref, known):
             near = None  # the line cites it too: the token is something else
         if (
-            open_parser_takes(ref.token, known)
+            open_parser_takes(ref.token, _open_to(inputs, doc, scope, known))
             or _negated_family(doc, ref.token, known)
             or _family_named(doc, ref, known)
             or undeclared_spellings.taken_by_shape(ref.token, known)
@@ -371,6 +371,19 @@ def _group_read(token: str, inputs: RuleInputs) -> bool:
         f.attr("spelling") == "either" and f.token.replace("_", "-").startswith(group)
         for f in inputs.head_facts.flags()
     )
+
+
+def _open_to(inputs: RuleInputs, doc: DocPage, scope: Scope, known: list[Fact]) -> list[Fact]:
+    """The flags judging whether an open parser takes a flag `scope` leaves to any program: on a
+    page running programs of the rule, the open parsers are those of the programs it runs (a
+    training script's base class with fields no file shows takes no flag cited in a page about
+    serving); a page running none of ours may be about any of them."""
+    if scope.program is not None or not any(f.attr("open") for f in known):
+        return known
+    runs = [r.scope for r in inputs.own.runs(doc) if r.scope is not None and r.scope.program is not None]
+    if not runs:
+        return known
+    return [f for f in known if not f.attr("open") or any(s.takes(f) for s in runs)]
 
 
 def open_parser_takes(token: str, known: list[Fact]) -> bool:
