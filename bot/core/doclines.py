@@ -263,17 +263,24 @@ def fenced_lines(doc: DocPage) -> Iterator[tuple[int, str]]:
             yield number, stripped
 
 
+_FENCES = ("```", "~~~")
+
+
 def introduced_block(doc: DocPage, line: int) -> tuple[int, int] | None:
     """The fenced block a paragraph ending with `:` introduces, when it follows that paragraph
     (`... the LaTeX source at `data/paper.tex` (download it first):`): its first and last lines."""
     _, last = paragraph(doc, line)
+    # A fence right under the paragraph's last line, with no blank line between, ends it there.
+    last = next(
+        (n - 1 for n in range(line + 1, last + 1) if doc.lines[n - 1].strip().startswith(_FENCES)), last
+    )
     if not doc.lines[last - 1].rstrip().endswith(":"):
         return None
     start = last + 1
     while start <= len(doc.lines) and not doc.lines[start - 1].strip():
         start += 1
     opening = doc.lines[start - 1].strip() if start <= len(doc.lines) else ""
-    if not opening.startswith(("```", "~~~")):
+    if not opening.startswith(_FENCES):
         return None
     end = start + 1
     while end <= len(doc.lines) and not doc.lines[end - 1].strip().startswith(opening[:3]):

@@ -187,6 +187,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         scope.flags(inputs.head_facts.by_token.get(ref.token, ()))
         or _spelt_otherwise(inputs, ref.token, scope)
         or _abbreviated(inputs, ref, scope)
+        or _abbreviated_below(inputs, doc, ref)
     )
     if not facts:
         if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token) or inputs.others.flag(ref.token):
@@ -312,7 +313,37 @@ def _abbreviated(inputs: RuleInputs, ref: Ref, scope: Scope) -> list[Fact]:
     if ref.command is None or is_fragment(ref.command):
         return []
     kinds = {s.id: s.kind for s in inputs.rule.sources}
-    return undeclared_spellings.expanded(ref.token, scope.flags(inputs.head_facts.flags()), kinds)
+    known = scope.flags(inputs.head_facts.flags())
+    if scope.program is not None and scope.programs is not None:
+        # The modules the program reaches first: a module presumed to extend every command line
+        # of its package (`add_model_args(parser)`, called by others) makes no prefix ambiguous
+        # that the program's own parser takes as one flag (`--model` for `--model-name`).
+        reached = scope.programs.parsers(scope.program)
+        own = [f for f in known if f.path in reached or scope.program in (f.attr("programs") or "").split()]
+        found = undeclared_spellings.expanded(ref.token, own, kinds)
+        if found:
+            return found
+    return undeclared_spellings.expanded(ref.token, known, kinds)
+
+
+def _abbreviated_below(inputs: RuleInputs, doc: DocPage, ref: Ref) -> list[Fact]:
+    """The flag a prefix cited in a sentence stands for when the sentence introduces the command
+    below it, which passes that prefix to a program taking it ("Launch it with the argument
+    `--register api.json`:" over `python -m app.web --register api.json`): the sentence tells of
+    that command, which runs as written."""
+    if ref.command is not None:
+        return []
+    block = doclines.introduced_block(doc, ref.line)
+    if block is None:
+        return []
+    for other in doc.refs:
+        if other.kind == "flag" and other.token == ref.token and block[0] <= other.line <= block[1]:
+            scope = inputs.own.scope(doc, other)
+            if scope is not None and scope.program is not None:
+                found = _abbreviated(inputs, other, scope)
+                if found:
+                    return found
+    return []
 
 
 def _spelt_otherwise(inputs: RuleInputs, token: str, scope: Scope) -> list[Fact]:
