@@ -408,6 +408,35 @@ def linked_elsewhere(doc: DocPage, token: str) -> bool:
     return False
 
 
+# The words before a path a command writes its results to: "The judgments will be saved to
+# `data/judgment.jsonl`", "outputs are written to `out/`", "the plots will be stored in `figs/`".
+_TO_BE_WRITTEN = lazyre.compile(
+    r"\b(?:(?:will|would|should)\s+be|is|are|get|gets)\s+(?:saved|written|dumped|exported|stored)\s+"
+    r"(?:to|in|into|at|under)\s+(?:the\s+(?:file|folder|directory)\s+)?[`*_:]*$",
+    re.IGNORECASE,
+)
+# "is stored in" also tells where the repository keeps a file of its own: a program's output
+# is stored "will be", never "is".
+_KEPT = lazyre.compile(r"\b(?:is|are|get|gets)\s+stored\b", re.IGNORECASE)
+
+
+def written_by_program(doc: DocPage, line: int, token: str) -> bool:
+    """Whether the sentence citing the path `token` on `line` says a command writes it: the
+    results' file, made when the reader runs it, not one of the repository."""
+    if not 0 < line <= len(doc.lines):
+        return False
+    text = doc.lines[line - 1]
+    first, _ = paragraph(doc, line)
+    above = doc.lines[line - 2].strip() if line > first else ""  # "... will be saved to\n`x`"
+    at = text.find(token)
+    while at >= 0:
+        found = _TO_BE_WRITTEN.search((above + " " + text[:at].lstrip())[-80:])
+        if found is not None and not _KEPT.search(found.group(0)):
+            return True
+        at = text.find(token, at + 1)
+    return False
+
+
 # What a program prints when it refuses an option: argparse's `error: unrecognized arguments:`
 # and `ambiguous option:`, click's `No such option:`.
 _REFUSED = lazyre.compile(
