@@ -31,6 +31,8 @@ _TEXT_LANGS = {"text", "txt", "plain", "plaintext", "none", "output"}
 _HELP_LISTING = lazyre.compile(r"(?:usage|Usage|USAGE):\s+\S")
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "terminal"}
 _SEPARATORS = {"&&", "||", "|", ";", "--"}
+# The prompts a session shows before its commands: its other lines are their output.
+_PROMPTS = ("$ ", "> ", "% ", "# ", ">>> ")
 # MPI launchers, whose lone `:` starts the next program of the job (`mpirun -n 1 numactl -N 0
 # python a.py : -n 1 numactl -N 1 python a.py`), its launcher options written again.
 _MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "orterun"})
@@ -119,7 +121,12 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
         return []
     # A session: its commands follow a `$ ` prompt and the other lines are their output (a
     # `shell` block whose first line has the prompt too).
-    console = lang in ("console", "shell-session", "shellsession", "terminal") or first.startswith("$ ")
+    # A `console` block with no prompt on any line (`python label.py --config c.yaml`) is written
+    # in that language for its colours: its lines are commands.
+    prompted = any(line.lstrip().startswith(_PROMPTS) for line in tok.content.split("\n"))
+    console = (
+        lang in ("console", "shell-session", "shellsession", "terminal") and prompted
+    ) or first.startswith("$ ")
     out: list[RawRef] = []
     # A command runs across `\` continuations; segments split at && | ; and a bare `--`.
     command: list[str] = []
