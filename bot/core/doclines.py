@@ -263,17 +263,24 @@ def fenced_lines(doc: DocPage) -> Iterator[tuple[int, str]]:
             yield number, stripped
 
 
+_FENCES = ("```", "~~~")
+
+
 def introduced_block(doc: DocPage, line: int) -> tuple[int, int] | None:
     """The fenced block a paragraph ending with `:` introduces, when it follows that paragraph
     (`... the LaTeX source at `data/paper.tex` (download it first):`): its first and last lines."""
     _, last = paragraph(doc, line)
+    # A fence right under the paragraph's last line, with no blank line between, ends it there.
+    last = next(
+        (n - 1 for n in range(line + 1, last + 1) if doc.lines[n - 1].strip().startswith(_FENCES)), last
+    )
     if not doc.lines[last - 1].rstrip().endswith(":"):
         return None
     start = last + 1
     while start <= len(doc.lines) and not doc.lines[start - 1].strip():
         start += 1
     opening = doc.lines[start - 1].strip() if start <= len(doc.lines) else ""
-    if not opening.startswith(("```", "~~~")):
+    if not opening.startswith(_FENCES):
         return None
     end = start + 1
     while end <= len(doc.lines) and not doc.lines[end - 1].strip().startswith(opening[:3]):
@@ -398,6 +405,35 @@ def linked_elsewhere(doc: DocPage, token: str) -> bool:
         path = m.group(1).split("?")[0].split("#")[0].rstrip("/")
         if path.endswith("/" + name) or f"/{name}/" in path:
             return True
+    return False
+
+
+# The words before a path a command writes its results to: "The judgments will be saved to
+# `data/judgment.jsonl`", "outputs are written to `out/`", "the plots will be stored in `figs/`".
+_TO_BE_WRITTEN = lazyre.compile(
+    r"\b(?:(?:will|would|should)\s+be|is|are|get|gets)\s+(?:saved|written|dumped|exported|stored)\s+"
+    r"(?:to|in|into|at|under)\s+(?:the\s+(?:file|folder|directory)\s+)?[`*_:]*$",
+    re.IGNORECASE,
+)
+# "is stored in" also tells where the repository keeps a file of its own: a program's output
+# is stored "will be", never "is".
+_KEPT = lazyre.compile(r"\b(?:is|are|get|gets)\s+stored\b", re.IGNORECASE)
+
+
+def written_by_program(doc: DocPage, line: int, token: str) -> bool:
+    """Whether the sentence citing the path `token` on `line` says a command writes it: the
+    results' file, made when the reader runs it, not one of the repository."""
+    if not 0 < line <= len(doc.lines):
+        return False
+    text = doc.lines[line - 1]
+    first, _ = paragraph(doc, line)
+    above = doc.lines[line - 2].strip() if line > first else ""  # "... will be saved to\n`x`"
+    at = text.find(token)
+    while at >= 0:
+        found = _TO_BE_WRITTEN.search((above + " " + text[:at].lstrip())[-80:])
+        if found is not None and not _KEPT.search(found.group(0)):
+            return True
+        at = text.find(token, at + 1)
     return False
 
 

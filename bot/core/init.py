@@ -5,7 +5,9 @@ whose fields a builder loop turns into flags), the pages that cite their flags, 
 rule coupling them, with globs where a folder holds several. A module counts when pages cite at
 least two of its flags (`--help` and the like aside): a page citing `docker run --gpus` does
 not make the repository's own `--gpus` its subject. A smaller parser counts when the page cites
-all its flags and another parser of its folder counts. Pure: it reads the tree it is given.
+all its flags and another parser of its folder counts, and so does one whose program a page's
+command runs by name with a flag it takes (`python -m pkg.split --in x.json`, `--in` cut short
+for `--in-file`). Pure: it reads the tree it is given.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import posixpath
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from bot.core import decorated_clis, init_pairs, init_runtime, typed_clis
 from bot.core.extract import parsed, walk
@@ -22,6 +25,9 @@ from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
 from bot.core.packfiles import REPO_CONFIG
 from bot.core.page import parse_doc
+
+if TYPE_CHECKING:
+    from bot.core.programs import Programs
 from bot.core.rules import Source
 
 # Flags every parser has or many tools share: citing them says nothing about which CLI a page is about.
@@ -90,9 +96,10 @@ def plan(tree: Tree) -> Plan:
     from bot.core.programs import programs  # it reads the extractors' modules
 
     paths = sorted(tree.paths())
-    shipped = programs(tree).scripts_parsers()  # a console script's modules, in `benchmarks/` too
+    found_programs = programs(tree)
+    shipped = found_programs.scripts_parsers()  # a console script's modules, in `benchmarks/` too
     sources = [p for p in paths if _is_source(p) or p in shipped]
-    cited = _page_flags(tree, paths)
+    cited, runs = _page_flags(tree, paths)
     parsers = list(_parsers(tree, sources))
     typed = typed_clis.found(tree, sources, MAX_TEXT)
     typed += init_runtime.found(tree, sources, {f for flags in cited.values() for f in flags}, MAX_TEXT)
@@ -124,6 +131,7 @@ def plan(tree: Tree) -> Plan:
                 shared[parser.path] += 1
         hits = [p for p, n in shared.items() if n >= MIN_SHARED]
         hits += _whole_siblings(hits, shared, parsers)
+        hits += _run_by_name(runs.get(path, ()), parsers, found_programs, posixpath.dirname(path), hits)
         if hits:
             pages.append(path)
             cited_by.update(hits)
@@ -134,15 +142,54 @@ def plan(tree: Tree) -> Plan:
     )
 
 
-def _page_flags(tree: Tree, paths: Sequence[str]) -> dict[str, set[str]]:
-    """Page -> the flags it cites, for each page that may cite one."""
+def _page_flags(
+    tree: Tree, paths: Sequence[str]
+) -> tuple[dict[str, set[str]], dict[str, set[tuple[tuple[str, ...], str]]]]:
+    """Page -> the flags it cites, for each page that may cite one; and page -> the flags its
+    commands pass, each with the command's words before it."""
     out: dict[str, set[str]] = {}
+    runs: dict[str, set[tuple[tuple[str, ...], str]]] = {}
     for path in (p for p in paths if _is_page(p)):
         text = tree.read(path)
         if text is None or len(text) > MAX_TEXT or "-" not in text:
             continue
-        out[path] = {r.token for r in parse_doc(path, text).refs if r.kind == "flag"}
-    return out
+        refs = [r for r in parse_doc(path, text).refs if r.kind == "flag"]
+        out[path] = {r.token for r in refs}
+        runs[path] = {(r.command, r.token) for r in refs if r.command and r.where == "fence"}
+    return out, runs
+
+
+def _run_by_name(
+    runs: Iterable[tuple[tuple[str, ...], str]],
+    parsers: Sequence[Parser],
+    found: Programs,
+    cwd: str,
+    hits: Sequence[str],
+) -> list[str]:
+    """The argparse parsers of the programs a page's commands run by name (`python -m
+    pkg.data.split --in x.json --model-name m`) and pass a flag they take, as written or cut
+    short as argparse takes it (`--in` for `--in-file`): the page documents that command line,
+    though it cites fewer of its flags than a page must cite by name alone."""
+    by_path = {p.path: p for p in parsers if p.kind == "argparse"}
+    out: set[str] = set()
+    owners: dict[tuple[str, ...], str | None] = {}
+    for command, token in runs:
+        if token in COMMON_FLAGS:
+            continue
+        if command not in owners:
+            owners[command] = found.owner_of(command, cwd)
+        owner = owners[command]
+        if owner is None:
+            continue
+        for module in found.parsers(owner):
+            parser = by_path.get(module)
+            if parser is None or module in hits:
+                continue
+            longer = {f for f in parser.flags if f.startswith(token) and f != token}
+            prefix = token.startswith("--") and len(token) >= 4 and "=" not in token and len(longer) == 1
+            if token in parser.flags or prefix:
+                out.add(module)
+    return sorted(out)
 
 
 def _whole_siblings(hits: Sequence[str], shared: Counter[str], parsers: Sequence[Parser]) -> list[str]:

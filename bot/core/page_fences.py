@@ -31,6 +31,11 @@ _TEXT_LANGS = {"text", "txt", "plain", "plaintext", "none", "output"}
 _HELP_LISTING = lazyre.compile(r"(?:usage|Usage|USAGE):\s+\S")
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "terminal"}
 _SEPARATORS = {"&&", "||", "|", ";", "--"}
+# The prompts a session shows before its commands: its other lines are their output.
+_PROMPTS = ("$ ", "> ", "% ", "# ", ">>> ")
+# MPI launchers, whose lone `:` starts the next program of the job (`mpirun -n 1 numactl -N 0
+# python a.py : -n 1 numactl -N 1 python a.py`), its launcher options written again.
+_MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "orterun"})
 _SCRIPT_EXTS = (".py", ".sh")
 
 
@@ -116,7 +121,12 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
         return []
     # A session: its commands follow a `$ ` prompt and the other lines are their output (a
     # `shell` block whose first line has the prompt too).
-    console = lang in ("console", "shell-session", "shellsession", "terminal") or first.startswith("$ ")
+    # A `console` block with no prompt on any line (`python label.py --config c.yaml`) is written
+    # in that language for its colours: its lines are commands.
+    prompted = any(line.lstrip().startswith(_PROMPTS) for line in tok.content.split("\n"))
+    console = (
+        lang in ("console", "shell-session", "shellsession", "terminal") and prompted
+    ) or first.startswith("$ ")
     out: list[RawRef] = []
     # A command runs across `\` continuations; segments split at && | ; and a bare `--`.
     command: list[str] = []
@@ -156,6 +166,9 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
                 # program runs (`tox run -e py -- --pdb`): they start a command `--` of their own.
                 passed = word == "--" and bool(command) and k + 1 < len(words) and words[k + 1][0][:1] == "-"
                 command, script_seen = (["--"] if passed else []), False
+                continue
+            if word == ":" and command and command[0].rpartition("/")[2] in _MPI_LAUNCHERS:
+                command, script_seen = [command[0]], False  # the launcher's again, then a program
                 continue
             if not command and (ASSIGN_RE.match(word) or word in PREFIX_WORDS):
                 skip_to = k + quoted_value(words, k, text)  # `A="x.py y"`: the value is no command

@@ -7,9 +7,9 @@ invoked as
 - a console script the project declares (pyproject.toml, setup.cfg, setup.py),
 - `python path/to/mod.py`, `python -m pkg.mod` (`python -m pkg` runs `pkg/__main__.py`),
 - the script or module a launcher runs (`torchrun`, `accelerate launch`, `deepspeed`,
-  `python -m torch.distributed.run`, `srun`, `mpirun`, `ray job submit -- ...`); in the
-  repository that declares the launcher (accelerate's `accelerate`), the options before what it
-  runs are its own program's,
+  `python -m torch.distributed.run`, `srun`, `mpirun`, `ray job submit -- ...`, and `numactl`
+  or `taskset` wrapping any of them); in the repository that declares the launcher
+  (accelerate's `accelerate`), the options before what it runs are its own program's,
 - a name a rule gives its sources (`programs: [miles-train]`).
 
 Its flags are those of the modules its entry point leads to (bot/core/extract/imports.py): the
@@ -52,6 +52,9 @@ _LAUNCHERS: tuple[tuple[str, ...], ...] = (
     ("mpirun",),
     ("mpiexec",),
     ("horovodrun",),
+    # wrappers that run a command on chosen CPUs or NUMA nodes: `numactl -N 0 --localalloc python ...`
+    ("numactl",),
+    ("taskset",),
 )
 # A launcher of one word named in prose (`adjust --nproc_per_node in the torchrun command`): a
 # flag of that line none of ours has is the launcher's own (`accelerate` and `ray` are words

@@ -106,6 +106,26 @@ def test_a_default_made_by_code_is_unknown_not_guessed():
     assert attrs(found["--workers"]) == {"type": "int", "unknown": "default"}
 
 
+def test_a_base_of_another_module_named_as_the_class_opens_the_parser():
+    # `class TrainingArguments(transformers.TrainingArguments)`: the base is transformers' class,
+    # not the class itself, so `--bf16` and the rest of its fields are flags this file cannot show
+    text = """
+    from dataclasses import dataclass, field
+    import transformers
+
+    @dataclass
+    class TrainingArguments(transformers.TrainingArguments):
+        model_max_length: int = field(default=512)
+    """
+    found = flags(text, names=("TrainingArguments",))
+    assert attrs(found["--model_max_length"])["open"] == "true"
+    assert attrs(flags(text)["--model-max-length"])["open"] == "true"  # every dataclass of the file
+    local = text.replace("import transformers", "class Base:\n        pass").replace(
+        "(transformers.TrainingArguments)", "(Base)"
+    )
+    assert "open" not in attrs(flags(local, names=("TrainingArguments", "Base"))["--model_max_length"])
+
+
 def test_a_base_from_another_package_opens_the_parser():
     text = """
     from dataclasses import dataclass, field

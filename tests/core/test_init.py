@@ -137,6 +137,29 @@ def test_a_one_flag_subcommand_beside_a_cited_parser_is_coupled_when_the_page_ci
     assert {p.path for p in found.parsers} == {"tool/cmd/run.py", "tool/cmd/env.py"}
 
 
+def test_a_program_a_page_runs_by_name_with_a_flag_it_takes_is_coupled():
+    split = CONVERT.replace("--input", "--in-file").replace("--output", "--model-name-or-path")
+    clean = CONVERT.replace('p.add_argument("--output")\n', 'p.add_argument("--skip-lang")\n')
+    files = {
+        "tool/__init__.py": "",
+        "tool/data/__init__.py": "",
+        "tool/data/split.py": split,
+        "tool/data/clean.py": clean,
+        "tool/data/merge.py": CONVERT,
+        # argparse takes `--in` for `--in-file` and `--model-name` for `--model-name-or-path`
+        "docs/data.md": "# Data\n\n```\npython3 -m tool.data.split --in a.json --model-name m\n"
+        "python3 -m tool.data.clean --skip-lang en\n```\n",
+        # cited on their own, or only `--help` given: no page of merge.py's
+        "docs/merge.md": "# Merge\n\nPass `--input`.\n\n```\npython3 -m tool.data.merge --help\n```\n",
+    }
+    found = plan(MemoryTree(files))
+    assert {p.path for p in found.parsers} == {"tool/data/split.py", "tool/data/clean.py"}
+    assert found.pages == ("docs/data.md",)
+    # one flag of a program no command of the page runs says nothing
+    unrun = {**files, "docs/data.md": "# Data\n\nPass `--skip-lang en`.\n"}
+    assert config_for(MemoryTree(unrun)) is None
+
+
 def test_nothing_to_couple_gives_no_config():
     files = {"tool/cli.py": CLI, "README.md": "# Tool\n\nSee `--help`.\n", "docs/a.md": "# A\n\n`--model`\n"}
     assert config_for(MemoryTree(files)) is None  # one flag cited: not enough to say what a page is about

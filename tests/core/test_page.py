@@ -267,6 +267,25 @@ def test_a_shell_block_of_prompted_commands_is_a_session_whose_other_lines_are_o
     assert next(r for r in p.refs if r.token == "--color").command == ("uv", "python", "dir")
 
 
+def test_a_console_block_with_no_prompt_is_commands():
+    p = page("""
+        ```console
+        python label.py --config config.yaml --testing
+        ```
+
+        ```console
+        > python show.py --bench if_bench
+        Accuracy: 0.9 --printed 1
+        ```
+        """)
+    # written as `console` for its colours: no line has a prompt, so each is a command; a block
+    # with one (`> `) is a session whose other lines are output
+    assert [(r.token, r.command) for r in p.refs if r.kind == "flag"] == [
+        ("--config", ("python", "label.py")),
+        ("--testing", ("python", "label.py", "--config", "config.yaml")),
+    ]
+
+
 def test_fence_inside_list_item_keeps_lines():
     p = page("""
         1. Launch:

@@ -213,6 +213,9 @@ def owner(files, command, cwd=""):
         ("python -m torch.distributed.run --nproc_per_node 2 scripts/convert.py", "scripts/convert.py"),
         ("ray job submit --address http://h:8265 -- python3 -m evalkit run", "evalkit/__main__.py"),
         ("srun -N 2 python scripts/convert.py", "scripts/convert.py"),
+        # CPU and NUMA placement wrappers run the command after their own options
+        ("numactl -N 0 --localalloc python3 -m evalkit run", "evalkit/__main__.py"),
+        ("taskset -c 0-7 python scripts/convert.py --input x", "scripts/convert.py"),
     ],
 )
 def test_commands_of_the_repository_name_their_program(command, expected):

@@ -187,6 +187,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         scope.flags(inputs.head_facts.by_token.get(ref.token, ()))
         or _spelt_otherwise(inputs, ref.token, scope)
         or _abbreviated(inputs, ref, scope)
+        or _abbreviated_below(inputs, doc, ref)
     )
     if not facts:
         if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token) or inputs.others.flag(ref.token):
@@ -225,7 +226,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         if near in _cited_beside(doc, ref) or _spaced_out(ref, known):
             near = None  # the line cites it too: the token is something else
         if (
-            open_parser_takes(ref.token, known)
+            open_parser_takes(ref.token, _open_to(inputs, doc, scope, known))
             or _negated_family(doc, ref.token, known)
             or _family_named(doc, ref, known)
             or undeclared_spellings.taken_by_shape(ref.token, known)
@@ -312,7 +313,37 @@ def _abbreviated(inputs: RuleInputs, ref: Ref, scope: Scope) -> list[Fact]:
     if ref.command is None or is_fragment(ref.command):
         return []
     kinds = {s.id: s.kind for s in inputs.rule.sources}
-    return undeclared_spellings.expanded(ref.token, scope.flags(inputs.head_facts.flags()), kinds)
+    known = scope.flags(inputs.head_facts.flags())
+    if scope.program is not None and scope.programs is not None:
+        # The modules the program reaches first: a module presumed to extend every command line
+        # of its package (`add_model_args(parser)`, called by others) makes no prefix ambiguous
+        # that the program's own parser takes as one flag (`--model` for `--model-name`).
+        reached = scope.programs.parsers(scope.program)
+        own = [f for f in known if f.path in reached or scope.program in (f.attr("programs") or "").split()]
+        found = undeclared_spellings.expanded(ref.token, own, kinds)
+        if found:
+            return found
+    return undeclared_spellings.expanded(ref.token, known, kinds)
+
+
+def _abbreviated_below(inputs: RuleInputs, doc: DocPage, ref: Ref) -> list[Fact]:
+    """The flag a prefix cited in a sentence stands for when the sentence introduces the command
+    below it, which passes that prefix to a program taking it ("Launch it with the argument
+    `--register api.json`:" over `python -m app.web --register api.json`): the sentence tells of
+    that command, which runs as written."""
+    if ref.command is not None:
+        return []
+    block = doclines.introduced_block(doc, ref.line)
+    if block is None:
+        return []
+    for other in doc.refs:
+        if other.kind == "flag" and other.token == ref.token and block[0] <= other.line <= block[1]:
+            scope = inputs.own.scope(doc, other)
+            if scope is not None and scope.program is not None:
+                found = _abbreviated(inputs, other, scope)
+                if found:
+                    return found
+    return []
 
 
 def _spelt_otherwise(inputs: RuleInputs, token: str, scope: Scope) -> list[Fact]:
@@ -371,6 +402,19 @@ def _group_read(token: str, inputs: RuleInputs) -> bool:
         f.attr("spelling") == "either" and f.token.replace("_", "-").startswith(group)
         for f in inputs.head_facts.flags()
     )
+
+
+def _open_to(inputs: RuleInputs, doc: DocPage, scope: Scope, known: list[Fact]) -> list[Fact]:
+    """The flags judging whether an open parser takes a flag `scope` leaves to any program: on a
+    page running programs of the rule, the open parsers are those of the programs it runs (a
+    training script's base class with fields no file shows takes no flag cited in a page about
+    serving); a page running none of ours may be about any of them."""
+    if scope.program is not None or not any(f.attr("open") for f in known):
+        return known
+    runs = [r.scope for r in inputs.own.runs(doc) if r.scope is not None and r.scope.program is not None]
+    if not runs:
+        return known
+    return [f for f in known if not f.attr("open") or any(s.takes(f) for s in runs)]
 
 
 def open_parser_takes(token: str, known: list[Fact]) -> bool:

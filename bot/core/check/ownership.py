@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from bot.core import lazyre
-from bot.core.check import spellings
+from bot.core.check import spellings, undeclared_spellings
 from bot.core.check.tools import tool_words
 from bot.core.doclines import fenced_lines
 from bot.core.extract import parsed, walk
@@ -325,7 +325,9 @@ class Ownership:
             return False
         read = {f.path for f in self.flags}
         parsers = self.programs.parsers(program) - read
-        return any(token in self.programs.option_strings(p) for p in parsers)
+        strings = [s for p in sorted(parsers) for s in self.programs.option_strings(p)]
+        # `--model-name` for `--model-name-or-path`: argparse takes a prefix of one option
+        return token in strings or undeclared_spellings.abbreviates(token, strings)
 
     def declared_somewhere(self, token: str, fields: bool = True) -> bool:
         """Does any Python file of the repository declare the flag `token`: an `add_argument`,

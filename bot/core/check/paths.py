@@ -12,7 +12,14 @@ from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest, misspelt
 from bot.core.check.touched import Touched, cites_paths
-from bot.core.doclines import fenced_lines, introduced_block, linked_elsewhere, made_by_reader, not_yet_there
+from bot.core.doclines import (
+    fenced_lines,
+    introduced_block,
+    linked_elsewhere,
+    made_by_reader,
+    not_yet_there,
+    written_by_program,
+)
 from bot.core.model import CodeLocation, Tree
 from bot.core.page import DocPage, Ref
 from bot.core.spans import command_words
@@ -77,6 +84,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # the reader's copy, which a command before it made, or one they are told to make
     if linked_elsewhere(doc, ref.token):
         return  # another site's name the page links (a model on the Hugging Face Hub)
+    if written_by_program(doc, ref.line, ref.token):
+        return  # what a command writes when the reader runs it ("will be saved to `out/x.jsonl`")
     if in_submodule(path, submodule_folders(inputs.head)):
         return  # a file of the repository a submodule pins: nothing of it is in this tree
     paths = inputs.head.paths()

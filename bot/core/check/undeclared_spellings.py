@@ -35,6 +35,14 @@ def expanded(token: str, known: Iterable[Fact], kinds: dict[str, str]) -> list[F
     return matches
 
 
+def abbreviates(token: str, strings: Iterable[str]) -> bool:
+    """Is `token` a prefix of exactly one of `strings` (the option strings of a module the rule
+    does not read), so that an argparse parser declaring them takes it?"""
+    if not token.startswith("--") or len(token) < _SHORTEST or "=" in token:
+        return False
+    return len({s for s in strings if s.startswith(token) and s != token}) == 1
+
+
 def taken_by_shape(token: str, known: Iterable[Fact]) -> bool:
     """Does a parser among `known` match `token` by its shape (`--*-path`: the leftover
     arguments a module reads itself, bot/core/extract/flag_families.py)?"""

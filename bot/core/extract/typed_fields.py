@@ -397,8 +397,8 @@ def enum_member(node: ast.expr | None, module: Module) -> tuple[str, object] | N
 
 
 def bases(classes: dict[str, ast.ClassDef], name: str, depth: int = 0) -> list[str]:
-    """The names of `name`'s bases (the last part, or a nested class's dotted name), and of theirs
-    when the file defines them."""
+    """The names of `name`'s bases (the last part, or a nested class's dotted name, or the dotted
+    name of another module's class named as `name` is), and of theirs when the file defines them."""
     cls = classes.get(name)
     if cls is None or depth > MAX_DEPTH:
         return []
@@ -409,6 +409,10 @@ def bases(classes: dict[str, ast.ClassDef], name: str, depth: int = 0) -> list[s
         # module's), is known by its dotted name; `abc.ABC` by its last.
         whole = dotted(written) or ""
         found = whole if whole in classes or whole[:1].isupper() else last(written)
+        if found == name and whole != name:
+            # `class TrainingArguments(transformers.TrainingArguments)`: another module's class of
+            # the same name, known by its dotted name (the class is not its own base)
+            found = whole
         if found is not None and found != name:
             out += [found, *bases(classes, found, depth + 1)]
     return out

@@ -467,3 +467,17 @@ def test_a_flag_written_with_a_space_for_its_separator_is_offered_no_other_flag(
     assert (f.kind, f.symbol, f.suggestion) == ("unresolved", "--gradient", None)
     [g] = judge("* `--gradient_clp 1.0` clips.\n", files=code)
     assert g.suggestion is not None and "--gradient_clip" in g.suggestion.replacement
+
+
+def test_the_options_after_an_mpi_launchers_colon_are_the_launchers_again():
+    # `mpirun ... : -n 1 numactl -N 1 --localalloc python tool/cli.py`: MPI's `:` starts the next
+    # program of the job; `numactl --localalloc` before it runs that program, as before the first
+    page = (
+        "```bash\n"
+        "mpirun -n 1 numactl -N 0 --localalloc python tool/cli.py --seed 1 : \\\n"
+        "  -n 1 numactl -N 1 --localalloc python tool/cli.py --seed 2\n"
+        "```\n"
+    )
+    assert judge(page) == []
+    wrong = page.replace("--seed 2", "--sede 2")
+    assert kinds(judge(wrong)) == [("unresolved", "--sede")]  # the program's own flags still judged

@@ -523,6 +523,21 @@ def test_a_flag_a_module_of_the_program_the_rule_does_not_read_declares_is_the_p
     assert kinds(audited(page, files)) == [("unresolved", "--verzion")]
 
 
+def test_a_prefix_of_one_flag_of_a_module_the_rule_does_not_read_is_that_flag():
+    # tool/split.py's parser, which the rule does not read, makes its command line with the
+    # flags tool/cli.py adds to any parser of the package: argparse takes `--model-name` for its
+    # `--model-name-or-path`; `--max-len` is two flags' prefix, and `--quantum` nobody's
+    files = {
+        CLI: "def add_model_args(parser):\n    parser.add_argument('--model-path')\n",
+        "tool/split.py": cli(
+            "'--model-name-or-path'", "'--max-length', type=int", "'--max-lengths', type=int"
+        ),
+    }
+    run = "python tool/split.py --model-path m --model-name llama --max-len 4 --quantum 1"
+    page = f"# Split\n\n```bash\n{run}\n```\n"
+    assert kinds(audited(page, files)) == [("unresolved", "--max-len"), ("unresolved", "--quantum")]
+
+
 def test_a_flag_right_after_a_word_naming_a_tool_the_repository_runs_is_that_tools():
     files = {CLI: cli("'--seed'"), ".github/workflows/ci.yml": "steps:\n  - run: pip install uv\n"}
     page = (

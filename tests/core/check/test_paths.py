@@ -180,6 +180,21 @@ def test_a_name_the_page_links_on_another_site_is_that_site_s_not_a_missing_path
     assert [f.symbol for f in unresolved(page, files)] == ["xtuner/tools/old.py"]
 
 
+def test_a_path_a_command_writes_its_results_to_is_the_runs_output():
+    files = {"judge/gen_judgment.py": "", "judge/data/question.jsonl": ""}
+    told = (
+        "```\npython judge/gen_judgment.py --parallel 2\n```\n"
+        "The judgments will be saved to `judge/data/model_judgment/gpt-4_single.jsonl`\n\n"
+        "Its plots are written to `judge/plots/` and the scores are\nsaved in `judge/scores.csv`.\n"
+    )
+    assert unresolved(told, files) == []
+    # a file the repository keeps is judged: it "is stored in" one of its own paths
+    [kept] = unresolved("The questions are stored in `judge/data/questions.jsonl`.\n", files)
+    assert kept.symbol == "judge/data/questions.jsonl"
+    [lives] = unresolved("Answers load from `judge/data/answers.jsonl`.\n", files)
+    assert lives.symbol == "judge/data/answers.jsonl"
+
+
 def test_partial_paths_bare_names_and_paths_outside_the_repository_resolve_quietly():
     files = {"src/fsdp_utils/kernels/a.py": ""}
     page = (

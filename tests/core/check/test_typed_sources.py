@@ -11,6 +11,7 @@ from bot.core.check import check
 from bot.core.model import Change, Finding
 from bot.core.packs import parse_repo_config
 from bot.trees.memory import MemoryTree
+from tests.core.check.checkkit import cli
 
 CONFIG = """\
 rules:
@@ -249,3 +250,37 @@ def test_choices_moved_into_an_alias_of_another_module_are_unknown_not_gone():
     # the same edit with the choices still written in the file, one dropped: reported
     dropped = base.replace('Literal["csv", "wandb"]', 'Literal["csv"]')
     assert [(f.kind, f.symbol) for f in project.run({"train.py": dropped})] == [("changed", "--logger wandb")]
+
+
+def test_an_open_parser_takes_a_flag_cited_alone_only_on_a_page_running_its_program():
+    # TrainingArguments over transformers' class takes `--report_to`, which no file shows; a page
+    # that runs only the serving program cites a flag of none of ours with `--quantum-flux`
+    config = (
+        "rules:\n  - id: cli-docs\n    docs:\n      - path: README.md\n      - path: SERVE.md\n"
+        "    sources:\n      - id: cli\n        kind: argparse\n        paths: [serve.py, web.py]\n"
+        "      - id: args\n        kind: hf-dataclass\n        paths: [pkg/args.py]\n"
+    )
+    args = HF_ARGS.replace(
+        "from typing import Optional\n", "from typing import Optional\n\nimport transformers\n"
+    )
+    args += "\n\n@dataclass\nclass TrainingArguments(transformers.TrainingArguments):\n"
+    args += "    cache_dir: str = None\n"
+    serve = cli("'--port', type=int") + "p.parse_args()\n"
+    web = serve.replace("'--port', type=int", "'--host'")
+    files = {**HF.files, "pkg/args.py": args, "serve.py": serve, "web.py": web}
+    files["train.py"] = files["train.py"].replace("DataArguments))", "DataArguments, TrainingArguments))")
+    files["train.py"] = files["train.py"].replace(
+        "DataArguments, ModelArguments\n", "DataArguments, ModelArguments, TrainingArguments\n"
+    )
+    train_page = HF.doc + "\nLog with `--report_to wandb`.\n"
+    serve_page = (
+        "# Serving\n\nPass `--quantum-flux 2` to the one you run.\n\n"
+        "```bash\npython serve.py --port 8000\npython web.py --host 0.0.0.0\n```\n"
+    )
+    rules = [r for pack in parse_repo_config(config) for r in pack.rules]
+    head = {**files, "README.md": train_page, "SERVE.md": serve_page}
+    changes = [Change("added", "README.md"), Change("added", "SERVE.md")]
+    found = check(rules, MemoryTree(files), MemoryTree(head), changes).findings
+    assert [(f.kind, f.symbol, f.doc.path if f.doc else None) for f in found] == [
+        ("unresolved", "--quantum-flux", "SERVE.md")
+    ]

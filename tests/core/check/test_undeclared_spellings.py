@@ -7,7 +7,7 @@ from bot.core.check.doc_to_code import doc_to_code
 from bot.core.check.findings import Findings
 from bot.core.model import Finding
 from bot.core.rules import Rule, Source
-from tests.core.check.checkkit import CLI, DOC, cli, kinds, prepare, rule
+from tests.core.check.checkkit import CLI, DOC, cli, flags_source, kinds, prepare, rule
 
 CODE = cli(
     "'--trust-remote-code', action='store_true'",
@@ -63,3 +63,42 @@ def test_a_flag_of_a_shape_the_module_matches_by_hand_is_taken():
     )
     assert judge("Run `python tool/cli.py --vae-path /w`.\n", code) == []
     assert kinds(judge("Run `python tool/cli.py --vae-dir /w`.\n", code)) == [("unresolved", "--vae-dir")]
+
+
+def test_a_helper_no_program_calls_makes_no_prefix_of_the_program_ambiguous():
+    # `pkg/args.py` only adds flags to a parser it is given and nothing leads to it: it is
+    # presumed to extend every command line of the package, yet `--model` is `--model-name` to
+    # the program's own parser, which argparse takes
+    helper = "def add_model_args(parser):\n    parser.add_argument('--model-path', type=str)\n"
+    tool = (
+        "import argparse\n\n\ndef main():\n    p = argparse.ArgumentParser()\n"
+        "    p.add_argument('--model-name', type=str)\n    p.parse_args()\n\n\n"
+        "if __name__ == '__main__':\n    main()\n"
+    )
+    both = rule(flags_source("pkg/args.py", "pkg/tool.py"))
+    files = {"pkg/__init__.py": "", "pkg/args.py": helper, "pkg/tool.py": tool}
+    inputs = prepare(both, files, {**files, DOC: "Run `python -m pkg.tool --model vicuna`.\n"})
+    out = Findings(both)
+    for p in inputs.pages:
+        doc_to_code(inputs, p, out)
+    assert out.finish() == []
+    # both flags are the program's own: the prefix is ambiguous, as argparse says
+    calls = tool.replace(
+        "import argparse\n", "import argparse\n\nfrom pkg.args import add_model_args\n"
+    ).replace("    p.parse_args()", "    add_model_args(p)\n    p.parse_args()")
+    files = {**files, "pkg/tool.py": calls}
+    inputs = prepare(both, files, {**files, DOC: "Run `python -m pkg.tool --model vicuna`.\n"})
+    out = Findings(both)
+    for p in inputs.pages:
+        doc_to_code(inputs, p, out)
+    assert kinds(out.finish()) == [("unresolved", "--model")]
+
+
+def test_a_prefix_a_sentence_cites_for_the_command_it_introduces_is_that_commands_flag():
+    # the sentence tells of the command right under it, which argparse runs as written
+    told = "Run it with `--trust-remote`:\n```bash\npython tool/cli.py --trust-remote\n```\n"
+    assert judge(told) == []
+    # on its own, or over a command not passing it, the prefix names the flag wrongly
+    assert kinds(judge("Turn on `--trust-remote` to load it.\n")) == [("unresolved", "--trust-remote")]
+    other = "Run it with `--trust-remote`:\n```bash\npython tool/cli.py --dp-size 2\n```\n"
+    assert kinds(judge(other)) == [("unresolved", "--trust-remote")]
