@@ -187,7 +187,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         scope.flags(inputs.head_facts.by_token.get(ref.token, ()))
         or _spelt_otherwise(inputs, ref.token, scope)
         or _abbreviated(inputs, ref, scope)
-        or _abbreviated_below(inputs, doc, ref)
+        or _abbreviated_as_passed(inputs, doc, ref)
     )
     if not facts:
         if ref.token in _BUILTIN_FLAGS or not _names_one_flag(ref.token) or inputs.others.flag(ref.token):
@@ -326,23 +326,29 @@ def _abbreviated(inputs: RuleInputs, ref: Ref, scope: Scope) -> list[Fact]:
     return undeclared_spellings.expanded(ref.token, known, kinds)
 
 
-def _abbreviated_below(inputs: RuleInputs, doc: DocPage, ref: Ref) -> list[Fact]:
-    """The flag a prefix cited in a sentence stands for when the sentence introduces the command
-    below it, which passes that prefix to a program taking it ("Launch it with the argument
-    `--register api.json`:" over `python -m app.web --register api.json`): the sentence tells of
-    that command, which runs as written."""
+def _abbreviated_as_passed(inputs: RuleInputs, doc: DocPage, ref: Ref) -> list[Fact]:
+    """The flag a prefix cited in a sentence stands for when a command of its section (or the one
+    the sentence introduces) passes that prefix to a program taking it ("Launch it with the
+    argument `--register api.json`:" over `python -m app.web --register api.json`; "keep the
+    `--controller` the same" after `python -m app.worker --controller http://...`): the sentence
+    tells of those commands, which run as written."""
     if ref.command is not None:
         return []
     block = doclines.introduced_block(doc, ref.line)
-    if block is None:
-        return []
+    section = doc.section_at(ref.line)
     for other in doc.refs:
-        if other.kind == "flag" and other.token == ref.token and block[0] <= other.line <= block[1]:
-            scope = inputs.own.scope(doc, other)
-            if scope is not None and scope.program is not None:
-                found = _abbreviated(inputs, other, scope)
-                if found:
-                    return found
+        if other.kind != "flag" or other.token != ref.token or other.command is None:
+            continue
+        if (
+            not (block is not None and block[0] <= other.line <= block[1])
+            and doc.section_at(other.line) != section
+        ):
+            continue
+        scope = inputs.own.scope(doc, other)
+        if scope is not None and scope.program is not None:
+            found = _abbreviated(inputs, other, scope)
+            if found:
+                return found
     return []
 
 

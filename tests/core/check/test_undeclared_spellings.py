@@ -102,3 +102,15 @@ def test_a_prefix_a_sentence_cites_for_the_command_it_introduces_is_that_command
     assert kinds(judge("Turn on `--trust-remote` to load it.\n")) == [("unresolved", "--trust-remote")]
     other = "Run it with `--trust-remote`:\n```bash\npython tool/cli.py --dp-size 2\n```\n"
     assert kinds(judge(other)) == [("unresolved", "--trust-remote")]
+
+
+def test_a_prefix_a_sentence_cites_that_a_command_of_its_section_passes_is_that_commands_flag():
+    # LLaVA's worker: "keep the `--controller` the same" after commands passing it cut short
+    page = (
+        "## Workers\n\n```bash\npython tool/cli.py --trust-remote\n```\n\n"
+        "Keep `--trust-remote` on for each worker.\n\n"
+        "## Other\n\nTurn on `--trust-remote` to load it.\n"
+    )
+    assert [(f.kind, f.symbol, f.doc.section) for f in judge(page)] == [
+        ("unresolved", "--trust-remote", "Other")
+    ]
