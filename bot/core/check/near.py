@@ -100,6 +100,6 @@ def misspelt(written: str, real: str) -> bool:
                 return False
             continue
         for x, y in zip(a[i1:i2], b[j1:j2], strict=True):
-            if difflib.SequenceMatcher(None, x, y).ratio() < 0.5:
+            if difflib.SequenceMatcher(None, x, y).ratio() < 0.6:
                 return False
     return True

@@ -78,6 +78,8 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     takes = flag_families.patterns(tree)
     if takes:
         marks["takes"] = " ".join(takes)
+    if built_fields.hands_out_foreign_class(tree):
+        marks["open"] = "true"  # its parser gets flags another module makes of a class of elsewhere
     if marks:
         out = [
             replace(f, attrs=sorted_attrs({**dict(f.attrs), **marks})) if f.kind == "flag" else f for f in out

@@ -23,6 +23,31 @@ from bot.core.model import Fact
 BUILT: Final = "built-fields"
 
 
+def hands_out_foreign_class(tree: ast.Module) -> bool:
+    """Does the module hand an imported function a class it imports, or an instance of one, with
+    something else (`gen_parser_from_dataclass(parser, CommonConfig())`, fairseq's)? That function
+    makes flags of a class no reference here follows (`references` follows this module's own), so
+    the parser has flags the module does not show."""
+    imported = {
+        alias.asname or alias.name
+        for stmt in tree.body
+        if isinstance(stmt, ast.ImportFrom)
+        for alias in stmt.names
+    }
+    if not imported:
+        return False
+    for node in walk.nodes(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported):
+            continue
+        if len(node.args) < 2 or node.func.id[:1].isupper():
+            continue
+        for arg in node.args[1:]:
+            cls = arg.func if isinstance(arg, ast.Call) and not arg.args else arg
+            if isinstance(cls, ast.Name) and cls.id in imported and cls.id[:1].isupper():
+                return True
+    return False
+
+
 def references(tree: ast.Module, source_id: str, path: str) -> list[Fact]:
     """Calls that hand a dataclass of this module, and something else, to an imported function;
     and imported builder classes handed a class whose method is then handed the parser."""

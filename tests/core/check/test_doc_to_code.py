@@ -338,6 +338,23 @@ def test_a_default_folder_written_as_a_folder_or_a_file_in_it_is_no_wrong_defaul
     assert kinds(judge(page, files={CLI: code})) == [("wrong-default", "--local-path")]
 
 
+def test_a_parser_handed_to_a_builder_with_a_class_of_elsewhere_takes_flags_it_does_not_show():
+    # fairseq's options.py: `gen_parser_from_dataclass(parser, CommonConfig())`, both imported.
+    code = (
+        "import argparse\n\nfrom pkg.configs import CommonConfig\n"
+        "from pkg.utils import gen_parser_from_dataclass\n\np = argparse.ArgumentParser()\n"
+        "gen_parser_from_dataclass(p, CommonConfig())\np.add_argument('--user-dir')\n"
+    )
+    page = "```bash\npython tool/cli.py --valid-subset dev --user-dri x\n```\n"
+    assert kinds(judge(page, files={CLI: code})) == [("unresolved", "--user-dri")]
+    # No class of elsewhere handed to it: the parser shows all it has.
+    own = code.replace("from pkg.configs import CommonConfig\n", "")
+    assert sorted(kinds(judge(page, files={CLI: own}))) == [
+        ("unresolved", "--user-dri"),
+        ("unresolved", "--valid-subset"),
+    ]
+
+
 def test_placeholders_in_brackets_are_no_values_and_no_flags():
     code = cli(
         "'--dtypes', nargs='+', choices=['fp32', 'int8'], default=['fp32', 'int8']",

@@ -87,5 +87,9 @@ def test_a_misspelling_is_the_same_words_mistyped_not_other_words():
         ("--no-load-optim", "--no-save-optim"),
         ("--eval-backend", "--train-backend"),
         ("--optimizer-state-nvme-dir", "--reset-optimizer-states"),
+        # fairseq's and miles' pages: another word that shares letters is still another word
+        ("--max-tokens", "--max-positions"),
+        ("--reset-meters", "--reset-layers"),
+        ("--tis-mode", "--tito-model"),
     ]:
         assert not misspelt(written, real), (written, real)
