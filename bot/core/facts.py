@@ -331,23 +331,38 @@ def _applied(
     (bot/core/extract/applied_options.py). The shared options of a module the rule's commands
     apply options from are flags of the commands that apply them, and of no command otherwise."""
     from bot.core.extract.applied_options import Resolver, as_command_flags
+    from bot.core.extract.nested_flags import opened
 
     resolver = Resolver(tree, cache)
     applied: set[str] = set()  # the modules commands apply options from
+    unread: set[tuple[str, str | None]] = set()  # (module, subcommand) of commands applying what is no option
     out: list[tuple[Source, Fact, str]] = []
     for source, ref, path in extracted:
         if ref.kind != APPLIED:
             continue
         target = resolver.target(ref)
-        result = _extract_cached(source, target[0], tree, cache) if target is not None else None
-        if target is None or result is None:
+        if target is None:
             continue
-        options = [f for f in result.facts if f.kind == "flag" and f.attr("assigned") == target[1]]
-        applied.update([target[0]] if options else [])
+        result = _extract_cached(source, target[0], tree, cache)
+        options = (
+            [f for f in result.facts if f.kind == "flag" and f.attr("assigned") == target[1]]
+            if result
+            else []
+        )
+        if not options:
+            if resolver.is_function(target):
+                # A decorator of another kind (mergekit's `@add_merge_options`, adding a click
+                # option for each field of a model): the command may take options no file shows.
+                unread.add((ref.path, ref.attr("subcommand")))
+            continue
+        applied.add(target[0])
         out.extend((source, f, path) for f in as_command_flags(options, ref))
     kept = [
         (s, f, p)
         for s, f, p in extracted
         if f.kind != APPLIED and not (f.attr("assigned") and f.path in applied)
     ]
-    return kept + out
+    return [
+        (s, opened(f) if f.kind == "flag" and (p, f.attr("subcommand")) in unread else f, p)
+        for s, f, p in kept + out
+    ]

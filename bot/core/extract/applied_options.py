@@ -9,7 +9,9 @@ import is followed statically (bot/core/extract/imports.py), and the facts of th
 named module assigns to that name (its shared options carry attribute `assigned`) become the
 command's, with its subcommand. One import is followed, no further: a name re-exported through a
 chain of modules stays unresolved, and so does one that is no option (a decorator of another
-kind): such a reference yields nothing rather than a guess.
+kind, which may add options no file shows: mergekit's `@add_merge_options` makes one of each
+field of a model): such a reference yields no flag rather than a guess, and the command's flags
+are open.
 """
 
 from __future__ import annotations
@@ -61,6 +63,11 @@ class Resolver:
             return None
         found = self.modules._follow(ref.path, summary, ref.token)
         return found[0] if found and found[0][0] != ref.path else None
+
+    def is_function(self, target: tuple[str, str]) -> bool:
+        """Is the name a function its module defines (a decorator of its own, not an option)?"""
+        summary = self.modules.summary(target[0])
+        return summary is not None and target[1] in summary.units
 
 
 def as_command_flags(options: list[Fact], ref: Fact) -> list[Fact]:

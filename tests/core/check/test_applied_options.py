@@ -178,3 +178,20 @@ def test_an_audit_of_the_moved_options_finds_nothing_and_no_option_is_guessed():
     # `@options.not_an_option` names nothing the module declares: no flag, no error.
     (rule,) = rules()
     assert not [f for f in gather(rule, tree).facts if "not_an_option" in f.token]
+
+
+def test_a_command_applying_a_decorator_that_is_no_option_takes_options_no_file_shows():
+    # mergekit's `@add_merge_options` makes a click option of each field of a model: a command
+    # applying a function of the options module may take options no file shows.
+    maker = OPTIONS + "\n\ndef model_options(f):\n    return f\n"
+    cli = CLI.replace("@options.not_an_option", "@options.model_options")
+    edited = README.replace("tool serve --port 80", "tool serve --port 80 --cuda")
+    assert errors(run(files(cli=cli, options=maker), files(cli=cli, options=maker, readme=edited))) == []
+    typo = README.replace("tool serve --port 80", "tool serve --prot 80")
+    assert errors(run(files(cli=cli, options=maker), files(cli=cli, options=maker, readme=typo))) == [
+        ("unresolved", "--prot", line(typo, "tool serve"))
+    ]
+    # A name the module does not define at all is nothing: the command shows all it takes.
+    assert errors(run(files(), files(readme=edited))) == [
+        ("unresolved", "--cuda", line(edited, "tool serve"))
+    ]
