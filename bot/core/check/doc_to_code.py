@@ -211,7 +211,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             short
             or inputs.own.passed_by_scripts(ref.token, scope.program)
             or (cited_alone and inputs.own.declared_somewhere(ref.token, not _group_read(ref.token, inputs)))
-            or (not cited_alone and inputs.own.declared_unread(ref.token, scope.program))
+            or inputs.own.declared_unread(ref.token, scope.program)
             or declared_by_page(doc, ref.token)
         ):
             # With no program named, a short flag (`-f`) may be anyone's; a flag the

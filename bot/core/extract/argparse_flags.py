@@ -50,8 +50,9 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     names = frozenset(source.calls) or DECLARING_CALLS
     if not any(is_add_argument(node, names) for node in walk.nodes(tree)):
         # No declaring call, so no helper forwarding to one (most modules); a builder of another
-        # module may still be handed one of its dataclasses.
-        return built_fields.references(tree, source.id, path)
+        # module may still be handed one of its dataclasses, and the words may be read by hand
+        # (`if argv[0] in ["--version", "-V"]` before the subcommands' parser sees them).
+        return built_fields.references(tree, source.id, path) + argv_flags.facts(tree, source.id, path)
     module = Module(tree)
     commands = subparsers.subcommands(tree)
     # pytest's `add_option_ini("--log-format", ...)`, forwarding to `group.addoption` (forwarding.py)

@@ -654,3 +654,31 @@ def test_a_path_the_page_has_the_reader_make_is_theirs_not_a_missing_file_of_the
     assert (before.kind, before.symbol, before.doc.line) == ("unresolved", "recipes/single_device.py", 1)
     found = audited(page + "\nSee `recipes/single_devices.py` and `configs/other.yaml`.\n", files)
     assert sorted(f.symbol for f in found) == ["configs/other.yaml", "recipes/single_devices.py"]
+
+
+def test_options_a_console_script_reads_by_hand_before_its_subcommands_parser_are_its_flags():
+    files = {
+        "pyproject.toml": '[project]\nname = "tool"\n\n[project.scripts]\ntool = "tool.main:main"\n',
+        "tool/main.py": (
+            "import argparse\nimport sys\n\nfrom tool.cli import p\n\n\ndef main(argv=None):\n"
+            "    argv = sys.argv[1:] if argv is None else argv\n"
+            '    if argv and argv[0] in ["--version", "-V", "--version-verbose"]:\n'
+            "        return 0\n"
+            "    sub = argparse.ArgumentParser().add_subparsers()\n"
+            "    return p.parse_args(argv)\n"
+        ),
+        CLI: cli("'--seed'"),
+    }
+    page = """
+# Version
+
+```bash
+tool --version
+tool --version-verbose --seed 1
+tool --verison
+```
+
+The `--version` (or `-V`) flag prints the version.
+"""
+    found = audited(page, files)
+    assert kinds(found) == [("unresolved", "--verison")]
