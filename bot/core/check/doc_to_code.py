@@ -65,7 +65,8 @@ def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
 def _row_choices(inputs: RuleInputs, page: Page, out: Findings) -> None:
     """A table row about one flag that lists its choices in a cell (`grpo`, `gspo`, `ppo`): every
     value of that list must still be one. Two of them at least must be, or the cell is not
-    the flag's list of choices."""
+    the flag's list of choices. A row no program owns, about a flag two command lines declare
+    with other choices (a server's `--dtype` and a benchmark's), is judged by neither."""
     doc = page.doc
     rows: dict[int, list[Ref]] = {}
     for ref in page.new_refs:
@@ -80,8 +81,8 @@ def _row_choices(inputs: RuleInputs, page: Page, out: Findings) -> None:
         scope = inputs.own.scope(doc, flag, page.program)
         facts = scope.flags(inputs.head_facts.by_token.get(flag.token, ())) if scope else []
         choices = (facts[0].attr("choices") or "").split(",") if facts else []
-        if not choices or not choices[0]:
-            continue
+        if not choices or not choices[0] or any(f.attr("choices") != facts[0].attr("choices") for f in facts):
+            continue  # none, or two command lines' flags of that name taking other values: whose?
         columns: dict[str | None, list[Ref]] = {}
         for ref in cells[1:]:
             if ref.kind in ("name", "value"):

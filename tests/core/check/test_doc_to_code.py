@@ -225,6 +225,20 @@ def test_a_choice_listed_in_a_flags_row_that_is_no_longer_one_is_unresolved():
     assert judge("| Flag | Note |\n|---|---|\n| `--estimator` | `grpo` or `x` |\n", files=code) == []
 
 
+def test_a_row_no_program_owns_is_not_judged_by_another_command_lines_choices_of_that_name():
+    server = cli("'--dtype', choices=['auto', 'half', 'float16', 'bfloat16', 'float32'], default='auto'")
+    bench = cli("'--dtype', choices=['float8', 'float16', 'bfloat16'], default='auto'")
+    files = {CLI: server, "bench/tune.py": bench}
+    rule_ = rule(flags_source(CLI, "bench/tune.py"))
+    row = "| Flag | Choices |\n|---|---|\n| `--dtype` | `auto`, `half`, `float16`, `{}` |\n"
+    # Which `--dtype` the row is about, nothing says: the benchmark's choices do not judge it.
+    assert judge(row.format("bfloat16"), files=files, rule_=rule_) == []
+    assert judge(row.format("float64"), files=files, rule_=rule_) == []
+    # With one `--dtype`, the row is its own: a value that is none of its choices is reported.
+    [f] = judge(row.format("float64"), files={CLI: server}, rule_=rule_)
+    assert (f.kind, f.symbol) == ("unresolved", "--dtype float64")
+
+
 def test_a_default_written_as_a_plain_number_after_its_flag_is_a_claim():
     code = {CLI: cli(f"'--buffer-size', type=int, default={512 * 1024**2}")}
     assert judge("Buckets fill a buffer (`--buffer-size`, default 512 MB).\n", files=code) == []
