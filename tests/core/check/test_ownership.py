@@ -682,3 +682,19 @@ The `--version` (or `-V`) flag prints the version.
 """
     found = audited(page, files)
     assert kinds(found) == [("unresolved", "--verison")]
+
+
+def test_flags_an_alias_passes_to_another_program_are_that_programs_in_the_prose_too():
+    page = """
+# Docker
+
+```bash
+alias drun='docker run -it --rm --network=host --privileged \\
+    --ipc=host'
+drun image python tool/cli.py --seed 1
+```
+
+- `--network host` and `--privileged` are required by RDMA; `--sed` is nobody's.
+"""
+    found = audited(page, {CLI: cli("'--seed'")})
+    assert kinds(found) == [("unresolved", "--sed")]
