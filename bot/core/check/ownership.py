@@ -282,10 +282,16 @@ class Ownership:
 
     def _after_tool_word(self, doc: DocPage, ref: Ref) -> bool:
         """Is the flag's code span right after a word naming a tool the repository runs that is
-        not its own: "the constraint file in pip(`--constraint x`)", "uv's `--color`"?"""
+        not its own, or followed by one: "the constraint file in pip(`--constraint x`)", "uv's
+        `--color`", "see `--shm-size` for docker"?"""
         text = doc.lines[ref.line - 1] if 0 < ref.line <= len(doc.lines) else ""
-        m = _WORD_BEFORE_SPAN.search(text[: ref.col or 0])
-        return m is not None and m[1] in self._tools() and self._run([m[1]], doc.path).kind == _FOREIGN
+        before = _WORD_BEFORE_SPAN.search(text[: ref.col or 0])
+        close = text.find("`", (ref.col or 0) + len(ref.token))
+        after = _WORD_AFTER_SPAN.match(text, close) if close >= 0 else None
+        return any(
+            m is not None and m[1] in self._tools() and self._run([m[1]], doc.path).kind == _FOREIGN
+            for m in (before, after)
+        )
 
     def _names_script(self, doc: DocPage, line: int) -> bool:
         """Does `line` name, by its bare file name, a script no file of ours is (the
@@ -650,6 +656,8 @@ _USAGE = lazyre.compile(r"\s*(?:[Uu]sage|USAGE):\s+(\S.*)")
 _SUBCOMMAND_WORD = lazyre.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 _CODE_SPAN = lazyre.compile(r"(`+)([^`]+)\1")
 _WORD_BEFORE_SPAN = lazyre.compile(r"\b([a-z][a-z0-9_.-]*)(?:'s)?\s*\(?\s*`+$")
+# After the span: "`--shm-size` for docker", "`--pdb` of pytest" (the tool's word, group 1).
+_WORD_AFTER_SPAN = lazyre.compile(r"`+\s+(?:for|of|to|in)\s+(?:the\s+)?([a-z][a-z0-9_.-]*)(?![\w-])")
 _PYTHON_M = lazyre.compile(r"python[0-9.]*\s+-m\s+[A-Za-z_]")
 
 # Modules read for the flags they declare: at most this many, each at most this long.

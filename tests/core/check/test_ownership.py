@@ -473,6 +473,9 @@ def test_a_flag_right_after_a_word_naming_a_tool_the_repository_runs_is_that_too
         "# Overrides\n\nLike the constraint file in pip(`--constraint c.txt`), or pip's `--pre`; `--sede`.\n"
     )
     assert kinds(audited(page, files)) == [("unresolved", "--sede")]
+    # Or one right after it: "see `--shm-size` for docker", a tool every reader knows.
+    after = "# Memory\n\nSee `--shm-size 16G` for docker, `--ulimit` of the docker run; `--sede` to train.\n"
+    assert kinds(audited(after, files)) == [("unresolved", "--sede")]
 
 
 def test_flags_after_a_bare_double_dash_are_passed_on_not_the_programs():
