@@ -401,6 +401,11 @@ def _near_flag(token: str, flags: list[Fact]) -> str | None:
         and closest(about, [subject(f.token)], 0.6) is not None
         and misspelt(token, f.token)
     }
+    # A name cut short (`--nsa-prefill` for `--nsa-prefill-backend`) is the one flag it begins,
+    # as argparse would read it, not a flag as near that lacks its first word (`--prefill`).
+    longer = {f.token for f in flags if f.kind == "flag" and f.token.startswith((token + "-", token + "_"))}
+    if len(longer) == 1 and longer <= candidates:
+        return next(iter(longer))
     return closest(token, candidates, 0.6, unique=True)  # of two as near, either is a guess
 
 

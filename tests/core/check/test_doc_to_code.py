@@ -33,6 +33,16 @@ def test_an_unknown_flag_suggests_the_nearest_real_one():
     assert far.message == "`--gpus` is not a flag at head" and far.suggestion is None
 
 
+def test_a_flag_cut_short_is_offered_the_one_flag_it_begins():
+    code = {CLI: cli("'--nsa-prefill-backend'", "'--nsa-decode-backend'", "'--prefill'")}
+    [f] = judge("| `--nsa-prefill` | The prefill stage's backend. |\n", files=code)
+    assert f.message == "`--nsa-prefill` is not a flag at head; did you mean `--nsa-prefill-backend`?"
+    # Two flags it begins: either is a guess, and the nearest of the rest is offered as before.
+    two = {CLI: cli("'--seed-base'", "'--seed-offset'", "'--sed'")}
+    [g] = judge("Pass `--seed 3`.\n", files=two)
+    assert g.suggestion is not None and g.suggestion.replacement == "Pass `--sed 3`."
+
+
 def test_a_flag_the_page_shows_the_program_refusing_is_no_stale_citation():
     page = (
         "```console\n$ python tool/cli.py --se 3\n"
