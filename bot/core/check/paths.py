@@ -167,7 +167,8 @@ def _made(doc: DocPage) -> list[Made]:
 def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str]) -> str | None:
     """The real path the page most likely meant: the first missing folder replaced by its closest
     sibling (`lm_eval/cache/.cache` -> `lm_eval/caching/.cache`), or a file of the same name
-    elsewhere, or a close path of the same kind (a folder for a folder, the same extension)."""
+    elsewhere, or a close path of the same kind (a folder for a folder, the same extension).
+    None for a module that is a package now: which of its modules the page means, no name says."""
     parts = path.split("/")
     for i in range(len(parts) - 1):
         prefix = "/".join(parts[:i])
@@ -186,6 +187,8 @@ def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str])
                 return candidate
         break
     name = parts[-1]
+    if name.endswith(".py") and inputs.head.exists(path[: -len(".py")] + "/__init__.py"):
+        return None  # the module became a package (`utils.py` -> `utils/`): another `utils.py` is not it
     same_name = [p for p in paths if p.rsplit("/", 1)[-1] == name]
     if len(same_name) == 1:
         return same_name[0]

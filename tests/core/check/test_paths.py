@@ -131,6 +131,19 @@ def test_a_missing_file_is_offered_a_close_name_only_when_it_could_be_that_name_
     assert longer.suggestion.replacement == "Run `open_instruct/dpo_tune_cache.py`."
 
 
+def test_a_module_that_became_a_package_is_offered_no_other_module_of_its_name():
+    files = {
+        "pkg/srt/utils/__init__.py": "",
+        "pkg/srt/utils/common.py": "def load_image(): ...\n",
+        "pkg/srt/lora/utils.py": "",
+    }
+    [f] = unresolved("See also `pkg/srt/utils.py:load_image`.\n", files)
+    assert f.message == "`pkg/srt/utils.py` does not exist at head" and f.suggestion is None
+    # A module of that name that is no package now is still offered its one namesake.
+    [moved] = unresolved("See also `pkg/srt/helpers/utils.py`.\n", {"pkg/srt/lora/utils.py": ""})
+    assert moved.suggestion.replacement == "See also `pkg/srt/lora/utils.py`."
+
+
 def test_a_path_the_reader_is_told_to_create_is_theirs():
     files = {"changelog.d/.gitignore": "", "docs/setup.md": ""}
     told = (
