@@ -586,7 +586,8 @@ class Ownership:
         return found is not None and bool(self.programs.parsers(found.program))
 
     def _foreign(self, doc: DocPage) -> frozenset[str]:
-        """The flags the page passes to commands that are nothing of the repository's."""
+        """The flags the page passes to commands that are nothing of the repository's: the long
+        ones its fences cite, and the short ones written there (`python -m pytest x.py -v`)."""
         if doc.path not in self._foreign_flags:
             self._foreign_flags[doc.path] = frozenset(
                 r.token
@@ -597,8 +598,25 @@ class Ownership:
                     passed_on(r.command)
                     or (not is_fragment(r.command) and self._run(r.command, doc.path).kind == _FOREIGN)
                 )
-            )
+            ) | self._foreign_short(doc)
         return self._foreign_flags[doc.path]
+
+    def _foreign_short(self, doc: DocPage) -> frozenset[str]:
+        """The short options (`-v`) of the commands in the page's fences that run nothing of ours."""
+        out: set[str] = set()
+        for _, text in fenced_lines(doc):
+            if not _SHORT_WORD.search(text):
+                continue
+            for segment in _SEGMENTS.split(text.removeprefix("$ ")):
+                words = command_words(segment)
+                if (
+                    words
+                    and not is_fragment(words)
+                    and any(_SHORT_WORD.fullmatch(w) for w in words)
+                    and self._run(words, doc.path).kind == _FOREIGN
+                ):
+                    out.update(w for w in words if _SHORT_WORD.fullmatch(w))
+        return frozenset(out)
 
 
 def _ignores(patterns: list[str], parts: list[str]) -> bool:
@@ -655,6 +673,8 @@ _DECLARED_FLAG = lazyre.compile(
 _USAGE = lazyre.compile(r"\s*(?:[Uu]sage|USAGE):\s+(\S.*)")
 _SUBCOMMAND_WORD = lazyre.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 _CODE_SPAN = lazyre.compile(r"(`+)([^`]+)\1")
+_SHORT_WORD = lazyre.compile(r"(?<!\S)-[A-Za-z](?!\S)")  # a short option written alone: `-v`
+_SEGMENTS = lazyre.compile(r"&&|\|\||[|;]")  # the commands of one shell line
 _WORD_BEFORE_SPAN = lazyre.compile(r"\b([a-z][a-z0-9_.-]*)(?:'s)?\s*\(?\s*`+$")
 # After the span: "`--shm-size` for docker", "`--pdb` of pytest" (the tool's word, group 1).
 _WORD_AFTER_SPAN = lazyre.compile(r"`+\s+(?:for|of|to|in)\s+(?:the\s+)?([a-z][a-z0-9_.-]*)(?![\w-])")

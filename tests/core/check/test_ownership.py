@@ -701,3 +701,18 @@ drun image python tool/cli.py --seed 1
 """
     found = audited(page, {CLI: cli("'--seed'")})
     assert kinds(found) == [("unresolved", "--sed")]
+
+
+def test_a_short_option_the_pages_fences_give_another_program_is_that_programs_in_the_prose():
+    page = """
+# Tests
+
+```bash
+PYTHONPATH=. python -m pytest test_store.py -v -o asyncio_mode=strict
+python tool/cli.py --seed 1
+```
+
+Note: the `-v` flag prints each test's name; `-q` is nobody's.
+"""
+    found = audited(page, {CLI: cli("'--seed'")})
+    assert kinds(found) == [("unresolved", "-q")]
