@@ -115,12 +115,20 @@ def call_facts(
     unsaid = [k for k in ("default", "action") if k not in keywords] if _splats(call) else []
     out = []
     seen: set[tuple[str, str]] = set()
-    for variant in option_variants.lookups(call, lookup):
-        for f in flags(option_strings(call, variant), keywords, variant, module=module):
+    spellings = [
+        flags(option_strings(call, variant), keywords, variant, module=module)
+        for variant in option_variants.lookups(call, lookup)
+    ]
+    # Spellings a caller chooses (`--policy`, `--router-policy`): a parser built has one of them.
+    chosen = len({tuple(f.token for f in found) for found in spellings}) > 1
+    for found in spellings:
+        for f in found:
             if (f.token, f.dest) in seen:
                 continue
             seen.add((f.token, f.dest))
             attrs = f.attrs
+            if chosen:
+                attrs = sorted_attrs({**dict(attrs), "variant": "true"})
             if unsaid:
                 known = dict(attrs)
                 unknown = [*(known.get("unknown") or "").split(), *unsaid]
