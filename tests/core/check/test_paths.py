@@ -144,6 +144,25 @@ def test_a_module_that_became_a_package_is_offered_no_other_module_of_its_name()
     assert moved.suggestion.replacement == "See also `pkg/srt/lora/utils.py`."
 
 
+def test_a_file_beside_a_folder_still_there_is_offered_its_namesake_only_in_an_alike_folder():
+    files = {
+        "gw/src/protocols/chat.rs": "",
+        "gw/src/protocols/classify.rs": "",
+        "gw/src/wasm/spec.rs": "",
+        "examples/scripts/agent.py": "",
+        "pkg/scripts/train.py": "",
+        "pkg/tools/eval/run.py": "",
+    }
+    # The spec was split into the protocols/ modules: the WASM module's spec is another file.
+    [split] = unresolved("Request models live in `gw/src/protocols/spec.rs`.\n", files)
+    assert split.message == "`gw/src/protocols/spec.rs` does not exist at head" and split.suggestion is None
+    # A script moved to a folder of the same name elsewhere, or below its own, is still offered.
+    [moved] = unresolved("Run `pkg/scripts/agent.py`.\n", files)
+    assert moved.suggestion.replacement == "Run `examples/scripts/agent.py`."
+    [below] = unresolved("Run `pkg/tools/run.py`.\n", files)
+    assert below.suggestion.replacement == "Run `pkg/tools/eval/run.py`."
+
+
 def test_a_path_the_reader_is_told_to_create_is_theirs():
     files = {"changelog.d/.gitignore": "", "docs/setup.md": ""}
     told = (
