@@ -214,10 +214,13 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             or (cited_alone and inputs.own.declared_somewhere(ref.token, not _group_read(ref.token, inputs)))
             or inputs.own.declared_unread(ref.token, scope.program)
             or declared_by_page(doc, ref.token)
+            or (cited_alone and inputs.own.runs_built(doc, ref.line))
         ):
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
             # repository's own scripts pass, or one of its modules declares (a launcher's, a
             # test runner's option), is one of a command line it runs: only nobody's is said.
+            # Cited on its own in a section running nothing of ours, on a page running a
+            # binary the repository builds (a Rust or C++ command line), it may be that binary's.
             return
         known = scope.flags(inputs.head_facts.facts)
         near = _near_flag(ref.token, _of_heading_script(doc, ref, known))

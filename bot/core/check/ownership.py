@@ -495,6 +495,21 @@ class Ownership:
         summaries = [self.programs.modules.summary(p) for p in parsers]
         return any(s is not None and s.creates_parser for s in summaries)
 
+    def runs_built(self, doc: DocPage, line: int) -> bool:
+        """Does the page run a program the repository builds rather than holds: a path its
+        .gitignore names (`./target/release/gateway`, a compiled binary), whose command line no
+        reader here reads, while the section of `line` runs nothing of ours?"""
+        section = doc.section_at(line)
+        if any(section.line <= r.line <= line for r in self._runs(doc)):
+            return False
+        for ref in doc.refs:
+            if ref.where != "fence" or not ref.command or "/" not in ref.command[0]:
+                continue
+            path = normalize(ref.command[0].removeprefix("./"))
+            if path is not None and not self.exists(path) and self.ignored(path):
+                return True
+        return False
+
     def runs_unread(self, doc: DocPage) -> bool:
         """Does the page run a program of ours whose parser the rule does not read?"""
         return any(r.kind == _UNREAD for r in self._runs(doc))

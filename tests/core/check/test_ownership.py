@@ -716,3 +716,37 @@ Note: the `-v` flag prints each test's name; `-q` is nobody's.
 """
     found = audited(page, {CLI: cli("'--seed'")})
     assert kinds(found) == [("unresolved", "-q")]
+
+
+def test_a_flag_cited_alone_on_a_page_running_a_binary_the_repository_builds_may_be_that_binarys():
+    files = {".gitignore": "target/\n", CLI: cli("'--seed'")}
+    page = """
+# Gateway
+
+```bash
+./target/release/gateway --backend openai
+```
+
+## Storage
+
+Router flags map to these values: `--oracle-dsn` or `--oracle-wallet-path`.
+
+## Training
+
+```bash
+python tool/cli.py --seed 1
+```
+
+Then pass `--sede` again.
+"""
+    # The storage section runs nothing of ours: its flags may be the binary's. The training
+    # section runs ours, and its prose is judged.
+    assert kinds(audited(page, files)) == [("unresolved", "--sede")]
+    # Without the built binary, nobody's flag cited alone is reported.
+    plain = page.replace("./target/release/gateway --backend openai\n", "")
+    found = kinds(audited(plain, files))
+    assert found == [
+        ("unresolved", "--oracle-dsn"),
+        ("unresolved", "--oracle-wallet-path"),
+        ("unresolved", "--sede"),
+    ]
