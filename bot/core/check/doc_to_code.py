@@ -53,13 +53,15 @@ def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
                 out.emit("unresolved", ref.token, message, doc=doc, line=ref.line, edit=(ref.token, near))
     _row_choices(inputs, page, out)
     changed_lines = {r.line for r in refs}
+    run: frozenset[str] | None = None  # the page's programs' modules, read for the first claim
     for claim in doc.claims:
         if claim.subject is not None and is_external(claim.subject, inputs.rule.external):
             continue
         if claim.line in changed_lines and doclines.in_scope(claim.section.path, page.sections):
             scope = inputs.own.line_scope(doc, claim.line, claim.subject, page.program)
             if scope is not None:
-                _check_claim(doc, claim, scope.flags(head.facts), doclines.flag_aliases(doc), out)
+                run = _run_parsers(inputs, doc) if run is None else run
+                _check_claim(doc, claim, scope.flags(head.facts), doclines.flag_aliases(doc), out, run)
 
 
 def _row_choices(inputs: RuleInputs, page: Page, out: Findings) -> None:
@@ -444,9 +446,25 @@ _SWITCH = ("True", "False")
 _SWITCH_WORDS = (*_SWITCH, "0", "1")  # what a switch's default can be written as
 
 
+def _run_parsers(inputs: RuleInputs, doc: DocPage) -> frozenset[str]:
+    """The modules making the command lines the page runs."""
+    programs = inputs.own.programs
+    if programs is None:
+        return frozenset()
+    keys = {r.program for r in inputs.own.runs(doc) if r.program is not None}
+    return frozenset(p for key in keys for p in programs.parsers(key))
+
+
 def _check_claim(
-    doc: DocPage, claim: DefaultClaim, flags_in_scope: list[Fact], aliases: dict[str, str], out: Findings
+    doc: DocPage,
+    claim: DefaultClaim,
+    flags_in_scope: list[Fact],
+    aliases: dict[str, str],
+    out: Findings,
+    run: frozenset[str] = frozenset(),
 ) -> None:
+    """`run`: the modules of the command lines the page runs; of two flags alike, the one the
+    page's commands take is the one the finding points at."""
     flags: list[Fact] = []
     if claim.subject is None:
         owners: dict[str, Fact] = {}
@@ -467,7 +485,7 @@ def _check_claim(
         ]
     if not flags or len({doclines.normalize_default(f.attr("default")) for f in flags}) > 1:
         return  # no flag, or two command lines whose defaults differ: which one is meant?
-    flag = flags[0]
+    flag = next((f for f in flags if f.path in run), flags[0])
     actual = flag.attr("default")
     if (
         actual is None

@@ -750,3 +750,31 @@ Then pass `--sede` again.
         ("unresolved", "--oracle-wallet-path"),
         ("unresolved", "--sede"),
     ]
+
+
+def test_a_default_two_command_lines_share_points_at_the_one_the_page_runs():
+    files = {
+        "bench/launch.py": cli("'--lora-backend', default='csgmv'"),
+        CLI: cli("'--lora-backend', choices=['triton', 'csgmv'], default='csgmv'"),
+        "serve.py": "from tool.cli import p\n\np.parse_args()\n",
+        "route.py": "from tool.cli import p\n\np.parse_args()\n",
+    }
+    rule_ = rule(flags_source("bench/launch.py", CLI), paths_source())
+    page = """
+# Serving
+
+```bash
+python serve.py --lora-backend csgmv
+python route.py --lora-backend csgmv
+```
+
+## Options
+
+| Flag | Default |
+|---|---|
+| `--lora-backend` | `triton` |
+"""
+    [f] = audited(page, files, rule_)
+    assert (f.kind, f.symbol) == ("wrong-default", "--lora-backend")
+    # The command lines the page runs take the server's flag, not the benchmark's (read first).
+    assert f.code is not None and f.code.path == CLI
