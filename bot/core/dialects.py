@@ -13,6 +13,7 @@ overwritten with spaces, so every position markdown-it reports is the page's own
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Literal
 
@@ -115,3 +116,50 @@ def quarto(lines: list[str]) -> list[str]:
         elif "{{" in line:
             out[i] = _SHORTCODE.sub(lambda m: _blank(m.group(0)), line)
     return out
+
+
+# A Jupyter notebook as nbformat writes it: one JSON string a line for each line of a cell.
+_CELL_TYPE = re.compile(r'\s*"cell_type":\s*"(\w+)"')
+_SOURCE_OPENS = re.compile(r'\s*"source":\s*\[\s*$')
+_SOURCE_ITEM = re.compile(r'\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
+
+
+def notebook(lines: list[str]) -> list[str]:
+    """The page a notebook (`.ipynb`) shows, line for line with the file: each line of a
+    markdown cell on the line of its JSON string, a code cell as a fenced shell block whose
+    quotes are blanked (the command a cell hands `launch_server_cmd('python3 -m pkg.serve
+    --port 8000')`, in a triple-quoted string too, reads as the command it runs: a string opening
+    with a word and holding an option starts a command), everything else
+    blank. A cell's lines are found by their layout; the JSON is not loaded."""
+    out = [""] * len(lines)
+    cell, inside = "", False
+    for i, line in enumerate(lines):
+        if not inside:
+            found = _CELL_TYPE.match(line)
+            if found:
+                cell = found.group(1)
+            elif _SOURCE_OPENS.match(line) and cell in ("markdown", "code"):
+                inside = True
+                out[i] = "```bash" if cell == "code" else ""
+            continue
+        item = _SOURCE_ITEM.match(line)
+        if item is None:  # the array's `]`: the cell ends
+            inside = False
+            if cell == "code":
+                out[i] = "```"
+            continue
+        try:
+            text = json.loads(item.group(1))
+        except ValueError:
+            continue
+        text = text.rstrip("\n")
+        if cell == "code":
+            # A string that starts a command (`run("python x.py --lr 1")`) starts one here too.
+            text = _QUOTES.sub(" ", _COMMAND_STRING.sub("; ", text)).replace("`", " ")
+        out[i] = text
+    return out
+
+
+_QUOTES = re.compile(r"[\"']")
+# The quote opening a string that holds a command line: a word, then an option before it closes.
+_COMMAND_STRING = re.compile(r"[\"'](?=[A-Za-z_./][\w.:/-]*\s[^\"']*?(?<=\s)-)")

@@ -61,7 +61,7 @@ _HISTORY_PAGES = (
     "MIGRATION",
 )
 # Markdown, MDX, Quarto and reStructuredText (bot/core/page.py reads each).
-PAGE_SUFFIXES = (".md", ".mdx", ".qmd", ".rst")
+PAGE_SUFFIXES = (".md", ".mdx", ".qmd", ".rst", ".ipynb")
 MAX_TEXT = 2_000_000  # a file larger than this is data, not a parser or a page
 
 

@@ -249,6 +249,7 @@ _SLUGS: dict[str, tuple[Callable[[str], str], Callable[[str, int], str]]] = {
     "markdown": (github_anchor, _github_repeat),
     "mdx": (mintlify_slug, _mintlify_repeat),
     "qmd": (pandoc_id, _github_repeat),
+    "ipynb": (github_anchor, _github_repeat),  # as Jupyter and GitHub render its headings
     "rst": (docutils_id, _rst_repeat),
 }
 
@@ -257,7 +258,7 @@ _ATTRIBUTES = lazyre.compile(r"\s*\{[^{}]*\}\s*$")
 
 
 def page_format(path: str) -> str:
-    """markdown, mdx, qmd or rst: how a page is read, by its file name."""
+    """markdown, mdx, qmd, ipynb or rst: how a page is read, by its file name."""
     lowered = path.lower()
     if lowered.endswith((".rst", ".rest")):
         return "rst"
@@ -265,6 +266,8 @@ def page_format(path: str) -> str:
         return "mdx"
     if lowered.endswith(".qmd"):
         return "qmd"
+    if lowered.endswith(".ipynb"):
+        return "ipynb"
     return "markdown"
 
 
@@ -298,6 +301,11 @@ def parse_doc(path: str, text: str) -> DocPage:
     if text.endswith("\n"):
         lines.pop()
     fmt = page_format(path)
+    if fmt == "ipynb":  # a notebook: its cells, each line on its line of the file
+        from bot.core import dialects
+
+        lines = dialects.notebook(lines)
+        text = "\n".join(lines) + "\n"
     walker = _Walker(lines)
     if fmt == "rst":
         from bot.core import rst  # imported for the first reStructuredText page only

@@ -3,6 +3,7 @@ YAML or TOML block sets."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -89,6 +90,18 @@ def _backtick_comments(text: str) -> list[tuple[int, int]]:
     return out
 
 
+# `alias NAME='...'` (or "..."), the quote opening the command the alias stands for (group 1).
+_ALIAS = lazyre.compile(r"\s*alias\s+[A-Za-z_][\w.-]*=(['\"])")
+
+
+def _unquoted_alias(text: str, alias: re.Match[str]) -> str:
+    """`text` without the quotes around an alias's command, so its words read as a command's."""
+    quote, start = alias.group(1), alias.end(1) - 1
+    end = text.rfind(quote)
+    text = text[:start] + " " + text[start + 1 :]
+    return text[:end] + " " + text[end + 1 :] if end > start else text
+
+
 def _fence_lang(tok: Token) -> str:
     info = (tok.info or "").strip()
     return info.split(maxsplit=1)[0].lower() if info else ""
@@ -145,7 +158,9 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
         source_line = lines[line0]
         shift = source_line.find(content_line) if content_line else 0
         base = source.offset(line0) + max(shift, 0)
-        quoted = _quoted_spans(text)
+        alias = None if continued else _ALIAS.match(text)
+        # `alias drun='docker run --privileged ...'`: the quoted words are the command it names.
+        quoted = _quoted_spans(_unquoted_alias(text, alias) if alias else text)
         words = [(m.group(0), m.start()) for m in WORD_RE.finditer(text)]
         comments = _backtick_comments(text) if "`" in text else []
         words = [(w, c) for w, c in words if not any(a < c < b for a, b in comments)]
@@ -170,6 +185,8 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
             if word == ":" and command and command[0].rpartition("/")[2] in _MPI_LAUNCHERS:
                 command, script_seen = [command[0]], False  # the launcher's again, then a program
                 continue
+            if alias is not None and not command and col < alias.end():
+                continue  # `alias drun=`: what runs is the quoted command after it
             if not command and (ASSIGN_RE.match(word) or word in PREFIX_WORDS):
                 skip_to = k + quoted_value(words, k, text)  # `A="x.py y"`: the value is no command
                 continue

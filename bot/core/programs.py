@@ -79,7 +79,7 @@ _ANY_PARSER = (
     Source(id="programs", kind="click"),
     Source(id="programs", kind="typer"),
 )
-_OPTIONS_FORMAT = "options-7"  # cache key prefix of a module's option strings
+_OPTIONS_FORMAT = "options-9"  # cache key prefix of a module's option strings
 
 
 @dataclass(frozen=True)

@@ -337,3 +337,26 @@ def test_an_option_the_program_reads_from_its_words_by_hand_is_a_hidden_flag():
     assert sorted(flags) == ["--bug-report", "--builder", "--version"]
     assert flags["--bug-report"].attr("hidden") == "true" and flags["--bug-report"].key == "bug_report"
     assert flags["--builder"].attr("hidden") is None  # the parser's own, as it declares it
+
+
+def test_a_word_looked_up_among_option_strings_is_read_by_hand_in_a_module_with_no_add_argument():
+    text = textwrap.dedent(
+        """\
+        import argparse
+        import sys
+        def main(argv=None):
+            argv = sys.argv[1:] if argv is None else argv
+            if argv and argv[0] in ["--version", "-V", "--version-verbose"]:
+                return print_version()
+            if argv[0] in ["-q"]:
+                return 0
+            parser = argparse.ArgumentParser()
+            parser.add_subparsers(dest="command").add_parser("launch")
+            return parser.parse_known_args(argv)
+        """
+    )
+    facts = extract(Source(id="cli", kind="argparse", paths=("cli.py",)), "cli.py", text).facts
+    flags = {f.token: f for f in facts if f.kind == "flag"}
+    # A short option counts beside long ones; `-q` alone might be any word.
+    assert sorted(flags) == ["--version", "--version-verbose", "-V"]
+    assert all(f.attr("hidden") == "true" for f in flags.values())

@@ -48,6 +48,9 @@ def test_a_prefix_chosen_by_a_parameter_gives_each_spelling_its_own_dest():
     ]
     assert (found["--mode"]["dest"], found["--gw-mode"]["dest"]) == ("mode", "gw_mode")
     assert found["--gw-mode"]["choices"] == "fair,fast"
+    # Each spelling is one a caller may choose; a flag spelt one way only is not marked.
+    assert found["--mode"]["variant"] == found["--gw-mode"]["variant"] == "true"
+    assert "variant" not in found["--plain"]
 
 
 def test_a_default_named_through_the_class_is_the_field_default():

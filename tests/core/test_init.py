@@ -165,7 +165,7 @@ def test_nothing_to_couple_gives_no_config():
     assert config_for(MemoryTree(files)) is None  # one flag cited: not enough to say what a page is about
 
 
-def test_rst_mdx_and_quarto_pages_are_pages_with_a_glob_of_their_own():
+def test_rst_mdx_quarto_and_notebook_pages_are_pages_with_a_glob_of_their_own():
     files = {
         "tool/cli.py": CLI,
         "docs/usage.md": "# Usage\n\nPass `--model` and `--device cuda`.\n",
@@ -174,6 +174,10 @@ def test_rst_mdx_and_quarto_pages_are_pages_with_a_glob_of_their_own():
         "docs/c/d.rst": "D\n=\n\n``--model`` and ``--device``.\n",
         "docs/e.mdx": "import X from './x'\n\nPass `--model` and `--batch-size 2`.\n",
         "docs/f.qmd": "```{bash}\ntool --model x --batch-size 2\n```\n",
+        "docs/g.ipynb": (
+            '{\n "cells": [\n  {\n   "cell_type": "markdown",\n   "source": [\n'
+            '    "Pass `--model` and `--device cuda`."\n   ]\n  }\n ]\n}\n'
+        ),
         "docs/notes.txt": "--model --batch-size\n",
     }
     tree = MemoryTree(files)
@@ -184,12 +188,14 @@ def test_rst_mdx_and_quarto_pages_are_pages_with_a_glob_of_their_own():
         "docs/c/d.rst",
         "docs/e.mdx",
         "docs/f.qmd",
+        "docs/g.ipynb",
         "docs/usage.md",
     )
     text = config_for(tree)
     assert text is not None
     assert '      - path: "docs/**/*.rst"  # 3 pages, each citing flags\n' in text
     assert "      - path: docs/e.mdx\n" in text and "      - path: docs/f.qmd\n" in text
+    assert "      - path: docs/g.ipynb\n" in text  # a notebook is a page too
     (pack,) = parse_repo_config(text)
     assert unmatched(pack.rules, MemoryTree({}), tree) == []
     stale = dict(files, **{"docs/c/d.rst": "D\n=\n\n``--model`` and ``--devices``.\n"})

@@ -726,6 +726,23 @@ def test_flags_inside_a_quoted_argument_are_its_value():
     ]
 
 
+def test_the_quoted_command_an_alias_stands_for_passes_its_flags_to_that_command():
+    p = page("""
+        ```bash
+        alias drun='docker run -it --network=host --privileged \\
+            --shm-size 16G'
+        alias serve="python3 train.py --lr 1"
+        NAME='--not-a-flag' python3 train.py
+        ```
+        """)
+    assert [(r.token, r.command) for r in p.refs if r.kind == "flag"] == [
+        ("--network", ("docker", "run", "-it")),
+        ("--privileged", ("docker", "run", "-it", "--network=host")),
+        ("--shm-size", ("docker", "run", "-it", "--network=host", "--privileged")),
+        ("--lr", ("python3", "train.py")),
+    ]
+
+
 def test_a_span_setting_a_key_cites_the_key_and_the_file_it_names():
     p = page("""
         Set `sample_packing: true`, or `config: configs/train.yaml`.

@@ -259,7 +259,57 @@ def test_quarto_reads_chunks_callouts_and_section_ids():
     assert pandoc_id("2. Other Title") == "other-title"
 
 
-@pytest.mark.parametrize("path", ["docs/x.md", "docs/x.mdx", "docs/x.qmd", "docs/x.rst"])
+NOTEBOOK = """\
+{
+ "cells": [
+  {
+   "cell_type": "markdown",
+   "metadata": {},
+   "source": [
+    "## Serving\\n",
+    "\\n",
+    "Pass `--lora-paths` with a \\"name=path\\" pair."
+   ]
+  },
+  {
+   "cell_type": "code",
+   "execution_count": null,
+   "metadata": {},
+   "outputs": [],
+   "source": [
+    "server, port = launch_server_cmd(\\n",
+    "    \\"\\"\\"\\n",
+    "python3 -m pkg.serve --model-path m \\\\\\n",
+    "    --max-loras 2\\n",
+    "\\"\\"\\"\\n",
+    ")\\n",
+    "print(\\"--not-a-flag\\", args)"
+   ]
+  }
+ ],
+ "metadata": {},
+ "nbformat": 4,
+ "nbformat_minor": 4
+}
+"""
+
+
+def test_a_notebook_reads_its_markdown_cells_and_the_commands_its_code_cells_run_on_the_files_lines():
+    p = page("docs/serve.ipynb", NOTEBOOK)
+    assert len(p.lines) == len(NOTEBOOK.splitlines())
+    assert [(s.title, s.anchor, s.line) for s in p.sections[1:]] == [("Serving", "serving", 7)]
+    assert [(t, where, line) for t, where, line, _ in cited(p)] == [
+        ("--lora-paths", "inline", 9),
+        ("--model-path", "fence", 20),
+        ("--max-loras", "fence", 21),
+        ("--not-a-flag", "fence", 24),
+    ]
+    commands = [r.command[:3] if r.command else None for r in p.refs if r.kind == "flag"][1:]
+    # The string the cell hands its helper is the command; a Python call runs nothing of ours.
+    assert commands == [("python3", "-m", "pkg.serve")] * 2 + [("print",)]
+
+
+@pytest.mark.parametrize("path", ["docs/x.md", "docs/x.mdx", "docs/x.qmd", "docs/x.rst", "docs/x.ipynb"])
 def test_every_format_reads_an_empty_page(path: str):
     assert parse_doc(path, "").refs == ()
 

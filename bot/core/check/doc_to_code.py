@@ -53,19 +53,22 @@ def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
                 out.emit("unresolved", ref.token, message, doc=doc, line=ref.line, edit=(ref.token, near))
     _row_choices(inputs, page, out)
     changed_lines = {r.line for r in refs}
+    run: frozenset[str] | None = None  # the page's programs' modules, read for the first claim
     for claim in doc.claims:
         if claim.subject is not None and is_external(claim.subject, inputs.rule.external):
             continue
         if claim.line in changed_lines and doclines.in_scope(claim.section.path, page.sections):
             scope = inputs.own.line_scope(doc, claim.line, claim.subject, page.program)
             if scope is not None:
-                _check_claim(doc, claim, scope.flags(head.facts), doclines.flag_aliases(doc), out)
+                run = _run_parsers(inputs, doc) if run is None else run
+                _check_claim(doc, claim, scope.flags(head.facts), doclines.flag_aliases(doc), out, run)
 
 
 def _row_choices(inputs: RuleInputs, page: Page, out: Findings) -> None:
     """A table row about one flag that lists its choices in a cell (`grpo`, `gspo`, `ppo`): every
     value of that list must still be one. Two of them at least must be, or the cell is not
-    the flag's list of choices."""
+    the flag's list of choices. A row no program owns, about a flag two command lines declare
+    with other choices (a server's `--dtype` and a benchmark's), is judged by neither."""
     doc = page.doc
     rows: dict[int, list[Ref]] = {}
     for ref in page.new_refs:
@@ -80,8 +83,8 @@ def _row_choices(inputs: RuleInputs, page: Page, out: Findings) -> None:
         scope = inputs.own.scope(doc, flag, page.program)
         facts = scope.flags(inputs.head_facts.by_token.get(flag.token, ())) if scope else []
         choices = (facts[0].attr("choices") or "").split(",") if facts else []
-        if not choices or not choices[0]:
-            continue
+        if not choices or not choices[0] or any(f.attr("choices") != facts[0].attr("choices") for f in facts):
+            continue  # none, or two command lines' flags of that name taking other values: whose?
         columns: dict[str | None, list[Ref]] = {}
         for ref in cells[1:]:
             if ref.kind in ("name", "value"):
@@ -213,13 +216,16 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             or inputs.own.passed_by_scripts(ref.token, scope.program)
             or (cited_alone and inputs.own.declared_somewhere(ref.token, not _group_read(ref.token, inputs)))
             or (cited_alone and scope.program is None and inputs.own.runs_open(doc))
-            or (not cited_alone and inputs.own.declared_unread(ref.token, scope.program))
+            or inputs.own.declared_unread(ref.token, scope.program)
             or declared_by_page(doc, ref.token)
+            or (cited_alone and inputs.own.runs_built(doc, ref.line))
         ):
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
             # repository's own scripts pass, or one of its modules declares (a launcher's, a
             # test runner's option), or one a program the page runs takes unread (its leftover
             # arguments), is one of a command line it runs: only nobody's is said.
+            # Cited on its own in a section running nothing of ours, on a page running a
+            # binary the repository builds (a Rust or C++ command line), it may be that binary's.
             return
         known = scope.flags(inputs.head_facts.facts)
         near = _near_flag(ref.token, _of_heading_script(doc, ref, known))
@@ -452,6 +458,11 @@ def _near_flag(token: str, flags: list[Fact]) -> str | None:
         and closest(about, [subject(f.token)], 0.6) is not None
         and misspelt(token, f.token)
     }
+    # A name cut short (`--nsa-prefill` for `--nsa-prefill-backend`) is the one flag it begins,
+    # as argparse would read it, not a flag as near that lacks its first word (`--prefill`).
+    longer = {f.token for f in flags if f.kind == "flag" and f.token.startswith((token + "-", token + "_"))}
+    if len(longer) == 1 and longer <= candidates:
+        return next(iter(longer))
     return closest(token, candidates, 0.6, unique=True)  # of two as near, either is a guess
 
 
@@ -492,9 +503,25 @@ _SWITCH = ("True", "False")
 _SWITCH_WORDS = (*_SWITCH, "0", "1")  # what a switch's default can be written as
 
 
+def _run_parsers(inputs: RuleInputs, doc: DocPage) -> frozenset[str]:
+    """The modules making the command lines the page runs."""
+    programs = inputs.own.programs
+    if programs is None:
+        return frozenset()
+    keys = {r.program for r in inputs.own.runs(doc) if r.program is not None}
+    return frozenset(p for key in keys for p in programs.parsers(key))
+
+
 def _check_claim(
-    doc: DocPage, claim: DefaultClaim, flags_in_scope: list[Fact], aliases: dict[str, str], out: Findings
+    doc: DocPage,
+    claim: DefaultClaim,
+    flags_in_scope: list[Fact],
+    aliases: dict[str, str],
+    out: Findings,
+    run: frozenset[str] = frozenset(),
 ) -> None:
+    """`run`: the modules of the command lines the page runs; of two flags alike, the one the
+    page's commands take is the one the finding points at."""
     flags: list[Fact] = []
     if claim.subject is None:
         owners: dict[str, Fact] = {}
@@ -515,7 +542,7 @@ def _check_claim(
         ]
     if not flags or len({doclines.normalize_default(f.attr("default")) for f in flags}) > 1:
         return  # no flag, or two command lines whose defaults differ: which one is meant?
-    flag = flags[0]
+    flag = next((f for f in flags if f.path in run), flags[0])
     actual = flag.attr("default")
     if (
         actual is None

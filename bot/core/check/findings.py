@@ -141,6 +141,8 @@ def _in_place(doc: DocPage, line: int, fix: Callable[[str], str], whole: bool = 
     changes nothing or cannot be written there. `whole`: `fix` replaces the line, it does not
     edit its tokens (in a reStructuredText table that is no row any more)."""
     original = doc.lines[line - 1]
+    if page_format(doc.path) == "ipynb":
+        return None  # a notebook's line is a JSON string: the page's text is not the file's
     if page_format(doc.path) != "rst":
         fixed = fix(original)
         return Suggestion(doc.path, line, line, fixed) if fixed != original else None

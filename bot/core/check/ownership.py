@@ -282,10 +282,16 @@ class Ownership:
 
     def _after_tool_word(self, doc: DocPage, ref: Ref) -> bool:
         """Is the flag's code span right after a word naming a tool the repository runs that is
-        not its own: "the constraint file in pip(`--constraint x`)", "uv's `--color`"?"""
+        not its own, or followed by one: "the constraint file in pip(`--constraint x`)", "uv's
+        `--color`", "see `--shm-size` for docker"?"""
         text = doc.lines[ref.line - 1] if 0 < ref.line <= len(doc.lines) else ""
-        m = _WORD_BEFORE_SPAN.search(text[: ref.col or 0])
-        return m is not None and m[1] in self._tools() and self._run([m[1]], doc.path).kind == _FOREIGN
+        before = _WORD_BEFORE_SPAN.search(text[: ref.col or 0])
+        close = text.find("`", (ref.col or 0) + len(ref.token))
+        after = _WORD_AFTER_SPAN.match(text, close) if close >= 0 else None
+        return any(
+            m is not None and m[1] in self._tools() and self._run([m[1]], doc.path).kind == _FOREIGN
+            for m in (before, after)
+        )
 
     def _names_script(self, doc: DocPage, line: int) -> bool:
         """Does `line` name, by its bare file name, a script no file of ours is (the
@@ -513,6 +519,21 @@ class Ownership:
         summaries = (self.programs.modules.summary(p) for p in self.programs.parsers(program))
         return any(s is not None and s.takes_leftovers for s in summaries)
 
+    def runs_built(self, doc: DocPage, line: int) -> bool:
+        """Does the page run a program the repository builds rather than holds: a path its
+        .gitignore names (`./target/release/gateway`, a compiled binary), whose command line no
+        reader here reads, while the section of `line` runs nothing of ours?"""
+        section = doc.section_at(line)
+        if any(section.line <= r.line <= line for r in self._runs(doc)):
+            return False
+        for ref in doc.refs:
+            if ref.where != "fence" or not ref.command or "/" not in ref.command[0]:
+                continue
+            path = normalize(ref.command[0].removeprefix("./"))
+            if path is not None and not self.exists(path) and self.ignored(path):
+                return True
+        return False
+
     def runs_unread(self, doc: DocPage) -> bool:
         """Does the page run a program of ours whose parser the rule does not read?"""
         return any(r.kind == _UNREAD for r in self._runs(doc))
@@ -604,7 +625,8 @@ class Ownership:
         return found is not None and bool(self.programs.parsers(found.program))
 
     def _foreign(self, doc: DocPage) -> frozenset[str]:
-        """The flags the page passes to commands that are nothing of the repository's."""
+        """The flags the page passes to commands that are nothing of the repository's: the long
+        ones its fences cite, and the short ones written there (`python -m pytest x.py -v`)."""
         if doc.path not in self._foreign_flags:
             self._foreign_flags[doc.path] = frozenset(
                 r.token
@@ -615,8 +637,25 @@ class Ownership:
                     passed_on(r.command)
                     or (not is_fragment(r.command) and self._run(r.command, doc.path).kind == _FOREIGN)
                 )
-            )
+            ) | self._foreign_short(doc)
         return self._foreign_flags[doc.path]
+
+    def _foreign_short(self, doc: DocPage) -> frozenset[str]:
+        """The short options (`-v`) of the commands in the page's fences that run nothing of ours."""
+        out: set[str] = set()
+        for _, text in fenced_lines(doc):
+            if not _SHORT_WORD.search(text):
+                continue
+            for segment in _SEGMENTS.split(text.removeprefix("$ ")):
+                words = command_words(segment)
+                if (
+                    words
+                    and not is_fragment(words)
+                    and any(_SHORT_WORD.fullmatch(w) for w in words)
+                    and self._run(words, doc.path).kind == _FOREIGN
+                ):
+                    out.update(w for w in words if _SHORT_WORD.fullmatch(w))
+        return frozenset(out)
 
 
 def _ignores(patterns: list[str], parts: list[str]) -> bool:
@@ -675,7 +714,11 @@ _DECLARED_FLAG = lazyre.compile(
 _USAGE = lazyre.compile(r"\s*(?:[Uu]sage|USAGE):\s+(\S.*)")
 _SUBCOMMAND_WORD = lazyre.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 _CODE_SPAN = lazyre.compile(r"(`+)([^`]+)\1")
+_SHORT_WORD = lazyre.compile(r"(?<!\S)-[A-Za-z](?!\S)")  # a short option written alone: `-v`
+_SEGMENTS = lazyre.compile(r"&&|\|\||[|;]")  # the commands of one shell line
 _WORD_BEFORE_SPAN = lazyre.compile(r"\b([a-z][a-z0-9_.-]*)(?:'s)?\s*\(?\s*`+$")
+# After the span: "`--shm-size` for docker", "`--pdb` of pytest" (the tool's word, group 1).
+_WORD_AFTER_SPAN = lazyre.compile(r"`+\s+(?:for|of|to|in)\s+(?:the\s+)?([a-z][a-z0-9_.-]*)(?![\w-])")
 _PYTHON_M = lazyre.compile(r"python[0-9.]*\s+-m\s+[A-Za-z_]")
 
 # Modules read for the flags they declare: at most this many, each at most this long.

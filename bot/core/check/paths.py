@@ -196,7 +196,8 @@ def _made(doc: DocPage) -> list[Made]:
 def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str]) -> str | None:
     """The real path the page most likely meant: the first missing folder replaced by its closest
     sibling (`lm_eval/cache/.cache` -> `lm_eval/caching/.cache`), or a file of the same name
-    elsewhere, or a close path of the same kind (a folder for a folder, the same extension)."""
+    elsewhere, or a close path of the same kind (a folder for a folder, the same extension).
+    None for a module that is a package now: which of its modules the page means, no name says."""
     parts = path.split("/")
     for i in range(len(parts) - 1):
         prefix = "/".join(parts[:i])
@@ -215,9 +216,11 @@ def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str])
                 return candidate
         break
     name = parts[-1]
+    if name.endswith(".py") and inputs.head.exists(path[: -len(".py")] + "/__init__.py"):
+        return None  # the module became a package (`utils.py` -> `utils/`): another `utils.py` is not it
     same_name = [p for p in paths if p.rsplit("/", 1)[-1] == name]
     if len(same_name) == 1:
-        return same_name[0]
+        return same_name[0] if _may_have_moved(inputs, path, same_name[0]) else None
     if same_name:  # a name several files have (`__init__.py`): the folder must be alike too
         by_folder = {posixpath.dirname(p): p for p in same_name}
         near_folder = closest(posixpath.dirname(path), list(by_folder), 0.75)
@@ -236,3 +239,16 @@ def _nearest(inputs: RuleInputs, path: str, folder: bool, paths: frozenset[str])
         return None
     stem, near_stem = posixpath.splitext(name)[0], posixpath.splitext(near.rsplit("/", 1)[-1])[0]
     return near if misspelt(stem, near_stem) else None
+
+
+def _may_have_moved(inputs: RuleInputs, path: str, namesake: str) -> bool:
+    """Could the one file named like the cited one be where it went? Yes when the cited folder is
+    gone too, or the file sits below or above it, or in a folder of an alike name
+    (`trl/scripts/` -> `examples/scripts/`); not in another folder beside a cited one that is
+    still there (`src/protocols/spec.rs`, split into `src/protocols/*.rs`, is no `src/wasm/spec.rs`)."""
+    cited, found = posixpath.dirname(path), posixpath.dirname(namesake)
+    if not cited or not inputs.head.exists(cited):
+        return True
+    if found.startswith(cited + "/") or cited.startswith(found + "/") or not found:
+        return True
+    return closest(posixpath.basename(cited), [posixpath.basename(found)], 0.75) is not None

@@ -6,8 +6,11 @@ An `ArgumentParser` accepts any prefix of a long option that no other option str
 parser starts with (`allow_abbrev=True`, its default), so a page's `--speculative-algo EAGLE` runs.
 The prefix is the flag it stands for when exactly one flag of the command line's parser starts
 with it; none, or two (`--dp` where `--dp-size` and `--dp-attention` both exist: argparse calls it
-ambiguous), and it stands for nothing. A module whose parser says `allow_abbrev=False` marks its
-flags (attribute `abbrev`), and they are never abbreviated.
+ambiguous), and it stands for nothing. A flag whose spelling its caller chooses
+(`f"--{prefix}dp-aware"`, bot/core/extract/option_variants.py) may be spelt otherwise on this
+command line: it makes no prefix ambiguous beside one spelt the same for every caller. A module
+whose parser says `allow_abbrev=False` marks its flags (attribute `abbrev`), and they are never
+abbreviated.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ def expanded(token: str, known: Iterable[Fact], kinds: dict[str, str]) -> list[F
     if not token.startswith("--") or len(token) < _SHORTEST or "=" in token:
         return []
     matches = [f for f in known if f.kind == "flag" and f.token.startswith(token) and f.token != token]
+    if len({f.token for f in matches}) > 1:
+        # A spelling a caller chooses (`--dp-aware` or `--router-dp-aware`) may not be this
+        # command line's: the one flag spelt for every caller is what the prefix stands for.
+        matches = [f for f in matches if f.attr("variant") != "true"]
     if len({f.token for f in matches}) != 1:
         return []
     if any(kinds.get(f.source) not in ARGPARSE_KINDS or f.attr("abbrev") == "off" for f in matches):

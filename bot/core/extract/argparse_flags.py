@@ -51,11 +51,13 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     names = frozenset(source.calls) or DECLARING_CALLS
     if not any(is_add_argument(node, names) for node in walk.nodes(tree)):
         # No declaring call, so no helper forwarding to one (most modules); a builder of another
-        # module may still be handed one of its dataclasses, and a script's settings may be
-        # overridden from its command line (global_overrides.py).
+        # module may still be handed one of its dataclasses, a script's settings may be
+        # overridden from its command line (global_overrides.py), and the words may be read by
+        # hand (`if argv[0] in ["--version", "-V"]` before the subcommands' parser sees them).
         return [
             *built_fields.references(tree, source.id, path),
             *global_overrides.facts(tree, source.id, path),
+            *argv_flags.facts(tree, source.id, path),
         ]
     module = Module(tree)
     commands = subparsers.subcommands(tree)
@@ -121,12 +123,20 @@ def call_facts(
     unsaid = [k for k in ("default", "action") if k not in keywords] if _splats(call) else []
     out = []
     seen: set[tuple[str, str]] = set()
-    for variant in option_variants.lookups(call, lookup):
-        for f in flags(option_strings(call, variant), keywords, variant, module=module):
+    spellings = [
+        flags(option_strings(call, variant), keywords, variant, module=module)
+        for variant in option_variants.lookups(call, lookup)
+    ]
+    # Spellings a caller chooses (`--policy`, `--router-policy`): a parser built has one of them.
+    chosen = len({tuple(f.token for f in found) for found in spellings}) > 1
+    for found in spellings:
+        for f in found:
             if (f.token, f.dest) in seen:
                 continue
             seen.add((f.token, f.dest))
             attrs = f.attrs
+            if chosen:
+                attrs = sorted_attrs({**dict(attrs), "variant": "true"})
             if unsaid:
                 known = dict(attrs)
                 unknown = [*(known.get("unknown") or "").split(), *unsaid]

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from bot.core.extract import parsed, walk
+from bot.core.extract import argv_flags, parsed, walk
 from bot.core.extract.global_overrides import is_override_call, overrides_at
 from bot.core.model import Tree
 
@@ -288,6 +288,8 @@ def _unit_of(roots: list[Walked], tyro: bool = False, decorated: bool = False) -
                     handed.append((called, _unit(given).refs))
                 if tyro and called in _TYRO_CLI and _made_at_run_time(node, root, walked):
                     declares = True  # it parses a class no file names: its module is the parser
+            elif isinstance(node, ast.Compare) and not declares and argv_flags.compared(node):
+                declares = True  # `if argv[0] in ["--version", "-V"]`: options read by hand
     # A module imported and read through no attribute is imported for what running it does
     # (`import pkg.cli.serve` alone, so that its subclasses register): the module itself.
     refs.update(m for m in imported if not any(r.startswith(m + ".") for r in refs))

@@ -189,3 +189,42 @@ def test_audit_finds_an_escaped_flag_the_parser_lost_and_a_choice_it_no_longer_h
         ("unresolved", "--hub cloud", 8),
         ("unresolved", "--make-dirs", 10),
     ]
+
+
+NOTEBOOK = """{
+ "cells": [
+  {
+   "cell_type": "markdown",
+   "metadata": {},
+   "source": [
+    "## Training\\n",
+    "\\n",
+    "Set `--lr` and `--epochs`."
+   ]
+  },
+  {
+   "cell_type": "code",
+   "metadata": {},
+   "outputs": [],
+   "source": [
+    "proc = run_cmd(\\"python tool/cli.py --lr 0.1 --epochs 3\\")"
+   ]
+  }
+ ],
+ "nbformat": 4
+}
+"""
+
+
+def test_a_flag_renamed_in_code_is_reported_on_a_notebooks_lines_with_no_suggestion_in_its_json():
+    path = "docs/train.ipynb"
+    found = run(path, NOTEBOOK, NOTEBOOK).findings
+    assert sorted((f.kind, f.symbol, f.doc.line) for f in found) == [
+        ("renamed", "--lr", 9),
+        ("renamed", "--lr", 17),
+    ]
+    assert all(f.suggestion is None and f.doc.path == path for f in found)
+    # An audit judges the command the code cell hands its helper.
+    typo = NOTEBOOK.replace("--epochs 3", "--epohcs 3")
+    stale = audit([rule(docs=(DocTarget(path),))], MemoryTree({CLI: BASE, path: typo})).findings
+    assert [(f.kind, f.symbol, f.doc.line) for f in stale] == [("unresolved", "--epohcs", 17)]

@@ -33,6 +33,16 @@ def test_an_unknown_flag_suggests_the_nearest_real_one():
     assert far.message == "`--gpus` is not a flag at head" and far.suggestion is None
 
 
+def test_a_flag_cut_short_is_offered_the_one_flag_it_begins():
+    code = {CLI: cli("'--nsa-prefill-backend'", "'--nsa-decode-backend'", "'--prefill'")}
+    [f] = judge("| `--nsa-prefill` | The prefill stage's backend. |\n", files=code)
+    assert f.message == "`--nsa-prefill` is not a flag at head; did you mean `--nsa-prefill-backend`?"
+    # Two flags it begins: either is a guess, and the nearest of the rest is offered as before.
+    two = {CLI: cli("'--seed-base'", "'--seed-offset'", "'--sed'")}
+    [g] = judge("Pass `--seed 3`.\n", files=two)
+    assert g.suggestion is not None and g.suggestion.replacement == "Pass `--sed 3`."
+
+
 def test_a_flag_the_page_shows_the_program_refusing_is_no_stale_citation():
     page = (
         "```console\n$ python tool/cli.py --se 3\n"
@@ -223,6 +233,20 @@ def test_a_choice_listed_in_a_flags_row_that_is_no_longer_one_is_unresolved():
     assert judge(table.format("ppo"), files=code) == []
     # One value alone is not a list of choices: `x` may say anything.
     assert judge("| Flag | Note |\n|---|---|\n| `--estimator` | `grpo` or `x` |\n", files=code) == []
+
+
+def test_a_row_no_program_owns_is_not_judged_by_another_command_lines_choices_of_that_name():
+    server = cli("'--dtype', choices=['auto', 'half', 'float16', 'bfloat16', 'float32'], default='auto'")
+    bench = cli("'--dtype', choices=['float8', 'float16', 'bfloat16'], default='auto'")
+    files = {CLI: server, "bench/tune.py": bench}
+    rule_ = rule(flags_source(CLI, "bench/tune.py"))
+    row = "| Flag | Choices |\n|---|---|\n| `--dtype` | `auto`, `half`, `float16`, `{}` |\n"
+    # Which `--dtype` the row is about, nothing says: the benchmark's choices do not judge it.
+    assert judge(row.format("bfloat16"), files=files, rule_=rule_) == []
+    assert judge(row.format("float64"), files=files, rule_=rule_) == []
+    # With one `--dtype`, the row is its own: a value that is none of its choices is reported.
+    [f] = judge(row.format("float64"), files={CLI: server}, rule_=rule_)
+    assert (f.kind, f.symbol) == ("unresolved", "--dtype float64")
 
 
 def test_a_default_written_as_a_plain_number_after_its_flag_is_a_claim():

@@ -544,6 +544,9 @@ def test_a_flag_right_after_a_word_naming_a_tool_the_repository_runs_is_that_too
         "# Overrides\n\nLike the constraint file in pip(`--constraint c.txt`), or pip's `--pre`; `--sede`.\n"
     )
     assert kinds(audited(page, files)) == [("unresolved", "--sede")]
+    # Or one right after it: "see `--shm-size` for docker", a tool every reader knows.
+    after = "# Memory\n\nSee `--shm-size 16G` for docker, `--ulimit` of the docker run; `--sede` to train.\n"
+    assert kinds(audited(after, files)) == [("unresolved", "--sede")]
 
 
 def test_flags_after_a_bare_double_dash_are_passed_on_not_the_programs():
@@ -725,3 +728,124 @@ def test_a_path_the_page_has_the_reader_make_is_theirs_not_a_missing_file_of_the
     assert (before.kind, before.symbol, before.doc.line) == ("unresolved", "recipes/single_device.py", 1)
     found = audited(page + "\nSee `recipes/single_devices.py` and `configs/other.yaml`.\n", files)
     assert sorted(f.symbol for f in found) == ["configs/other.yaml", "recipes/single_devices.py"]
+
+
+def test_options_a_console_script_reads_by_hand_before_its_subcommands_parser_are_its_flags():
+    files = {
+        "pyproject.toml": '[project]\nname = "tool"\n\n[project.scripts]\ntool = "tool.main:main"\n',
+        "tool/main.py": (
+            "import argparse\nimport sys\n\nfrom tool.cli import p\n\n\ndef main(argv=None):\n"
+            "    argv = sys.argv[1:] if argv is None else argv\n"
+            '    if argv and argv[0] in ["--version", "-V", "--version-verbose"]:\n'
+            "        return 0\n"
+            "    sub = argparse.ArgumentParser().add_subparsers()\n"
+            "    return p.parse_args(argv)\n"
+        ),
+        CLI: cli("'--seed'"),
+    }
+    page = """
+# Version
+
+```bash
+tool --version
+tool --version-verbose --seed 1
+tool --verison
+```
+
+The `--version` (or `-V`) flag prints the version.
+"""
+    found = audited(page, files)
+    assert kinds(found) == [("unresolved", "--verison")]
+
+
+def test_flags_an_alias_passes_to_another_program_are_that_programs_in_the_prose_too():
+    page = """
+# Docker
+
+```bash
+alias drun='docker run -it --rm --network=host --privileged \\
+    --ipc=host'
+drun image python tool/cli.py --seed 1
+```
+
+- `--network host` and `--privileged` are required by RDMA; `--sed` is nobody's.
+"""
+    found = audited(page, {CLI: cli("'--seed'")})
+    assert kinds(found) == [("unresolved", "--sed")]
+
+
+def test_a_short_option_the_pages_fences_give_another_program_is_that_programs_in_the_prose():
+    page = """
+# Tests
+
+```bash
+PYTHONPATH=. python -m pytest test_store.py -v -o asyncio_mode=strict
+python tool/cli.py --seed 1
+```
+
+Note: the `-v` flag prints each test's name; `-q` is nobody's.
+"""
+    found = audited(page, {CLI: cli("'--seed'")})
+    assert kinds(found) == [("unresolved", "-q")]
+
+
+def test_a_flag_cited_alone_on_a_page_running_a_binary_the_repository_builds_may_be_that_binarys():
+    files = {".gitignore": "target/\n", CLI: cli("'--seed'")}
+    page = """
+# Gateway
+
+```bash
+./target/release/gateway --backend openai
+```
+
+## Storage
+
+Router flags map to these values: `--oracle-dsn` or `--oracle-wallet-path`.
+
+## Training
+
+```bash
+python tool/cli.py --seed 1
+```
+
+Then pass `--sede` again.
+"""
+    # The storage section runs nothing of ours: its flags may be the binary's. The training
+    # section runs ours, and its prose is judged.
+    assert kinds(audited(page, files)) == [("unresolved", "--sede")]
+    # Without the built binary, nobody's flag cited alone is reported.
+    plain = page.replace("./target/release/gateway --backend openai\n", "")
+    found = kinds(audited(plain, files))
+    assert found == [
+        ("unresolved", "--oracle-dsn"),
+        ("unresolved", "--oracle-wallet-path"),
+        ("unresolved", "--sede"),
+    ]
+
+
+def test_a_default_two_command_lines_share_points_at_the_one_the_page_runs():
+    files = {
+        "bench/launch.py": cli("'--lora-backend', default='csgmv'"),
+        CLI: cli("'--lora-backend', choices=['triton', 'csgmv'], default='csgmv'"),
+        "serve.py": "from tool.cli import p\n\np.parse_args()\n",
+        "route.py": "from tool.cli import p\n\np.parse_args()\n",
+    }
+    rule_ = rule(flags_source("bench/launch.py", CLI), paths_source())
+    page = """
+# Serving
+
+```bash
+python serve.py --lora-backend csgmv
+python route.py --lora-backend csgmv
+```
+
+## Options
+
+| Flag | Default |
+|---|---|
+| `--lora-backend` | `triton` |
+"""
+    [f] = audited(page, files, rule_)
+    assert (f.kind, f.symbol) == ("wrong-default", "--lora-backend")
+    # The command lines the page runs take the server's flag, not the benchmark's (read first).
+    assert f.code is not None and f.code.path == CLI

@@ -131,6 +131,38 @@ def test_a_missing_file_is_offered_a_close_name_only_when_it_could_be_that_name_
     assert longer.suggestion.replacement == "Run `open_instruct/dpo_tune_cache.py`."
 
 
+def test_a_module_that_became_a_package_is_offered_no_other_module_of_its_name():
+    files = {
+        "pkg/srt/utils/__init__.py": "",
+        "pkg/srt/utils/common.py": "def load_image(): ...\n",
+        "pkg/srt/lora/utils.py": "",
+    }
+    [f] = unresolved("See also `pkg/srt/utils.py:load_image`.\n", files)
+    assert f.message == "`pkg/srt/utils.py` does not exist at head" and f.suggestion is None
+    # A module of that name that is no package now is still offered its one namesake.
+    [moved] = unresolved("See also `pkg/srt/helpers/utils.py`.\n", {"pkg/srt/lora/utils.py": ""})
+    assert moved.suggestion.replacement == "See also `pkg/srt/lora/utils.py`."
+
+
+def test_a_file_beside_a_folder_still_there_is_offered_its_namesake_only_in_an_alike_folder():
+    files = {
+        "gw/src/protocols/chat.rs": "",
+        "gw/src/protocols/classify.rs": "",
+        "gw/src/wasm/spec.rs": "",
+        "examples/scripts/agent.py": "",
+        "pkg/scripts/train.py": "",
+        "pkg/tools/eval/run.py": "",
+    }
+    # The spec was split into the protocols/ modules: the WASM module's spec is another file.
+    [split] = unresolved("Request models live in `gw/src/protocols/spec.rs`.\n", files)
+    assert split.message == "`gw/src/protocols/spec.rs` does not exist at head" and split.suggestion is None
+    # A script moved to a folder of the same name elsewhere, or below its own, is still offered.
+    [moved] = unresolved("Run `pkg/scripts/agent.py`.\n", files)
+    assert moved.suggestion.replacement == "Run `examples/scripts/agent.py`."
+    [below] = unresolved("Run `pkg/tools/run.py`.\n", files)
+    assert below.suggestion.replacement == "Run `pkg/tools/eval/run.py`."
+
+
 def test_a_path_the_reader_is_told_to_create_is_theirs():
     files = {"changelog.d/.gitignore": "", "docs/setup.md": ""}
     told = (

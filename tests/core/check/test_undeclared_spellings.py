@@ -40,6 +40,20 @@ def test_an_ambiguous_prefix_is_no_flag():
     assert (f.kind, f.symbol) == ("unresolved", "--dp")
 
 
+def test_a_flag_whose_spelling_its_caller_chooses_makes_no_prefix_ambiguous():
+    code = CODE.replace("p.add_argument('--dp-attention', action='store_true')\n", "") + (
+        "\n\ndef add_router(p, prefixed=False):\n"
+        "    lead = 'router-' if prefixed else ''\n"
+        "    p.add_argument(f'--{lead}dp-aware', action='store_true')\n"
+        "    p.add_argument(f'--{lead}dp-mode')\n"
+    )
+    # `--dp-size` is spelt so for every caller; `--dp-aware` may be `--router-dp-aware` here.
+    assert judge("Run `python tool/cli.py --dp 2`.\n", code) == []
+    # Two spelt so for every caller are still ambiguous.
+    [f] = judge("Run `python tool/cli.py --dp 2`.\n", code + "p.add_argument('--dp-rank')\n")
+    assert (f.kind, f.symbol) == ("unresolved", "--dp")
+
+
 def test_a_parser_made_with_allow_abbrev_false_takes_no_abbreviation():
     strict = CODE.replace("ArgumentParser()", "ArgumentParser(allow_abbrev=False)")
     found = judge("Run `python tool/cli.py --trust-remote`.\n", strict)
