@@ -215,7 +215,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             short
             or inputs.own.passed_by_scripts(ref.token, scope.program)
             or (cited_alone and inputs.own.declared_somewhere(ref.token, not _group_read(ref.token, inputs)))
-            or (cited_alone and scope.program is None and inputs.own.runs_open(doc))
+            or (cited_alone and ref.where != "fence" and scope.program is None and inputs.own.runs_open(doc))
             or inputs.own.declared_unread(ref.token, scope.program)
             or declared_by_page(doc, ref.token)
             or (cited_alone and inputs.own.runs_built(doc, ref.line))
