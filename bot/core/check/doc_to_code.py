@@ -17,6 +17,7 @@ from bot.core.extract.argparse_calls import converted
 from bot.core.kinds import FLAG_KINDS
 from bot.core.model import CodeLocation, Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
+from bot.core.programs import invoked, subcommands
 
 
 def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
@@ -235,6 +236,14 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             return  # the sentence says the code does not have it yet
         if doclines.no_longer_there(doc, ref.line, ref.token):
             return  # the sentence says the code had it once
+        elsewhere = _of_other_subcommands(inputs, ref.token, scope)
+        if elsewhere:
+            # The program has it, under another subcommand: no other flag of this one is meant.
+            message = wording.other_subcommands_flag(
+                ref.token, invoked(scope.args, scope.paths or ()), elsewhere
+            )
+            out.emit("unresolved", ref.token, message, doc=doc, line=ref.line)
+            return
         edit = (ref.token, near) if near else None
         out.emit(
             "unresolved", ref.token, wording.unknown_flag(ref.token, near), doc=doc, line=ref.line, edit=edit
@@ -266,6 +275,16 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
                 code=CodeLocation(facts[0].path, facts[0].line),
                 edit=(value, near) if near else None,
             )
+
+
+def _of_other_subcommands(inputs: RuleInputs, token: str, scope: Scope) -> list[tuple[str, ...]]:
+    """The subcommands of the command's program that take `token`, when the one the command
+    invokes does not (`lmdeploy lite auto_awq --max-log-len`, a flag of `lmdeploy serve
+    api_server`)."""
+    if scope.program is None or invoked(scope.args, scope.paths or ()) is None:
+        return []
+    facts = [f for f in inputs.head_facts.by_token.get(token, ()) if f.kind == "flag" and scope.takes(f)]
+    return sorted({p for f in facts for p in subcommands(f) if p})
 
 
 def _spaced_out(ref: Ref, known: list[Fact]) -> bool:

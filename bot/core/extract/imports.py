@@ -488,6 +488,10 @@ class Modules:
                 out.append((path, head, built))
         return out
 
+    def follow(self, path: str, summary: Summary, ref: str) -> list[tuple[str, str]]:
+        """Where a reference through a name `path` imports leads: (module path, name in it)."""
+        return self._follow(path, summary, ref)
+
     def _follow(self, path: str, summary: Summary, ref: str) -> list[tuple[str, str]]:
         """Where a reference through an imported name leads: (module path, name in it)."""
         head, *rest = ref.split(".")

@@ -21,13 +21,21 @@ Path = tuple[str, ...]  # the words of a subcommand: ("run",), ("remote", "add")
 Key = tuple[int, str]  # (id of the function or class that scopes the name, the name as written)
 
 _GROUPS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+# A parser's own methods: a call of one is no function the parser is handed to.
+_PARSER_METHODS = _GROUPS | {"add_argument", "add_parser", "add_subparsers", "set_defaults", "parse_args"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def subcommands(tree: ast.Module) -> dict[int, frozenset[Path]]:
     """id(add_argument call) -> the subcommands its flags belong to, for calls on a subparser."""
+    return places(tree)[0]
+
+
+def places(tree: ast.Module) -> tuple[dict[int, frozenset[Path]], dict[int, frozenset[Path]]]:
+    """`subcommands`, and id(call) -> the subcommands of the subparser a call of any other
+    function is handed (`Helper.tp(run_parser)`: another module's helper may add flags to it)."""
     if not any(isinstance(n, ast.Attribute) and n.attr == "add_parser" for n in walk.nodes(tree)):
-        return {}  # no subparsers: every flag is the top parser's
+        return {}, {}  # no subparsers: every flag is the top parser's
     nodes = list(_walk(tree))
     classes = _classes(tree)
     bindings: dict[Key, set[Path]] = {}
@@ -47,6 +55,7 @@ def subcommands(tree: ast.Module) -> dict[int, frozenset[Path]]:
         if not changed:
             break
     out: dict[int, frozenset[Path]] = {}
+    handed: dict[int, frozenset[Path]] = {}
     for node, scope, cls in nodes:
         if (
             isinstance(node, ast.Call)
@@ -56,7 +65,14 @@ def subcommands(tree: ast.Module) -> dict[int, frozenset[Path]]:
             paths = _paths(node.func.value, scope, cls, bindings, classes)
             if paths and paths != {()}:
                 out[id(node)] = frozenset(paths)
-    return out
+        elif isinstance(node, ast.Call) and not (
+            isinstance(node.func, ast.Attribute) and node.func.attr in _PARSER_METHODS
+        ):
+            given = {p for a in node.args for p in _paths(a, scope, cls, bindings, classes)}
+            given.discard(())
+            if given:
+                handed[id(node)] = frozenset(given)
+    return out, handed
 
 
 def _binds_before(
