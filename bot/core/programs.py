@@ -297,6 +297,10 @@ class Programs:
                 return candidate
         return None
 
+    def own_repositories(self) -> frozenset[str]:
+        """The GitHub repositories (`owner/name`) the project files call this project's."""
+        return self._own()
+
     def _own(self) -> frozenset[str]:
         """The GitHub repositories (`owner/name`) the project files call this project's."""
         if self._own_names is None:

@@ -77,6 +77,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # the reader's copy, which a command before it made, or one they are told to make
     if in_submodule(path, submodule_folders(inputs.head)):
         return  # a file of the repository a submodule pins: nothing of it is in this tree
+    if not cited.relative and inputs.own.named_from_above(path):
+        return  # `lmdeploy/generate.sh`: the root's file, named from the folder of the clone
     paths = inputs.head.paths()
     if not cited.relative:
         # A partial path (`fsdp_utils/kernels/`) resolves when some real path ends with it.

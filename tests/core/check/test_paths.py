@@ -131,6 +131,25 @@ def test_a_missing_file_is_offered_a_close_name_only_when_it_could_be_that_name_
     assert longer.suggestion.replacement == "Run `open_instruct/dpo_tune_cache.py`."
 
 
+def test_a_root_file_named_from_the_folder_of_the_clone_is_the_repository_s():
+    # lmdeploy's FAQ: "set `PYTHON_EXECUTABLE` in `lmdeploy/generate.sh`", the root's
+    # generate.sh, where the package folder lmdeploy/ has none.
+    files = {
+        "pyproject.toml": '[project]\nname = "tool"\nversion = "1"\n',
+        "generate.sh": "cmake ..\n",
+        "tool/__init__.py": "",
+    }
+    assert unresolved("Set it in `tool/generate.sh`.\n", files) == []
+    # setup.py's name is the project's too.
+    setup = {"setup.py": "setup(\n    name='tool',\n)\n", "generate.sh": "", "tool/__init__.py": ""}
+    assert unresolved("Set it in `tool/generate.sh`.\n", setup) == []
+    # A file the root lacks too, or a first folder of another name, is still missing.
+    [gone] = unresolved("Set it in `tool/build.sh`.\n", files)
+    assert gone.symbol == "tool/build.sh"
+    [other] = unresolved("Set it in `docs/generate.sh`.\n", {**files, "docs/index.md": ""})
+    assert other.symbol == "docs/generate.sh"
+
+
 def test_a_path_the_reader_is_told_to_create_is_theirs():
     files = {"changelog.d/.gitignore": "", "docs/setup.md": ""}
     told = (
