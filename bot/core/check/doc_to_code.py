@@ -208,9 +208,12 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         # A flag given to a command of ours must be that command's; one cited on its own may be
         # any of the repository's command lines'.
         cited_alone = ref.command is None or is_fragment(ref.command)
+        # A flag the program declares for other subcommands only: the scripts passing it (to
+        # those) say nothing of this one.
+        elsewhere = _of_other_subcommands(inputs, ref.token, scope)
         if (
             short
-            or inputs.own.passed_by_scripts(ref.token, scope.program)
+            or (not elsewhere and inputs.own.passed_by_scripts(ref.token, scope.program))
             or (cited_alone and inputs.own.declared_somewhere(ref.token, not _group_read(ref.token, inputs)))
             or (not cited_alone and inputs.own.declared_unread(ref.token, scope.program))
             or declared_by_page(doc, ref.token)
@@ -236,7 +239,6 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             return  # the sentence says the code does not have it yet
         if doclines.no_longer_there(doc, ref.line, ref.token):
             return  # the sentence says the code had it once
-        elsewhere = _of_other_subcommands(inputs, ref.token, scope)
         if elsewhere:
             # The program has it, under another subcommand: no other flag of this one is meant.
             message = wording.other_subcommands_flag(

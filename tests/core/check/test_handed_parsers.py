@@ -121,6 +121,8 @@ def tree(readme: str) -> MemoryTree:
             "tool/cli/main.py": MAIN,
             "tool/cli/serve.py": SERVE,
             "bench/profile.py": BENCH,
+            # The repository's own scripts pass them to the subcommand that has them.
+            "scripts/serve.sh": "tool serve api_server internlm/model --max-log-len 10 --server-port 80\n",
             "README.md": readme,
         }
     )
