@@ -8,7 +8,9 @@ Extraction reads one file, so the calling module says only which imported name i
 subcommands' parser (a fact of kind `handed-parser`: token the callee as written, attribute
 `subcommand` the parser's paths as argparse_flags writes them). `resolve` finds the function
 where it is defined (a function of that module, or a method of one of its classes), and gives
-the flags declared in its body the subcommands of every call handing it a subparser. A helper
+the flags declared in its body the subcommands of every call handing it a subparser, and the
+modules making those calls (attribute `handed`): a program none of whose parsers is one of them
+does not take the flag (a benchmark script importing the helpers' class calls other ones). A helper
 called more often in the rule's modules than with a subparser (a script handing it a parser of
 its own) keeps its flags the top parser's: which parsers the other calls hand it is not known.
 """
@@ -86,16 +88,19 @@ def resolve(
 
     modules = Modules(tree, cache)
     given: dict[tuple[str, tuple[str, ...]], set[str]] = {}
+    callers: dict[tuple[str, tuple[str, ...]], set[str]] = {}
     calls: dict[tuple[str, tuple[str, ...]], int] = {}
     for ref in refs:
         for defining, qual in _defined(modules, ref):
             helper = (defining, qual)
             given.setdefault(helper, set()).update((ref.attr("subcommand") or "").split(","))
+            callers.setdefault(helper, set()).add(ref.path)
             calls[helper] = calls.get(helper, 0) + 1
     if not given:
         return kept
     texts = {p: tree.read(p) or "" for p in {f.path for _, f, _ in extracted}}
     placed: dict[int, set[str]] = {}  # index in `kept` -> the subcommands given its flag
+    handing: dict[int, set[str]] = {}  # index in `kept` -> the modules handing it their parsers
     for (defining, qual), paths in given.items():
         span = _span(tree.read(defining), defining, qual)
         if span is None or _called(texts, qual[-1]) > calls[(defining, qual)]:
@@ -108,10 +113,15 @@ def resolve(
                 and not fact.attr("subcommand")
             ):
                 placed.setdefault(i, set()).update(paths)
+                handing.setdefault(i, set()).update(callers[(defining, qual)])
     out: list[tuple[Source, Fact, str]] = []
     for i, (source, fact, path) in enumerate(kept):
         if i in placed:
-            attrs = {**dict(fact.attrs), "subcommand": ",".join(sorted(placed[i]))}
+            attrs = {
+                **dict(fact.attrs),
+                "subcommand": ",".join(sorted(placed[i])),
+                "handed": " ".join(sorted(handing[i])),
+            }
             fact = Fact(
                 fact.kind,
                 fact.token,

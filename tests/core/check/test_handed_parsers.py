@@ -95,7 +95,19 @@ SERVE = textwrap.dedent(
             ArgumentHelper.calib_samples(parser)
     """
 )
-ENTRY = "from .main import CLI\nfrom .serve import SubCliServe\n\n\ndef run():\n    CLI.parser.parse_args()\n"
+ENTRY = textwrap.dedent(
+    """
+    from .main import CLI
+    from .serve import SubCliLite, SubCliServe
+
+
+    def run():
+        CLI.add_parser_chat()
+        SubCliServe.add_parser_api_server()
+        SubCliLite.add_parser_auto_awq()
+        CLI.parser.parse_args()
+    """
+)
 # A script building a parser of its own hands a helper too: that helper's flag stays anyone's.
 BENCH = textwrap.dedent(
     """
@@ -186,3 +198,24 @@ def test_each_subcommand_is_judged_against_the_flags_its_helpers_add():
     assert (
         messages[2] == "`--server-port` is not a flag of `chat` at head; it is a flag of `serve api_server`"
     )
+
+
+def test_a_script_importing_the_helpers_takes_only_the_flags_of_the_helpers_it_calls():
+    readme = textwrap.dedent(
+        """
+        # Bench
+
+        ```bash
+        python bench/profile.py dataset --rounds 3 --calib-samples 64
+        python bench/profile.py dataset --roundz 3
+        python bench/profile.py dataset --max-log-len 10
+        ```
+        """
+    )
+
+    # The subcommands' flags are not the script's: its first word is an argument, not a
+    # subcommand none of its flags names, and `--max-log-len` is none of its helpers'.
+    assert errors(run(readme)) == [
+        ("--roundz", 6, "python bench/profile.py dataset --rounds 3"),
+        ("--max-log-len", 7, None),
+    ]
