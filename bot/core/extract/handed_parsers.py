@@ -18,6 +18,7 @@ its own) keeps its flags the top parser's: which parsers the other calls hand it
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Final
 
@@ -99,11 +100,12 @@ def resolve(
     if not given:
         return kept
     texts = {p: tree.read(p) or "" for p in {f.path for _, f, _ in extracted}}
+    called = _called(texts)
     placed: dict[int, set[str]] = {}  # index in `kept` -> the subcommands given its flag
     handing: dict[int, set[str]] = {}  # index in `kept` -> the modules handing it their parsers
     for (defining, qual), paths in given.items():
         span = _span(tree.read(defining), defining, qual)
-        if span is None or _called(texts, qual[-1]) > calls[(defining, qual)]:
+        if span is None or called[qual[-1]] > calls[(defining, qual)]:
             continue  # not found, or handed parsers of unknown commands too
         for i, (_, fact, _) in enumerate(kept):
             if (
@@ -174,12 +176,10 @@ def _span(text: str | None, path: str, qual: tuple[str, ...]) -> tuple[int, int]
     return None
 
 
-def _called(texts: dict[str, str], name: str) -> int:
-    """How often the rule's modules call a function or method named `name`."""
-    count = 0
+def _called(texts: dict[str, str]) -> Counter[str]:
+    """How often the rule's modules call each function or method name (`tp` of `Helper.tp(p)`)."""
+    count: Counter[str] = Counter()
     for path, text in texts.items():
-        if name not in text:
-            continue
         try:
             tree = parsed.module(text, path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -187,12 +187,8 @@ def _called(texts: dict[str, str], name: str) -> int:
         for node in walk.nodes(tree):
             if isinstance(node, ast.Call):
                 func = node.func
-                called = (
-                    func.attr
-                    if isinstance(func, ast.Attribute)
-                    else func.id
-                    if isinstance(func, ast.Name)
-                    else None
-                )
-                count += called == name
+                if isinstance(func, ast.Attribute):
+                    count[func.attr] += 1
+                elif isinstance(func, ast.Name):
+                    count[func.id] += 1
     return count
