@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from bot.core.rules import Other, Rule, RulePack, RulesError
     from bot.trees.factcache import FactsCache
     from bot.trees.git import GitRepo, GitTree
+    from bot.trees.history import GitHistory
 
 # The rule classes (bot.core.rules) are imported where rules are parsed or an error of theirs is
 # reported: a check of commits checked before prints the kept report without them.
@@ -219,7 +220,7 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
             rules = _rules_of(_load_rules(args.rules, repo_config, cache))
             worktree = WorkTree(repo)
             changes = worktree.changes(base_sha)
-            report = _check(repo, args, rules, _others(rules), base, worktree, changes, head_sha, cache)
+            report, _ = _check(repo, args, rules, _others(rules), base, worktree, changes, head_sha, cache)
             yield report, worktree.read
             return
         head = repo.tree(head_sha)
@@ -241,8 +242,8 @@ def checked(args: argparse.Namespace) -> Iterator[tuple[Report, DocText]]:
             kept = cli_cache.kept_report(cache, key)
         if kept is None:
             changes = repo.changes(base_sha, head_sha)
-            kept = _check(repo, args, rules, others, base, head, changes, head_sha, cache)
-            if cache is not None and key is not None:
+            kept, whole = _check(repo, args, rules, others, base, head, changes, head_sha, cache)
+            if cache is not None and key is not None and whole:
                 cache[key] = kept
         yield kept, head.read
 
@@ -266,8 +267,9 @@ def _check(
     changes: Sequence[Change],
     head_sha: str,
     cache: FactsCache | None,
-) -> Report:
-    """The check of `head` (a commit's files, or the working tree's) against `base`."""
+) -> tuple[Report, bool]:
+    """The check of `head` (a commit's files, or the working tree's) against `base`, and whether
+    it is whole: made with all the history it asked for (see `_whole`)."""
     from bot.core.check import check
     from bot.trees.history import open_history
 
@@ -276,7 +278,13 @@ def _check(
     kept, stale = _require_matches(rules, base, head, renames, cache, existed)
     history = None if args.no_history else open_history(repo, head_sha, cache)
     report = check(kept, base, head, changes, cache=cache, history=history, others=others[0])
-    return replace(report, findings=(*stale, *others[1], *report.findings))
+    return replace(report, findings=(*stale, *others[1], *report.findings)), _whole(history)
+
+
+def _whole(history: GitHistory | None) -> bool:
+    """Did the history answer all it was asked? One that ran out of time (a loaded machine)
+    answers less: the report made with it is not kept, so the next run asks again."""
+    return history is None or not history.timed_out
 
 
 def _default_base(repo: GitRepo) -> str:
@@ -335,7 +343,7 @@ def run_audit(args: argparse.Namespace) -> int:
         else:
             history = None if args.no_history else open_history(repo, tree.sha, cache)
             report = audit(rules, tree, cache=cache, history=history, others=others)
-            if cache is not None and key is not None:
+            if cache is not None and key is not None and _whole(history):
                 cache[key] = report
         report = replace(report, findings=(*stale, *unread, *report.findings))
         if args.baseline is not None:

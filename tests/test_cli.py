@@ -716,3 +716,32 @@ def test_facts_another_version_of_the_code_cached_are_never_read(tmp_path):
         "facts as this code reads them",
     )
     assert list(old) == ["blob:a.py"] and len(old) == 1
+
+
+def test_a_report_made_while_the_history_ran_out_of_time_is_not_kept(
+    small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    # A loaded machine: the history answers nothing in its time. That audit says less, and the
+    # next run, with time to ask, is not handed its report from the cache.
+    (small / "tool" / "cli.py").write_text(CLI_SRC.replace('"--alpha"', '"--beta"'))
+    _commit(small, "drop --alpha")
+    from bot import cli
+    from bot.trees import history
+
+    monkeypatch.setenv("DOCS_SYNC_CACHE", str(tmp_path / "cache"))
+    real = history.open_history
+
+    def messages() -> set[str]:
+        assert cli.main(["audit", "--repo", str(small), "--format", "json"]) == 1
+        return {f["message"] for f in json.loads(capsys.readouterr().out)["findings"]}
+
+    monkeypatch.setattr(
+        history,
+        "open_history",
+        lambda repo, rev, cache=None: history.GitHistory(repo, rev, cache, total_seconds=0),
+    )
+    assert messages() == {"`--alpha` is not a flag at head"}
+    monkeypatch.setattr(history, "open_history", real)
+    [told] = messages()
+    assert told.startswith("`--alpha` became `--beta` in ")  # what the history says
+    assert messages() == {told}  # a whole report is kept and read back

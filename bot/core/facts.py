@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from bot.core.blobcache import cached
 from bot.core.extract.applied_options import APPLIED
 from bot.core.extract.built_fields import BUILT
+from bot.core.extract.handed_parsers import HANDED
 from bot.core.extract.imported_rounds import IMPORTED
 from bot.core.extract.runtime_root import RUNTIME_ROOT
 from bot.core.model import CodeTokens, Extraction, Fact, ParseError, Tree
@@ -31,8 +32,8 @@ ParseCache = MutableMapping[str, object]
 
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
-EXTRACTION_FORMAT = "x27"
-PAGE_FORMAT = "doc26"
+EXTRACTION_FORMAT = "x28"
+PAGE_FORMAT = "doc27"
 TOKENS_FORMAT = "tok4"  # bot/core/extract/tokens.py
 
 
@@ -208,6 +209,10 @@ def gather(
         extracted = _linked(extracted, tree, cache)
     if any(fact.kind == RUNTIME_ROOT for _, fact, _ in extracted):
         extracted = _run_time_rooted(extracted, tree, cache)
+    if any(fact.kind == HANDED for _, fact, _ in extracted):
+        from bot.core.extract.handed_parsers import resolve
+
+        extracted = resolve(extracted, tree, cache)
     for _, fact, path in extracted:
         if fact.kind == "flag":
             if found is None:
@@ -250,7 +255,7 @@ def file_facts(source: Source, path: str, tree: Tree, cache: ParseCache | None =
         extracted = _built(extracted, tree, cache, [])
     if any(fact.kind == IMPORTED for _, fact, _ in extracted):
         extracted = _imported(extracted, tree, cache)
-    return [fact for _, fact, _ in extracted]
+    return [fact for _, fact, _ in extracted if fact.kind != HANDED]
 
 
 def _run_time_rooted(

@@ -47,7 +47,8 @@ FindingKind = Literal[
 # makes (bot/core/extract/field_builders.py); "runtime-root": a `tyro.cli` handed a type made at
 # run time, which makes the rule's named classes its flags (bot/core/extract/runtime_root.py);
 # "imported-rounds": a loop over another module's constant declaring flags, replaced by them
-# (bot/core/extract/imported_values.py)
+# (bot/core/extract/imported_values.py); "handed-parser": a subparser handed to another module's
+# helper, whose flags then belong to that subcommand (bot/core/extract/handed_parsers.py)
 FactKind = Literal[
     "flag",
     "symbol",
@@ -59,6 +60,7 @@ FactKind = Literal[
     "built-fields",
     "runtime-root",
     "imported-rounds",
+    "handed-parser",
 ]
 
 

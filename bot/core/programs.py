@@ -162,9 +162,16 @@ class Programs:
         way).
         """
         parsers = self.parsers(program)
+        handed = fact.attr("handed")  # a helper's flag, added to the parsers these modules hand it
+        if handed and not any(self._reads(parsers, p) for p in handed.split()):
+            return False
         if fact.path in parsers or program in (fact.attr("programs") or "").split():
             return True
-        return _top(fact.path) in {_top(p) for p in parsers} and self._extends(fact.path)
+        return self._reads(parsers, fact.path)
+
+    def _reads(self, parsers: frozenset[str], path: str) -> bool:
+        """Is `path` one of `parsers`, or a module presumed to extend them (see `takes`)?"""
+        return path in parsers or (_top(path) in {_top(p) for p in parsers} and self._extends(path))
 
     def _command(self, words: list[str], cwd: str, depth: int) -> Command | None:
         if depth > 4:
@@ -299,6 +306,10 @@ class Programs:
             if not candidate.startswith("../") and candidate in self.modules.paths:
                 return candidate
         return None
+
+    def own_repositories(self) -> frozenset[str]:
+        """The GitHub repositories (`owner/name`) the project files call this project's."""
+        return self._own()
 
     def _own(self) -> frozenset[str]:
         """The GitHub repositories (`owner/name`) the project files call this project's."""

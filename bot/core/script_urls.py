@@ -45,6 +45,22 @@ def own_repositories(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+# The project's name as its project files give it: `name = "x"` (pyproject's [project] or
+# [tool.poetry], setup.cfg's [metadata]) or `name="x"` in setup.py's call.
+_NAME_KEY = re.compile(r"""^\s*name\s*=\s*["']?([A-Za-z0-9][\w.-]*)["']?\s*,?\s*$""", re.MULTILINE)
+_SETUP_NAME = re.compile(r"""\bname\s*=\s*["']([A-Za-z0-9][\w.-]*)["']""")
+
+
+def project_names(texts: Iterable[tuple[str, str]], own: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The names (lowercase) the project goes by: its distribution's, as each project file
+    (name, text) declares it, and those of the GitHub repositories `own` (`owner/name`)."""
+    found = {repo.rpartition("/")[2] for repo in own}
+    for name, text in texts:
+        pattern = _SETUP_NAME if name.endswith(".py") else _NAME_KEY
+        found.update(m.lower() for m in pattern.findall(text))
+    return frozenset(found)
+
+
 def url_path(word: str, own: frozenset[str], paths: frozenset[str]) -> str | None:
     """The file of the tree a URL of the repository's own GitHub names, else None."""
     m = _RAW.match(word) or _BLOB.match(word)

@@ -330,6 +330,52 @@ def test_a_subcommand_class_keeps_its_parser_on_self():
     assert "subcommand" not in found["--top-level"]
 
 
+def test_a_class_keeps_its_subcommand_parser_in_a_class_attribute():
+    # Parsers made in class bodies and named through the class in its static methods: the
+    # command `tool serve api`, not `tool api`.
+    found = flags(
+        """
+        import argparse
+
+        from .base import Base
+
+
+        class CLI:
+            parser = argparse.ArgumentParser(prog="tool")
+            subparsers = parser.add_subparsers(dest="command")
+
+            @staticmethod
+            def add_parser_chat():
+                parser = CLI.subparsers.add_parser("chat")
+                parser.add_argument("--temperature")
+
+
+        class Serve:
+            parser = CLI.subparsers.add_parser("serve")
+            subparsers = parser.add_subparsers()
+
+            @staticmethod
+            def add_parser_api():
+                parser = Serve.subparsers.add_parser("api")
+                parser.add_argument("--port")
+
+            @classmethod
+            def add_parser_proxy(cls):
+                cls.subparsers.add_parser("proxy").add_argument("--strategy")
+
+
+        class Remote:
+            parser = Base.subparsers.add_parser("remote")  # another module's class: its top parser
+            parser.add_argument("--url")
+        """
+    )
+
+    assert found["--temperature"]["subcommand"] == "chat"
+    assert found["--port"]["subcommand"] == "serve api"
+    assert found["--strategy"]["subcommand"] == "serve proxy"
+    assert found["--url"]["subcommand"] == "remote"
+
+
 def test_expressions_too_large_to_compute_are_unknown():
     found = flags(
         """

@@ -17,6 +17,7 @@ from bot.core.extract.argparse_calls import converted
 from bot.core.kinds import FLAG_KINDS
 from bot.core.model import CodeLocation, Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
+from bot.core.programs import invoked, subcommands
 
 
 def doc_to_code(inputs: RuleInputs, page: Page, out: Findings) -> None:
@@ -211,9 +212,12 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         # A flag given to a command of ours must be that command's; one cited on its own may be
         # any of the repository's command lines'.
         cited_alone = ref.command is None or is_fragment(ref.command)
+        # A flag the program declares for other subcommands only: the scripts passing it (to
+        # those) say nothing of this one.
+        elsewhere = _of_other_subcommands(inputs, ref.token, scope)
         if (
             short
-            or inputs.own.passed_by_scripts(ref.token, scope.program)
+            or (not elsewhere and inputs.own.passed_by_scripts(ref.token, scope.program))
             or (cited_alone and inputs.own.declared_somewhere(ref.token, not _group_read(ref.token, inputs)))
             or (cited_alone and ref.where != "fence" and scope.program is None and inputs.own.runs_open(doc))
             or inputs.own.declared_unread(ref.token, scope.program)
@@ -244,6 +248,13 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             return  # the sentence says the code does not have it yet
         if doclines.no_longer_there(doc, ref.line, ref.token):
             return  # the sentence says the code had it once
+        if elsewhere:
+            # The program has it, under another subcommand: no other flag of this one is meant.
+            message = wording.other_subcommands_flag(
+                ref.token, invoked(scope.args, scope.paths or ()), elsewhere
+            )
+            out.emit("unresolved", ref.token, message, doc=doc, line=ref.line)
+            return
         edit = (ref.token, near) if near else None
         out.emit(
             "unresolved", ref.token, wording.unknown_flag(ref.token, near), doc=doc, line=ref.line, edit=edit
@@ -275,6 +286,16 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
                 code=CodeLocation(facts[0].path, facts[0].line),
                 edit=(value, near) if near else None,
             )
+
+
+def _of_other_subcommands(inputs: RuleInputs, token: str, scope: Scope) -> list[tuple[str, ...]]:
+    """The subcommands of the command's program that take `token`, when the one the command
+    invokes does not (`lmdeploy lite auto_awq --max-log-len`, a flag of `lmdeploy serve
+    api_server`)."""
+    if scope.program is None or invoked(scope.args, scope.paths or ()) is None:
+        return []
+    facts = [f for f in inputs.head_facts.by_token.get(token, ()) if f.kind == "flag" and scope.takes(f)]
+    return sorted({p for f in facts for p in subcommands(f) if p})
 
 
 def _spaced_out(ref: Ref, known: list[Fact]) -> bool:

@@ -133,7 +133,20 @@ class Findings:
         for f in findings:
             key = (f.kind, f.symbol, f.doc.path if f.doc else None, f.doc.line if f.doc else None, f.message)
             unique.setdefault(key, f)
-        return sorted(unique.values(), key=_order)
+        # A token the change removed or renamed, on a line the change also wrote, is told once:
+        # as the change's doing, not again as missing at head.
+        gone = {
+            (f.symbol, f.doc.path, f.doc.line) for f in unique.values() if f.doc and f.kind in _BY_THE_CHANGE
+        }
+        kept = [
+            f
+            for f in unique.values()
+            if not (f.kind == "unresolved" and f.doc and (f.symbol, f.doc.path, f.doc.line) in gone)
+        ]
+        return sorted(kept, key=_order)
+
+
+_BY_THE_CHANGE = frozenset({"removed", "renamed"})
 
 
 def _in_place(doc: DocPage, line: int, fix: Callable[[str], str], whole: bool = False) -> Suggestion | None:

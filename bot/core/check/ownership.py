@@ -38,11 +38,12 @@ from bot.core.check import spellings, undeclared_spellings
 from bot.core.check.tools import tool_words
 from bot.core.doclines import fenced_lines
 from bot.core.extract import parsed, walk
-from bot.core.extract.imports import Modules
+from bot.core.extract.imports import PROJECT_FILES, Modules
 from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, parse_doc
 from bot.core.programs import LAUNCHER_WORD, Programs, for_subcommand, invoked, subcommands
 from bot.core.rules import Rule
+from bot.core.script_urls import project_names
 from bot.core.spans import command_words
 
 if TYPE_CHECKING:
@@ -173,6 +174,7 @@ class Ownership:
     _tool_words: frozenset[str] | None = None
     _tool_lines: dict[str, frozenset[int]] = field(default_factory=dict)
     _rewrites: dict[str, spellings.Rewrites] = field(default_factory=dict)
+    _names: frozenset[str] | None = None
 
     def takes_either_spelling(self, path: str) -> bool:
         """Does the parser of `path` take `--a-b` and `--a_b` alike (bot/core/check/spellings.py)?"""
@@ -184,6 +186,20 @@ class Ownership:
             modules = self.programs.modules if self.programs is not None else Modules(self.head)
             self._rewrites[path] = spellings.rewrites(modules, path)
         return self._rewrites[path]
+
+    def named_from_above(self, path: str) -> bool:
+        """Is `path` (which the tree lacks) a file of the repository named from the folder it is
+        cloned into: `lmdeploy/generate.sh` for the root's `generate.sh`, the project being
+        lmdeploy (whose package folder `lmdeploy/` has no `generate.sh`)?"""
+        top, _, rest = path.partition("/")
+        if not rest or not self.head.exists(rest) or self.head.exists(path):
+            return False
+        if self._names is None:
+            texts = [(n, self.head.read(n)) for n in PROJECT_FILES]
+            found = [(n, t) for n, t in texts if t is not None]
+            own = self.programs.own_repositories() if self.programs is not None else frozenset()
+            self._names = project_names(found, own)
+        return top.lower() in self._names or top.lower().replace("_", "-") in self._names
 
     def exists(self, path: str) -> bool:
         """Is `path` a file or folder at base or at head?"""

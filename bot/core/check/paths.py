@@ -88,6 +88,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # what a command writes when the reader runs it ("will be saved to `out/x.jsonl`")
     if in_submodule(path, submodule_folders(inputs.head)):
         return  # a file of the repository a submodule pins: nothing of it is in this tree
+    if not cited.relative and inputs.own.named_from_above(path):
+        return  # `lmdeploy/generate.sh`: the root's file, named from the folder of the clone
     paths = inputs.head.paths()
     if not cited.relative:
         # A partial path (`fsdp_utils/kernels/`) resolves when some real path ends with it.

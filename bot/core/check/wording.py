@@ -273,6 +273,12 @@ def unknown_flag(token: str, near: str | None) -> str:
     return f"`{token}` is not a flag at head" + did_you_mean(near)
 
 
+def other_subcommands_flag(token: str, invoked: tuple[str, ...] | None, owners: list[tuple[str, ...]]) -> str:
+    """`--max-log-len` given to `lite auto_awq`, a flag of `serve api_server` only."""
+    named = ", ".join(f"`{' '.join(p)}`" for p in owners)
+    return f"`{token}` is not a flag of `{' '.join(invoked or ())}` at head; it is a flag of {named}"
+
+
 def not_a_choice(value: str, token: str, allowed: list[str]) -> str:
     return f"`{value}` is not a choice of `{token}` (choices: {', '.join(allowed)})"
 

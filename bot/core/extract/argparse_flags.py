@@ -31,6 +31,7 @@ from bot.core.extract import (
     flag_families,
     forwarding,
     global_overrides,
+    handed_parsers,
     imported_rounds,
     option_variants,
     subparsers,
@@ -60,7 +61,7 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
             *argv_flags.facts(tree, source.id, path),
         ]
     module = Module(tree)
-    commands = subparsers.subcommands(tree)
+    commands, handed = subparsers.places(tree)
     # pytest's `add_option_ini("--log-format", ...)`, forwarding to `group.addoption` (forwarding.py)
     helpers: dict[str, forwarding.Helper | forwarding.RunHelper | forwarding.OptionClass] = {
         **forwarding.helpers(tree, names),
@@ -93,6 +94,8 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     out.extend(f for f in argv_flags.facts(tree, source.id, path) if f.token not in tokens)
     declaring = names | helpers.keys()
     out.extend(imported_rounds.references(tree, source.id, path, lambda n: is_add_argument(n, declaring)))
+    # `Helper.tp(run_parser)`: a subparser handed to another module's helper (handed_parsers.py)
+    out.extend(handed_parsers.references(tree, source.id, path, handed))
     return out
 
 

@@ -33,7 +33,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-11"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-12"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -504,6 +504,10 @@ class Modules:
             elif head in (summary.values or {}):
                 out.append((path, head, built))
         return out
+
+    def follow(self, path: str, summary: Summary, ref: str) -> list[tuple[str, str]]:
+        """Where a reference through a name `path` imports leads: (module path, name in it)."""
+        return self._follow(path, summary, ref)
 
     def _follow(self, path: str, summary: Summary, ref: str) -> list[tuple[str, str]]:
         """Where a reference through an imported name leads: (module path, name in it)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.core.check import paths
+from bot.core.check import check, paths
 from bot.core.check.findings import Findings
 from bot.core.check.touched import Touched
 from bot.core.model import Change, Finding
@@ -161,6 +161,45 @@ def test_a_file_beside_a_folder_still_there_is_offered_its_namesake_only_in_an_a
     assert moved.suggestion.replacement == "Run `examples/scripts/agent.py`."
     [below] = unresolved("Run `pkg/tools/run.py`.\n", files)
     assert below.suggestion.replacement == "Run `pkg/tools/eval/run.py`."
+
+
+def test_a_root_file_named_from_the_folder_of_the_clone_is_the_repository_s():
+    # lmdeploy's FAQ: "set `PYTHON_EXECUTABLE` in `lmdeploy/generate.sh`", the root's
+    # generate.sh, where the package folder lmdeploy/ has none.
+    files = {
+        "pyproject.toml": '[project]\nname = "tool"\nversion = "1"\n',
+        "generate.sh": "cmake ..\n",
+        "tool/__init__.py": "",
+    }
+    assert unresolved("Set it in `tool/generate.sh`.\n", files) == []
+    # setup.py's name is the project's too.
+    setup = {"setup.py": "setup(\n    name='tool',\n)\n", "generate.sh": "", "tool/__init__.py": ""}
+    assert unresolved("Set it in `tool/generate.sh`.\n", setup) == []
+    # A file the root lacks too, or a first folder of another name, is still missing.
+    [gone] = unresolved("Set it in `tool/build.sh`.\n", files)
+    assert gone.symbol == "tool/build.sh"
+    [other] = unresolved("Set it in `docs/generate.sh`.\n", {**files, "docs/index.md": ""})
+    assert other.symbol == "docs/generate.sh"
+
+
+def test_a_path_the_change_deletes_on_a_line_it_also_writes_is_reported_once():
+    # lmdeploy #4468: the parsers moved out of `lmdeploy/serve/openai/reasoning_parser/`, and the
+    # page's line was rewritten in the same commit, still citing the old folder.
+    base = {
+        CLI: "x = 1\n",
+        "tool/parsers/a.py": "",
+        "tool/parsers/b.py": "",
+        DOC: "Parsers go in `tool/parsers/`.\n",
+    }
+    head = {CLI: "x = 1\n", "tool/other/c.py": "", DOC: "Add a parser under `tool/parsers/`.\n"}
+    changes = [
+        Change("removed", "tool/parsers/a.py"),
+        Change("removed", "tool/parsers/b.py"),
+        Change("added", "tool/other/c.py"),
+        Change("modified", DOC),
+    ]
+    report = check([RULE], MemoryTree(base), MemoryTree(head), changes)
+    assert [(f.kind, f.symbol, f.doc.line) for f in report.findings] == [("removed", "tool/parsers/", 1)]
 
 
 def test_a_path_the_reader_is_told_to_create_is_theirs():
