@@ -222,7 +222,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             or (cited_alone and ref.where != "fence" and scope.program is None and inputs.own.runs_open(doc))
             or inputs.own.declared_unread(ref.token, scope.program)
             or declared_by_page(doc, ref.token)
-            or (cited_alone and inputs.own.runs_built(doc, ref.line))
+            or (cited_alone and ref.where != "fence" and inputs.own.runs_built(doc, ref.line))
         ):
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
             # repository's own scripts pass, or one of its modules declares (a launcher's, a

@@ -820,10 +820,20 @@ python tool/cli.py --seed 1
 ```
 
 Then pass `--sede` again.
+
+## Help
+
+```text
+usage: tool/cli.py [-h] [--seed SEED]
+
+options:
+  --seed SEED    The seed.
+  --row-split    Split by rows.
+```
 """
     # The storage section runs nothing of ours: its flags may be the binary's. The training
-    # section runs ours, and its prose is judged.
-    assert kinds(audited(page, files)) == [("unresolved", "--sede")]
+    # section runs ours, and its prose is judged; so are the rows of our program's help listing.
+    assert kinds(audited(page, files)) == [("unresolved", "--sede"), ("unresolved", "--row-split")]
     # Without the built binary, nobody's flag cited alone is reported.
     plain = page.replace("./target/release/gateway --backend openai\n", "")
     found = kinds(audited(plain, files))
@@ -831,6 +841,7 @@ Then pass `--sede` again.
         ("unresolved", "--oracle-dsn"),
         ("unresolved", "--oracle-wallet-path"),
         ("unresolved", "--sede"),
+        ("unresolved", "--row-split"),
     ]
 
 
