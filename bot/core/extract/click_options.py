@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from bot.core.extract.argparse_calls import string_value, text
 from bot.core.extract.click_names import Names, annotated, choices_of, is_context, named_type
@@ -153,7 +153,7 @@ def flag_fact(token: str, dest: str, line: int, attrs: dict[str, str], source_id
 
 
 def with_attrs(fact: Fact, **attrs: str) -> Fact:
-    return replace(fact, attrs=tuple(sorted({**dict(fact.attrs), **attrs}.items())))
+    return fact.with_attrs(attrs)
 
 
 def is_true(node: ast.expr | None) -> bool:

@@ -119,20 +119,8 @@ def resolve(
     out: list[tuple[Source, Fact, str]] = []
     for i, (source, fact, path) in enumerate(kept):
         if i in placed:
-            attrs = {
-                **dict(fact.attrs),
-                "subcommand": ",".join(sorted(placed[i])),
-                "handed": " ".join(sorted(handing[i])),
-            }
-            fact = Fact(
-                fact.kind,
-                fact.token,
-                fact.key,
-                fact.source,
-                fact.path,
-                fact.line,
-                tuple(sorted(attrs.items())),
-                fact.group,
+            fact = fact.with_attrs(
+                {"subcommand": ",".join(sorted(placed[i])), "handed": " ".join(sorted(handing[i]))}
             )
         out.append((source, fact, path))
     return out

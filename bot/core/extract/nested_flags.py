@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from bot.core.extract import walk
 from bot.core.extract.constants import Module, as_text, dotted, value
@@ -87,7 +87,7 @@ def facts(
 
 def opened(fact: Fact) -> Fact:
     """The flag of a command line that takes more than the file shows (`open`)."""
-    return replace(fact, attrs=tuple(sorted({**dict(fact.attrs), "open": "true"}.items())))
+    return fact.with_attrs({"open": "true"})
 
 
 LIGHTNING_CLI = frozenset({"LightningCLI", "cli.LightningCLI", "pl.cli.LightningCLI", "L.cli.LightningCLI"})
