@@ -112,6 +112,7 @@ class Programs:
         self._options: dict[str, frozenset[str]] = {}
         self._forwards: dict[str, list[launchers.Forward]] = {}
         self._own_names: frozenset[str] | None = None
+        self._tops: dict[frozenset[str], frozenset[str | None]] = {}
 
     # --- command lines ---------------------------------------------------------------------------
 
@@ -171,7 +172,12 @@ class Programs:
 
     def _reads(self, parsers: frozenset[str], path: str) -> bool:
         """Is `path` one of `parsers`, or a module presumed to extend them (see `takes`)?"""
-        return path in parsers or (_top(path) in {_top(p) for p in parsers} and self._extends(path))
+        if path in parsers:
+            return True
+        tops = self._tops.get(parsers)
+        if tops is None:  # asked once per flag: the packages of a program's parsers are kept
+            tops = self._tops[parsers] = frozenset(_top(p) for p in parsers)
+        return _top(path) in tops and self._extends(path)
 
     def _command(self, words: list[str], cwd: str, depth: int) -> Command | None:
         if depth > 4:
