@@ -298,6 +298,27 @@ def paragraph(doc: DocPage, line: int) -> tuple[int, int]:
     return first, last
 
 
+def sentences_at(doc: DocPage, line: int) -> tuple[int, int]:
+    """The lines of the sentences around `line`: its paragraph, or the line alone in a long block
+    (a code listing, a table), which is no sentence."""
+    first, last = paragraph(doc, line)
+    return (line, line) if last - first > 12 else (first, last)
+
+
+def _before_each(doc: DocPage, line: int, token: str, above: int) -> Iterator[str]:
+    """The text before each citation of `token` on `line`, after up to `above` lines of its
+    paragraph above it (a sentence may start there: "you would create a file\n``x/1.rst``")."""
+    if not 0 < line <= len(doc.lines):
+        return
+    text = doc.lines[line - 1]
+    first, _ = paragraph(doc, line)
+    lead = " ".join(doc.lines[i - 1].strip() for i in range(max(first, line - above), line))
+    at = text.find(token)
+    while at >= 0:
+        yield lead + " " + text[:at].lstrip()
+        at = text.find(token, at + 1)
+
+
 # What a sentence says of a thing it names that the code does not have yet: planned, left out,
 # to come. Such a sentence is right about the code, so its token is no stale citation.
 _NOT_YET = lazyre.compile(
@@ -333,9 +354,7 @@ _NO_LONGER = lazyre.compile(
 def no_longer_there(doc: DocPage, line: int, token: str) -> bool:
     """Whether the sentence citing `token` on `line` says, after it, that the code no longer has
     it (`The `--swap-space` flag has been removed`): history, true as written."""
-    first, last = paragraph(doc, line)
-    if last - first > 12:  # a long block (a code listing, a table) is no sentence
-        first, last = line, line
+    first, last = sentences_at(doc, line)
     text = " ".join(doc.lines[i - 1].strip() for i in range(first, last + 1))
     for sentence in _SENTENCE_END.split(text):
         at = sentence.find(token)
@@ -371,19 +390,10 @@ _TO_PLACE = lazyre.compile(
 def made_by_reader(doc: DocPage, line: int, token: str) -> bool:
     """Whether the sentence citing the path `token` on `line` tells the reader to create it, or to
     put there what they download or extract."""
-    if not 0 < line <= len(doc.lines):
-        return False
-    text = doc.lines[line - 1]
-    first, _ = paragraph(doc, line)
-    # The sentence may start on the lines above ("you would create a file\n``x/1234.rst``").
-    above = " ".join(doc.lines[i - 1].strip() for i in range(max(first, line - 2), line))
-    at = text.find(token)
-    while at >= 0:
-        before = above + " " + text[:at].lstrip()
-        if _TO_CREATE.search(before[-80:]) or _TO_PLACE.search(before[-120:]):
-            return True
-        at = text.find(token, at + 1)
-    return False
+    return any(
+        _TO_CREATE.search(before[-80:]) or _TO_PLACE.search(before[-120:])
+        for before in _before_each(doc, line, token, above=2)
+    )
 
 
 # An address on another site than the repository's host: a model's page on the Hugging Face Hub,
@@ -423,17 +433,10 @@ _KEPT = lazyre.compile(r"\b(?:is|are|get|gets)\s+stored\b", re.IGNORECASE)
 def written_by_program(doc: DocPage, line: int, token: str) -> bool:
     """Whether the sentence citing the path `token` on `line` says a command writes it: the
     results' file, made when the reader runs it, not one of the repository."""
-    if not 0 < line <= len(doc.lines):
-        return False
-    text = doc.lines[line - 1]
-    first, _ = paragraph(doc, line)
-    above = doc.lines[line - 2].strip() if line > first else ""  # "... will be saved to\n`x`"
-    at = text.find(token)
-    while at >= 0:
-        found = _TO_BE_WRITTEN.search((above + " " + text[:at].lstrip())[-80:])
+    for before in _before_each(doc, line, token, above=1):  # "... will be saved to\n`x`"
+        found = _TO_BE_WRITTEN.search(before[-80:])
         if found is not None and not _KEPT.search(found.group(0)):
             return True
-        at = text.find(token, at + 1)
     return False
 
 

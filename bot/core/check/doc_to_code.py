@@ -219,10 +219,16 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             short
             or (not elsewhere and inputs.own.passed_by_scripts(ref.token, scope.program))
             or (cited_alone and inputs.own.declared_somewhere(ref.token, not _group_read(ref.token, inputs)))
-            or (cited_alone and ref.where != "fence" and scope.program is None and inputs.own.runs_open(doc))
             or inputs.own.declared_unread(ref.token, scope.program)
             or declared_by_page(doc, ref.token)
-            or (cited_alone and ref.where != "fence" and inputs.own.runs_built(doc, ref.line))
+            or (
+                cited_alone
+                and ref.where != "fence"  # a help listing's rows are its own program's
+                and (
+                    (scope.program is None and inputs.own.runs_open(doc))
+                    or inputs.own.runs_built(doc, ref.line)
+                )
+            )
         ):
             # With no program named, a short flag (`-f`) may be anyone's; a flag the
             # repository's own scripts pass, or one of its modules declares (a launcher's, a

@@ -32,8 +32,8 @@ from bot.core.doclines import (
     in_scope,
     is_mark,
     normalize_default,
-    paragraph,
     same_default,
+    sentences_at,
 )
 from bot.core.facts import Facts
 from bot.core.model import CodeLocation
@@ -307,9 +307,7 @@ def _named_on(doc: DocPage, line: int, key: str) -> bool:
     -> maps to `MHAConfig(qk_norm=True)`")?"""
     if key in {cited(r) for r in doc.refs_on(line)}:
         return True
-    first, last = paragraph(doc, line)
-    if last - first > 12:  # a long block (a listing, a table) is no sentence
-        first, last = line, line
+    first, last = sentences_at(doc, line)
     text = "\n".join(doc.lines[first - 1 : last])
     return re.search(rf"(?<![\w.-]){re.escape(key)}(?![\w-])", text) is not None
 

@@ -23,17 +23,22 @@ from bot.core.model import Fact
 BUILT: Final = "built-fields"
 
 
-def hands_out_foreign_class(tree: ast.Module) -> bool:
-    """Does the module hand an imported function a class it imports, or an instance of one, with
-    something else (`gen_parser_from_dataclass(parser, CommonConfig())`, fairseq's)? That function
-    makes flags of a class no reference here follows (`references` follows this module's own), so
-    the parser has flags the module does not show."""
-    imported = {
+def _from_imported(tree: ast.Module) -> set[str]:
+    """The names the module's top level binds with `from ... import`."""
+    return {
         alias.asname or alias.name
         for stmt in tree.body
         if isinstance(stmt, ast.ImportFrom)
         for alias in stmt.names
     }
+
+
+def hands_out_foreign_class(tree: ast.Module) -> bool:
+    """Does the module hand an imported function a class it imports, or an instance of one, with
+    something else (`gen_parser_from_dataclass(parser, CommonConfig())`, fairseq's)? That function
+    makes flags of a class no reference here follows (`references` follows this module's own), so
+    the parser has flags the module does not show."""
+    imported = _from_imported(tree)
     if not imported:
         return False
     for node in walk.nodes(tree):
@@ -51,12 +56,7 @@ def hands_out_foreign_class(tree: ast.Module) -> bool:
 def references(tree: ast.Module, source_id: str, path: str) -> list[Fact]:
     """Calls that hand a dataclass of this module, and something else, to an imported function;
     and imported builder classes handed a class whose method is then handed the parser."""
-    imported = {
-        alias.asname or alias.name
-        for stmt in tree.body
-        if isinstance(stmt, ast.ImportFrom)
-        for alias in stmt.names
-    }
+    imported = _from_imported(tree)
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef) and _is_dataclass(n)}
     out = _instances(tree, source_id, path, classes)
     if not imported or not classes:
