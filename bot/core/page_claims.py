@@ -17,7 +17,9 @@ _C = "\x01(\\d+)\x02"
 _CLAIM_PATTERNS = [
     lazyre.compile(_C + r"\s+by\s+default\b", re.IGNORECASE),
     lazyre.compile(_C + r"\s*\(\s*the\s+default\s*\)", re.IGNORECASE),
-    lazyre.compile(r"\bdefault\b\s*(?:(?:is|to|of|was)\s+|:\s*|,\s*)?" + _C, re.IGNORECASE),
+    # Not "by default": "the tunnel is off by default: `-H 0.0.0.0` exposes ..." goes on about
+    # what the first clause said, it names no default.
+    lazyre.compile(r"(?<!\bby\s)\bdefault\b\s*(?:(?:is|to|of|was)\s+|:\s*|,\s*)?" + _C, re.IGNORECASE),
     # "defaults" needs a connector: "X defaults `--y=z` here" is something setting a default
     # under a condition, not a statement of the flag's default.
     lazyre.compile(r"\bdefaults\b\s*(?:(?:to|are)\s+|:\s*)" + _C, re.IGNORECASE),

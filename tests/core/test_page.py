@@ -486,6 +486,8 @@ def test_non_claims():
 
         - bf16 by default; `--fp16` switches the compute dtype.
         - An fp32 master copy is kept by default. `--no-keep-fp32-master` trades it away.
+        - The tunnel is **off by default**: `-H 0.0.0.0` exposes the raw port only.
+        - Compilation is on by default, `--compile false` turns it off.
 
         Under `--colocate` Miles also defaults `--prefill-backend=disabled` here.
 
