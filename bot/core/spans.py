@@ -135,6 +135,19 @@ def command_words(text: str) -> list[str]:
     return [w for w, _ in words[_command_start(words, text) :]]
 
 
+def first_command_word(text: str) -> str | None:
+    """`command_words(text)[0]`, or None: most lines start with their command, and only those
+    that do not are split whole."""
+    first = WORD_RE.search(text)
+    if first is None:
+        return None
+    word = first.group(0)
+    if not ASSIGN_RE.match(word) and word not in PREFIX_WORDS:
+        return word
+    words = command_words(text)
+    return words[0] if words else None
+
+
 def _command_start(words: list[tuple[str, int]], text: str) -> int:
     """Where the command starts among (word, column) pairs: after the variable assignments
     (`A=1`, `A="x y"`, whose quoted value is words of its own here) and the prefix words."""

@@ -28,6 +28,9 @@ BUSY_TIMEOUT = 10.0  # seconds a read or write waits for another process's write
 # nobody checks any more (older versions, other checkouts, a CI cache restored by every job)
 # would only grow. Emptied, not deleted: another process may hold it open; SQLite reuses the pages.
 MAX_BYTES = 512 * 1024 * 1024
+# Writes are kept and committed together, in one transaction: a cold check writes hundreds of
+# entries, and a transaction each cost it more than its git reads. At most this many wait.
+MAX_PENDING = 500
 
 
 def default_cache_path() -> Path:
@@ -112,6 +115,7 @@ class FactsCache(MutableMapping[str, object]):
         # What this run read or wrote: base and head mostly share their files, so the same entry
         # is asked for twice, and unpickled once.
         self._memo: dict[str, object] = {}
+        self._pending: dict[str, bytes] = {}  # written, not committed yet (`flush`)
 
     def __getitem__(self, key: str) -> object:
         if key in self._memo:
@@ -130,19 +134,30 @@ class FactsCache(MutableMapping[str, object]):
         return value
 
     def __setitem__(self, key: str, value: object) -> None:
-        # Locked by another process past the timeout: the entry is not kept, the run goes on.
-        with contextlib.suppress(sqlite3.Error):
-            self._db.execute(
-                "INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)",
-                (self._prefix + key, pickle.dumps(value)),
-            )
-            self._memo[key] = value
+        # Pickled now: a caller may change the value after handing it over.
+        self._pending[self._prefix + key] = pickle.dumps(value)
+        self._memo[key] = value
+        if len(self._pending) >= MAX_PENDING:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit the pending writes in one transaction. Locked by another process past the
+        timeout: they are not kept, and the run goes on."""
+        rows, self._pending = list(self._pending.items()), {}
+        if not rows:
+            return
+        # `with self._db`: COMMIT at the end of the block, ROLLBACK on an error
+        with contextlib.suppress(sqlite3.Error), self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)", rows)
 
     def __delitem__(self, key: str) -> None:
         self._memo.pop(key, None)
+        self._pending.pop(self._prefix + key, None)
         self._db.execute("DELETE FROM facts WHERE key = ?", (self._prefix + key,))
 
     def __iter__(self) -> Iterator[str]:
+        self.flush()
         for (key,) in self._db.execute("SELECT key FROM facts"):
             if key.startswith(self._prefix):
                 yield key.removeprefix(self._prefix)
@@ -151,4 +166,5 @@ class FactsCache(MutableMapping[str, object]):
         return sum(1 for _ in self)
 
     def close(self) -> None:
+        self.flush()
         self._db.close()

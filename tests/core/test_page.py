@@ -3,7 +3,7 @@ import time
 
 from bot.core.anchors import github_anchor
 from bot.core.page import DocPage, Ref, parse_doc
-from bot.core.spans import command_words, split_span
+from bot.core.spans import command_words, first_command_word, split_span
 from tests.miles import miles_file
 
 
@@ -712,6 +712,21 @@ def test_a_quoted_assignment_before_a_command_is_not_the_command():
         ("train.py", ("python3",)),
         ("--lr", ("python3", "train.py")),
     ]
+
+
+def test_a_lines_first_command_word_is_that_of_its_command_words():
+    lines = [
+        'AGENT="examples/agent.py" FOO="a b" python3 -m pkg.train --x',
+        "sudo env A=1 nohup torchrun --nproc 8 train.py",
+        "ruff check .",
+        'ARGS="$(python3 tools/args.py qwen)"',
+        "A=1 B=2",
+        "   ",
+        "$ pip install -e .",
+    ]
+    for line in lines:
+        assert first_command_word(line) == (command_words(line)[:1] or [None])[0], line
+    assert first_command_word("sudo env A=1 nohup torchrun --nproc 8 train.py") == "torchrun"
 
 
 def test_flags_inside_a_quoted_argument_are_its_value():

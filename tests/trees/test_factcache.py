@@ -8,6 +8,7 @@ import os
 import sqlite3
 from pathlib import Path
 
+from bot.trees import factcache
 from bot.trees.factcache import FactsCache, code_digest
 
 
@@ -59,16 +60,32 @@ def test_a_cache_another_process_holds_locked_is_a_miss_and_skips_the_write(tmp_
     path = tmp_path / "facts.sqlite"
     cache = FactsCache(path, namespace="code", timeout=0.01)
     cache["blob:a.py"] = "facts of a.py"
+    cache.flush()
     other = sqlite3.connect(path, isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")  # another run's write in progress, past the busy timeout
     other.execute("INSERT OR REPLACE INTO facts (key, value) VALUES ('x', x'00')")
-    cache["blob:b.py"] = "facts of b.py"  # not kept, and no "database is locked" raised
-    assert cache.get("blob:a.py") == "facts of a.py"  # a reader still reads in WAL mode
+    cache["blob:b.py"] = "facts of b.py"
+    cache.flush()  # not kept, and no "database is locked" raised
+    assert FactsCache(path, namespace="code", timeout=0.01).get("blob:a.py") == "facts of a.py"  # WAL
     other.execute("COMMIT")
     other.close()
-    assert "blob:b.py" not in cache
-    cache["blob:b.py"] = "facts of b.py"
-    assert cache["blob:b.py"] == "facts of b.py"
+    assert "blob:b.py" not in FactsCache(path, namespace="code")
+    assert cache["blob:b.py"] == "facts of b.py"  # this run still has what it wrote
+
+
+def test_writes_are_committed_together_when_flushed_or_closed(tmp_path: Path):
+    path = tmp_path / "facts.sqlite"
+    cache = FactsCache(path, namespace="code")
+    cache["blob:a.py"] = ["facts of a.py"]
+    reader = FactsCache(path, namespace="code")
+    assert "blob:a.py" not in reader  # pending: one transaction for the run's writes
+    cache.close()
+    assert FactsCache(path, namespace="code")["blob:a.py"] == ["facts of a.py"]
+    many = FactsCache(path, namespace="many")
+    last = factcache.MAX_PENDING - 1
+    for n in range(last + 1):
+        many[f"blob:{n}"] = n
+    assert FactsCache(path, namespace="many")[f"blob:{last}"] == last  # committed when that many wait
 
 
 def test_a_cache_over_its_size_starts_empty_and_stops_growing(tmp_path: Path):

@@ -15,7 +15,7 @@ from collections.abc import Iterable, MutableMapping
 
 from bot.core import lazyre
 from bot.core.model import Tree, reading
-from bot.core.spans import command_words
+from bot.core.spans import first_command_word
 
 TOOLS_FORMAT = "tools3"  # part of the cache key of a repository's tool words: bump when they change
 _MAX_FILES = 400
@@ -95,7 +95,7 @@ def _first_words(lines: Iterable[str]) -> set[str]:
     out = set()
     for raw in lines:
         line = raw.strip()
-        first = command_words(line)[:1] if line and not line.startswith("#") else []
-        if first and _TOOL_WORD.fullmatch(first[0]):
-            out.add(first[0])
+        first = first_command_word(line) if line and not line.startswith("#") else None
+        if first and _TOOL_WORD.fullmatch(first):
+            out.add(first)
     return out
