@@ -1,7 +1,8 @@
 """A page whose fenced blocks move with `cd` before running a script: the script and its flags
 are those of the folder it moved to (`cd examples/dreambooth`, then `python train.py --lr 1` in
-that block or a later one), not a namesake at the root or beside the page. A `cd` docs-sync cannot follow (`cd $DIR`, `cd /opt`,
-a folder the reader makes) leaves the commands read as before."""
+that block or a later one), not a namesake at the root or beside the page. A `cd` docs-sync
+cannot follow (`cd $DIR`, `cd /opt`, a folder the reader makes) leaves the commands read as
+before."""
 
 from __future__ import annotations
 
