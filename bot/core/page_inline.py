@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from bot.core import lazyre
 from bot.core.spans import (
     link_path,
+    names_link_target,
     span_commands,
-    spelt_with_repository,
     split_span,
 )
 
@@ -169,7 +169,7 @@ def scan_inline(
                     v = src.find(value, at, end)
                     if v >= 0:
                         vpos, at = v, v + len(value)
-                command = next(commands, None) if kind == "flag" and token.startswith("--") else None
+                command = next(commands, None) if kind == "flag" else None  # one for each flag
                 span_refs.append(RawRef(token, kind, pos, where, value, vpos, column, row, command))
             refs.extend(span_refs)
             add_prose(f"\x01{len(spans)}\x02", None)
@@ -178,11 +178,10 @@ def scan_inline(
             links.append((tok.attrGet("href") or "", cur, tok.markup, len(refs)))
         elif t == "link_close" and links:
             href, opened, markup, before = links.pop()
-            # The link's text naming its target from above the repository (`trl/examples/`
-            # linking to the repository trl's examples/) is the link's path, checked as the link.
-            named = [
-                r for r in refs[before:] if r.kind == "path" and spelt_with_repository(r.token, str(href))
-            ]
+            # The link's text naming its target otherwise (`trl/examples/` linking to the
+            # repository trl's examples/, `docs/guide` to docs/guide.md) is the link's path,
+            # checked as the link.
+            named = [r for r in refs[before:] if r.kind == "path" and names_link_target(r.token, str(href))]
             if named:
                 refs[before:] = [r for r in refs[before:] if r not in named]
                 for span in spans:

@@ -200,13 +200,22 @@ def span_commands(content: str) -> list[tuple[str, ...] | None]:
     return [tuple(w for w, at in words if at + len(w) <= m.start()) for m in flags]
 
 
-def spelt_with_repository(token: str, href: str) -> bool:
-    """The link text names the file it links to from above its repository's root: the span
-    `trl/examples/notebooks/` of a link to `github.com/org/trl/tree/main/examples/notebooks/`."""
+def names_link_target(token: str, href: str) -> bool:
+    """The link text names the file it links to, though not as a path of the tree: from above its
+    repository's root (the span `trl/examples/notebooks/` of a link to `github.com/org/trl/tree/
+    main/examples/notebooks/`), or without its extension (`docs/guide` linking to
+    `.../blob/main/docs/guide.md`, or to `docs/guide.md`)."""
     m = _GITHUB_RE.match(href)
-    if m is None or not m.group(2).strip("/"):
+    if m is not None:
+        path = m.group(2).strip("/")
+        if path and token.strip("/") == f"{m.group(1)}/{path}":
+            return True
+    elif "://" in href:
         return False
-    return token.strip("/") == f"{m.group(1)}/{m.group(2).strip('/')}"
+    else:
+        path = href.split("#", 1)[0].split("?", 1)[0].removeprefix("./")
+    stem, dot, ext = path.rpartition(".")
+    return bool(dot and stem and ext) and "/" not in ext and token.removeprefix("./") == stem
 
 
 def link_path(href: str) -> tuple[str, str] | None:

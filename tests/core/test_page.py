@@ -794,3 +794,24 @@ def test_a_comment_in_backticks_inside_a_continued_command_keeps_it_going():
 def test_a_flag_written_equal_to_a_value_cites_that_value():
     assert split_span("--train_frac==1") == [("--train_frac", "flag", "1")]
     assert split_span("--train_frac=1") == [("--train_frac", "flag", "1")]
+
+
+def test_a_link_text_naming_its_target_without_its_extension_is_the_links_path():
+    p = page(
+        "See [`docs/guide`](https://github.com/o/r/blob/main/docs/guide.md) and [`setup`](./setup.md),\n"
+        "not [`docs/other`](https://github.com/o/r/blob/main/docs/guide.md).\n"
+    )
+    assert [(r.token, r.where) for r in p.refs if r.kind == "path"] == [
+        ("docs/guide.md", "url"),
+        ("./setup.md", "link"),
+        ("docs/other", "inline"),  # another name than its target's: a path of its own
+        ("docs/guide.md", "url"),
+    ]
+
+
+def test_each_flag_of_a_span_command_has_its_command_whatever_its_dashes():
+    p = page("Run `python x.py -train_steps 1 --lr 2`.\n")
+    assert [(r.token, r.command) for r in p.refs if r.kind == "flag"] == [
+        ("-train_steps", ("python", "x.py")),
+        ("--lr", ("python", "x.py", "-train_steps", "1")),
+    ]
