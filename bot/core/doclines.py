@@ -440,6 +440,31 @@ def written_by_program(doc: DocPage, line: int, token: str) -> bool:
     return False
 
 
+# The words after a path that is a folder inside somewhere the code computes or the reader's
+# machine has: "a ``scrapy/jobfiles`` subdirectory in :func:`platformdirs.user_state_dir`",
+# "a `models/` folder under `$XDG_CACHE_HOME`", "the `app/` directory in `~`".
+_INSIDE_ELSEWHERE = lazyre.compile(
+    r"^[`*_]*\s+(?:sub)?(?:directory|folder|dir)\s+(?:in|of|under|inside|within)\s+"
+    r"(?::[a-z]+:|[`*_]*\$|[`*_]*~|[`*_]+[\w.]+\(\))",
+    re.IGNORECASE,
+)
+
+
+def inside_elsewhere(doc: DocPage, line: int, token: str) -> bool:
+    """Whether the sentence says the path `token` on `line` is a folder inside a place a function
+    computes, an environment variable names or the home folder holds: not the repository's."""
+    if not 0 < line <= len(doc.lines):
+        return False
+    text = doc.lines[line - 1]
+    below = doc.lines[line].strip() if line < len(doc.lines) else ""
+    at = text.find(token)
+    while at >= 0:
+        if _INSIDE_ELSEWHERE.search((text[at + len(token) :] + " " + below)[:120]):
+            return True
+        at = text.find(token, at + 1)
+    return False
+
+
 # What a program prints when it refuses an option: argparse's `error: unrecognized arguments:`
 # and `ambiguous option:`, click's `No such option:`.
 _REFUSED = lazyre.compile(

@@ -48,6 +48,8 @@ _HISTORY_DIRS = frozenset(
         *("history", "releases", "release-notes"),
         # towncrier's news fragments: each says what one change did, for its release's notes
         *("changelog.d", "newsfragments", "news.d", "changes.d"),
+        # enhancement proposals: what was proposed then, not what the code does now
+        *("sep", "seps", "pep", "peps", "rfcs", "adr", "adrs", "proposals"),
     }
 )
 # Release notes, and pages about what was removed (they cite the flags a release took away).

@@ -171,6 +171,16 @@ def test_a_script_a_page_runs_after_cd_into_its_folder_is_coupled():
     assert found.pages == ("README.md",)
 
 
+def test_enhancement_proposals_are_no_pages_of_the_command_line():
+    files = {
+        "tool/cli.py": CLI,
+        "docs/usage.md": "# Usage\n\nPass `--model` and `--device cuda`.\n",
+        "sep/sep-019.md": "# SEP 19\n\nAdd `--model` and `--batch-size` to `tool/old.py`.\n",
+        "rfcs/0001-flags.md": "# RFC\n\nAdd `--model` and `--device`.\n",
+    }
+    assert plan(MemoryTree(files)).pages == ("docs/usage.md",)
+
+
 def test_nothing_to_couple_gives_no_config():
     files = {"tool/cli.py": CLI, "README.md": "# Tool\n\nSee `--help`.\n", "docs/a.md": "# A\n\n`--model`\n"}
     assert config_for(MemoryTree(files)) is None  # one flag cited: not enough to say what a page is about

@@ -14,6 +14,7 @@ from bot.core.check.near import closest, misspelt
 from bot.core.check.touched import Touched, cites_paths
 from bot.core.doclines import (
     fenced_lines,
+    inside_elsewhere,
     introduced_block,
     linked_elsewhere,
     made_by_reader,
@@ -86,6 +87,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # another site's name the page links (a model on the Hugging Face Hub)
     if written_by_program(doc, ref.line, ref.token):
         return  # what a command writes when the reader runs it ("will be saved to `out/x.jsonl`")
+    if inside_elsewhere(doc, ref.line, ref.token):
+        return  # "a `x/jobs` subdirectory in :func:`user_state_dir`": under a place of the reader's
     if a_flags_default(inputs, ref.token):
         return  # where a program of the rule's reads or writes when not told otherwise: the reader's
     if in_submodule(path, submodule_folders(inputs.head)):

@@ -276,6 +276,19 @@ def test_a_path_a_flag_of_the_rule_defaults_to_is_where_the_program_reads_not_a_
     assert kinds(unresolved(page, other)) == [("unresolved", "./available_models/conf.json")]
 
 
+def test_a_folder_inside_a_place_the_code_computes_or_the_home_holds_is_not_the_repositorys():
+    files = {"scrapy/__init__.py": ""}
+    page = (
+        "The directory for job files. When unset, a ``scrapy/jobfiles`` subdirectory in\n"
+        ":func:`platformdirs.user_state_dir` is used; models go to a `scrapy/models/` folder\n"
+        "under `$XDG_CACHE_HOME`.\n"
+    )
+    assert unresolved(page, files) == []
+    # a subdirectory of a folder of the repository is a path of the repository
+    [missing] = unresolved("Job files live in a `scrapy/jobfiles` subdirectory of `scrapy/`.\n", files)
+    assert missing.symbol == "scrapy/jobfiles"
+
+
 def test_partial_paths_bare_names_and_paths_outside_the_repository_resolve_quietly():
     files = {"src/fsdp_utils/kernels/a.py": ""}
     page = (
