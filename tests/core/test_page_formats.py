@@ -223,6 +223,14 @@ def test_mdx_reads_markdown_and_code_but_not_imports_exports_or_expressions():
     assert page("docs/a.mdx", "# Setup v1.2 (GPU)\n").sections[0].anchor == "setup-v1-2-gpu"
 
 
+def test_mdx_has_no_indented_code_so_an_indented_tip_is_prose():
+    src = "Train it.\n\n<Tip>\n    Pass `--amp` for native AMP.\n</Tip>\n\n    Also `--top-level`.\n"
+    expected = [("--amp", "inline", 4, ""), ("--top-level", "inline", 7, "")]
+    assert cited(page("docs/train.mdx", src)) == expected
+    # In Markdown the same lines are indented code, which names nothing.
+    assert cited(page("docs/train.md", src)) == []
+
+
 QMD = """
 ---
 title: Q

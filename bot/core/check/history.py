@@ -156,7 +156,7 @@ def from_history(
         for page in inputs.pages:
             for ref in page.new_refs:
                 key = (page.doc.path, ref.line, ref.token)
-                if key not in reported and _stale_flag(inputs, ref) and not _taken_openly(inputs, page, ref):
+                if key not in reported and _stale_flag(inputs, ref) and _judged_here(inputs, page, ref):
                     reported.add(key)
                     asked.append((None, page, ref))
     groups: dict[tuple[str, ...], set[str]] = {}
@@ -226,11 +226,13 @@ def _stale_flag(inputs: RuleInputs, ref: Ref) -> bool:
     )
 
 
-def _taken_openly(inputs: RuleInputs, page: Page, ref: Ref) -> bool:
-    """A flag the command line the page runs may take without declaring it (an open parser):
-    that the rule's parsers once declared it says nothing of it at head."""
+def _judged_here(inputs: RuleInputs, page: Page, ref: Ref) -> bool:
+    """Is the flag one of the rule's command lines at head? Not when the line passes it to
+    another program (`bash data/scripts/get_coco.sh --train`, a shell script's own option), nor
+    when the command line the page runs may take it without declaring it (an open parser): that
+    the rule's parsers once declared it says nothing of it there."""
     scope = inputs.own.scope(page.doc, ref, page.program)
-    return scope is not None and open_parser_takes(ref.token, scope.flags(inputs.head_facts.facts))
+    return scope is not None and not open_parser_takes(ref.token, scope.flags(inputs.head_facts.facts))
 
 
 def _succession(

@@ -295,3 +295,16 @@ def test_a_flag_a_command_now_takes_without_declaring_it_is_not_said_removed():
     history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "drop it (#2)", strict))
     [gone] = run(history, strict, "- `--lora-dir` names the adapter.", rule_=click_rule)
     assert (gone.kind, gone.message) == ("unresolved", "`--lora-dir` was removed in bbbbbbb (#2)")
+
+
+def test_a_flag_the_line_passes_to_another_program_is_not_said_removed():
+    # The parser once had `--train`; the line passes `--train` to a shell script of the repository,
+    # whose own option it is.
+    script = '#!/bin/bash\nfor opt in "$@"; do\n  case "${opt}" in\n    --train) train=true ;;\n'
+    script += "  esac\ndone\n"
+    old = {CLI: cli('"--train", action="store_true"', '"--data"'), "data/get.sh": script, DOC: PAGE}
+    new = {CLI: cli('"--data"'), "data/get.sh": script, DOC: PAGE}
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "drop it (#2)", new))
+    assert run(history, new, "Download it with `bash data/get.sh --train` first.") == ()
+    [gone] = run(history, new, "Train with `python tool/cli.py --train` first.")
+    assert (gone.kind, gone.message) == ("unresolved", "`--train` was removed in bbbbbbb (#2)")
