@@ -93,6 +93,9 @@ class DocPage:
     refs: tuple[Ref, ...]  # sorted by (line, order of appearance)
     claims: tuple[DefaultClaim, ...]
     anchors: frozenset[str]  # heading anchors + explicit <a id=..> / <a name=..> ids
+    # Long options written in plain text ("--amp defaults to native AMP"), where "prose": not
+    # refs, since `--` in prose is as often a dash; only the history may vouch for one.
+    mentions: tuple[Ref, ...] = ()
 
     def section_at(self, line: int) -> Section:
         i = bisect.bisect_right(self._section_lines, line) - 1
@@ -153,6 +156,7 @@ class _Walker:
         self.src = self.source.text
         self.headings: list[tuple[int, str, int]] = []  # (line, title, level)
         self.refs: list[RawRef] = []
+        self.mentions: list[RawRef] = []
         self.claims: list[RawClaim] = []
         self.anchors: set[str] = set()
 
@@ -200,6 +204,7 @@ class _Walker:
                         self.claims.extend(plain_claims(self.src, scan))
                         self.claims.extend(emphasized_claims(self.src, scan))
                 self.refs.extend(scan.refs)
+                self.mentions.extend(scan.mentions)
                 block = None
             elif t == "thead_open":
                 in_head, headers, default_col, body_row = True, [], None, -1
@@ -357,4 +362,12 @@ def parse_doc(path: str, text: str) -> DocPage:
             DefaultClaim(c.subject, c.value, line, section_at(line), c.text, col) for line, col, c in claims
         ),
         anchors=frozenset({s.anchor for s in sections if s.level > 0} | walker.anchors),
+        # reStructuredText's plain text makes `--` a dash (Sphinx's smartquotes): no option there
+        mentions=()
+        if fmt == "rst"
+        else tuple(
+            Ref(m.token, m.kind, line, m.where, section_at(line), col=col)
+            for m in walker.mentions
+            for line, col in [source.line_col(m.pos)]
+        ),
     )

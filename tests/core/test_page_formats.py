@@ -447,3 +447,17 @@ def test_rst_dashes_and_unescaped_plain_text_are_no_flags():
         """,
     )
     assert [r.token for r in p.refs] == ["--follow"]
+
+
+def test_long_options_in_plain_text_are_mentions_not_refs():
+    src = "Use --amp, or --lr=3 (--paren); not x--y, -- a dash, <--arrow-->, --x, --a/b or `--code`.\n"
+    p = page("docs/train.md", src)
+    assert [(m.token, m.where, p.lines[0][m.col : m.col + len(m.token)]) for m in p.mentions] == [
+        ("--amp", "prose", "--amp"),
+        ("--lr", "prose", "--lr"),
+        ("--paren", "prose", "--paren"),
+    ]
+    assert [r.token for r in p.refs] == ["--code"]
+    assert page("docs/x.mdx", "<Tip>\n    --apex-amp forces APEX.\n</Tip>\n").mentions[0].line == 2
+    # reStructuredText's plain text makes `--` a dash.
+    assert page("docs/train.rst", "Use --amp here.\n").mentions == ()

@@ -308,3 +308,39 @@ def test_a_flag_the_line_passes_to_another_program_is_not_said_removed():
     assert run(history, new, "Download it with `bash data/get.sh --train` first.") == ()
     [gone] = run(history, new, "Train with `python tool/cli.py --train` first.")
     assert (gone.kind, gone.message) == ("unresolved", "`--train` was removed in bbbbbbb (#2)")
+
+
+def test_an_option_in_plain_text_is_reported_when_the_history_shows_it_removed():
+    old = {CLI: cli('"--apex-amp", action="store_true"', '"--amp", action="store_true"'), DOC: PAGE}
+    new = {CLI: cli('"--amp", action="store_true"'), DOC: PAGE}
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "no more apex (#2)", new))
+    line = "--amp is native AMP. --apex-amp forces APEX. Pass --no-cache to docker, --foo-bar to it."
+    tree = MemoryTree(doc_edit(new, line))
+    [gone] = audit([rule()], tree, history=history).findings
+    assert (gone.kind, gone.symbol, gone.message) == (
+        "unresolved",
+        "--apex-amp",
+        "`--apex-amp` was removed in bbbbbbb (#2)",
+    )
+    assert gone.doc.line == 4
+    # Without a history nothing vouches for it: `--` in prose is as often a dash.
+    assert audit([rule()], tree).findings == ()
+
+
+def test_a_check_reports_an_option_in_plain_text_its_change_removed():
+    old = {CLI: cli('"--apex-amp", action="store_true"', '"--amp", action="store_true"'), DOC: PAGE}
+    old = doc_edit(old, "--apex-amp forces APEX.")
+    new = {**old, CLI: cli('"--amp", action="store_true"')}
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "no more apex (#2)", new))
+    report = check([rule()], MemoryTree(old), MemoryTree(new), changes_between(old, new), history=history)
+    assert [(f.symbol, f.doc.line, f.message) for f in report.findings] == [
+        ("--apex-amp", 4, "`--apex-amp` was removed in bbbbbbb (#2)")
+    ]
+    # A change that does not touch it says nothing of a line it left alone.
+    newer = {**new, "tool/other.py": "X = 1\n"}
+    assert (
+        check(
+            [rule()], MemoryTree(new), MemoryTree(newer), changes_between(new, newer), history=history
+        ).findings
+        == ()
+    )
