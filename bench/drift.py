@@ -101,7 +101,7 @@ def documented(rules: list[Rule], tree: GitTree) -> list[Target]:
             if text is None:
                 continue
             page = parse_doc(doc.path, text)
-            for ref in page.refs:
+            for ref in (*page.refs, *page.mentions):
                 declared = flags.get(ref.token, ())
                 if len({f.path for f in declared}) > 1 and ref.command:
                     declared = _run(found_programs, ref.command, declared, posixpath.dirname(doc.path))

@@ -325,6 +325,8 @@ def test_an_option_in_plain_text_is_reported_when_the_history_shows_it_removed()
     assert gone.doc.line == 4
     # Without a history nothing vouches for it: `--` in prose is as often a dash.
     assert audit([rule()], tree).findings == ()
+    # A check writing the line asks the history as an audit does.
+    assert [f.message for f in run(history, new, line)] == ["`--apex-amp` was removed in bbbbbbb (#2)"]
 
 
 def test_a_check_reports_an_option_in_plain_text_its_change_removed():
@@ -333,14 +335,11 @@ def test_a_check_reports_an_option_in_plain_text_its_change_removed():
     new = {**old, CLI: cli('"--amp", action="store_true"')}
     history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "no more apex (#2)", new))
     report = check([rule()], MemoryTree(old), MemoryTree(new), changes_between(old, new), history=history)
-    assert [(f.symbol, f.doc.line, f.message) for f in report.findings] == [
-        ("--apex-amp", 4, "`--apex-amp` was removed in bbbbbbb (#2)")
-    ]
+    # As a code span citing it is: the flag the change removed.
+    [gone] = report.findings
+    assert (gone.kind, gone.symbol, gone.doc.line) == ("removed", "--apex-amp", 4)
+    assert gone.message.startswith("flag `--apex-amp` no longer exists (defined at tool/cli.py:4")
     # A change that does not touch it says nothing of a line it left alone.
     newer = {**new, "tool/other.py": "X = 1\n"}
-    assert (
-        check(
-            [rule()], MemoryTree(new), MemoryTree(newer), changes_between(new, newer), history=history
-        ).findings
-        == ()
-    )
+    later = check([rule()], MemoryTree(new), MemoryTree(newer), changes_between(new, newer), history=history)
+    assert later.findings == ()
