@@ -25,6 +25,7 @@ from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
 from bot.core.packfiles import REPO_CONFIG
 from bot.core.page import parse_doc
+from bot.core.page_fences import run_folder
 
 if TYPE_CHECKING:
     from bot.core.programs import Programs
@@ -131,7 +132,7 @@ def plan(tree: Tree) -> Plan:
                 shared[parser.path] += 1
         hits = [p for p, n in shared.items() if n >= MIN_SHARED]
         hits += _whole_siblings(hits, shared, parsers)
-        hits += _run_by_name(runs.get(path, ()), parsers, found_programs, posixpath.dirname(path), hits)
+        hits += _run_by_name(runs.get(path, ()), parsers, found_programs, hits)
         if hits:
             pages.append(path)
             cited_by.update(hits)
@@ -144,26 +145,30 @@ def plan(tree: Tree) -> Plan:
 
 def _page_flags(
     tree: Tree, paths: Sequence[str]
-) -> tuple[dict[str, set[str]], dict[str, set[tuple[tuple[str, ...], str]]]]:
+) -> tuple[dict[str, set[str]], dict[str, set[tuple[tuple[str, ...], str, str]]]]:
     """Page -> the flags it cites, for each page that may cite one; and page -> the flags its
-    commands pass, each with the command's words before it."""
+    commands pass, each with the command's words before it and the folder it runs in."""
     out: dict[str, set[str]] = {}
-    runs: dict[str, set[tuple[tuple[str, ...], str]]] = {}
+    runs: dict[str, set[tuple[tuple[str, ...], str, str]]] = {}
     for path in (p for p in paths if _is_page(p)):
         text = tree.read(path)
         if text is None or len(text) > MAX_TEXT or "-" not in text:
             continue
         refs = [r for r in parse_doc(path, text).refs if r.kind == "flag"]
         out[path] = {r.token for r in refs}
-        runs[path] = {(r.command, r.token) for r in refs if r.command and r.where == "fence"}
+        folder = posixpath.dirname(path)
+        runs[path] = {
+            (r.command, r.token, run_folder(folder, r.cwd, tree.exists))
+            for r in refs
+            if r.command and r.where == "fence"
+        }
     return out, runs
 
 
 def _run_by_name(
-    runs: Iterable[tuple[tuple[str, ...], str]],
+    runs: Iterable[tuple[tuple[str, ...], str, str]],
     parsers: Sequence[Parser],
     found: Programs,
-    cwd: str,
     hits: Sequence[str],
 ) -> list[str]:
     """The argparse parsers of the programs a page's commands run by name (`python -m
@@ -172,13 +177,13 @@ def _run_by_name(
     though it cites fewer of its flags than a page must cite by name alone."""
     by_path = {p.path: p for p in parsers if p.kind == "argparse"}
     out: set[str] = set()
-    owners: dict[tuple[str, ...], str | None] = {}
-    for command, token in runs:
+    owners: dict[tuple[tuple[str, ...], str], str | None] = {}
+    for command, token, cwd in runs:  # cwd: the folder the command runs in
         if token in COMMON_FLAGS:
             continue
-        if command not in owners:
-            owners[command] = found.owner_of(command, cwd)
-        owner = owners[command]
+        if (command, cwd) not in owners:
+            owners[command, cwd] = found.owner_of(command, cwd)
+        owner = owners[command, cwd]
         if owner is None:
             continue
         for module in found.parsers(owner):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from bot.core import lazyre
 from bot.core.anchors import custom_id, docutils_id, github_anchor, mintlify_slug, pandoc_id
 from bot.core.page_claims import DEFAULT_HEADER, emphasized_claims, paragraph_claims, plain_claims, row_claims
-from bot.core.page_fences import config_refs, fence_refs
+from bot.core.page_fences import Shell, config_refs, fence_refs
 from bot.core.page_inline import (
     ANCHOR_TAG_RE,
     Inline,
@@ -68,6 +68,10 @@ class Ref:
     # command): the command's words before the token, `("torchrun", "--nproc-per-node", "8",
     # "train.py")`. None for a token cited on its own.
     command: tuple[str, ...] | None = None
+    # The folder a `cd` in a fenced block before the command moved to (in the same block or an
+    # earlier one of the page: page_fences.Shell), as written from the page's folder or the root
+    # (`examples/dreambooth`, `../scripts`); None when none did, or one went where we cannot follow.
+    cwd: str | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,7 @@ class _Walker:
         self.mentions: list[RawRef] = []
         self.claims: list[RawClaim] = []
         self.anchors: set[str] = set()
+        self.shell = Shell()  # where a `cd` in one of its blocks took the page's later commands
 
     def walk(self, tokens: list[Token], off: int, depth: int = 0) -> None:
         block: str | None = None  # what the next inline token belongs to
@@ -220,7 +225,7 @@ class _Walker:
             elif t == "tr_close" and not in_head:
                 self.claims.extend(row_claims(self.src, cells, default_col, row_hi))
             elif t == "fence" and tok.map is not None:
-                self.refs.extend(fence_refs(tok, tok.map[0] + off + 1, self.source, self.lines))
+                self.refs.extend(fence_refs(tok, tok.map[0] + off + 1, self.source, self.lines, self.shell))
                 self.refs.extend(config_refs(tok, tok.map[0] + off + 1, self.source, self.lines))
             elif t == "html_block" and tok.map is not None:
                 self.anchors.update(ANCHOR_TAG_RE.findall(tok.content))
@@ -355,7 +360,19 @@ def parse_doc(path: str, text: str) -> DocPage:
         lines=tuple(lines),
         sections=tuple(sections),
         refs=tuple(
-            Ref(r.token, r.kind, line, r.where, section_at(line), r.value, r.column, r.row, col, r.command)
+            Ref(
+                r.token,
+                r.kind,
+                line,
+                r.where,
+                section_at(line),
+                r.value,
+                r.column,
+                r.row,
+                col,
+                command=r.command,
+                cwd=r.cwd,
+            )
             for line, col, _, r in refs
         ),
         claims=tuple(

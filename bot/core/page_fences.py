@@ -3,8 +3,10 @@ YAML or TOML block sets."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bot.core import lazyre
@@ -107,6 +109,53 @@ def _fence_lang(tok: Token) -> str:
     return info.split(maxsplit=1)[0].lower() if info else ""
 
 
+def _cd(moved: list[str] | None, target: str, quoted: bool) -> list[str] | None:
+    """Where `cd target` leads from `moved` (the folders entered since the block started): a
+    relative path is followed, `..` included; anything else (`cd /opt/x`, `cd ~`, `cd -`,
+    `cd $DIR`, a quoted or globbed name) loses the way, and the commands after it are read as
+    if run from where the block started, as before any `cd`."""
+    if moved is None or quoted or target[:1] in ("/", "-", "$") or any(c in target for c in "*?$`{"):
+        return None
+    if target[:1] == "~":  # `cd ~/proj/pkg`: the home folder, where the clone may be (run_folder)
+        if not target.startswith("~/"):
+            return None
+        moved, target = [], target[2:]
+        out = ["~"]
+    else:
+        out = list(moved)
+    for part in target.split("/"):
+        if part in ("", "."):
+            continue
+        if part == ".." and out and out[-1] != "..":
+            out.pop()
+        else:
+            out.append(part)
+    return out
+
+
+def run_folder(page_folder: str, cwd: str | None, is_folder: Callable[[str], bool]) -> str:
+    """The repository folder a fenced command runs in, `cwd` being where its block's `cd` led
+    (Ref.cwd): that folder from the page's own, else from the root (a README's commands are
+    run from the clone), else below the clone's own folder (`cd proj/examples/x` after
+    `git clone .../proj`, `cd ~/proj/examples/x`). A folder the repository lacks (`mkdir build
+    && cd build`): the page's, as for a command no `cd` moved."""
+    if not cwd:
+        return page_folder
+    if cwd.startswith("~/"):  # the clone in the home folder (`~/proj/pkg`): its root, or below
+        below = posixpath.normpath(cwd[2:].partition("/")[2] or ".")
+        if below == ".":
+            return ""
+        return below if not below.startswith("..") and is_folder(below) else page_folder
+    for candidate in (posixpath.join(page_folder, cwd), cwd):
+        path = posixpath.normpath(candidate)
+        if path == ".":
+            return ""
+        if path != ".." and not path.startswith("../") and is_folder(path):
+            return path
+    rest = posixpath.normpath(cwd.partition("/")[2] or ".")
+    return rest if rest != "." and not rest.startswith("..") and is_folder(rest) else page_folder
+
+
 def config_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str]) -> list[RawRef]:
     """The keys a YAML or TOML block sets (kind "key", bot/core/configblocks.py), each at its name."""
     from bot.core.configblocks import CONFIG_LANGS, block_keys
@@ -125,7 +174,18 @@ def config_refs(tok: Token, first_line0: int, source: PageSource, lines: list[st
     return out
 
 
-def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str]) -> list[RawRef]:
+@dataclass
+class Shell:
+    """Where a page's commands run: the folders `cd` entered since its first block, block after
+    block in page order (a reader runs a tutorial's blocks in one shell: `cd examples/x` under
+    "Setup", `python train.py` under "Training"); None once one went where we cannot follow."""
+
+    moved: list[str] | None = field(default_factory=list)
+
+
+def fence_refs(
+    tok: Token, first_line0: int, source: PageSource, lines: list[str], shell: Shell | None = None
+) -> list[RawRef]:
     """Flags (with values) and script paths a shell block passes, each with the words of its
     command before it; other languages cite nothing. Whose flags they are is the check's call."""
     lang = _fence_lang(tok)
@@ -144,6 +204,7 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
     # A command runs across `\` continuations; segments split at && | ; and a bare `--`.
     command: list[str] = []
     continued, script_seen = False, False
+    shell = shell if shell is not None else Shell()
     for i, content_line in enumerate(tok.content.split("\n")):
         line0 = first_line0 + i
         if line0 >= len(lines):
@@ -190,6 +251,11 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
             if not command and (ASSIGN_RE.match(word) or word in PREFIX_WORDS):
                 skip_to = k + quoted_value(words, k, text)  # `A="x.py y"`: the value is no command
                 continue
+            if command == ["cd"]:
+                shell.moved = _cd(shell.moved, word, quoted(col))
+                command.append(word)
+                continue
+            cwd = "/".join(shell.moved) if shell.moved else None
             m = FLAG_RE.match(word)
             if quoted(col):
                 pass  # inside a quoted argument (`extra_args="--no-rope-fusion"`): a value, not a flag
@@ -203,9 +269,8 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
                     joined = bracketed(words, k + 1, text)
                     if joined is not None:  # `[fp8 | bf16]`: its `|` is no pipe
                         value, skip_to = joined
-                out.append(
-                    RawRef(flag, "flag", base + col, "fence", value, vpos, command=tuple(command) or None)
-                )
+                made = tuple(command) or None
+                out.append(RawRef(flag, "flag", base + col, "fence", value, vpos, command=made, cwd=cwd))
             elif (
                 not script_seen
                 and word.endswith(_SCRIPT_EXTS)
@@ -213,7 +278,7 @@ def fence_refs(tok: Token, first_line0: int, source: PageSource, lines: list[str
                 and not (command and command[-1].startswith("-") and "=" not in command[-1])
             ):
                 # The script a command runs: `python3 tools/x.py`, `./run.sh`, `torchrun ... train.py`.
-                out.append(RawRef(word, "path", base + col, "fence", command=tuple(command) or None))
+                out.append(RawRef(word, "path", base + col, "fence", command=tuple(command) or None, cwd=cwd))
                 script_seen = True
             command.append(word)
     return out

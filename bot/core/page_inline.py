@@ -40,6 +40,7 @@ class RawRef:
     column: str | None = None
     row: int | None = None
     command: tuple[str, ...] | None = None
+    cwd: str | None = None  # Ref.cwd
 
 
 @dataclass

@@ -160,6 +160,17 @@ def test_a_program_a_page_runs_by_name_with_a_flag_it_takes_is_coupled():
     assert config_for(MemoryTree(unrun)) is None
 
 
+def test_a_script_a_page_runs_after_cd_into_its_folder_is_coupled():
+    files = {
+        "examples/split/run.py": CONVERT.replace("--input", "--in-file"),
+        "run.py": CLI,  # the root's namesake: not what the block runs
+        "README.md": "# Split\n\n```bash\ncd examples/split\npython run.py --in a.json --output b\n```\n",
+    }
+    found = plan(MemoryTree(files))
+    assert {p.path for p in found.parsers} == {"examples/split/run.py"}
+    assert found.pages == ("README.md",)
+
+
 def test_nothing_to_couple_gives_no_config():
     files = {"tool/cli.py": CLI, "README.md": "# Tool\n\nSee `--help`.\n", "docs/a.md": "# A\n\n`--model`\n"}
     assert config_for(MemoryTree(files)) is None  # one flag cited: not enough to say what a page is about

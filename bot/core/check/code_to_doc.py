@@ -264,10 +264,13 @@ def _claims(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> Non
             continue  # a bare value is a claim about the one flag offering it (doclines.may_mean)
         if claim.subject is not None and is_external(claim.subject, inputs.rule.external):
             continue
+        about = list(_claim_deltas(claim, found, aliases))
+        if not about:
+            continue  # no default it may claim changed: which program it is about does not matter
         scope = inputs.own.line_scope(doc, claim.line, claim.subject, page.program)
         if scope is None:
             continue  # a claim about another program's flag
-        for delta in for_scope(list(_claim_deltas(claim, found, aliases)), scope, inputs.base_facts):
+        for delta in for_scope(about, scope, inputs.base_facts):
             old, new = delta.old, delta.new
             assert new is not None
             was_true = doclines.same_default(claim.value, delta.old_value)

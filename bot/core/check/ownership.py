@@ -41,6 +41,7 @@ from bot.core.extract import parsed, walk
 from bot.core.extract.imports import PROJECT_FILES, Modules
 from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, parse_doc
+from bot.core.page_fences import run_folder
 from bot.core.programs import LAUNCHER_WORD, Programs, for_subcommand, invoked, subcommands
 from bot.core.rules import Rule
 from bot.core.script_urls import project_names
@@ -226,6 +227,11 @@ class Ownership:
         if ref.where == "link":
             path = relative_to(folder, token)
             return CitedPath(path, True, folder) if path else None
+        if ref.cwd is not None:  # a script a command runs after its block's `cd`
+            moved = run_folder(folder, ref.cwd, self.exists)
+            path = relative_to(moved, token) if moved != folder else None
+            if path is not None and self.exists(path):
+                return CitedPath(path, True, moved)
         # Code (`./run.sh`, `pkg/mod.py`) is mostly run or read from the repository's root; a
         # path that is not there may still sit next to the page.
         root = normalize(token.removeprefix("./")) if not token.startswith("../") else None
@@ -416,7 +422,7 @@ class Ownership:
             fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
             refs = parse_doc(path + ".md", f"{fence}bash\n{text}\n{fence}\n").refs
             runs = [
-                (r, self._run(r.command, path) if r.command and not is_fragment(r.command) else None)
+                (r, self._run(r.command, path, r.cwd) if r.command and not is_fragment(r.command) else None)
                 for r in refs
                 if r.kind == "flag"
             ]
@@ -433,16 +439,18 @@ class Ownership:
                     found.setdefault(ref.token, set()).add(run.program)
         return found
 
-    def command_scope(self, command: Sequence[str], doc_path: str) -> Scope | None:
+    def command_scope(self, command: Sequence[str], doc_path: str, cwd: str | None = None) -> Scope | None:
         """The program a command runs, when it is one whose flags the rule reads; else None."""
-        return self._run(command, doc_path).scope
+        return self._run(command, doc_path, cwd).scope
 
-    def _run(self, command: Sequence[str], doc_path: str) -> Run:
+    def _run(self, command: Sequence[str], doc_path: str, cwd: str | None = None) -> Run:
         """What a command runs: a program whose flags the rule reads (with its scope), another
-        program of the repository, or nothing of the repository's."""
+        program of the repository, or nothing of the repository's. `cwd`: where a `cd` before it
+        led (Ref.cwd)."""
         if self.programs is None:
             return Run(_FOREIGN)
-        found = self.programs.command(list(command), posixpath.dirname(doc_path))
+        folder = run_folder(posixpath.dirname(doc_path), cwd, self.exists)
+        found = self.programs.command(list(command), folder)
         if found is None:
             return Run(_FOREIGN)
         if found.program not in self._read:
@@ -465,7 +473,7 @@ class Ownership:
         if ref.command is None and ref.token not in self._tokens() and self._after_tool_word(doc, ref):
             return None
         if ref.command is not None and not is_fragment(ref.command):
-            return self.command_scope(ref.command, doc.path)
+            return self.command_scope(ref.command, doc.path, ref.cwd)
         return self.line_scope(doc, ref.line, ref.token, program)
 
     def line_scope(
@@ -573,7 +581,7 @@ class Ownership:
                 if ref.command is not None and ref.where == "fence":
                     # A command a code span writes in a sentence scopes its own flags only.
                     words = ref.command if ref.kind == "flag" else (*ref.command, ref.token)
-                    run = self._launcher_usage(words, doc.path, self._run(words, doc.path))
+                    run = self._launcher_usage(words, doc.path, self._run(words, doc.path, ref.cwd))
                 elif (
                     ref.kind == "path" and ref.token.endswith(".py") and self._has_own_parser(ref.token, doc)
                 ):
@@ -651,7 +659,7 @@ class Ownership:
                 and r.command is not None
                 and (
                     passed_on(r.command)
-                    or (not is_fragment(r.command) and self._run(r.command, doc.path).kind == _FOREIGN)
+                    or (not is_fragment(r.command) and self._run(r.command, doc.path, r.cwd).kind == _FOREIGN)
                 )
             ) | self._foreign_short(doc)
         return self._foreign_flags[doc.path]
