@@ -438,7 +438,8 @@ def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
             continue
         # A module with no declaring call may hand a dataclass to a builder of another module,
         # or have a configuring file override its settings (`exec(open('configurator.py')...)`).
-        if not any(call in text for call in _DECLARING) and "dataclass" not in text and "exec(" not in text:
+        declares = any(call in text for call in _DECLARING) or "configargparse" in text
+        if not declares and "dataclass" not in text and "exec(" not in text:
             continue
         named = tuple(c for c in _DECLARING if c + "(" in text)
         calls = ("add_argument", *named) if set(named) - {"add_argument"} else ()

@@ -259,7 +259,7 @@ def fence_refs(
             m = FLAG_RE.match(word)
             if quoted(col):
                 pass  # inside a quoted argument (`extra_args="--no-rope-fusion"`): a value, not a flag
-            elif m and word.startswith("--"):
+            elif m:
                 flag, rest = m.group(0), word[m.end() :]
                 value, vpos = None, None
                 if rest.startswith("=") and len(rest) > 1:

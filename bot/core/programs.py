@@ -32,7 +32,7 @@ from bot.core.extract.imports import MAIN, PROJECT_FILES, TOP, Modules
 from bot.core.extract.scripts import EntryPoint, from_pyproject, from_setup_cfg, from_setup_py
 from bot.core.model import Fact, Tree
 from bot.core.rules import Source
-from bot.core.script_urls import own_repositories, url_path
+from bot.core.script_urls import is_project_name, names_in_files, own_repositories, url_path
 
 # Words before the command that do not change which program runs.
 _PREFIXES = frozenset({"$", ">", "sudo", "env", "time", "nohup", "exec", "command", "!"})
@@ -112,6 +112,7 @@ class Programs:
         self._options: dict[str, frozenset[str]] = {}
         self._forwards: dict[str, list[launchers.Forward]] = {}
         self._own_names: frozenset[str] | None = None
+        self._project_names: frozenset[str] | None = None
         self._tops: dict[frozenset[str], frozenset[str | None]] = {}
 
     # --- command lines ---------------------------------------------------------------------------
@@ -311,11 +312,20 @@ class Programs:
         for candidate in candidates:
             if not candidate.startswith("../") and candidate in self.modules.paths:
                 return candidate
+        top, _, rest = word.partition("/")
+        if rest and rest in self.modules.paths and is_project_name(top, self.project_names()):
+            return rest  # `python proj/tools/x.py`, from the folder the project is cloned into
         return None
 
     def own_repositories(self) -> frozenset[str]:
         """The GitHub repositories (`owner/name`) the project files call this project's."""
         return self._own()
+
+    def project_names(self) -> frozenset[str]:
+        """The names the project goes by (bot/core/script_urls.py)."""
+        if self._project_names is None:
+            self._project_names = names_in_files(self.modules.tree.read, self._own())
+        return self._project_names
 
     def _own(self) -> frozenset[str]:
         """The GitHub repositories (`owner/name`) the project files call this project's."""

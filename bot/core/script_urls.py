@@ -8,9 +8,10 @@ this revision lacks, is no script of ours. Pure: it reads the texts it is given.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from bot.core import lazyre
+from bot.core.extract.imports import PROJECT_FILES
 
 # `raw.githubusercontent.com/O/R/REF/PATH` and `github.com/O/R/(blob|raw)/REF/PATH`; REF may hold
 # slashes (`refs/heads/main`), so PATH is found by trying the tails the tree has.
@@ -59,6 +60,19 @@ def project_names(texts: Iterable[tuple[str, str]], own: frozenset[str] = frozen
         pattern = _SETUP_NAME if name.endswith(".py") else _NAME_KEY
         found.update(m.lower() for m in pattern.findall(text))
     return frozenset(found)
+
+
+def names_in_files(read: Callable[[str], str | None], own: frozenset[str]) -> frozenset[str]:
+    """`project_names` of the root's project files, as `read` gives them."""
+    texts = [(name, text) for name in PROJECT_FILES if (text := read(name)) is not None]
+    return project_names(texts, own)
+
+
+def is_project_name(word: str, names: frozenset[str]) -> bool:
+    """Is `word` one of the project's `names`: the folder it is cloned into (`lmdeploy/generate.sh`
+    for the root's `generate.sh`, `python OpenNMT-py/tools/x.py` for `tools/x.py`)?"""
+    lowered = word.lower()
+    return lowered in names or lowered.replace("_", "-") in names
 
 
 def url_path(word: str, own: frozenset[str], paths: frozenset[str]) -> str | None:

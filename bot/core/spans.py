@@ -9,7 +9,15 @@ from bot.core import lazyre
 
 # A dot inside a flag is part of it (`--train.seed`, a dotted config hierarchy); one at its end
 # ends the sentence.
-FLAG_RE = lazyre.compile(r"(?<![\w-])--[A-Za-z0-9](?:[A-Za-z0-9_*-]|\.(?=[A-Za-z0-9_])|<[^<>\s]*>)*")
+# A long flag (`--max-steps`), or one written with a single dash as argparse allows and some
+# parsers declare (OpenNMT-py's `-train_steps` beside `--train_steps`): only those with an `_`,
+# since `-Wall`, `-xvf` and `-std=c++17` are other tools' options, and a page's is judged only
+# where a parser declares it (bot/core/check/inputs.py).
+_DASH_FLAG = r"-[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*(?![\w-])"
+FLAG_RE = lazyre.compile(
+    r"(?<![\w-])(?:--[A-Za-z0-9](?:[A-Za-z0-9_*-]|\.(?=[A-Za-z0-9_])|<[^<>\s]*>)*|" + _DASH_FLAG + ")"
+)
+DASH_FLAG_RE = lazyre.compile(_DASH_FLAG)
 _SHORT_FLAG_RE = lazyre.compile(r"-[A-Za-z](?:[ =](\S+))?")
 _NAME_RE = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 _NAME_VALUE_RE = lazyre.compile(r"([A-Za-z_][A-Za-z0-9_.]*)=(\S+)")
@@ -25,7 +33,7 @@ ASSIGN_RE = lazyre.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 def classify(token: str) -> str:
     """flag, path, name or value: what kind of thing a cited token is."""
-    if token.startswith("--") or re.fullmatch(r"-[A-Za-z]", token):
+    if token.startswith("--") or re.fullmatch(r"-[A-Za-z]", token) or DASH_FLAG_RE.fullmatch(token):
         return "flag"
     if "://" in token:
         return "value"

@@ -828,3 +828,17 @@ def test_modules_imported_in_the_entry_point_and_handed_around_are_run_whole():
     # A module read through one of its functions (`tool.cli.helpers.setup()`) is that function.
     assert "tool/cli/helpers.py" not in parsers
     assert found.scripts_parsers() == parsers
+
+
+def test_a_script_named_from_the_folder_the_project_is_cloned_into_is_its_own():
+    tree = MemoryTree(
+        {
+            "setup.py": 'from setuptools import setup\nsetup(name="OpenNMT-py")\n',
+            "tools/extract_vocabulary.py": "import argparse\np = argparse.ArgumentParser()\n",
+        }
+    )
+    found = programs(tree)
+    assert found.owner_of(["python3", "OpenNMT-py/tools/extract_vocabulary.py", "-out_file", "v"]) == (
+        "tools/extract_vocabulary.py"
+    )
+    assert found.owner_of(["python3", "other/tools/extract_vocabulary.py"]) is None  # another project's

@@ -95,7 +95,7 @@ def build(
     gone = vanished_names(rule, base, head, touched.paths, touched.renames, cache, owned)
     # Pages the change cannot reach are neither read nor judged (reach.py).
     reach = Reach.of(rule, base_facts, head_facts, _gone_parts(touched, head), gone)
-    pages = tuple(_pages(rule, base, head, touched, cache, reach, base_facts))
+    pages = tuple(_pages(rule, base, head, touched, cache, reach, owned, base_facts))
     env = None
     if any((n := env_name(r.token)) is not None and n not in owned for p in pages for r in p.new_refs):
         env = environment(rule, head, touched.renames, cache)
@@ -154,8 +154,11 @@ def _pages(
     touched: Touched,
     cache: ParseCache | None,
     reach: Reach,
+    owned: set[str],
     base_facts: Facts,
 ) -> list[Page]:
+    """`owned`: the tokens the rule's sources have at base or head."""
+
     def base_knows(token: str) -> bool:
         return base_facts.knows(token, flag=True)
 
@@ -169,7 +172,7 @@ def _pages(
             continue
         base_text = base.read(target.path)
         doc = parse_doc_cached(head_path, head_text, head.blob_id(head_path), cache)
-        refs = tuple(r for r in doc.refs if in_scope(r.section.path, target.sections))
+        refs = tuple(r for r in doc.refs if in_scope(r.section.path, target.sections) and _judged(r, owned))
         mentions = tuple(r for r in doc.mentions if in_scope(r.section.path, target.sections))
         if base_text is None:  # a new page (or an audit): every line is the change's own
             new_refs = refs
@@ -179,6 +182,12 @@ def _pages(
             mentions = tuple(r for r in mentions if r.line in changed or base_knows(r.token))
         pages.append(Page(doc, target.sections, refs, new_refs, target.program, mentions))
     return pages
+
+
+def _judged(ref: Ref, owned: set[str]) -> bool:
+    """A flag written with one dash (`-train_steps`) is judged only where a source declares it,
+    at base or at head: elsewhere it is another tool's (`cmake -DCMAKE_BUILD_TYPE=Release`)."""
+    return ref.kind != "flag" or ref.token.startswith("--") or len(ref.token) == 2 or ref.token in owned
 
 
 def _may_change(

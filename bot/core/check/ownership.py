@@ -38,13 +38,13 @@ from bot.core.check import spellings, undeclared_spellings
 from bot.core.check.tools import tool_words
 from bot.core.doclines import fenced_lines
 from bot.core.extract import parsed, walk
-from bot.core.extract.imports import PROJECT_FILES, Modules
+from bot.core.extract.imports import Modules
 from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, parse_doc
 from bot.core.page_fences import run_folder
 from bot.core.programs import LAUNCHER_WORD, Programs, for_subcommand, invoked, subcommands
 from bot.core.rules import Rule
-from bot.core.script_urls import project_names
+from bot.core.script_urls import is_project_name, names_in_files
 from bot.core.spans import command_words
 
 if TYPE_CHECKING:
@@ -196,11 +196,9 @@ class Ownership:
         if not rest or not self.head.exists(rest) or self.head.exists(path):
             return False
         if self._names is None:
-            texts = [(n, self.head.read(n)) for n in PROJECT_FILES]
-            found = [(n, t) for n, t in texts if t is not None]
-            own = self.programs.own_repositories() if self.programs is not None else frozenset()
-            self._names = project_names(found, own)
-        return top.lower() in self._names or top.lower().replace("_", "-") in self._names
+            named = self.programs.project_names() if self.programs is not None else None
+            self._names = named if named is not None else names_in_files(self.head.read, frozenset())
+        return is_project_name(top, self._names)
 
     def exists(self, path: str) -> bool:
         """Is `path` a file or folder at base or at head?"""

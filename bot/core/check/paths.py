@@ -86,6 +86,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # another site's name the page links (a model on the Hugging Face Hub)
     if written_by_program(doc, ref.line, ref.token):
         return  # what a command writes when the reader runs it ("will be saved to `out/x.jsonl`")
+    if a_flags_default(inputs, ref.token):
+        return  # where a program of the rule's reads or writes when not told otherwise: the reader's
     if in_submodule(path, submodule_folders(inputs.head)):
         return  # a file of the repository a submodule pins: nothing of it is in this tree
     if not cited.relative and inputs.own.named_from_above(path):
@@ -106,6 +108,20 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         line=ref.line,
         edit=(written, suggested) if suggested else None,
     )
+
+
+def a_flags_default(inputs: RuleInputs, token: str) -> bool:
+    """Is `token` the default of a flag of the rule's sources at head (the server's
+    `--model_config`, `default="./available_models/conf.json"`)? A page telling of the file there
+    describes the program, whether or not the repository ships one."""
+    cited = _as_default(token)
+    return bool(cited) and any(
+        _as_default(default) == cited for f in inputs.head_facts.flags() if (default := f.attr("default"))
+    )
+
+
+def _as_default(path: str) -> str:
+    return path.strip().strip("'\"").removeprefix("./").rstrip("/")
 
 
 # Commands whose last word names the file (or folder) they make: `cp src dst`, `mv`, `ln -s`, and

@@ -39,6 +39,7 @@ from bot.core.extract import (
 )
 from bot.core.extract.argparse_calls import flags, sorted_attrs, string_value
 from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, value
+from bot.core.extract.option_aliases import CONFIGARGPARSE_ALIASES, declares_by_alias, imports_configargparse
 from bot.core.extract.scopes import SCOPES, Scope, ScopeNode
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -50,6 +51,8 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     out: list[Fact] = []
     # A rule may name wrappers that declare flags too, e.g. miles' `reset_arg(parser, "--load", ...)`.
     names = frozenset(source.calls) or DECLARING_CALLS
+    if imports_configargparse(tree):  # its `add` and `add_arg` (option_aliases.py)
+        names |= CONFIGARGPARSE_ALIASES
     if not any(is_add_argument(node, names) for node in walk.nodes(tree)):
         # No declaring call, so no helper forwarding to one (most modules); a builder of another
         # module may still be handed one of its dataclasses, a script's settings may be
@@ -178,6 +181,8 @@ def is_add_argument(node: ast.AST, names: frozenset[str] = DECLARING_CALLS) -> T
         return False
     func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if name in CONFIGARGPARSE_ALIASES and name in names:
+        return declares_by_alias(node)
     return name in names
 
 

@@ -28,12 +28,13 @@ from typing import NamedTuple
 
 from bot.core.extract import argv_flags, parsed, walk
 from bot.core.extract.global_overrides import is_override_call, overrides_at
+from bot.core.extract.option_aliases import declares_by_alias
 from bot.core.model import Tree
 
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-12"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-13"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -109,11 +110,12 @@ def summarize(text: str) -> Summary | None:
     tyro = "tyro" in text
     # `.command(`: a command module may name neither, registering on an app it imports
     decorated = any(m in text for m in _DECORATED) or ".command(" in text
+    aliased = "configargparse" in text
     # Each top-level statement is walked once, for every question asked of it.
     for stmt in _top_statements(tree.body):
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             if stmt.name not in units:
-                units[stmt.name] = _unit_of([(stmt, walk.every(stmt))], tyro, decorated)
+                units[stmt.name] = _unit_of([(stmt, walk.every(stmt))], tyro, decorated, aliased)
         elif _is_main_guard(stmt):
             main.append((stmt, walk.every(stmt)))
         else:
@@ -127,8 +129,8 @@ def summarize(text: str) -> Summary | None:
                 for target in targets:
                     if isinstance(target, ast.Name):
                         values[target.id] = values.get(target.id, frozenset()) | _unit([stmt.value]).refs
-    units[TOP] = _unit_of(top, tyro, decorated)
-    units[MAIN] = _unit_of(main, tyro, decorated)
+    units[TOP] = _unit_of(top, tyro, decorated, aliased)
+    units[MAIN] = _unit_of(main, tyro, decorated, aliased)
     imports: dict[str, list[Import]] = {}
     classes: list[ast.ClassDef] = []
     for node in _statements(tree):
@@ -245,7 +247,8 @@ def _unit(nodes: list[ast.AST], tyro: bool = False, decorated: bool = False) -> 
     return _unit_of([(node, walk.every(node)) for node in nodes], tyro, decorated)
 
 
-def _unit_of(roots: list[Walked], tyro: bool = False, decorated: bool = False) -> Unit:
+def _unit_of(roots: list[Walked], tyro: bool = False, decorated: bool = False, aliased: bool = False) -> Unit:
+    """`aliased`: the module imports configargparse, whose `add` and `add_arg` are add_argument."""
     # Imported here: click_names brings the argparse reader, which a warm check never loads.
     from bot.core.extract.click_names import GROUP_BASES
 
@@ -278,6 +281,7 @@ def _unit_of(roots: list[Walked], tyro: bool = False, decorated: bool = False) -
                     or _chain(node.func) in ("add_argument",)
                     or (isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument")
                     or (decorated and last in _DECLARING_CALLS)
+                    or (aliased and declares_by_alias(node))
                     or (last == "exec" and is_override_call(node))  # its settings are its flags
                 )
                 called = _chain(node.func) or ""

@@ -266,6 +266,16 @@ def test_a_path_a_command_writes_its_results_to_is_the_runs_output():
     assert lives.symbol == "judge/data/answers.jsonl"
 
 
+def test_a_path_a_flag_of_the_rule_defaults_to_is_where_the_program_reads_not_a_missing_file():
+    server = cli('"--model_config", "-m", default="./available_models/conf.json"', '"--port", default="x"')
+    files = {CLI: server, "available_models/example.conf.json": ""}
+    page = "A server configuration file (`./available_models/conf.json`) is required.\n"
+    assert unresolved(page, files) == []
+    # no flag defaults to it: a missing file of the repository's
+    other = {CLI: cli('"--model_config", default="conf.json"'), "available_models/example.conf.json": ""}
+    assert kinds(unresolved(page, other)) == [("unresolved", "./available_models/conf.json")]
+
+
 def test_partial_paths_bare_names_and_paths_outside_the_repository_resolve_quietly():
     files = {"src/fsdp_utils/kernels/a.py": ""}
     page = (
