@@ -42,9 +42,18 @@ _MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "orterun"})
 _SCRIPT_EXTS = (".py", ".sh")
 
 
+def _nowhere(col: int) -> bool:
+    return False
+
+
+_NOWHERE: Callable[[int], bool] = _nowhere
+
+
 def _quoted_spans(text: str) -> Callable[[int], bool]:
     """Whether a column of a shell line sits inside a quoted string (a `$(...)` in one is a
     command again: `A="$(python3 x.py)"`)."""
+    if '"' not in text and "'" not in text:
+        return _NOWHERE  # most lines: nothing is quoted, and no character need be looked at
     inside: list[bool] = []
     stack: list[str] = []  # open quotes and `$(` substitutions, innermost last
     escaped = False

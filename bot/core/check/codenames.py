@@ -205,13 +205,16 @@ class Environment:
 
 
 def environment(
-    rule: Rule, head: Tree, renames: Mapping[str, str], cache: ParseCache | None
+    rule: Rule, head: Tree, renames: Mapping[str, str], cache: ParseCache | None, cited: Collection[str]
 ) -> Environment | None:
-    """None when a source could not be read whole: then any name may be used past where it stopped."""
+    """None when a source could not be read whole: then any name may be used past where it stopped.
+    Of the names the sources use, only `cited` (the variables the page may name) are asked about:
+    a file whose text writes none of them, nor `environ` or `getenv`, is not tokenized."""
     read: set[str] = set()
     used: set[str] = set()
+    mentions = {*cited, "environ", "getenv"}
     for path in dict.fromkeys(renames.get(p, p) for s in rule.sources if s.kind != "paths" for p in s.paths):
-        tokens = code_tokens_cached(path, head, cache)
+        tokens = code_tokens_cached(path, head, cache, mentions)
         if tokens is None:
             continue
         if tokens.error is not None:

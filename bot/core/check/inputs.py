@@ -97,8 +97,9 @@ def build(
     reach = Reach.of(rule, base_facts, head_facts, _gone_parts(touched, head), gone)
     pages = tuple(_pages(rule, base, head, touched, cache, reach, owned, base_facts))
     env = None
-    if any((n := env_name(r.token)) is not None and n not in owned for p in pages for r in p.new_refs):
-        env = environment(rule, head, touched.renames, cache)
+    cited = {n for p in pages for r in p.new_refs if (n := env_name(r.token)) is not None and n not in owned}
+    if cited:
+        env = environment(rule, head, touched.renames, cache, cited)
     return RuleInputs(
         rule=rule,
         base=base,

@@ -213,6 +213,26 @@ def test_a_doc_edit_citing_a_near_miss_of_an_environment_variable_the_code_reads
     )
 
 
+def test_a_source_that_names_no_cited_variable_nor_the_environment_is_not_read_for_them():
+    # pkg/broken.py does not tokenize, so it could use any name past where it stops, but its text
+    # writes neither the cited variable nor `environ`/`getenv`: the near miss is still reported.
+    config = ENV_CONFIG.replace("path: pkg/api.py}", "paths: [pkg/api.py, pkg/broken.py]}")
+    base = {
+        "pkg/api.py": ENV_API,
+        "pkg/broken.py": 'X = """never closed\n',
+        "docs/env.md": "# Env\n\nNone.\n",
+    }
+    page = "# Env\n\nSet `MILES_NUM_NODE` to the node count.\n"
+    (finding,) = run(base, {**base, "docs/env.md": page}, config)
+    assert finding.symbol == "MILES_NUM_NODE"
+    # One that writes the variable (here in its unclosed string) may use it: nothing is said.
+    broken = 'X = """MILES_NUM_NODE never closed\n'
+    assert (
+        run({**base, "pkg/broken.py": broken}, {**base, "pkg/broken.py": broken, "docs/env.md": page}, config)
+        == ()
+    )
+
+
 def test_a_variable_the_sources_name_in_a_help_text_is_no_near_miss():
     # The sources read PIPX__DOC_DEFAULT_PYTHON and tell of PIPX_DEFAULT_PYTHON in a help text;
     # another module reads that one.
