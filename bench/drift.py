@@ -6,7 +6,8 @@
 Without `--rules`, the rules are what `docs-sync init` writes for `--rev`, unedited: the setup a
 new user has on the first day. From those rules it lists every documented fact: a flag (or
 config key) one file of the rules' sources declares and one of the rule's pages cites (a token
-several files declare is left out: which one a line means is a judgement, not a ground truth). For a seeded
+several files declare is left out: which one a line means is a judgement, not a ground truth,
+unless the line's command runs a program that takes only one of them). For a seeded
 sample of them it makes the change a maintainer would make to the code alone, each as one commit
 on top of `--rev` in a scratch repository that borrows the clone's objects (nothing is checked
 out, the clone is never written):
@@ -31,6 +32,7 @@ import argparse
 import ast
 import json
 import os
+import posixpath
 import random
 import re
 import subprocess
@@ -46,6 +48,7 @@ from bot.core.model import Fact
 from bot.core.packfiles import REPO_CONFIG
 from bot.core.packs import parse_repo_config
 from bot.core.page import parse_doc
+from bot.core.programs import Programs, programs
 from bot.core.rules import Rule
 from bot.trees.git import GitRepo, GitTree
 
@@ -78,8 +81,16 @@ class Drift:
     expected: dict[str, set[int]]
 
 
+def _run(found: Programs, command: tuple[str, ...], declared: list[Fact], cwd: str) -> list[Fact]:
+    """The flags of `declared` that the program a command line runs takes: `python train.py
+    --data x` means train.py's `--data`, though other scripts declare one too."""
+    taken = found.facts_for(command, declared, cwd)
+    return taken or []
+
+
 def documented(rules: list[Rule], tree: GitTree) -> list[Target]:
     targets: dict[tuple[str, str, str], Target] = {}
+    found_programs = programs(tree)
     for rule in expand_all(rules, tree, tree, {}):
         facts = gather(rule, tree)
         flags: dict[str, list[Fact]] = defaultdict(list)
@@ -90,8 +101,10 @@ def documented(rules: list[Rule], tree: GitTree) -> list[Target]:
             if text is None:
                 continue
             page = parse_doc(doc.path, text)
-            for ref in page.refs:
+            for ref in (*page.refs, *page.mentions):
                 declared = flags.get(ref.token, ())
+                if len({f.path for f in declared}) > 1 and ref.command:
+                    declared = _run(found_programs, ref.command, declared, posixpath.dirname(doc.path))
                 if len({f.path for f in declared}) != 1:
                     continue  # declared by several files: which one the line means is a judgement
                 for fact in declared:
@@ -246,7 +259,8 @@ MUTATIONS = {"rename": rename, "default": change_default, "remove": remove}
 
 def injected(drift: Drift, head: GitTree) -> bool:
     """Do the facts at the new commit show the change?"""
-    after = [f for f in gather(drift.target.rule, head).flags() if f.key == drift.target.fact.key]
+    fact = drift.target.fact
+    after = [f for f in gather(drift.target.rule, head).flags() if (f.path, f.key) == (fact.path, fact.key)]
     tokens = {f.token for f in after}
     if drift.mutation in ("rename", "remove"):
         return drift.target.fact.token not in tokens

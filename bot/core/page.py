@@ -97,6 +97,9 @@ class DocPage:
     refs: tuple[Ref, ...]  # sorted by (line, order of appearance)
     claims: tuple[DefaultClaim, ...]
     anchors: frozenset[str]  # heading anchors + explicit <a id=..> / <a name=..> ids
+    # Long options written in plain text ("--amp defaults to native AMP"), where "prose": not
+    # refs, since `--` in prose is as often a dash; only the history may vouch for one.
+    mentions: tuple[Ref, ...] = ()
 
     def section_at(self, line: int) -> Section:
         i = bisect.bisect_right(self._section_lines, line) - 1
@@ -118,13 +121,15 @@ class DocPage:
 
 
 # commonmark + GFM tables. text_join stays off so escapes and entities remain separate tokens
-# whose markup is the source text, which keeps the position cursor exact.
+# whose markup is the source text, which keeps the position cursor exact. MDX has no indented
+# code: a line indented four spaces, as the text inside `<Tip>` often is, is a paragraph there.
 @cache
-def _markdown() -> MarkdownIt:
+def _markdown(indented_code: bool = True) -> MarkdownIt:
     # Imported on first parse: a run whose pages all come from the cache never loads the parser.
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").enable("table").disable("text_join")
+    md = MarkdownIt("commonmark").enable("table").disable("text_join")
+    return md if indented_code else md.disable("code")
 
 
 # A line that is nothing but one HTML/MDX tag: `<Note>`, `</Warning>`, `<a id="x" />`.
@@ -148,12 +153,14 @@ def front_matter_end(lines: list[str]) -> int:
 class _Walker:
     """One pass over markdown-it's block tokens, collecting headings, refs, claims and anchors."""
 
-    def __init__(self, lines: list[str]):
+    def __init__(self, lines: list[str], indented_code: bool = True):
         self.lines = lines
+        self.indented_code = indented_code
         self.source = PageSource(lines)
         self.src = self.source.text
         self.headings: list[tuple[int, str, int]] = []  # (line, title, level)
         self.refs: list[RawRef] = []
+        self.mentions: list[RawRef] = []
         self.claims: list[RawClaim] = []
         self.anchors: set[str] = set()
         self.shell = Shell()  # where a `cd` in one of its blocks took the page's later commands
@@ -202,6 +209,7 @@ class _Walker:
                         self.claims.extend(plain_claims(self.src, scan))
                         self.claims.extend(emphasized_claims(self.src, scan))
                 self.refs.extend(scan.refs)
+                self.mentions.extend(scan.mentions)
                 block = None
             elif t == "thead_open":
                 in_head, headers, default_col, body_row = True, [], None, -1
@@ -234,7 +242,7 @@ class _Walker:
         inner = ["" if _TAG_LINE_RE.fullmatch(line) else line for line in block_lines]
         if inner == block_lines or not any(line.strip() for line in inner):
             return
-        self.walk(_markdown().parse("\n".join(inner)), off + tok.map[0], depth=1)
+        self.walk(_markdown(self.indented_code).parse("\n".join(inner)), off + tok.map[0], depth=1)
 
 
 def _github_repeat(slug: str, n: int) -> str:
@@ -311,7 +319,7 @@ def parse_doc(path: str, text: str) -> DocPage:
 
         lines = dialects.notebook(lines)
         text = "\n".join(lines) + "\n"
-    walker = _Walker(lines)
+    walker = _Walker(lines, indented_code=fmt != "mdx")
     if fmt == "rst":
         from bot.core import rst  # imported for the first reStructuredText page only
 
@@ -326,7 +334,7 @@ def parse_doc(path: str, text: str) -> DocPage:
             from bot.core import dialects
 
             body = dialects.mdx(body) if fmt == "mdx" else dialects.quarto(body)
-        walker.walk(_markdown().parse("\n".join(body)), 0)
+        walker.walk(_markdown(walker.indented_code).parse("\n".join(body)), 0)
 
     sections = _sections(walker.headings, len(lines), fmt)
     section_lines = tuple(s.line for s in sections)
@@ -371,4 +379,12 @@ def parse_doc(path: str, text: str) -> DocPage:
             DefaultClaim(c.subject, c.value, line, section_at(line), c.text, col) for line, col, c in claims
         ),
         anchors=frozenset({s.anchor for s in sections if s.level > 0} | walker.anchors),
+        # reStructuredText's plain text makes `--` a dash (Sphinx's smartquotes): no option there
+        mentions=()
+        if fmt == "rst"
+        else tuple(
+            Ref(m.token, m.kind, line, m.where, section_at(line), col=col)
+            for m in walker.mentions
+            for line, col in [source.line_col(m.pos)]
+        ),
     )

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 
 ANCHOR_TAG_RE = lazyre.compile(r"<a\s[^>]*?\b(?:id|name)\s*=\s*[\"']([^\"']+)[\"']", re.IGNORECASE)
+# A long option written in plain text, outside code: `--amp` in "--amp defaults to native AMP".
+# A word before it (a dash, `x--y`) or a character going on after it makes it no option.
+_MENTION = lazyre.compile(r"(?<![\w`'\"/.:=<>-])--[a-z][a-z0-9]+(?:[-_][a-z0-9]+)*(?![\w`'\"/<>-])")
 _CODE_CLOSE = {n: lazyre.compile(rf"(?<!`){'`' * n}(?!`)") for n in range(1, 8)}
 
 
@@ -74,6 +77,7 @@ class Inline:
     segs: list[tuple[int, int, int]]  # (prose start, prose end, source start)
     lo: int
     end: int  # cursor after the scan
+    mentions: list[RawRef]  # long options written in plain text (`_MENTION`), not refs
 
     def src_pos(self, prose_pos: int) -> int | None:
         i = bisect.bisect_right(self.segs, (prose_pos, float("inf"), 0)) - 1
@@ -122,6 +126,7 @@ def scan_inline(
     segs: list[tuple[int, int, int]] = []
     # (href as markdown-it gives it, where its text starts, its markup, refs before it)
     links: list[tuple[str | int | float, int, str, int]] = []
+    mentions: list[RawRef] = []
 
     def add_prose(s: str, src_at: int | None) -> None:
         nonlocal plen
@@ -136,6 +141,9 @@ def scan_inline(
             p = src.find(tok.content, cur, hi)
             if p >= 0:
                 cur = p + len(tok.content)
+                mentions += [
+                    RawRef(m.group(), "flag", p + m.start(), "prose") for m in _MENTION.finditer(tok.content)
+                ]
             add_prose(tok.content, p if p >= 0 else None)
         elif t == "text_special":
             p = src.find(tok.markup, cur, hi)
@@ -211,7 +219,7 @@ def scan_inline(
                 q = src.find("](", p, hi)
                 r = src.find(")", q, hi) if q >= 0 else -1
                 cur = r + 1 if r >= 0 else cur
-    return Inline(refs, spans, "".join(prose), segs, lo, cur)
+    return Inline(refs, spans, "".join(prose), segs, lo, cur, mentions)
 
 
 def inline_title(children: list[Token]) -> str:

@@ -24,7 +24,8 @@ from bot.core.page import DocPage
 
 @dataclass(frozen=True)
 class PageIndex:
-    """Every reference's token and value, every claim's subject and value."""
+    """Every reference's token and value, every claim's subject and value, every option the page
+    writes in plain text (a change removing one may make that line wrong)."""
 
     tokens: frozenset[str]
     paths: bool  # does it cite a repository path
@@ -33,6 +34,7 @@ class PageIndex:
 def page_index(doc: DocPage) -> PageIndex:
     tokens = {r.token for r in doc.refs} | {r.value for r in doc.refs if r.value}
     tokens |= {c.subject for c in doc.claims if c.subject} | {c.value for c in doc.claims}
+    tokens |= {m.token for m in doc.mentions}
     return PageIndex(frozenset(tokens), any(r.kind == "path" for r in doc.refs))
 
 

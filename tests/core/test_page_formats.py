@@ -223,6 +223,14 @@ def test_mdx_reads_markdown_and_code_but_not_imports_exports_or_expressions():
     assert page("docs/a.mdx", "# Setup v1.2 (GPU)\n").sections[0].anchor == "setup-v1-2-gpu"
 
 
+def test_mdx_has_no_indented_code_so_an_indented_tip_is_prose():
+    src = "Train it.\n\n<Tip>\n    Pass `--amp` for native AMP.\n</Tip>\n\n    Also `--top-level`.\n"
+    expected = [("--amp", "inline", 4, ""), ("--top-level", "inline", 7, "")]
+    assert cited(page("docs/train.mdx", src)) == expected
+    # In Markdown the same lines are indented code, which names nothing.
+    assert cited(page("docs/train.md", src)) == []
+
+
 QMD = """
 ---
 title: Q
@@ -439,3 +447,17 @@ def test_rst_dashes_and_unescaped_plain_text_are_no_flags():
         """,
     )
     assert [r.token for r in p.refs] == ["--follow"]
+
+
+def test_long_options_in_plain_text_are_mentions_not_refs():
+    src = "Use --amp, or --lr=3 (--paren); not x--y, -- a dash, <--arrow-->, --x, --a/b or `--code`.\n"
+    p = page("docs/train.md", src)
+    assert [(m.token, m.where, p.lines[0][m.col : m.col + len(m.token)]) for m in p.mentions] == [
+        ("--amp", "prose", "--amp"),
+        ("--lr", "prose", "--lr"),
+        ("--paren", "prose", "--paren"),
+    ]
+    assert [r.token for r in p.refs] == ["--code"]
+    assert page("docs/x.mdx", "<Tip>\n    --apex-amp forces APEX.\n</Tip>\n").mentions[0].line == 2
+    # reStructuredText's plain text makes `--` a dash.
+    assert page("docs/train.rst", "Use --amp here.\n").mentions == ()

@@ -22,8 +22,12 @@ from bot.core.submodules import in_submodule, submodule_folders
 
 def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> None:
     doc = page.doc
-    for ref in page.refs:
+    for ref in (*page.refs, *page.mentions):
         deltas = found.get(ref.token, ())
+        if ref.where == "prose":
+            # An option in plain text is that flag only by its name: it goes stale when the
+            # change takes the flag away, and a change of its meaning is not the text's to say.
+            deltas = [d for d in deltas if d.kind != "changed"]
         if not deltas:
             continue
         if ref.kind == "flag":

@@ -140,7 +140,9 @@ def from_history(
 ) -> None:
     """Rewrite the rule's findings on tokens that do not resolve at head with what history says
     replaced them; in a check, also report flags on lines the change wrote that the rule's
-    parsers once had (`--disable-fp32-master`) and no longer do."""
+    parsers once had (`--disable-fp32-master`) and no longer do. Options in plain text
+    (Page.mentions: "--apex-amp will force APEX") are reported only so, when the history shows
+    them the rule's."""
     pages = {p.doc.path: p for p in inputs.pages}
     asked: list[tuple[Finding | None, Page, Ref]] = []
     reported: set[tuple[str, int, str]] = set()
@@ -152,13 +154,14 @@ def from_history(
         ref = _ref(page, finding) if page is not None and _asks(finding, edit) else None
         if page is not None and ref is not None:
             asked.append((finding, page, ref))
-    if not audit:
-        for page in inputs.pages:
-            for ref in page.new_refs:
-                key = (page.doc.path, ref.line, ref.token)
-                if key not in reported and _stale_flag(inputs, ref) and not _taken_openly(inputs, page, ref):
-                    reported.add(key)
-                    asked.append((None, page, ref))
+    # Options in plain text come last: the lookups go to what the pages cite in code first.
+    written = [(page, ref) for page in inputs.pages for ref in (() if audit else page.new_refs)]
+    mentioned = [(page, ref) for page in inputs.pages for ref in page.mentions]
+    for page, ref in [*written, *mentioned]:
+        key = (page.doc.path, ref.line, ref.token)
+        if key not in reported and _stale_flag(inputs, ref) and _judged_here(inputs, page, ref):
+            reported.add(key)
+            asked.append((None, page, ref))
     groups: dict[tuple[str, ...], set[str]] = {}
     # Only as many tokens as may still be looked up: the rest are never asked about.
     for token in list(dict.fromkeys(r.token for _, _, r in asked if r.kind != "path"))[: lookups.left]:
@@ -170,7 +173,7 @@ def from_history(
         found = _succession(inputs, page, ref, history, lookups, cache)
         if found is None:
             continue
-        if ref.kind != "path" and found.final in {r.token for r in page.doc.refs_on(ref.line)}:
+        if ref.kind != "path" and found.final in _cited_on(page, ref.line):
             # The line names the successor too (`--a` was renamed to `--b`): it tells of the change.
             if asking is not None:
                 out.withdraw(asking)
@@ -180,6 +183,11 @@ def from_history(
         elif found.final is not None or asking.kind == "unresolved":
             out.withdraw(asking)
             _emit(inputs, page, ref, found, out, "renamed" if asking.kind == "removed" else "unresolved")
+
+
+def _cited_on(page: Page, line: int) -> set[str]:
+    """The tokens `line` cites, in code or as options in plain text."""
+    return {r.token for r in (*page.doc.refs_on(line), *page.mentions) if r.line == line}
 
 
 def search_paths(rule: Rule, token: str) -> list[str]:
@@ -226,11 +234,13 @@ def _stale_flag(inputs: RuleInputs, ref: Ref) -> bool:
     )
 
 
-def _taken_openly(inputs: RuleInputs, page: Page, ref: Ref) -> bool:
-    """A flag the command line the page runs may take without declaring it (an open parser):
-    that the rule's parsers once declared it says nothing of it at head."""
+def _judged_here(inputs: RuleInputs, page: Page, ref: Ref) -> bool:
+    """Is the flag one of the rule's command lines at head? Not when the line passes it to
+    another program (`bash data/scripts/get_coco.sh --train`, a shell script's own option), nor
+    when the command line the page runs may take it without declaring it (an open parser): that
+    the rule's parsers once declared it says nothing of it there."""
     scope = inputs.own.scope(page.doc, ref, page.program)
-    return scope is not None and open_parser_takes(ref.token, scope.flags(inputs.head_facts.facts))
+    return scope is not None and not open_parser_takes(ref.token, scope.flags(inputs.head_facts.facts))
 
 
 def _succession(

@@ -33,6 +33,9 @@ class Page:
     refs: tuple[Ref, ...]  # the references in those sections
     new_refs: tuple[Ref, ...]  # those on lines the change wrote: all of them on a new page
     program: str | None = None  # the program the rule says the page documents (`lm-eval run`)
+    # long options in plain text (DocPage.mentions) in those sections: all of them in an audit,
+    # in a check those on lines the change wrote and those of flags the base's facts have
+    mentions: tuple[Ref, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,7 @@ def build(
     gone = vanished_names(rule, base, head, touched.paths, touched.renames, cache, owned)
     # Pages the change cannot reach are neither read nor judged (reach.py).
     reach = Reach.of(rule, base_facts, head_facts, _gone_parts(touched, head), gone)
-    pages = tuple(_pages(rule, base, head, touched, cache, reach, owned))
+    pages = tuple(_pages(rule, base, head, touched, cache, reach, owned, base_facts))
     env = None
     cited = {n for p in pages for r in p.new_refs if (n := env_name(r.token)) is not None and n not in owned}
     if cited:
@@ -153,8 +156,13 @@ def _pages(
     cache: ParseCache | None,
     reach: Reach,
     owned: set[str],
+    base_facts: Facts,
 ) -> list[Page]:
     """`owned`: the tokens the rule's sources have at base or head."""
+
+    def base_knows(token: str) -> bool:
+        return base_facts.knows(token, flag=True)
+
     pages = []
     for target in rule.docs:
         head_path = touched.head_path(target.path)
@@ -166,12 +174,14 @@ def _pages(
         base_text = base.read(target.path)
         doc = parse_doc_cached(head_path, head_text, head.blob_id(head_path), cache)
         refs = tuple(r for r in doc.refs if in_scope(r.section.path, target.sections) and _judged(r, owned))
+        mentions = tuple(r for r in doc.mentions if in_scope(r.section.path, target.sections))
         if base_text is None:  # a new page (or an audit): every line is the change's own
             new_refs = refs
         else:
             changed = line_diff(base_text, head_text).changed_head_lines
             new_refs = tuple(r for r in refs if r.line in changed)
-        pages.append(Page(doc, target.sections, refs, new_refs, target.program))
+            mentions = tuple(r for r in mentions if r.line in changed or base_knows(r.token))
+        pages.append(Page(doc, target.sections, refs, new_refs, target.program, mentions))
     return pages
 
 

@@ -34,6 +34,18 @@ def test_a_renamed_flag_suggests_the_new_name_on_each_citing_line():
     assert f.why.startswith("Both flags set `x` to false")
 
 
+def test_an_option_in_plain_text_goes_stale_with_its_flag_but_says_nothing_of_its_meaning():
+    page = "Run `python tool/cli.py --amp --lr 1`.\n\nNote: --amp defaults to native AMP, --lr to 0.1.\n"
+    base_cli = cli("'--amp', action='store_true'", "'--lr', default=0.1")
+    head_cli = cli("'--mixed-precision', dest='amp', action='store_true'", "'--lr', default=0.5")
+    found = code_change(page, base_cli, head_cli)
+    assert [(f.kind, f.symbol, f.doc.line) for f in found] == [
+        ("renamed", "--amp", 1),
+        ("renamed", "--amp", 3),
+    ]
+    assert found[1].suggestion.replacement == "Note: --mixed-precision defaults to native AMP, --lr to 0.1."
+
+
 def test_a_removed_flag_in_prose_has_no_suggestion_and_its_own_table_row_is_deleted():
     page = "Use `--seed` for repeatable runs.\n\n| Flag | Meaning |\n|---|---|\n| `--seed` | the seed |\n"
     [prose, row] = code_change(page, cli("'--seed'", "'--lr'"), cli("'--lr'"))

@@ -295,3 +295,51 @@ def test_a_flag_a_command_now_takes_without_declaring_it_is_not_said_removed():
     history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "drop it (#2)", strict))
     [gone] = run(history, strict, "- `--lora-dir` names the adapter.", rule_=click_rule)
     assert (gone.kind, gone.message) == ("unresolved", "`--lora-dir` was removed in bbbbbbb (#2)")
+
+
+def test_a_flag_the_line_passes_to_another_program_is_not_said_removed():
+    # The parser once had `--train`; the line passes `--train` to a shell script of the repository,
+    # whose own option it is.
+    script = '#!/bin/bash\nfor opt in "$@"; do\n  case "${opt}" in\n    --train) train=true ;;\n'
+    script += "  esac\ndone\n"
+    old = {CLI: cli('"--train", action="store_true"', '"--data"'), "data/get.sh": script, DOC: PAGE}
+    new = {CLI: cli('"--data"'), "data/get.sh": script, DOC: PAGE}
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "drop it (#2)", new))
+    assert run(history, new, "Download it with `bash data/get.sh --train` first.") == ()
+    [gone] = run(history, new, "Train with `python tool/cli.py --train` first.")
+    assert (gone.kind, gone.message) == ("unresolved", "`--train` was removed in bbbbbbb (#2)")
+
+
+def test_an_option_in_plain_text_is_reported_when_the_history_shows_it_removed():
+    old = {CLI: cli('"--apex-amp", action="store_true"', '"--amp", action="store_true"'), DOC: PAGE}
+    new = {CLI: cli('"--amp", action="store_true"'), DOC: PAGE}
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "no more apex (#2)", new))
+    line = "--amp is native AMP. --apex-amp forces APEX. Pass --no-cache to docker, --foo-bar to it."
+    tree = MemoryTree(doc_edit(new, line))
+    [gone] = audit([rule()], tree, history=history).findings
+    assert (gone.kind, gone.symbol, gone.message) == (
+        "unresolved",
+        "--apex-amp",
+        "`--apex-amp` was removed in bbbbbbb (#2)",
+    )
+    assert gone.doc.line == 4
+    # Without a history nothing vouches for it: `--` in prose is as often a dash.
+    assert audit([rule()], tree).findings == ()
+    # A check writing the line asks the history as an audit does.
+    assert [f.message for f in run(history, new, line)] == ["`--apex-amp` was removed in bbbbbbb (#2)"]
+
+
+def test_a_check_reports_an_option_in_plain_text_its_change_removed():
+    old = {CLI: cli('"--apex-amp", action="store_true"', '"--amp", action="store_true"'), DOC: PAGE}
+    old = doc_edit(old, "--apex-amp forces APEX.")
+    new = {**old, CLI: cli('"--amp", action="store_true"')}
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "no more apex (#2)", new))
+    report = check([rule()], MemoryTree(old), MemoryTree(new), changes_between(old, new), history=history)
+    # As a code span citing it is: the flag the change removed.
+    [gone] = report.findings
+    assert (gone.kind, gone.symbol, gone.doc.line) == ("removed", "--apex-amp", 4)
+    assert gone.message.startswith("flag `--apex-amp` no longer exists (defined at tool/cli.py:4")
+    # A change that does not touch it says nothing of a line it left alone.
+    newer = {**new, "tool/other.py": "X = 1\n"}
+    later = check([rule()], MemoryTree(new), MemoryTree(newer), changes_between(new, newer), history=history)
+    assert later.findings == ()
