@@ -48,9 +48,15 @@ def hands_out_foreign_class(tree: ast.Module) -> bool:
             continue
         for arg in node.args[1:]:
             cls = arg.func if isinstance(arg, ast.Call) and not arg.args else arg
-            if isinstance(cls, ast.Name) and cls.id in imported and cls.id[:1].isupper():
+            if isinstance(cls, ast.Name) and cls.id in imported and _class_name(cls.id):
                 return True
     return False
+
+
+def _class_name(name: str) -> bool:
+    """`CommonConfig`, not `N_FRAMES`: an upper-case name is a constant (`pad_or_trim(mel,
+    N_FRAMES)`, whisper's), handed to a function that makes no flags."""
+    return name[:1].isupper() and not name.isupper()
 
 
 def references(tree: ast.Module, source_id: str, path: str) -> list[Fact]:

@@ -377,6 +377,16 @@ def test_a_parser_handed_to_a_builder_with_a_class_of_elsewhere_takes_flags_it_d
         ("unresolved", "--user-dri"),
         ("unresolved", "--valid-subset"),
     ]
+    # An imported constant is no class: the parser still shows all it has.
+    constant = (
+        "import argparse\n\nfrom pkg.audio import N_FRAMES, pad_or_trim\n\n"
+        "def run(mel):\n    return pad_or_trim(mel, N_FRAMES)\n\n"
+        "p = argparse.ArgumentParser()\np.add_argument('--user-dir')\n"
+    )
+    assert sorted(kinds(judge(page, files={CLI: constant}))) == [
+        ("unresolved", "--user-dri"),
+        ("unresolved", "--valid-subset"),
+    ]
 
 
 def test_placeholders_in_brackets_are_no_values_and_no_flags():
