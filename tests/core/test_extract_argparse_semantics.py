@@ -225,6 +225,7 @@ def test_an_enum_type_takes_its_members_values_unless_an_action_converts_otherwi
         p.add_argument("--imported", type=Method, action=ImportedAction)
         p.add_argument("--level", type=Level)
         p.add_argument("--loose", type=Loose)
+        p.add_argument("--member", type=Method.__getitem__)
         """
     )
 
@@ -232,6 +233,7 @@ def test_an_enum_type_takes_its_members_values_unless_an_action_converts_otherwi
     for token in ("--plain", "--many", "--recipe"):
         assert found[token]["choices"] == "none,auto", token
     assert found["--by-name"]["choices"] == "NONE,AUTO"
+    assert found["--member"]["choices"] == "NONE,AUTO"  # `Method[text]`
     # An action of elsewhere, an int value no text equals, a `_missing_`: not spelt out here.
     for token in ("--imported", "--level", "--loose"):
         assert "choices" not in found[token], token

@@ -198,10 +198,14 @@ def choices_text(node: ast.expr, lookup: Lookup, module: Module = NO_MODULE) -> 
 
 def type_choices(node: ast.expr, action: ast.expr | None, lookup: Lookup, module: Module) -> str | None:
     """Choices a `type=` of this module checks: an Enum class's (argparse converts the text with
-    `E(text)`, which takes a member's value), or a validator function's; None when it checks
-    choices the file does not spell out."""
-    by = _enum_conversion(action, module)
-    taken = enum_lookup(node, module, by) if by else None
+    `E(text)`, which takes a member's value; `E.__getitem__`, a member's name), or a validator
+    function's; None when it checks choices the file does not spell out."""
+    if isinstance(node, ast.Attribute) and node.attr == "__getitem__":
+        argparse_converts = action is None or isinstance(action, ast.Constant)
+        taken = enum_lookup(node.value, module, "name") if argparse_converts else None
+    else:
+        by = _enum_conversion(action, module)
+        taken = enum_lookup(node, module, by) if by else None
     if taken is not None:
         return ",".join(taken)
     return validator_choices(node, lookup, module)
