@@ -214,15 +214,15 @@ def enumerating_line(refs: Sequence[Ref]) -> int:
 
 
 # A heading over commands kept from an older version: "Old examples", "Legacy", "Deprecated
-# options", "Training (legacy)": the word says what the section is, opening it or in parentheses
-# at its end; and "Migrating from the legacy CLI", which cites the flags it leaves. Elsewhere in
-# a heading it names a thing the section is about, used today ("Accessing the Legacy Frontend":
-# a flag that loads it). And the note a section opens with to say so: the commands below "are
-# preserved here for historical reference", "use the older form of the script available at <a
-# pinned commit>".
+# options", "The old way", "Training (legacy)": the word says what the section is, opening it
+# or in parentheses at its end; and "Migrating from the legacy CLI", which cites the flags it
+# leaves. Elsewhere in a heading it names a thing the section is about, used today ("Accessing
+# the Legacy Frontend": a flag that loads it). And the note a section opens with to say so: the
+# commands below "are preserved here for historical reference", "use the older form of the
+# script available at <a pinned commit>".
 _HISTORY_WORD = r"(?:old|older|legacy|historical|archived|deprecated)\b"
 _HISTORY_TITLE = lazyre.compile(
-    rf"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+)?\(?{_HISTORY_WORD}|\({_HISTORY_WORD}[^()]*\)\W*$"
+    rf"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+)?\(?(?:the |an? )?{_HISTORY_WORD}|\({_HISTORY_WORD}[^()]*\)\W*$"
     rf"|\bfrom (?:the |an? )?{_HISTORY_WORD}",
     re.IGNORECASE,
 )
