@@ -466,14 +466,24 @@ def _run_examples(packs: Sequence[RulePack]) -> int:
 
 def run_init(args: argparse.Namespace) -> int:
     from bot.core.init import config_for, not_read
-    from bot.trees.git import GitRepo
+    from bot.trees.git import GitRepo, Scanned
 
     with GitRepo(args.repo) as repo:
         sha = repo.resolve(args.rev)
-        text = config_for(repo.tree(sha), sha[:9])
+        tree = Scanned(repo.tree(sha))
+        text = config_for(tree, sha[:9])
+    if tree.absent:
+        # A mirror filtered by size lacks its large files, data to init: said, not fatal.
+        names = list(tree.absent)
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        print(
+            f"docs-sync: init read nothing of {', '.join(names[:3])}{more}: listed at {args.rev} "
+            "with no content in this clone",
+            file=sys.stderr,
+        )
     if text is None:
         with GitRepo(args.repo) as repo:
-            unread = not_read(repo.tree(sha))
+            unread = not_read(Scanned(repo.tree(sha)))
         raise UsageError(
             f"no page at {args.rev} cites two or more flags of a command-line parser of {args.repo}, "
             "or keys of its config models and shipped configs; nothing to couple (write the rules by "

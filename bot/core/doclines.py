@@ -214,9 +214,18 @@ def enumerating_line(refs: Sequence[Ref]) -> int:
 
 
 # A heading over commands kept from an older version: "Old examples", "Legacy", "Deprecated
-# options". And the note a section opens with to say so: the commands below "are preserved here
-# for historical reference", "use the older form of the script available at <a pinned commit>".
-_HISTORY_TITLE = lazyre.compile(r"\b(?:old|older|legacy|historical|archived|deprecated)\b", re.IGNORECASE)
+# options", "The old way", "Training (legacy)": the word says what the section is, opening it
+# or in parentheses at its end; and "Migrating from the legacy CLI", which cites the flags it
+# leaves. Elsewhere in a heading it names a thing the section is about, used today ("Accessing
+# the Legacy Frontend": a flag that loads it). And the note a section opens with to say so: the
+# commands below "are preserved here for historical reference", "use the older form of the
+# script available at <a pinned commit>".
+_HISTORY_WORD = r"(?:old|older|legacy|historical|archived|deprecated)\b"
+_HISTORY_TITLE = lazyre.compile(
+    rf"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+)?\(?(?:the |an? )?{_HISTORY_WORD}|\({_HISTORY_WORD}[^()]*\)\W*$"
+    rf"|\bfrom (?:the |an? )?{_HISTORY_WORD}",
+    re.IGNORECASE,
+)
 _HISTORY_NOTE = lazyre.compile(
     r"\bfor historical reference\b|\bpreserved (?:here )?for (?:history|reference)\b"
     r"|\b(?:the|an) older (?:form|version) of the (?:script|code|command)\b",

@@ -21,6 +21,10 @@ class GitError(RuntimeError):
     pass
 
 
+class BlobMissing(GitError):
+    """A file the tree lists whose content the clone lacks (a mirror filtered by size)."""
+
+
 class GitRepo:
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -236,7 +240,7 @@ class GitTree:
             try:
                 return decode(path, self.repo.read_blob(blob))
             except GitError as e:  # listed, yet its content is not in this clone
-                raise GitError(f"cannot read {path} at {self.sha[:9]}: {e} from this clone") from e
+                raise BlobMissing(f"cannot read {path} at {self.sha[:9]}: {e} from this clone") from e
         # Not asked for before: read it by name, which gives its blob id with its content.
         found = self.repo._object(f"{self.sha}:{path}")
         if found is None or found[0] != "blob":
@@ -270,6 +274,32 @@ class GitTree:
 
     def paths(self) -> frozenset[str]:
         return frozenset(self._listing())
+
+
+class Scanned:
+    """A revision read whole, as `docs-sync init` reads it: a file whose content the clone lacks
+    reads as no text, and is kept in `absent` to be said. A check, which reads the files its
+    rules name, fails on one instead (`GitTree.read`)."""
+
+    def __init__(self, tree: GitTree):
+        self.tree = tree
+        self.absent: dict[str, None] = {}  # in the order met, each once
+
+    def read(self, path: str) -> str | None:
+        try:
+            return self.tree.read(path)
+        except BlobMissing:
+            self.absent[path] = None
+            return None
+
+    def blob_id(self, path: str) -> str | None:
+        return self.tree.blob_id(path)
+
+    def exists(self, path: str) -> bool:
+        return self.tree.exists(path)
+
+    def paths(self) -> frozenset[str]:
+        return self.tree.paths()
 
 
 def folders(paths: Iterable[str]) -> frozenset[str]:

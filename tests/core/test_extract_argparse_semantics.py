@@ -177,6 +177,69 @@ def test_choices_from_module_constants_and_enums_of_the_same_file():
         assert found[token]["unknown"] == "choices", token
 
 
+def test_an_enum_type_takes_its_members_values_unless_an_action_converts_otherwise():
+    found = flags(
+        """
+        import argparse
+        import enum
+        from tool.actions import ImportedAction
+
+
+        class Method(enum.Enum):
+            NONE = "none"
+            AUTO = "auto"
+
+
+        class Level(enum.Enum):
+            LOW = 1
+
+
+        class Loose(enum.Enum):
+            A = "a"
+
+            @classmethod
+            def _missing_(cls, value):
+                return cls.A
+
+
+        class EnumAction(argparse.Action):
+            def __init__(self, **kwargs):
+                enum_type = kwargs.pop("type", None)
+                choices = tuple(e.value for e in enum_type)
+                kwargs.setdefault("choices", choices)
+                super().__init__(**kwargs)
+
+
+        class NameAction(argparse.Action):
+            def __init__(self, **kwargs):
+                enum_type = kwargs.pop("type")
+                kwargs["choices"] = [e.name for e in enum_type]
+                super().__init__(**kwargs)
+
+
+        p = argparse.ArgumentParser()
+        p.add_argument("--plain", type=Method)
+        p.add_argument("--many", type=Method, action="append")
+        p.add_argument("--recipe", type=Method, action=EnumAction)
+        p.add_argument("--by-name", type=Method, action=NameAction)
+        p.add_argument("--imported", type=Method, action=ImportedAction)
+        p.add_argument("--level", type=Level)
+        p.add_argument("--loose", type=Loose)
+        p.add_argument("--member", type=Method.__getitem__)
+        """
+    )
+
+    # argparse converts the text with `Method(text)`, which looks a member up by its value.
+    for token in ("--plain", "--many", "--recipe"):
+        assert found[token]["choices"] == "none,auto", token
+    assert found["--by-name"]["choices"] == "NONE,AUTO"
+    assert found["--member"]["choices"] == "NONE,AUTO"  # `Method[text]`
+    # An action of elsewhere, an int value no text equals, a `_missing_`: not spelt out here.
+    for token in ("--imported", "--level", "--loose"):
+        assert "choices" not in found[token], token
+        assert found[token]["unknown"] == "choices", token
+
+
 # --- defaults that are not literals --------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from bot.trees.git import GitError, GitRepo, folders
+from bot.trees.git import GitError, GitRepo, Scanned, folders
 from bot.trees.memory import MemoryTree
 
 
@@ -63,6 +63,12 @@ def test_a_listed_file_whose_content_the_clone_lacks_is_named(repo):
         assert "docs.md" in head.paths()  # listed
         with pytest.raises(GitError, match=r"cannot read docs.md at .*: blob .* missing"):
             head.read("docs.md")
+        # A scan of the whole revision (init's) reads it as no text, and keeps its name to say.
+        scanned = Scanned(head)
+        assert scanned.read("docs.md") is None and scanned.read("docs.md") is None
+        assert scanned.read("pkg/arguments.py") == "x = 1\n" * 20
+        assert list(scanned.absent) == ["docs.md"]
+        assert scanned.paths() == head.paths() and scanned.exists("docs.md")
 
 
 def test_a_folder_that_is_no_repository_and_a_repository_with_no_commit_say_so(tmp_path):

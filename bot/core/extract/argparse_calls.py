@@ -9,7 +9,17 @@ import re
 from typing import NamedTuple
 
 from bot.core.extract import walk
-from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, as_text, dotted, members, value
+from bot.core.extract.constants import (
+    NO_MODULE,
+    UNKNOWN,
+    Lookup,
+    Module,
+    as_text,
+    dotted,
+    enum_lookup,
+    members,
+    value,
+)
 
 BOOLEAN_OPTIONAL = frozenset({"argparse.BooleanOptionalAction", "BooleanOptionalAction"})
 SUPPRESS = frozenset({"argparse.SUPPRESS", "SUPPRESS"})
@@ -85,7 +95,7 @@ def flags(
         and dotted(keywords["type"]) not in PLAIN_TYPES
     ):
         # A callable written in the call (not a dataclass field's type): it may check the choices.
-        choices = validator_choices(keywords["type"], literals, module)
+        choices = type_choices(keywords["type"], keywords.get("action"), literals, module)
     else:
         choices = ""
     if choices is None:
@@ -184,6 +194,79 @@ def choices_text(node: ast.expr, lookup: Lookup, module: Module = NO_MODULE) -> 
         written = [value(e, lookup, module) for e in resolved.elts]
         items = [as_text(v) for v in dict.fromkeys(written)]
     return ",".join(items)
+
+
+def type_choices(node: ast.expr, action: ast.expr | None, lookup: Lookup, module: Module) -> str | None:
+    """Choices a `type=` of this module checks: an Enum class's (argparse converts the text with
+    `E(text)`, which takes a member's value; `E.__getitem__`, a member's name), or a validator
+    function's; None when it checks choices the file does not spell out."""
+    if isinstance(node, ast.Attribute) and node.attr == "__getitem__":
+        argparse_converts = action is None or isinstance(action, ast.Constant)
+        taken = enum_lookup(node.value, module, "name") if argparse_converts else None
+    else:
+        by = _enum_conversion(action, module)
+        taken = enum_lookup(node, module, by) if by else None
+    if taken is not None:
+        return ",".join(taken)
+    return validator_choices(node, lookup, module)
+
+
+def _enum_conversion(action: ast.expr | None, module: Module) -> str | None:
+    """How the flag's text becomes the `type=` Enum's member: "value" when argparse converts it
+    (no action, or one of argparse's own, named by a string); an Action class of this module
+    that takes the type over (the common `EnumAction`: `kwargs.setdefault("choices", tuple(e.value
+    for e in enum_type))`) says by the choices it sets; None for any other action."""
+    if action is None or isinstance(action, ast.Constant) and isinstance(action.value, str):
+        return "value"
+    cls = module.classes.get(action.id) if isinstance(action, ast.Name) else None
+    if cls is None:
+        return None
+    nodes = walk.every(cls)
+    named = {
+        n.targets[0].id: n.value
+        for n in nodes
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+    }
+    for node in nodes:
+        given = _choices_set(node)
+        if isinstance(given, ast.Name):  # `choices = tuple(...)` first
+            given = named.get(given.id)
+        if isinstance(given, ast.Call) and isinstance(given.func, ast.Name) and len(given.args) == 1:
+            given = given.args[0]  # tuple(...), list(...), sorted(...)
+        if not isinstance(given, ast.ListComp | ast.SetComp | ast.GeneratorExp) or len(given.generators) != 1:
+            continue
+        elt, target = given.elt, given.generators[0].target
+        if (
+            isinstance(elt, ast.Attribute)
+            and elt.attr in ("value", "name")
+            and isinstance(elt.value, ast.Name)
+            and isinstance(target, ast.Name)
+            and elt.value.id == target.id
+        ):
+            return elt.attr
+    return None
+
+
+def _choices_set(node: ast.AST) -> ast.expr | None:
+    """What `kwargs.setdefault("choices", X)` or `kwargs["choices"] = X` gives the choices."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "setdefault"
+        and len(node.args) == 2
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value == "choices"
+    ):
+        return node.args[1]
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.slice, ast.Constant)
+            and target.slice.value == "choices"
+        ):
+            return node.value
+    return None
 
 
 def validator_choices(node: ast.expr, lookup: Lookup, module: Module) -> str | None:

@@ -34,13 +34,15 @@ def _from_imported(tree: ast.Module) -> set[str]:
 
 
 def hands_out_foreign_class(tree: ast.Module) -> bool:
-    """Does the module hand an imported function a class it imports, or an instance of one, with
-    something else (`gen_parser_from_dataclass(parser, CommonConfig())`, fairseq's)? That function
-    makes flags of a class no reference here follows (`references` follows this module's own), so
-    the parser has flags the module does not show."""
+    """Does the module hand an imported function a parser with a class it imports, or an instance
+    of one (`gen_parser_from_dataclass(parser, CommonConfig())`, fairseq's; `add_args(group,
+    DEFAULT_CONFIG)`)? That function makes flags of a class no reference here follows
+    (`references` follows this module's own), so the parser has flags the module does not show.
+    Handed something else first, it makes none (`pad_or_trim(mel, N_FRAMES)`, whisper's)."""
     imported = _from_imported(tree)
     if not imported:
         return False
+    parsers: set[str] | None = None
     for node in walk.nodes(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in imported):
             continue
@@ -49,8 +51,44 @@ def hands_out_foreign_class(tree: ast.Module) -> bool:
         for arg in node.args[1:]:
             cls = arg.func if isinstance(arg, ast.Call) and not arg.args else arg
             if isinstance(cls, ast.Name) and cls.id in imported and cls.id[:1].isupper():
-                return True
+                if parsers is None:
+                    parsers = _parser_names(tree)
+                if _a_parser(node.args[0], parsers):
+                    return True
     return False
+
+
+_MAKES_PARSER = frozenset(
+    {"ArgumentParser", "add_argument_group", "add_mutually_exclusive_group", "add_parser"}
+)
+
+
+def _parser_names(tree: ast.Module) -> set[str]:
+    """Names the module binds to a parser or a group of one (`p = argparse.ArgumentParser()`,
+    `group = parser.add_argument_group(...)`) or declares flags on (`p.add_argument(...)`)."""
+    out: set[str] = set()
+    for node in walk.nodes(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            made = dotted(node.value.func) or ""
+            if made.rpartition(".")[2] in _MAKES_PARSER:
+                out.update(dotted(t) or "" for t in node.targets)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "add_argument"
+        ):
+            out.add(dotted(node.func.value) or "")
+    out.discard("")
+    return out
+
+
+def _a_parser(node: ast.expr, parsers: set[str]) -> bool:
+    """Is `node` a parser: one the module makes or declares flags on, or a name saying so (a
+    function's `parser` parameter, `self.parser`)?"""
+    written = dotted(node)
+    if written is None:
+        return False
+    return written in parsers or any(w in written.rpartition(".")[2].lower() for w in ("parser", "group"))
 
 
 def references(tree: ast.Module, source_id: str, path: str) -> list[Fact]:

@@ -311,6 +311,22 @@ def _enum_members(node: ast.expr, module: Module) -> list[tuple[str, Any]] | Non
     return members
 
 
+def enum_lookup(node: ast.expr, module: Module, by: str = "value") -> list[str] | None:
+    """What `E(text)` (by "value") or `E[text]` (by "name") takes of an Enum class of this module:
+    its members' string values, or their names; None when it is no such class, when a value is
+    not a string (no command-line text equals it), or when `_missing_` takes other text too."""
+    members = _enum_members(node, module)
+    if members is None or not isinstance(node, ast.Name):
+        return None
+    if any(isinstance(s, ast.FunctionDef) and s.name == "_missing_" for s in module.classes[node.id].body):
+        return None
+    if by == "name":
+        return [n for n, _ in members]
+    if not all(isinstance(v, str) for _, v in members):
+        return None
+    return [v for _, v in members]
+
+
 def _str_enum_values(node: ast.expr, module: Module) -> list[str] | None:
     """The values of a `str` Enum's members, which compare equal to them; None for other classes."""
     members = _enum_members(node, module)

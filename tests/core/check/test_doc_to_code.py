@@ -377,6 +377,25 @@ def test_a_parser_handed_to_a_builder_with_a_class_of_elsewhere_takes_flags_it_d
         ("unresolved", "--user-dri"),
         ("unresolved", "--valid-subset"),
     ]
+    # An instance named as a constant, handed with a group of the parser: flags made elsewhere.
+    instance = (
+        "import argparse\n\nfrom pkg.configs import DEFAULT_CONFIG\n"
+        "from pkg.utils import add_args\n\np = argparse.ArgumentParser()\n"
+        "group = p.add_argument_group('common')\nadd_args(group, DEFAULT_CONFIG)\n"
+        "p.add_argument('--user-dir')\n"
+    )
+    assert kinds(judge(page, files={CLI: instance})) == [("unresolved", "--user-dri")]
+    # Handed something other than a parser first, a constant makes no flags: the parser shows
+    # all it has.
+    constant = (
+        "import argparse\n\nfrom pkg.audio import N_FRAMES, pad_or_trim\n\n"
+        "def run(mel):\n    return pad_or_trim(mel, N_FRAMES)\n\n"
+        "p = argparse.ArgumentParser()\np.add_argument('--user-dir')\n"
+    )
+    assert sorted(kinds(judge(page, files={CLI: constant}))) == [
+        ("unresolved", "--user-dri"),
+        ("unresolved", "--valid-subset"),
+    ]
 
 
 def test_placeholders_in_brackets_are_no_values_and_no_flags():
