@@ -29,6 +29,7 @@ from bot.core.check.inputs import Page, RuleInputs
 from bot.core.extract.imports import Modules
 from bot.core.facts import Facts, ParseCache, gather
 from bot.core.kinds import FLAG_KINDS
+from bot.core.linediff import line_diff
 from bot.core.model import CodeLocation, EmptyTree, Fact, Finding, FindingKind, Tree
 from bot.core.page import Ref
 from bot.core.programs import Programs
@@ -179,10 +180,33 @@ def from_history(
                 out.withdraw(asking)
             continue
         if asking is None:
+            if found.final is None and _kept_by_remover(page, ref, found.steps[-1].commit, history):
+                continue  # its remover edited the lines around it and left it: another program's
             _emit(inputs, page, ref, found, out, "unresolved")
         elif found.final is not None or asking.kind == "unresolved":
             out.withdraw(asking)
             _emit(inputs, page, ref, found, out, "renamed" if asking.kind == "removed" else "unresolved")
+
+
+_NEAR_EDIT = 5  # lines around a citation an edit of the removing commit tells it was read
+
+
+def _kept_by_remover(page: Page, ref: Ref, commit: Commit, history: History) -> bool:
+    """Did the commit that took the flag out of the rule's parsers edit the page within a few
+    lines of a citation of it, and leave the citation? Its authors read it and kept it: the
+    command line still takes the flag from somewhere no file shows (FastChat's vLLM worker,
+    whose `--quantization` vLLM's own arguments give it since the worker stopped declaring
+    it, in the commit that reworded the sentence above it)."""
+    trees = history.trees(commit)
+    if trees is None:
+        return False
+    before, after = (tree.read(page.doc.path) for tree in trees)
+    if before is None or after is None or before == after:
+        return False
+    edited = line_diff(before, after).changed_head_lines
+    lines = after.splitlines()
+    cited = [n for n, text in enumerate(lines, 1) if ref.token in text]
+    return any(abs(n - e) <= _NEAR_EDIT for n in cited for e in edited)
 
 
 def _cited_on(page: Page, line: int) -> set[str]:

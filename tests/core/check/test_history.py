@@ -329,6 +329,27 @@ def test_an_option_in_plain_text_is_reported_when_the_history_shows_it_removed()
     assert [f.message for f in run(history, new, line)] == ["`--apex-amp` was removed in bbbbbbb (#2)"]
 
 
+def test_an_option_its_remover_left_on_the_lines_it_edited_was_kept_on_purpose():
+    # The commit that stopped declaring `--quantization` (another package's parser gives it now)
+    # reworded the sentence above the command passing it: its authors read it and kept it.
+    command = "python3 tool/cli.py --quantization awq"
+    old = {
+        CLI: cli('"--quantization"', '"--amp", action="store_true"'),
+        DOC: PAGE + "If you use awq, try\n" + command + "\n",
+    }
+    new = {
+        CLI: cli('"--amp", action="store_true"'),
+        DOC: PAGE + "If you use an AWQ model, try\n" + command + "\n",
+    }
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "its own args (#2)", new))
+    assert audit([rule()], MemoryTree(new), history=history).findings == ()
+    # One that left the page alone did not: the line is stale.
+    untouched = {**new, DOC: old[DOC]}
+    history = MemoryHistory(("a" * 40, "add (#1)", old), ("b" * 40, "its own args (#2)", untouched))
+    [gone] = audit([rule()], MemoryTree(untouched), history=history).findings
+    assert gone.symbol == "--quantization"
+
+
 def test_a_check_reports_an_option_in_plain_text_its_change_removed():
     old = {CLI: cli('"--apex-amp", action="store_true"', '"--amp", action="store_true"'), DOC: PAGE}
     old = doc_edit(old, "--apex-amp forces APEX.")
