@@ -32,8 +32,8 @@ ParseCache = MutableMapping[str, object]
 
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
-EXTRACTION_FORMAT = "x28"
-PAGE_FORMAT = "doc28"
+EXTRACTION_FORMAT = "x29"
+PAGE_FORMAT = "doc29"
 TOKENS_FORMAT = "tok4"  # bot/core/extract/tokens.py
 
 
