@@ -141,7 +141,7 @@ def _judge(
     from bot.core.check.doc_to_code import doc_to_code
     from bot.core.check.findings import Findings
     from bot.core.check.flag_env import gone_env, stale_env
-    from bot.core.check.flag_keys import stale_keys
+    from bot.core.check.flag_keys import stale_keys, unknown_keys
     from bot.core.check.history import Lookups, from_history
     from bot.core.check.undocumented import undocumented
     from bot.core.check.vanished import unread_env, vanished
@@ -164,6 +164,7 @@ def _judge(
             stale_keys(inputs, page, found, out)
         doc_to_code(inputs, page, out)
         keys.unresolved(inputs, page, out)
+        unknown_keys(inputs, page, out)
         unread_env(inputs, page, out)
     if history is not None:  # last: it rewrites what the checks found
         from_history(inputs, out, history, lookups or Lookups(), cache, audit=audit)

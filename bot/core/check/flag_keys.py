@@ -17,6 +17,7 @@ from bot.core.check import wording
 from bot.core.check.deltas import Deltas
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
+from bot.core.check.near import closest
 from bot.core.model import Fact
 from bot.core.page import Ref
 
@@ -68,6 +69,37 @@ def stale_keys(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) -> 
                 code=inputs.code_line(flag, None),
                 why=wording.why_removed(flag, inputs.rule.id),
             )
+
+
+def unknown_keys(inputs: RuleInputs, page: Page, out: Findings) -> None:
+    """doc -> code: a key a line the change wrote sets in a block of the program's options that
+    is none of them but a near miss of one (`expect-worker = 5`). configargparse refuses a key
+    it does not know; one far from every option is left alone, since the block may be another
+    program's file that shares a few names."""
+    every = config_flags(list(inputs.head_facts.flags()))
+    if not every:
+        return
+    refs = [r for r in page.refs if r.kind == "key" and r.where == "fence"]
+    blocks = _blocks(page, refs)
+    settings = Counter(blocks[id(r)] for r in refs if _leaf(r) in every)
+    new = {(r.line, r.token) for r in page.new_refs}
+    for ref in refs:
+        key = _leaf(ref)
+        if (ref.line, ref.token) not in new or key in every or ref.value is None:
+            continue  # a section's header is no option
+        if settings[blocks[id(ref)]] < MIN_KEYS or inputs.head_facts.knows("--" + key, flag=True):
+            continue
+        near = closest(key, every, 0.85, unique=True)
+        if near is None or is_external("--" + key, inputs.rule.external):
+            continue
+        out.emit(
+            "unresolved",
+            key,
+            wording.key_of_no_flag(key, near),
+            doc=page.doc,
+            line=ref.line,
+            edit=(key, near),
+        )
 
 
 def _renamed(inputs: RuleInputs, page: Page, ref: Ref, old: Fact, new: Fact, out: Findings) -> None:

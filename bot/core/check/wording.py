@@ -488,3 +488,10 @@ def key_of_flag_removed(key: str, option: Fact) -> str:
         f"config key `{key}` no longer exists: `{option.token}`, which it sets, was defined at "
         f"{option.path}:{option.line} before this change; the doc still cites it"
     )
+
+
+def key_of_no_flag(key: str, near: str) -> str:
+    return (
+        f"no option of the program this page is checked against has the config key `{key}`; "
+        f"did you mean `{near}`?"
+    )

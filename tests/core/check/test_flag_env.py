@@ -89,3 +89,13 @@ def test_a_variable_the_sources_still_read_themselves_is_not_gone():
         "    return p\n", "    return p, os.environ.get('TOOL_HOST')\n"
     )
     assert not run("import os\n" + kept)
+
+
+def test_a_line_written_citing_a_near_miss_of_a_variable_an_option_reads_is_unresolved():
+    page = PAGE + "\nOr set ``TOOL_HOSTS`` and ``TOOL_PORT``.\n"
+    base = {"tool/args.py": ARGS, "docs/config.rst": PAGE}
+    head = {**base, "docs/config.rst": page}
+    rules = [r for p in parse_rules_file(CONFIG, "cfg.yml") for r in p.rules]
+    findings = check(rules, MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings
+    assert [(f.kind, f.symbol) for f in findings] == [("unresolved", "TOOL_HOSTS")]
+    assert "`TOOL_HOST`" in findings[0].message

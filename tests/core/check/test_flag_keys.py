@@ -83,3 +83,16 @@ def test_a_plain_argparse_parser_reads_no_config_file():
     plain = ARGS.replace("import configargparse", "import argparse").replace("configargparse.", "argparse.")
     plain = plain.replace('default_config_files=["tool.conf"]', "")
     assert keyed(run(plain.replace("--expect-workers", "--min-workers"), plain)) == []
+
+
+def test_a_line_written_setting_a_near_miss_of_an_option_s_key_is_unresolved():
+    page = PAGE.replace(
+        "    expect-workers = 5\n\n.. code-block:: toml",
+        "    expect-workers = 5\n    user = 2\n    colour = red\n\n.. code-block:: toml",
+    )
+    base = {"tool/args.py": ARGS, "docs/config.rst": PAGE}
+    head = {**base, "docs/config.rst": page}
+    rules = [r for p in parse_rules_file(CONFIG, "cfg.yml") for r in p.rules]
+    findings = check(rules, MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings
+    assert [(f.kind, f.symbol) for f in findings] == [("unresolved", "user")]
+    assert findings[0].suggestion is not None and findings[0].suggestion.replacement == "    users = 2"
