@@ -105,7 +105,9 @@ def unread_env(inputs: RuleInputs, page: Page, out: Findings) -> None:
     env = inputs.environment
     if env is None:
         return
-    read = env.read | read_by(inputs.head_facts.flags()).keys()  # and the options' own (flag_env.py)
+    # and the variables the options name themselves (flag_env.py), not click's derived ones
+    declared = (f for f in inputs.head_facts.flags() if not f.attr("envvar_derived"))
+    read = env.read | read_by(declared).keys()
     if not read:
         return
     for ref in page.new_refs:

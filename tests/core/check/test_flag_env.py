@@ -99,3 +99,45 @@ def test_a_line_written_citing_a_near_miss_of_a_variable_an_option_reads_is_unre
     findings = check(rules, MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings
     assert [(f.kind, f.symbol) for f in findings] == [("unresolved", "TOOL_HOSTS")]
     assert "`TOOL_HOST`" in findings[0].message
+
+
+def test_a_manifest_s_list_of_variables_and_a_compose_file_s_environment_name_it_too():
+    page = PAGE + textwrap.dedent(
+        """
+        .. code-block:: yaml
+
+            env:
+            - name: TOOL_FILE
+              value: mine.py
+            services:
+              tool:
+                environment:
+                  TOOL_FILE: mine.py
+                  name: TOOL_FILE
+        """
+    )
+    findings = run(ARGS.replace('"TOOL_FILE"', '"TOOL_SCRIPT"'), page)
+    lines = page.splitlines()
+    assert [(f.kind, lines[f.doc.line - 1].strip()) for f in findings] == [
+        ("renamed", "$ TOOL_FILE=mine.py tool --users 3"),
+        ("renamed", "- name: TOOL_FILE"),
+        ("renamed", "TOOL_FILE: mine.py"),
+        ("renamed", "name: TOOL_FILE"),
+    ]
+    assert [f.suggestion.replacement.strip() for f in findings if f.suggestion][1:3] == [
+        "- name: TOOL_SCRIPT",
+        "TOOL_SCRIPT: mine.py",
+    ]
+
+
+def test_a_variable_the_package_still_reads_beside_the_sources_is_not_gone():
+    app = "import os\n\nHOST = os.environ.get('TOOL_HOST')  # deprecated, read with a warning\n"
+    base = {"tool/args.py": ARGS, "tool/app.py": app, "docs/config.rst": PAGE}
+    head = {**base, "tool/args.py": ARGS.replace(', env_var="TOOL_HOST"', "")}
+    rules = [r for p in parse_rules_file(CONFIG, "cfg.yml") for r in p.rules]
+    assert not check(rules, MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings
+    # a test keeping the old name says nothing of the package
+    tests = {**base, "tool/app.py": "x = 1\n", "tool/tests/test_env.py": app}
+    head = {**tests, "tool/args.py": head["tool/args.py"]}
+    findings = check(rules, MemoryTree(tests), MemoryTree(head), changes_between(tests, head)).findings
+    assert [(f.kind, f.symbol) for f in findings] == [("removed", "TOOL_HOST")]
