@@ -147,6 +147,10 @@ def renamed(old: Fact, new: Fact) -> str:
     return f"{subject(old)} is now `{new.token}` ({where}); the doc still says `{old.token}`"
 
 
+def turned_around(new: Fact) -> str:
+    return f"; its name says the opposite, so the line needs rewording rather than `{new.token}` put in"
+
+
 def why_renamed(old: Fact, new: Fact) -> str:
     where = f"{old.path}:{old.line}"
     if old.kind == "flag" and old.key == new.key:
