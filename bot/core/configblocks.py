@@ -1,4 +1,4 @@
-"""The config keys a page's fenced YAML and TOML blocks set, and the environment variables its
+"""The config keys a page's fenced YAML, TOML and INI blocks set, and the environment variables its
 shell blocks and dotenv files set (`APP_DB_URL=...`): each key as its dotted path from the
 top of the block (`optimizer.lr` for `lr:` under `optimizer:`, the items of a list seen
 through, as bot/core/extract/config_keys.py reads a config file), with its value and where its
@@ -20,9 +20,11 @@ from bot.core.yamlwalk import walk
 
 YAML_LANGS = frozenset({"yaml", "yml"})
 TOML_LANGS = frozenset({"toml"})
+# `key = value` under `[section]` headers, read as TOML's lines are (configargparse's files).
+INI_LANGS = frozenset({"ini", "cfg", "conf"})
 # Blocks whose `NAME=value` set environment variables: shell commands and dotenv files.
 ENV_LANGS = frozenset({"", "bash", "sh", "shell", "zsh", "console", "env", "dotenv", "docker", "dockerfile"})
-CONFIG_LANGS = YAML_LANGS | TOML_LANGS | ENV_LANGS
+CONFIG_LANGS = YAML_LANGS | TOML_LANGS | INI_LANGS | ENV_LANGS
 MAX_BLOCK = 100_000  # characters of one block
 MAX_KEYS = 2_000  # keys of one block
 MAX_DEPTH = 16
@@ -41,7 +43,7 @@ def block_keys(lang: str, content: str) -> list[BlockKey]:
             return list(_limited(_yaml_keys(content)))
         except (yaml.YAMLError, RecursionError, _TooMany):
             return []
-    if lang in TOML_LANGS:
+    if lang in TOML_LANGS or lang in INI_LANGS:
         return list(_limited(_toml_keys(content)))
     if lang in ENV_LANGS:
         try:

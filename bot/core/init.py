@@ -41,7 +41,8 @@ _TEST_DIRS = frozenset(
 )
 _NOT_PAGES: tuple[str, ...] = ("CHANGELOG", "CHANGES", "HISTORY", "LICENSE", "CODE_OF_CONDUCT", "SECURITY")
 _NOT_PAGES += ("CONTRIBUTING", "RELEASE", "NEWS")  # release-notes.md: what a release changed, true then
-# Dated writing: what a release or a post said then is not wrong now.
+# Dated writing: what a release or a post said then is not wrong now. Folders of any case
+# (`CHANGELOG/2.1.0.md`).
 _HISTORY_DIRS = frozenset(
     {
         *("_posts", "announce", "blog", "news", "changes", "changelog", "changelogs"),
@@ -173,11 +174,12 @@ def _run_by_name(
     found: Programs,
     hits: Sequence[str],
 ) -> list[str]:
-    """The argparse parsers of the programs a page's commands run by name (`python -m
-    pkg.data.split --in x.json --model-name m`) and pass a flag they take, as written or cut
-    short as argparse takes it (`--in` for `--in-file`): the page documents that command line,
-    though it cites fewer of its flags than a page must cite by name alone."""
-    by_path = {p.path: p for p in parsers if p.kind == "argparse"}
+    """The parsers of the programs a page's commands run by name (`python -m pkg.data.split --in
+    x.json --model-name m`, a console script of a click command line) and pass a flag they take,
+    as written or, for argparse, cut short as it takes it (`--in` for `--in-file`): the page
+    documents that command line, though it cites fewer of its flags than a page must cite by
+    name alone."""
+    by_path = {p.path: p for p in parsers}
     out: set[str] = set()
     owners: dict[tuple[tuple[str, ...], str], str | None] = {}
     for command, token, cwd in runs:  # cwd: the folder the command runs in
@@ -194,6 +196,7 @@ def _run_by_name(
                 continue
             longer = {f for f in parser.flags if f.startswith(token) and f != token}
             prefix = token.startswith("--") and len(token) >= 4 and "=" not in token and len(longer) == 1
+            prefix = prefix and parser.kind == "argparse"  # click and typer take no abbreviations
             if token in parser.flags or prefix:
                 out.add(module)
     return sorted(out)
@@ -404,7 +407,7 @@ def _is_page(path: str) -> bool:
     if not path.endswith(PAGE_SUFFIXES):
         return False
     parts = path.split("/")
-    if any(p in _TEST_DIRS or p in _HISTORY_DIRS or p.startswith(".") for p in parts[:-1]):
+    if any(p in _TEST_DIRS or p.lower() in _HISTORY_DIRS or p.startswith(".") for p in parts[:-1]):
         return False
     return not parts[-1].upper().startswith(_NOT_PAGES)
 
@@ -420,7 +423,7 @@ def _history(tree: Tree, pattern: str) -> list[str]:
         if not compiled.matches(path):
             continue
         parts = path.split("/")
-        dated = next((i for i, part in enumerate(parts[:-1]) if part in _HISTORY_DIRS), None)
+        dated = next((i for i, part in enumerate(parts[:-1]) if part.lower() in _HISTORY_DIRS), None)
         if dated is None and not parts[-1].upper().startswith(_HISTORY_PAGES):
             continue
         entry = "/".join(parts[: dated + 1]) + "/**" if dated is not None else path

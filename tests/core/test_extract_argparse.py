@@ -360,3 +360,35 @@ def test_a_word_looked_up_among_option_strings_is_read_by_hand_in_a_module_with_
     # A short option counts beside long ones; `-q` alone might be any word.
     assert sorted(flags) == ["--version", "--version-verbose", "-V"]
     assert all(f.attr("hidden") == "true" for f in flags.values())
+
+
+def test_configargparse_s_env_var_is_the_variable_the_flag_reads():
+    text = (
+        "import configargparse\n\nENV = 'TOOL_HOST'\np = configargparse.ArgumentParser()\n"
+        "p.add_argument('-H', '--host', env_var=ENV)\np.add_argument('--users', type=int)\n"
+    )
+    facts = extract(SOURCE, "pkg/arguments.py", text).facts
+    read = {f.token: f.attr("envvar") for f in facts}
+    assert read == {"-H": "TOOL_HOST", "--host": "TOOL_HOST", "--users": None}
+
+
+def test_configargparse_s_auto_env_var_prefix_names_each_option_s_variable():
+    text = (
+        "import configargparse\n\np = configargparse.ArgParser(auto_env_var_prefix='APP_')\n"
+        "p.add_argument('-w', '--expect-workers', type=int)\np.add_argument('--host', env_var='HOST_X')\n"
+        "p.add_argument('--version', action='version', version='1')\n"
+    )
+    read = {f.token: f.attr("envvar") for f in extract(SOURCE, "pkg/arguments.py", text).facts}
+    assert read == {
+        "-w": "APP_EXPECT_WORKERS",
+        "--expect-workers": "APP_EXPECT_WORKERS",
+        "--host": "HOST_X",
+        "--version": None,
+    }
+    # argparse's own parser reads no variable
+    plain = (
+        text.replace("configargparse", "argparse")
+        .replace("auto_env_var_prefix", "prog")
+        .replace(", env_var='HOST_X'", "")
+    )
+    assert {f.attr("envvar") for f in extract(SOURCE, "pkg/arguments.py", plain).facts} == {None}

@@ -385,3 +385,35 @@ def test_a_console_script_s_parsers_in_a_benchmarks_folder_are_sources():
     # `tool bench`'s flags live in tool/benchmarks/: the installed command line, not a test.
     assert {p.path for p in found.parsers} >= {"tool/benchmarks/latency.py"}
     assert "tests/benchmarks/run.py" not in {p.path for p in found.parsers}
+
+
+CLICK_CLI = """\
+import click
+
+@click.command()
+@click.argument("template")
+@click.option("--checkout", help="branch to check out")
+@click.option("--no-input", is_flag=True)
+def main(template, checkout, no_input):
+    pass
+"""
+
+
+def test_a_click_console_script_a_page_runs_with_one_flag_is_coupled():
+    files = {
+        "pyproject.toml": '[project]\nname = "maker"\n[project.scripts]\nmaker = "maker.cli:main"\n',
+        "maker/__init__.py": "",
+        "maker/cli.py": CLICK_CLI,
+        "docs/usage.rst": "Usage\n=====\n\n.. code-block:: bash\n\n    $ maker gh:me/t --checkout dev\n",
+        # click takes no abbreviation: `--check` is another program's flag, or nobody's
+        "docs/other.rst": "Other\n=====\n\n.. code-block:: bash\n\n    $ maker gh:me/t --check\n",
+    }
+    found = plan(MemoryTree(files))
+    assert [p.path for p in found.parsers] == ["maker/cli.py"]
+    assert found.pages == ("docs/usage.rst",)
+
+
+def test_a_folder_of_release_notes_in_capitals_is_no_page():
+    notes = "# 1.3.0\n\nAdded `tool --model x --batch-size 2`.\n"
+    found = plan(MemoryTree({**FILES, "CHANGELOG/1.3.0.md": notes, "Changelog/1.4.0.md": notes}))
+    assert not [p for p in found.pages if p.lower().startswith("changelog/")]

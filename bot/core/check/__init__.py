@@ -140,6 +140,8 @@ def _judge(
     from bot.core.check.deltas import deltas, renamed_to
     from bot.core.check.doc_to_code import doc_to_code
     from bot.core.check.findings import Findings
+    from bot.core.check.flag_env import gone_env, stale_env
+    from bot.core.check.flag_keys import stale_keys, unknown_keys
     from bot.core.check.history import Lookups, from_history
     from bot.core.check.undocumented import undocumented
     from bot.core.check.vanished import unread_env, vanished
@@ -150,6 +152,7 @@ def _judge(
         unreadable.missing_files(inputs, out)
     found = deltas(inputs.base_facts, inputs.head_facts, evidence.of_inputs(inputs))
     successors = renamed_to(found)
+    env = {} if audit else gone_env(inputs)
     for page in inputs.pages:
         if not audit:
             code_to_doc(inputs, page, found, out)
@@ -157,8 +160,11 @@ def _judge(
             undocumented(inputs, page, successors, out)
             paths.moved_or_deleted(inputs, page, out)
             vanished(inputs, page, out)
+            stale_env(inputs, page, env, out)
+            stale_keys(inputs, page, found, out)
         doc_to_code(inputs, page, out)
         keys.unresolved(inputs, page, out)
+        unknown_keys(inputs, page, out)
         unread_env(inputs, page, out)
     if history is not None:  # last: it rewrites what the checks found
         from_history(inputs, out, history, lookups or Lookups(), cache, audit=audit)

@@ -3,6 +3,7 @@ meaning, and default claims that were true at base and are false at head."""
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable, Sequence
 
@@ -135,14 +136,17 @@ def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Finding
     old, new = delta.old, delta.new
     code = inputs.code_line(old, new)
     if new is not None:
+        turned = _turned_around(old, new)
         out.emit(
             "renamed",
             ref.token,
-            wording.renamed(old, new) + wording.rename_evidence(delta.because),
+            wording.renamed(old, new)
+            + (wording.turned_around(new) if turned else "")
+            + wording.rename_evidence(delta.because),
             doc=doc,
             line=ref.line,
             code=code,
-            edit=(old.token, new.token),
+            edit=None if turned else (old.token, new.token),
             why=wording.why_renamed_because(old, new, delta.because),
         )
         return
@@ -150,6 +154,8 @@ def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Finding
         return  # the whole subcommand left for a module the rule does not read, the flag with it
     if in_submodule(old.path, submodule_folders(inputs.head)):
         return  # its parser now lives in the repository a submodule pins, which is not read here
+    if old.token in _HELP and _adds_help(inputs.head.read(inputs.touched.head_path(old.path))):
+        return  # declared by hand before, argparse's own now: `-h, --help` is still there
     out.emit(
         "removed",
         ref.token,
@@ -162,6 +168,60 @@ def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Finding
         ),
         why=wording.why_removed(old, inputs.rule.id),
     )
+
+
+# Words of a switch's name whose swap turns it around: `--modern-ui` gave way to `--legacy-ui`,
+# whose default is the old behaviour. A line about the old switch says the opposite of the new one.
+_OPPOSITES = {
+    frozenset(pair)
+    for pair in (
+        ("modern", "legacy"),
+        ("new", "old"),
+        ("enable", "disable"),
+        ("with", "without"),
+        ("allow", "deny"),
+        ("include", "exclude"),
+        ("show", "hide"),
+        ("on", "off"),
+    )
+}
+
+
+def _turned_around(old: Fact, new: Fact) -> bool:
+    """Is `new` the switch `old` was, named for the opposite (one word swapped for its opposite)?"""
+    if old.kind != "flag" or not old.attr("sets") or not new.attr("sets"):
+        return False
+    before, after = old.token.lstrip("-").split("-"), new.token.lstrip("-").split("-")
+    if len(before) != len(after):
+        return False
+    swapped = [frozenset((a, b)) for a, b in zip(before, after, strict=True) if a != b]
+    return len(swapped) == 1 and swapped[0] in _OPPOSITES
+
+
+_HELP = frozenset({"-h", "--help"})
+
+
+def _adds_help(text: str | None) -> bool:
+    """Does the module make an argparse (or configargparse, or a subclass's) parser not told
+    `add_help=False`? Such a parser has `-h, --help` of its own, with no add_argument call for
+    it; one given `add_help=add_help` may be made with it."""
+    if text is None or "ArgumentParser(" not in text and "ArgParser(" not in text:
+        return False
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if not name.endswith(("ArgumentParser", "ArgParser")):
+            continue
+        told = next((k.value for k in node.keywords if k.arg == "add_help"), None)
+        if not (isinstance(told, ast.Constant) and told.value is False):
+            return True
+    return False
 
 
 def _command_moved_out(inputs: RuleInputs, old: Fact, token: str) -> bool:

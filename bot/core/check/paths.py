@@ -91,6 +91,8 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # "a `x/jobs` subdirectory in :func:`user_state_dir`": under a place of the reader's
     if a_flags_default(inputs, ref.token):
         return  # where a program of the rule's reads or writes when not told otherwise: the reader's
+    if ref.where == "link" and made_by_docs_build(inputs.head, doc.path, path):
+        return  # a file the site's build writes beside its pages (a Sphinx extension's llms.txt)
     if in_submodule(path, submodule_folders(inputs.head)):
         return  # a file of the repository a submodule pins: nothing of it is in this tree
     if not cited.relative and inputs.own.named_from_above(path):
@@ -125,6 +127,36 @@ def a_flags_default(inputs: RuleInputs, token: str) -> bool:
 
 def _as_default(path: str) -> str:
     return path.strip().strip("'\"").removeprefix("./").rstrip("/")
+
+
+# Python files of a Sphinx project read for the names of the files its build writes, at most.
+_MAX_BUILD_FILES = 50
+
+
+def made_by_docs_build(head: Tree, page: str, target: str) -> bool:
+    """Is `target`, which a page's link names and the tree does not have, a file the page's Sphinx
+    build writes into the site (`os.path.join(outdir, "llms.txt")` in an extension beside
+    conf.py)? A link between built pages is resolved in the site, where such files sit; the
+    build's code names them in a string."""
+    root = posixpath.dirname(page)
+    while not _sphinx_conf(head, posixpath.join(root, "conf.py") if root else "conf.py"):
+        if not root:
+            return False
+        root = posixpath.dirname(root)
+    name = posixpath.basename(target)
+    quoted = (f'"{name}"', f"'{name}'", f'/{name}"', f"/{name}'")
+    under = root + "/" if root else ""
+    code = sorted(p for p in head.paths() if p.startswith(under) and p.endswith(".py"))
+    for path in code[:_MAX_BUILD_FILES]:
+        text = head.read(path) or ""
+        if any(q in text for q in quoted):
+            return True
+    return False
+
+
+def _sphinx_conf(head: Tree, path: str) -> bool:
+    text = head.read(path) if head.exists(path) else None
+    return text is not None and ("extensions" in text or "html_" in text)
 
 
 # Commands whose last word names the file (or folder) they make: `cp src dst`, `mv`, `ln -s`, and

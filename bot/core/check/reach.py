@@ -116,10 +116,14 @@ def _tokens(base: Facts, head: Facts) -> tuple[set[str], set[str]]:
 
 def _names(facts: Iterable[Fact]) -> set[str]:
     """How a page may name these facts besides their tokens: a default claim names a flag by its
-    destination (`keep_fp32_master=True`) or by one of its choices (`fsdp` is the default)."""
+    destination (`keep_fp32_master=True`) or by one of its choices (`fsdp` is the default), a
+    page setting it from the environment by the variable it reads, a config file by its key."""
     out: set[str] = set()
     for fact in facts:
         out.add(fact.key)
         if fact.kind == "flag":
             out.update(c for c in (fact.attr("choices") or "").split(",") if c)
+            out.update(v for v in (fact.attr("envvar") or "").split(",") if v)  # `APP_HOST=x app`
+            if fact.attr("configfile") and fact.token.startswith("--"):
+                out.add(fact.token[2:])  # `expect-workers = 5` in a config file (flag_keys.py)
     return out

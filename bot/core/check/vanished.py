@@ -17,6 +17,7 @@ from bot.core import lazyre
 from bot.core.check import wording
 from bot.core.check.codenames import cited_name, env_name
 from bot.core.check.findings import Findings, is_external
+from bot.core.check.flag_env import read_by
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest
 from bot.core.model import CodeLocation
@@ -102,7 +103,12 @@ def _code_location(inputs: RuleInputs, path: str, line: int) -> CodeLocation:
 
 def unread_env(inputs: RuleInputs, page: Page, out: Findings) -> None:
     env = inputs.environment
-    if env is None or not env.read:
+    if env is None:
+        return
+    # and the variables the options name themselves (flag_env.py), not click's derived ones
+    declared = (f for f in inputs.head_facts.flags() if not f.attr("envvar_derived"))
+    read = env.read | read_by(declared).keys()
+    if not read:
         return
     for ref in page.new_refs:
         name = env_name(ref.token) if ref.where in _SPANS and ref.kind in ("name", "value") else None
@@ -111,7 +117,7 @@ def unread_env(inputs: RuleInputs, page: Page, out: Findings) -> None:
         if name in inputs.head_facts.by_token or is_external(ref.token, inputs.rule.external):
             continue
         prefix = name.split("_", 1)[0] + "_"
-        near = closest(name, [v for v in env.read if v.startswith(prefix)], 0.85)
+        near = closest(name, [v for v in read if v.startswith(prefix)], 0.85)
         if near is None or near in {cited_name(r.token) for r in page.doc.refs_on(ref.line)}:
             continue
         out.emit(

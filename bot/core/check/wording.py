@@ -147,6 +147,10 @@ def renamed(old: Fact, new: Fact) -> str:
     return f"{subject(old)} is now `{new.token}` ({where}); the doc still says `{old.token}`"
 
 
+def turned_around(new: Fact) -> str:
+    return f"; its name says the opposite, so the line needs rewording rather than `{new.token}` put in"
+
+
 def why_renamed(old: Fact, new: Fact) -> str:
     where = f"{old.path}:{old.line}"
     if old.kind == "flag" and old.key == new.key:
@@ -438,3 +442,60 @@ def why_history(token: str, steps: list[HistoryStep], *, path: bool = False) -> 
 
 def unread_env(name: str, near: str) -> str:
     return f"the code this page is checked against does not read `{name}`; did you mean `{near}`?"
+
+
+# -- environment variables options read (flag_env.py) ---------------------------------------------
+
+
+def env_renamed(old: str, new: str, option: Fact) -> str:
+    return (
+        f"environment variable `{old}` is now `{new}` (read by `{option.token}`, defined at "
+        f"{option.path}:{option.line}); the doc still says `{old}`"
+    )
+
+
+def why_env_renamed(old: str, new: str, before: Fact, after: Fact) -> str:
+    return (
+        f"At the base revision `{before.token}` ({before.path}:{before.line}) read `{old}` from the "
+        f"environment; at head the option setting `{after.key}` ({after.path}:{after.line}) reads "
+        f"`{new}` instead, and no option reads `{old}`."
+    )
+
+
+def env_removed(name: str, option: Fact) -> str:
+    return (
+        f"environment variable `{name}` is no longer read by any option (`{option.token}` read it, "
+        f"defined at {option.path}:{option.line} before this change); the doc still cites it"
+    )
+
+
+def why_env_removed(name: str, option: Fact, rule_id: str) -> str:
+    return (
+        f"Rule `{rule_id}` reads {option.path} with source `{option.source}`. At the base revision "
+        f"`{option.token}` ({option.path}:{option.line}) read `{name}` from the environment; at head "
+        "no option of the rule's sources reads it."
+    )
+
+
+# -- config-file keys of options (flag_keys.py) ----------------------------------------------------
+
+
+def key_of_flag_renamed(key: str, new_key: str, option: Fact) -> str:
+    return (
+        f"config key `{key}` is now `{new_key}` (the key of `{option.token}`, defined at "
+        f"{option.path}:{option.line}); the doc still says `{key}`"
+    )
+
+
+def key_of_flag_removed(key: str, option: Fact) -> str:
+    return (
+        f"config key `{key}` no longer exists: `{option.token}`, which it sets, was defined at "
+        f"{option.path}:{option.line} before this change; the doc still cites it"
+    )
+
+
+def key_of_no_flag(key: str, near: str) -> str:
+    return (
+        f"no option of the program this page is checked against has the config key `{key}`; "
+        f"did you mean `{near}`?"
+    )

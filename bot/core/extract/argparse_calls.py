@@ -113,6 +113,9 @@ def flags(
         attrs["metavar"] = metavar.value  # `--tb=style` in a help listing names no choice
     if "nargs" in keywords:
         attrs["nargs"] = text(keywords["nargs"], values)
+    env = string_value(keywords["env_var"], literals) if "env_var" in keywords else None
+    if env:
+        attrs["envvar"] = env  # configargparse's: the variable that sets it too (click's name)
     action = text(keywords["action"], values) if "action" in keywords else None
     if action is not None:
         attrs["action"] = action

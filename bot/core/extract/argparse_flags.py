@@ -84,12 +84,17 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     takes = flag_families.patterns(tree)
     if takes:
         marks["takes"] = " ".join(takes)
+    if _configargparse(tree):
+        marks["configfile"] = "true"  # its long options are keys of a config file too
     if built_fields.hands_out_foreign_class(tree):
         marks["open"] = "true"  # its parser gets flags another module makes of a class of elsewhere
     if marks:
         out = [
             replace(f, attrs=sorted_attrs({**dict(f.attrs), **marks})) if f.kind == "flag" else f for f in out
         ]
+    prefix = _auto_env_prefix(tree) if "configfile" in marks else None
+    if prefix is not None:
+        out = _auto_env(out, prefix)
     # A dataclass of this module handed to a builder of another (built_fields.py), a loop over
     # another module's constant (imported_rounds.py): resolved by `gather`, which reads the other module.
     out.extend(built_fields.references(tree, source.id, path))
@@ -100,6 +105,49 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     # `Helper.tp(run_parser)`: a subparser handed to another module's helper (handed_parsers.py)
     out.extend(handed_parsers.references(tree, source.id, path, handed))
     return out
+
+
+def _configargparse(tree: ast.Module) -> bool:
+    """Does the module import configargparse? Its parsers then read a config file whose keys are
+    their long options without the dashes (`expect-workers = 5` for `--expect-workers`)."""
+    for node in tree.body:
+        if isinstance(node, ast.Import) and any(a.name == "configargparse" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module == "configargparse":
+            return True
+    return False
+
+
+def _auto_env_prefix(tree: ast.Module) -> str | None:
+    """The prefix of the variables configargparse names for the options (`auto_env_var_prefix`)."""
+    for node in walk.nodes(tree):
+        if isinstance(node, ast.Call) and (_called(node) or "").endswith(("ArgumentParser", "ArgParser")):
+            for k in node.keywords:
+                if k.arg == "auto_env_var_prefix" and isinstance(k.value, ast.Constant):
+                    return k.value.value if isinstance(k.value.value, str) else None
+    return None
+
+
+def _auto_env(facts: list[Fact], prefix: str) -> list[Fact]:
+    """Each option without a variable of its own reads PREFIX and its first long option's words
+    (`APP_EXPECT_WORKERS` for `--expect-workers`), as configargparse names it; positionals, help
+    and version options read none."""
+    first: dict[tuple[str, int], str] = {}
+    for f in facts:
+        if f.kind == "flag" and f.token.startswith("--") and not f.token.startswith("--no-"):
+            first.setdefault((f.key, f.line), f.token)
+    out = []
+    for f in facts:
+        long = first.get((f.key, f.line))
+        if f.kind != "flag" or f.attr("envvar") or long is None or f.attr("action") in _NO_ENV_ACTIONS:
+            out.append(f)
+            continue
+        name = (prefix + long[2:]).replace("-", "_").upper()
+        out.append(replace(f, attrs=sorted_attrs({**dict(f.attrs), "envvar": name})))
+    return out
+
+
+_NO_ENV_ACTIONS = frozenset({"help", "version"})
 
 
 def _no_abbreviations(tree: ast.Module) -> bool:

@@ -168,7 +168,9 @@ def _auto_envvar(fact: Fact, prefix: str) -> Fact:
         return fact
     command = (fact.attr("subcommand") or "").split(",")[0].split()
     name = "_".join([prefix, *command, fact.key]).upper().replace("-", "_")
-    return with_attrs(fact, envvar=name)
+    # `derived`: the name rests on the command the option is found under, which a command added
+    # by a group's own code (flask's `run`) is not: good to follow, not to suggest.
+    return with_attrs(fact, envvar=name, envvar_derived="true")
 
 
 # The options typer adds to an app's own command line unless `add_completion=False`.

@@ -244,3 +244,30 @@ def test_a_choice_added_or_removed_in_a_bullet_list_of_choices():
     # A value cited in passing, in a list of something else, is no choice of the flag.
     passing = "Backends:\n\n- `jax` is not supported\n- `torch` is\n"
     assert _suggested(three, two, passing) == []
+
+
+def test_a_help_option_declared_by_hand_then_left_to_argparse_is_still_there():
+    page = "Pass `--help` for every option, or `-h`.\n"
+    by_hand = (
+        "import argparse\n\ndef parser(add_help=False):\n"
+        "    p = argparse.ArgumentParser(add_help=add_help)\n"
+        "    p.add_argument('-h', '--help', action='help')\n    p.add_argument('--lr')\n    return p\n"
+    )
+    own = "import argparse\n\ndef parser(add_help=True):\n"
+    own += "    p = argparse.ArgumentParser(add_help=add_help)\n    p.add_argument('--lr')\n    return p\n"
+    assert code_change(page, by_hand, own) == []
+    # a parser told to add none has none
+    none = own.replace("add_help=add_help", "add_help=False")
+    assert kinds(code_change(page, by_hand, none)) == [("removed", "--help"), ("removed", "-h")]
+
+
+def test_a_switch_renamed_for_its_opposite_is_renamed_without_putting_the_new_name_in():
+    page = "With the new `--modern-ui`, the picker configures each user.\n"
+    base_cli = cli("'--modern-ui', action='store_true', default=False", "'--lr'")
+    head_cli = cli("'--legacy-ui', action='store_true', default=False", "'--lr'")
+    [f] = code_change(page, base_cli, head_cli)
+    assert (f.kind, f.symbol, f.suggestion) == ("renamed", "--modern-ui", None)
+    assert "says the opposite" in f.message
+    # a rename keeping the sense still puts the new name in
+    [g] = code_change(page, base_cli, cli("'--modern-web-ui', action='store_true', default=False", "'--lr'"))
+    assert g.suggestion is not None and "--modern-web-ui" in g.suggestion.replacement

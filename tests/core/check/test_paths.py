@@ -296,3 +296,12 @@ def test_partial_paths_bare_names_and_paths_outside_the_repository_resolve_quiet
         "`$HOME/a/b`, `<ckpt>/model`, `runs/*/log`.\n"
     )
     assert unresolved(page, files) == []
+
+
+def test_a_link_to_a_file_the_sphinx_build_writes_beside_the_pages_is_no_missing_path():
+    page = "Get [the index](llms.txt) or [the notes](notes.txt).\n"
+    ext = 'import os\n\ndef done(app, exc):\n    open(os.path.join(app.outdir, "llms.txt"), "w")\n'
+    files = {"docs/conf.py": 'extensions = ["gen"]\n', "docs/_ext/gen.py": ext}
+    assert [f.symbol for f in unresolved(page, files)] == ["notes.txt"]
+    # no Sphinx project around the page: the link is the tree's, and the tree lacks it
+    assert [f.symbol for f in unresolved(page, {"tools/gen.py": ext})] == ["llms.txt", "notes.txt"]
