@@ -55,6 +55,9 @@ _LAUNCHERS: tuple[tuple[str, ...], ...] = (
     # wrappers that run a command on chosen CPUs or NUMA nodes: `numactl -N 0 --localalloc python ...`
     ("numactl",),
     ("taskset",),
+    # a container running a command given after its image: `docker run -v x:/app -it img python3
+    # main.py --model m` runs the image's copy of main.py, which is the repository's
+    *(("docker", "run"), ("docker", "exec"), ("podman", "run"), ("podman", "exec")),
 )
 # A launcher of one word named in prose (`adjust --nproc_per_node in the torchrun command`): a
 # flag of that line none of ours has is the launcher's own (`accelerate` and `ray` are words

@@ -842,3 +842,28 @@ def test_a_script_named_from_the_folder_the_project_is_cloned_into_is_its_own():
         "tools/extract_vocabulary.py"
     )
     assert found.owner_of(["python3", "other/tools/extract_vocabulary.py"]) is None  # another project's
+
+
+def test_a_container_running_a_script_of_ours_after_its_image_runs_ours():
+    tree = MemoryTree(
+        {"main.py": "import argparse\np = argparse.ArgumentParser()\np.add_argument('--model')\n"}
+    )
+    found = programs(tree)
+    command = found.command(
+        [
+            "sudo",
+            "docker",
+            "run",
+            "-v",
+            "/data:/app/data:ro",
+            "-it",
+            "harness",
+            "python3",
+            "main.py",
+            "--model",
+            "m",
+        ]
+    )
+    assert command is not None and (command.program, command.args) == ("main.py", ("--model", "m"))
+    # The image's own entrypoint, given only options, is nothing of ours.
+    assert found.command(["docker", "run", "--gpus", "all", "vllm/vllm-openai", "--model", "m"]) is None

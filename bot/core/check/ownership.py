@@ -663,20 +663,25 @@ class Ownership:
         return self._foreign_flags[doc.path]
 
     def _foreign_short(self, doc: DocPage) -> frozenset[str]:
-        """The short options (`-v`) of the commands in the page's fences that run nothing of ours."""
+        """The short options (`-v`) of the commands in the page's fences that run nothing of ours,
+        and those a launcher of ours takes before the program it runs (`docker run -v x:/app img
+        python3 main.py`: docker's)."""
         out: set[str] = set()
         for _, text in fenced_lines(doc):
             if not _SHORT_WORD.search(text):
                 continue
             for segment in _SEGMENTS.split(text.removeprefix("$ ")):
                 words = command_words(segment)
-                if (
-                    words
-                    and not is_fragment(words)
-                    and any(_SHORT_WORD.fullmatch(w) for w in words)
-                    and self._run(words, doc.path).kind == _FOREIGN
-                ):
+                if not words or is_fragment(words) or not any(_SHORT_WORD.fullmatch(w) for w in words):
+                    continue
+                if self._run(words, doc.path).kind == _FOREIGN:
                     out.update(w for w in words if _SHORT_WORD.fullmatch(w))
+                    continue
+                out.update(
+                    w
+                    for i, w in enumerate(words)
+                    if _SHORT_WORD.fullmatch(w) and self._run(words[:i], doc.path).kind == _FOREIGN
+                )
         return frozenset(out)
 
 

@@ -871,3 +871,13 @@ python route.py --lora-backend csgmv
     assert (f.kind, f.symbol) == ("wrong-default", "--lora-backend")
     # The command lines the page runs take the server's flag, not the benchmark's (read first).
     assert f.code is not None and f.code.path == CLI
+
+
+def test_a_container_running_our_program_takes_its_own_options_before_the_image():
+    page = (
+        "Mount the file with `-v` and pass `-it`:\n\n"
+        "```bash\nsudo docker run -v /data/a.json:/app/a.json:ro -it harness \\\n"
+        "  python3 tool/cli.py --model m --bogus\n```\n"
+    )
+    found = audit([rule()], MemoryTree({CLI: cli('"--model"'), DOC: page})).findings
+    assert kinds(found) == [("unresolved", "--bogus")]  # the program's; `-v` and `-it` are docker's
