@@ -192,6 +192,25 @@ class Shell:
     moved: list[str] | None = field(default_factory=list)
 
 
+def _substitutions(text: str, depth: int) -> list[tuple[int, bool]]:
+    """Where a shell line's command substitutions open (`$(` at its `$`: True) and close (its `)`:
+    False), `depth` of them open when the line starts (a `\\` continuation inside one). A
+    parenthesis inside one nests (`$(f (x))`)."""
+    if "(" not in text and ")" not in text:
+        return []
+    events: list[tuple[int, bool]] = []
+    nested: list[bool] = [True] * depth  # per open parenthesis: whether it opened a substitution
+    for i, c in enumerate(text):
+        if c == "(":
+            opens = i > 0 and text[i - 1] == "$"
+            nested.append(opens)
+            if opens:
+                events.append((i - 1, True))
+        elif c == ")" and nested and nested.pop():
+            events.append((i, False))
+    return events
+
+
 def fence_refs(
     tok: Token, first_line0: int, source: PageSource, lines: list[str], shell: Shell | None = None
 ) -> list[RawRef]:
@@ -213,6 +232,8 @@ def fence_refs(
     # A command runs across `\` continuations; segments split at && | ; and a bare `--`.
     command: list[str] = []
     continued, script_seen = False, False
+    # The commands a `$(...)` interrupted (`--out $(date +%s) --lr 1`: `--lr` is the outer one's).
+    outer: list[tuple[list[str], bool]] = []
     shell = shell if shell is not None else Shell()
     for i, content_line in enumerate(tok.content.split("\n")):
         line0 = first_line0 + i
@@ -237,15 +258,23 @@ def fence_refs(
         cut = next((k for k, (w, c) in enumerate(words) if w.startswith("#") and not quoted(c)), len(words))
         words = words[:cut]
         if not continued:
-            command, script_seen = [], False
+            command, script_seen, outer = [], False, []
         continued = bool(words) and words[-1][0] == "\\"
+        events = _substitutions(text, len(outer))
         skip_to = -1
         for k, (word, col) in enumerate(words):
-            if word == "\\" or k <= skip_to:
+            # A `$(` before this word starts another command (`$(uv python dir --color never)`);
+            # its `)` gives the interrupted one back.
+            while events and events[0][0] < col:
+                if events.pop(0)[1]:
+                    outer.append((command, script_seen))
+                    command, script_seen = [], False
+                elif outer:
+                    command, script_seen = outer.pop()
+            if word == "\\" or k <= skip_to or word == "$":
                 continue
-            if word == "$" and text[col + 1 : col + 2] == "(":
-                command, script_seen = [], False  # `$(uv python dir --color never)`: another command
-                continue
+            if word.endswith("$") and text[col + len(word) : col + len(word) + 1] == "(":
+                word = word[:-1]  # `--out=$(date)`: the flag's value is the substitution's output
             if word in _SEPARATORS or word.endswith(";"):
                 # A bare `--` followed by a flag passes the words after it on to the command the
                 # program runs (`tox run -e py -- --pdb`): they start a command `--` of their own.
@@ -273,7 +302,12 @@ def fence_refs(
                 value, vpos = None, None
                 if rest.startswith("=") and len(rest) > 1:
                     value, vpos = rest[1:], base + col + m.end() + 1
-                elif not rest and k + 1 < len(words) and good_value(words[k + 1][0]):
+                elif (
+                    not rest
+                    and k + 1 < len(words)
+                    and good_value(words[k + 1][0])
+                    and not any(col < at < words[k + 1][1] for at, _ in events)  # `$(x --a) y`
+                ):
                     value, vpos = words[k + 1][0], base + words[k + 1][1]
                     joined = bracketed(words, k + 1, text)
                     if joined is not None:  # `[fp8 | bf16]`: its `|` is no pipe

@@ -815,3 +815,28 @@ def test_each_flag_of_a_span_command_has_its_command_whatever_its_dashes():
         ("-train_steps", ("python", "x.py")),
         ("--lr", ("python", "x.py", "-train_steps", "1")),
     ]
+
+
+def test_a_command_substitution_is_a_command_of_its_own_and_the_interrupted_one_goes_on():
+    p = page("""
+        ```bash
+        python train.py --out $(date +%s) --lr 1
+        RUN=$(python name.py --short) python train.py --seed 2
+        python train.py --tag=$(git rev-parse HEAD) --epochs 3
+        python train.py --dir $(dirname \\
+          $(pwd) --physical) --steps 4
+        ```
+        """)
+    flags = [(r.token, r.value, r.command) for r in p.refs if r.kind == "flag"]
+    assert flags == [
+        ("--out", None, ("python", "train.py")),
+        ("--lr", "1", ("python", "train.py", "--out")),
+        # its `)` ends the value: `python` is the next command, not `--short`'s value
+        ("--short", None, ("python", "name.py")),
+        ("--seed", "2", ("python", "train.py")),
+        ("--tag", None, ("python", "train.py")),
+        ("--epochs", "3", ("python", "train.py", "--tag=")),
+        ("--dir", None, ("python", "train.py")),
+        ("--physical", None, ("dirname",)),
+        ("--steps", "4", ("python", "train.py", "--dir")),
+    ]
