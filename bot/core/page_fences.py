@@ -259,7 +259,9 @@ def fence_refs(
         words = words[:cut]
         if not continued:
             command, script_seen, outer = [], False, []
-        continued = bool(words) and words[-1][0] == "\\"
+        continued = bool(words) and words[-1][0].endswith("\\")
+        if continued and words[-1][0] != "\\":  # `--deepspeed $DS_CONFIG\`: the word, then the continuation
+            words[-1] = (words[-1][0][:-1], words[-1][1])
         events = _substitutions(text, len(outer))
         skip_to = -1
         for k, (word, col) in enumerate(words):

@@ -111,6 +111,29 @@ class GitHistory:
             if complete or len(hits) >= self.limit:
                 self._store(self._touching_key(question, paths), hits[: self.limit])
 
+    def never(self, strings: Sequence[str], paths: Sequence[str]) -> bool:
+        # Only a git call that succeeded (or a complete prefetch) stores an answer: an empty one
+        # read the whole history of the paths.
+        if not strings or not paths or self.shallow():
+            return False
+        key = self._touching_key(strings, paths)
+        if self._cached(key) is None:
+            self.touching(strings, paths)
+        return self._cached(key) == []
+
+    def never_had(self, paths: Sequence[str]) -> frozenset[str]:
+        wanted = [p.strip("/") for p in paths if p.strip("/")]
+        if not wanted or self.shallow():
+            return frozenset()
+        # Every path any commit changed among these (a folder's files under it): one walk of
+        # the history for all of them.
+        out = self._git("log", "--format=", "--name-only", "--no-renames", self.rev, "--", *wanted)
+        if out is None:
+            return frozenset()
+        had = set(out.split("\n"))
+        folders = {"/".join(p.split("/")[:i]) for p in had for i in range(1, p.count("/") + 1)}
+        return frozenset(p for p in wanted if p not in had and p not in folders)
+
     def _touching_key(self, strings: Sequence[str], paths: Sequence[str]) -> str:
         return f"{CACHE_FORMAT}:S:{self.rev}:{self.limit}:{_joined(strings)}:{_joined(paths)}"
 

@@ -119,3 +119,17 @@ def test_a_moved_file_is_followed_through_the_api(bot, standin, repo_and_shas):
     messages = [a["message"] for a in run["output"]["annotations"]]
     said = f"`trainer/utils/helpers.py` moved to `trainer/common/helpers.py` in {shas['moved'][:7]} (#31)"
     assert any(said in m for m in messages), messages
+
+
+def test_the_api_history_says_never_only_of_a_history_it_read_whole(bot, standin, repo_and_shas):
+    shas = branches(repo_and_shas)
+    history = api_history(bot, standin, shas["hist-doc"])
+    assert history.never(["--num-experts"], [ARGS])
+    assert not history.never(["--disable-fp32-master"], [ARGS])  # the file had it before #2384
+    assert history.never_had(["examples/pretrain.sh", ARGS]) == {"examples/pretrain.sh"}
+    # A path's commits past the one page listed: older versions unread, so nothing is "never".
+    assert not api_history(bot, standin, shas["hist-doc"], per_path=1).never(["--num-experts"], [ARGS])
+    # Out of calls, with nothing of the path in the store: unknown.
+    broke = api_history(bot, standin, shas["hist-doc"], max_calls=0)
+    assert not broke.never(["--num-experts"], ["README.md"])
+    assert broke.never_had(["examples/pretrain.sh"]) == frozenset()

@@ -840,3 +840,19 @@ def test_a_command_substitution_is_a_command_of_its_own_and_the_interrupted_one_
         ("--physical", None, ("dirname",)),
         ("--steps", "4", ("python", "train.py", "--dir")),
     ]
+
+
+def test_a_backslash_ending_the_last_word_continues_the_command():
+    p = page("""
+        ```bash
+        launch --config $CONFIG\\
+            --seed 1 \\
+            --steps 2
+        ```
+        """)
+    flags = [(r.token, r.command) for r in p.refs if r.kind == "flag"]
+    assert flags == [
+        ("--config", ("launch",)),
+        ("--seed", ("launch", "--config", "$CONFIG")),
+        ("--steps", ("launch", "--config", "$CONFIG", "--seed", "1")),
+    ]

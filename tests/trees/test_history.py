@@ -206,3 +206,25 @@ def test_prefetch_answers_many_tokens_in_one_pass_as_each_alone(repo):
         assert [batch.touching(q, [ARGS]) for q in questions] == expected
         assert batch.calls == calls == 2  # the shallowness check and one git log
         assert expected[0] and expected[1] and not expected[2]
+
+
+def test_never_is_said_only_of_what_a_whole_read_of_the_history_did_not_find(repo, tmp_path):
+    with GitRepo(repo) as r:
+        history = GitHistory(r, "HEAD")
+        assert history.never(["--num-experts"], [ARGS])
+        assert not history.never(["--disable-fp32-master"], [ARGS])  # it had it, once
+        assert not history.never(["--keep-fp32-master"], [ARGS])
+        # What could not be read is not "never": out of time, or a shallow clone.
+        assert not GitHistory(r, "HEAD", total_seconds=0).never(["--num-experts"], [ARGS])
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    with GitRepo(shallow) as r:
+        assert not GitHistory(r, "HEAD").never(["--num-experts"], [ARGS])
+
+
+def test_never_had_names_the_paths_no_commit_ever_had(repo):
+    with GitRepo(repo) as r:
+        history = GitHistory(r, "HEAD")
+        asked = ["pkg/experimental/fsdp", "pkg/experimental/fsdp/actor.py", "examples/pretrain.sh", "pkg"]
+        assert history.never_had(asked) == {"examples/pretrain.sh"}  # the others were there once
+        assert GitHistory(r, "HEAD", total_seconds=0).never_had(asked) == frozenset()

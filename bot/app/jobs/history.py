@@ -75,6 +75,34 @@ class ApiHistory:
     def prefetch(self, questions: Sequence[Sequence[str]], paths: Sequence[str]) -> None:
         pass  # every question reads the same commits, each fetched once
 
+    def never(self, strings: Sequence[str], paths: Sequence[str]) -> bool:
+        """Every version of every path read, none holding the token: only when each path's
+        whole history fits in the one page of commits listed."""
+        if not strings or not paths:
+            return False
+        self._paths = list(dict.fromkeys([*self._paths, *paths]))
+        whole = re.compile(f"(?<![{_WORD}])(?:{'|'.join(re.escape(s) for s in strings)})(?![{_WORD}])")
+        logs = self._logs(paths)
+        for path in paths:
+            log = logs.get(path, [])
+            if not log or len(log) >= self.per_path:
+                return False  # not listed (out of calls), or older commits not listed
+            if any(self._count(whole, sha, path) != 0 for sha, _, _, _ in log):
+                return False  # it held the token once, or a version was not read
+        return True
+
+    def never_had(self, paths: Sequence[str]) -> frozenset[str]:
+        """A path whose listing of commits, read, is empty: no commit of the head's history
+        changed it (a file or a folder), so none ever had it."""
+        never = set()
+        for path in paths:
+            path = path.strip("/")
+            if not path or not self._spend():
+                break
+            if not self.repo.commits(self.head_sha, path, 1):
+                never.add(path)
+        return frozenset(never)
+
     def trees(self, commit: Commit) -> tuple[Tree, Tree] | None:
         parent = self._parents.get(commit.id)
         if not parent:

@@ -357,7 +357,7 @@ class _Session:
         from bot.app.github.client import GitHubError
 
         history = self.history
-        if history is None or method not in ("touching", "prefetch", "moves", "trees"):
+        if history is None or method not in ("touching", "prefetch", "never", "never_had", "moves", "trees"):
             raise AnalysisFailed(f"the analysis asked the history for {method!r}, which it never asks")
         try:
             if method == "touching":
@@ -365,12 +365,18 @@ class _Session:
             if method == "prefetch":
                 history.prefetch(*args)
                 return None
+            if method == "never":
+                return bool(history.never(*args))
+            if method == "never_had":
+                return sorted(history.never_had(*args))
             if method == "moves":
                 return list(history.moves(*args))
             pair = history.trees(args[0])
         except GitHubError as exc:
             log.info("history: %s", exc)
-            return [] if method in ("touching", "moves") else None
+            if method == "never":
+                return False
+            return [] if method in ("touching", "moves", "never_had") else None
         if pair is None:
             return None
         names = (f"parent:{args[0].id}", f"commit:{args[0].id}")
@@ -515,6 +521,12 @@ class _RemoteHistory:
 
     def prefetch(self, questions: Sequence[Sequence[str]], paths: Sequence[str]) -> None:
         self.channel.ask("history", "prefetch", [list(q) for q in questions], list(paths))
+
+    def never(self, strings: Sequence[str], paths: Sequence[str]) -> bool:
+        return bool(self.channel.ask("history", "never", list(strings), list(paths)))
+
+    def never_had(self, paths: Sequence[str]) -> frozenset[str]:
+        return frozenset(self.channel.ask("history", "never_had", list(paths)))
 
     def trees(self, commit: Commit) -> tuple[Tree, Tree] | None:
         names = self.channel.ask("history", "trees", commit)

@@ -26,6 +26,7 @@ from bot.core.check.deltas import deltas
 from bot.core.check.doc_to_code import open_parser_takes
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
+from bot.core.check.ownership import is_fragment
 from bot.core.extract.imports import Modules
 from bot.core.facts import Facts, ParseCache, gather
 from bot.core.kinds import FLAG_KINDS
@@ -84,6 +85,17 @@ class History(Protocol):
     def prefetch(self, questions: Sequence[Sequence[str]], paths: Sequence[str]) -> None:
         """A hint: `touching` will be asked each of `questions` over `paths`; one pass over the
         history may answer them all."""
+        ...
+
+    def never(self, strings: Sequence[str], paths: Sequence[str]) -> bool:
+        """Did no commit at or before the checked revision ever add or remove a line holding one
+        of `strings` on `paths`? True only when the whole history of the paths was read; False
+        when it was not (a bound, a shallow clone): unknown is never said to be "never"."""
+        ...
+
+    def never_had(self, paths: Sequence[str]) -> frozenset[str]:
+        """Those of `paths` (files or folders) no commit at or before the checked revision ever
+        had; only what a complete read of the history shows, nothing when it cannot say."""
         ...
 
     def trees(self, commit: Commit) -> tuple[Tree, Tree] | None:
@@ -147,6 +159,7 @@ def from_history(
     pages = {p.doc.path: p for p in inputs.pages}
     asked: list[tuple[Finding | None, Page, Ref]] = []
     reported: set[tuple[str, int, str]] = set()
+    strangers: list[tuple[Finding, Ref]] = []
     for finding, edit in out.emitted():
         if finding.doc is None:
             continue
@@ -154,7 +167,14 @@ def from_history(
         page = pages.get(finding.doc.path)
         ref = _ref(page, finding) if page is not None and _asks(finding, edit) else None
         if page is not None and ref is not None:
+            if edit is None and finding.suggestion is None and _cited_as_anyones(inputs, page, finding, ref):
+                strangers.append((finding, ref))
             asked.append((finding, page, ref))
+    withdrawn = _never_the_rules(inputs, strangers, history) + _never_here(inputs, out, history)
+    for finding in withdrawn:
+        out.withdraw(finding)
+    gone = {id(f) for f in withdrawn}
+    asked = [entry for entry in asked if id(entry[0]) not in gone]
     # Options in plain text come last: the lookups go to what the pages cite in code first.
     written = [(page, ref) for page in inputs.pages for ref in (() if audit else page.new_refs)]
     mentioned = [(page, ref) for page in inputs.pages for ref in page.mentions]
@@ -186,6 +206,89 @@ def from_history(
         elif found.final is not None or asking.kind == "unresolved":
             out.withdraw(asking)
             _emit(inputs, page, ref, found, out, "renamed" if asking.kind == "removed" else "unresolved")
+
+
+# Flags cited as anyone's asked about in one pass over the history: a bound on the question's size.
+MAX_STRANGERS = 64
+
+
+def _cited_as_anyones(inputs: RuleInputs, page: Page, finding: Finding, ref: Ref) -> bool:
+    """An unresolved flag cited on its own (prose, a block of flags to add), where no command of
+    ours runs: judged against every parser of the rule only because nothing says whose it is."""
+    if finding.kind != "unresolved" or ref.kind != "flag":
+        return False
+    if ref.command is not None and not is_fragment(ref.command):
+        return False
+    if cites_ours(inputs, page, files=False):
+        return False
+    scope = inputs.own.scope(page.doc, ref, page.program)
+    return scope is not None and scope.program is None
+
+
+_DOC_PAGES = (".md", ".mdx", ".rst", ".qmd", ".txt", ".html", ".ipynb")
+
+
+def cites_ours(inputs: RuleInputs, page: Page, *, files: bool) -> bool:
+    """Does the page cite a flag the rule's parsers have at head (or, with `files`, a file or
+    folder of the repository other than a page)? A page citing none of its flags is about
+    another project's command lines (a tutorial of a sibling repository's training scripts),
+    and one citing none of its code either, about that project's files."""
+    doc = page.doc
+    for ref in doc.refs:
+        if ref.kind == "flag" and inputs.head_facts.knows(ref.token, flag=True):
+            return True
+        if files and ref.kind == "path" and not ref.token.endswith(_DOC_PAGES):
+            cited = inputs.own.path(ref, doc.path)
+            if cited is not None and inputs.head.exists(cited.path):
+                return True
+    return False
+
+
+def _never_the_rules(
+    inputs: RuleInputs, strangers: Sequence[tuple[Finding, Ref]], history: History
+) -> list[Finding]:
+    """The findings on flags cited as anyone's that no source of the rule ever declared: not one
+    line its whole history added or removed held them. They are another program's (a tutorial
+    of a sibling repository's training script, `--num-experts`), not stale facts of ours; a
+    flag one of our parsers once had is still asked what became of it."""
+    tokens = list(dict.fromkeys(ref.token for _, ref in strangers))[:MAX_STRANGERS]
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for token in tokens:
+        groups.setdefault(tuple(search_paths(inputs.rule, token)), []).append(token)
+    never: set[str] = set()
+    for paths, group in groups.items():
+        if not paths:
+            continue
+        history.prefetch([search_strings(inputs.rule, t) for t in group], paths)
+        never.update(t for t in group if history.never(search_strings(inputs.rule, t), paths))
+    return [finding for finding, ref in strangers if ref.token in never]
+
+
+def _never_here(inputs: RuleInputs, out: Findings, history: History) -> list[Finding]:
+    """The findings on missing paths written in code (not links), with no near file to offer,
+    that the repository never had at any commit: another repository's files, which the page
+    tells of (`bash examples/pretrain_gpt.sh` of Megatron-LM, in a tutorial of ours), not a
+    file of ours that went. A link is the page's own to keep working: it is still said."""
+    pages = {p.doc.path: p for p in inputs.pages}
+    missing: dict[str, list[Finding]] = {}
+    for finding, edit in out.emitted():
+        if finding.kind != "unresolved" or finding.doc is None or edit is not None or finding.suggestion:
+            continue
+        page = pages.get(finding.doc.path)
+        ref = _ref(page, finding) if page is not None else None
+        if (
+            page is None
+            or ref is None
+            or ref.kind != "path"
+            or ref.where == "link"
+            or cites_ours(inputs, page, files=True)
+        ):
+            continue
+        cited = inputs.own.path(ref, page.doc.path)
+        if cited is not None and len(missing) < MAX_STRANGERS:
+            missing.setdefault(cited.path.rstrip("/"), []).append(finding)
+    never = history.never_had(sorted(missing)) if missing else frozenset()
+    return [f for path in sorted(never & missing.keys()) for f in missing[path]]
 
 
 _NEAR_EDIT = 5  # lines around a citation an edit of the removing commit tells it was read

@@ -47,6 +47,20 @@ class MemoryHistory:
     def prefetch(self, questions, paths):
         self.prefetched = [list(q) for q in questions]  # each is answered on its own all the same
 
+    def never(self, strings, paths):
+        return not any(
+            whole(s).search(files.get(p, ""))
+            for _, _, files in self.snapshots
+            for p in paths
+            for s in strings
+        )
+
+    def never_had(self, paths):
+        def had(path):
+            return any(p == path or p.startswith(path + "/") for _, _, files in self.snapshots for p in files)
+
+        return frozenset(p for p in paths if not had(p))
+
     def trees(self, commit):
         i = next(i for i, s in enumerate(self.snapshots) if s[0] == commit.id)
         return None if i == 0 else (MemoryTree(self.snapshots[i - 1][2]), MemoryTree(self.snapshots[i][2]))
@@ -364,3 +378,41 @@ def test_a_check_reports_an_option_in_plain_text_its_change_removed():
     newer = {**new, "tool/other.py": "X = 1\n"}
     later = check([rule()], MemoryTree(new), MemoryTree(newer), changes_between(new, newer), history=history)
     assert later.findings == ()
+
+
+TUTORIAL = (
+    "# Mixture of experts\n\n"
+    "The example scripts live in the sibling repository.\n\n"
+    "`--num-experts`: the number of experts per layer.\n\n"
+    "Edit `examples/pretrain_moe.sh` there, then run `bash examples/pretrain_moe.sh`.\n\n"
+    "See [the setup](setup.md) first.\n"
+)
+
+
+def test_flags_and_files_no_commit_ever_had_on_a_page_citing_nothing_of_ours_are_another_projects():
+    tree = {CLI: BOTH_WAYS, DOC: TUTORIAL, "examples/README.md": "# Examples\n"}
+    history = MemoryHistory(("a" * 40, "add (#1)", {CLI: SWITCH_OFF}), ("b" * 40, "rename (#2)", tree))
+    rules = [rule(flags_source(), paths_source())]
+    # Without the history nothing tells whose they are: each is said.
+    said = {f.symbol for f in audit(rules, MemoryTree(tree)).findings}
+    assert said == {"--num-experts", "examples/pretrain_moe.sh", "setup.md"}
+    # No version of the parser ever had `--num-experts`, nor did the repository ever have the
+    # script: a tutorial of another project's. A link is the page's own to keep working.
+    assert {f.symbol for f in audit(rules, MemoryTree(tree), history=history).findings} == {"setup.md"}
+
+
+def test_a_page_citing_a_flag_of_ours_keeps_its_unknown_flags_reported():
+    page = TUTORIAL + "\nKeep `--keep-fp32-master` on.\n"
+    tree = {CLI: BOTH_WAYS, DOC: page}
+    history = MemoryHistory(("a" * 40, "add (#1)", tree))
+    found = {f.symbol for f in audit([rule(flags_source())], MemoryTree(tree), history=history).findings}
+    assert found == {"--num-experts"}  # written beside ours: a flag of ours the code lacks
+    # A flag the parser once had is still one of ours, whatever else the page cites.
+    stale = TUTORIAL.replace("--num-experts", "--disable-fp32-master")
+    history = MemoryHistory(
+        ("a" * 40, "add (#1)", {CLI: SWITCH_OFF}), ("b" * 40, "rename (#2)", {CLI: BOTH_WAYS})
+    )
+    (finding,) = audit(
+        [rule(flags_source())], MemoryTree({CLI: BOTH_WAYS, DOC: stale}), history=history
+    ).findings
+    assert finding.message == "`--disable-fp32-master` became `--no-keep-fp32-master` in bbbbbbb (#2)"
