@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from bot.core.blobcache import cached
 from bot.core.extract import extract, launchers
 from bot.core.extract.imports import MAIN, PROJECT_FILES, TOP, Modules
-from bot.core.extract.scripts import EntryPoint, from_pyproject, from_setup_cfg, from_setup_py
+from bot.core.extract.scripts import (
+    EntryPoint,
+    from_pyproject,
+    from_setup_cfg,
+    from_setup_py,
+    script_entry,
+    setup_scripts,
+)
 from bot.core.model import Fact, Tree
 from bot.core.rules import Source
 from bot.core.script_urls import is_project_name, names_in_files, own_repositories, url_path
@@ -458,7 +465,7 @@ class Programs:
 
 # Part of the cache keys of what launchers and project files say: bump when that changes.
 FORWARDS_FORMAT = "fwd2"
-SCRIPTS_FORMAT = "scripts1"
+SCRIPTS_FORMAT = "scripts2"
 
 
 def _forwards_of(
@@ -511,7 +518,35 @@ def programs(
             found = _entry_points(tree, root + name, cache) if root + name in modules.paths else None
             if found is not None:
                 scripts.extend(found)
+        if root + "setup.py" in modules.paths:
+            scripts.extend(_installed_scripts(tree, root, cache))
     return Programs(modules, scripts, named)
+
+
+def _installed_scripts(tree: Tree, root: str, cache: MutableMapping[str, object] | None) -> list[EntryPoint]:
+    """The files setup.py's `scripts=` installs, as the entry points they call; a symbolic link
+    (`bin/deepspeed` -> `ds`, whose blob is the target's name) is its target's, by the link's name."""
+    setup = root + "setup.py"
+    blob = tree.blob_id(setup)
+
+    def listed() -> list[str] | None:
+        text = tree.read(setup)
+        return None if text is None else setup_scripts(text)
+
+    out: list[EntryPoint] = []
+    scripts = cached(cache, f"{SCRIPTS_FORMAT}:listed:{blob}" if blob else None, list, listed) or []
+    for script in scripts[:50]:
+        path = posixpath.normpath(posixpath.join(root, script))
+        name = posixpath.basename(path)
+        text = tree.read(path)
+        if text is not None and "\n" not in text.strip():  # a link: its target beside it
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(path), text.strip()))
+            text = tree.read(target) if tree.exists(target) else None
+        if text is not None and len(text) < launchers.MAX_BYTES:
+            found = script_entry(name, text)
+            if found is not None:
+                out.append(found)
+    return out
 
 
 def for_subcommand(

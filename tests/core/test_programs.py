@@ -408,6 +408,41 @@ def test_console_scripts_of_a_project_in_a_subfolder_and_a_src_layout():
     assert found.parsers("python/srv/launch.py") == {"python/srv/launch.py"}
 
 
+def test_files_setup_py_installs_as_commands_are_the_entry_points_they_call():
+    setup = dedent(
+        """
+        import sys
+        from setuptools import setup
+        if sys.platform == "win32":
+            scripts = ["bin/launch.bat", "bin/ds"]
+        else:
+            scripts = ["bin/launch", "bin/ds", "bin/report"]
+        setup(name="tool", scripts=scripts)
+        """
+    )
+    files = {
+        "setup.py": setup,
+        "bin/ds": (
+            "#!/usr/bin/env python3\nfrom tool.launcher.runner import main\n\n"
+            "if __name__ == '__main__':\n    main()\n"
+        ),
+        "bin/launch": "ds",  # a symbolic link's blob: the name of its target beside it
+        "bin/report": "#!/bin/sh\necho report\n",  # a shell script: no entry point of ours
+        "tool/__init__.py": "",
+        "tool/launcher/__init__.py": "",
+        "tool/launcher/runner.py": (
+            "import argparse\n\n\ndef main():\n    argparse.ArgumentParser().add_argument('--num_gpus')\n"
+        ),
+    }
+    found = programs(MemoryTree(files))
+    assert found.owner_of(["launch", "--num_gpus", "2", "train.py"]) == "tool/launcher/runner.py"
+    assert found.owner_of(["ds", "--num_gpus", "2"]) == "tool/launcher/runner.py"
+    assert found.owner_of(["report"]) is None
+    # Only a script that calls the one function it imports is read as its entry point.
+    two = "from a import x\nfrom b import y\nx()\ny()\n"
+    assert programs(MemoryTree(dict(files, **{"bin/ds": two}))).owner_of(["ds"]) is None
+
+
 # --- facts carry their programs ------------------------------------------------------------------
 
 

@@ -42,7 +42,7 @@ from bot.core.extract.imports import Modules
 from bot.core.model import Fact, Tree, reading
 from bot.core.page import DocPage, Ref, Section, parse_doc
 from bot.core.page_fences import run_folder
-from bot.core.programs import LAUNCHER_WORD, Programs, for_subcommand, invoked, subcommands
+from bot.core.programs import LAUNCHER_WORD, Command, Programs, for_subcommand, invoked, subcommands
 from bot.core.rules import Rule
 from bot.core.script_urls import is_project_name, names_in_files
 from bot.core.spans import command_words
@@ -50,6 +50,7 @@ from bot.core.spans import command_words
 if TYPE_CHECKING:
     from bot.core.facts import ParseCache
 
+_SCRIPT_EXTS = (".py", ".sh")  # a script a command runs by its file name
 _BARE_SCRIPT = lazyre.compile(r"[\w.-]+\.py")  # `run_translation.py`: a script by its file name alone
 # Characters no file name of a repository holds but placeholders and shell syntax do.
 _NOT_A_PATH = lazyre.compile(r"[<>{}*$%\[\]~`|\"'\s]|://|\.\.\.")
@@ -176,6 +177,9 @@ class Ownership:
     _tool_lines: dict[str, frozenset[int]] = field(default_factory=dict)
     _rewrites: dict[str, spellings.Rewrites] = field(default_factory=dict)
     _names: frozenset[str] | None = None
+    # per page: the bare file names of the repository's scripts it cites by their full path
+    # (a link to the file on GitHub), each naming one file
+    _named_scripts: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def takes_either_spelling(self, path: str) -> bool:
         """Does the parser of `path` take `--a-b` and `--a_b` alike (bot/core/check/spellings.py)?"""
@@ -450,6 +454,8 @@ class Ownership:
         folder = run_folder(posixpath.dirname(doc_path), cwd, self.exists)
         found = self.programs.command(list(command), folder)
         if found is None:
+            found = self._named_script(command, doc_path)
+        if found is None:
             return Run(_FOREIGN)
         if found.program not in self._read:
             self._read[found.program] = any(self.programs.takes(found.program, f) for f in self.flags)
@@ -461,11 +467,36 @@ class Ownership:
             paths = self._paths[found.program] = frozenset(p for f in taken for p in subcommands(f))
         return Run(_READ, Scope(found.program, found.args, self.programs, paths), found.program)
 
+    def _note_scripts(self, doc: DocPage) -> None:
+        """Which scripts of ours the page names in full: `python ds_to_universal.py --input x`
+        runs the file its link points at (`[ds_to_universal.py](.../checkpoint/ds_to_universal.py)`),
+        though no file of that name sits at the root or beside the page."""
+        if doc.path in self._named_scripts:
+            return
+        found: dict[str, set[str]] = {}
+        for ref in doc.refs:
+            if ref.kind == "path" and ref.token.endswith(_SCRIPT_EXTS) and "/" in ref.token:
+                cited = self.path(ref, doc.path)
+                if cited is not None and self.exists(cited.path):
+                    found.setdefault(posixpath.basename(cited.path), set()).add(cited.path)
+        self._named_scripts[doc.path] = {name: next(iter(p)) for name, p in found.items() if len(p) == 1}
+
+    def _named_script(self, command: Sequence[str], doc_path: str) -> Command | None:
+        """The command run with its bare script name read as the file the page names in full."""
+        named = self._named_scripts.get(doc_path)
+        if not named or self.programs is None:
+            return None
+        for i, word in enumerate(command):
+            if word in named:
+                return self.programs.command([*command[:i], named[word], *command[i + 1 :]], "")
+        return None
+
     def scope(self, doc: DocPage, ref: Ref, program: str | None = None) -> Scope | None:
         """The flags `ref` (a flag) is judged against; None when it is another program's.
 
         `program` is the program the rule names for the page (a command line, `lm-eval run`).
         """
+        self._note_scripts(doc)
         if ref.command is not None and passed_on(ref.command):
             return None
         if ref.command is None and ref.token not in self._tokens() and self._after_tool_word(doc, ref):
@@ -573,6 +604,7 @@ class Ownership:
         """The repository's programs the page runs, in page order. A fenced command runs one
         where it is written; so does a prose citation of a script with a parser of its own that
         the rule does not read (`docker/build.py` builds the images: select one with `--variant`)."""
+        self._note_scripts(doc)
         if doc.path not in self._page_runs:
             found: list[Run] = []
             for ref in doc.refs:
@@ -649,6 +681,7 @@ class Ownership:
     def _foreign(self, doc: DocPage) -> frozenset[str]:
         """The flags the page passes to commands that are nothing of the repository's: the long
         ones its fences cite, and the short ones written there (`python -m pytest x.py -v`)."""
+        self._note_scripts(doc)
         if doc.path not in self._foreign_flags:
             self._foreign_flags[doc.path] = frozenset(
                 r.token

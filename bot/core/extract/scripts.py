@@ -4,8 +4,10 @@ Read from `pyproject.toml` ([project.scripts], [tool.poetry.scripts], or their d
 `scripts.tool = "..."` under [project]), `setup.cfg`
 ([options.entry_points] console_scripts) and `setup.py` (the `console_scripts` entry of an
 `entry_points=` argument, read with `ast`: never executed). Each gives a name and an entry
-point, `package.module:function`. Pure: text in, (name, entry point) pairs out; a file that does
-not parse yields nothing.
+point, `package.module:function`. setup.py's `scripts=` lists files installed as commands
+under their own names (`bin/deepspeed`); one that imports a function and calls it
+(`from deepspeed.launcher.runner import main`, then `main()`) is that entry point. Pure: text
+in, (name, entry point) pairs out; a file that does not parse yields nothing.
 
 The TOML reader covers the two tables and nothing else of TOML: `tomllib` is Python 3.11 and
 later, and the same files must read the same way on 3.10.
@@ -184,3 +186,56 @@ def _setup_entry_points(node: ast.expr | None, constants: dict[str, ast.expr | N
             if isinstance(value_node, ast.Constant) and isinstance(value_node.value, str):
                 return _ini_lines(value_node.value)
     return []
+
+
+def setup_scripts(text: str) -> list[str]:
+    """The files setup.py's `scripts=` installs as commands, however many ways a name holding
+    them is assigned (`scripts = [...]` on Windows, another list elsewhere: every one)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    lists: dict[str, list[ast.expr]] = {}
+    given: list[ast.expr] = []
+    for node in walk.nodes(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            lists.setdefault(node.targets[0].id, []).append(node.value)
+        elif isinstance(node, ast.Call):
+            given.extend(k.value for k in node.keywords if k.arg == "scripts")
+    out: list[str] = []
+    for value in given:
+        for each in lists.get(value.id, []) if isinstance(value, ast.Name) else [value]:
+            if isinstance(each, ast.List | ast.Tuple):
+                out.extend(
+                    e.value for e in each.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                )
+    return list(dict.fromkeys(out))
+
+
+def script_entry(name: str, text: str) -> EntryPoint | None:
+    """The entry point a Python script runs: the one function it imports from a module and calls
+    at its top level or under `if __name__ == "__main__":` (`main()`); None for anything else."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    imported = {
+        alias.asname or alias.name: (node.module, alias.name)
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level
+        for alias in node.names
+    }
+    body = [
+        s
+        for stmt in tree.body
+        for s in (stmt.body if isinstance(stmt, ast.If) else [stmt])
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name)
+    ]
+    called = {
+        s.value.func.id for s in body if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name)
+    }
+    found = [imported[c] for c in called if c in imported]
+    if len(found) != 1:
+        return None
+    module, function = found[0]
+    return EntryPoint(name, module, function)

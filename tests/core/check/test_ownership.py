@@ -881,3 +881,37 @@ def test_a_container_running_our_program_takes_its_own_options_before_the_image(
     )
     found = audit([rule()], MemoryTree({CLI: cli('"--model"'), DOC: page})).findings
     assert kinds(found) == [("unresolved", "--bogus")]  # the program's; `-v` and `-it` are docker's
+
+
+def test_a_bare_script_name_runs_the_file_the_page_names_in_full():
+    tool = "tools/convert/convert.py"
+    page = """
+# Convert
+
+Use [convert.py](https://example.org/tools/convert/convert.py), here `tools/convert/convert.py`:
+
+```bash
+python convert.py --input-dir ckpt/ --output-dir out/
+```
+"""
+    rule_ = rule(flags_source(tool))
+    base = {tool: cli("'--input-dir'", "'--output-dir'"), DOC: page}
+    head = dict(base, **{tool: cli("'--input-path', dest='input_dir'", "'--output-dir'")})
+    found = check([rule_], MemoryTree(base), MemoryTree(head), [Change("modified", tool)]).findings
+    assert kinds(list(found)) == [("renamed", "--input-dir")]
+    # Named only by its bare name, the script is nobody's we know: its flags are not judged.
+    bare = {
+        k: v.replace(", here `tools/convert/convert.py`", "").replace(
+            "(https://example.org/tools/convert/convert.py)", "(#)"
+        )
+        for k, v in base.items()
+    }
+    head_bare = dict(bare, **{tool: head[tool]})
+    assert check([rule_], MemoryTree(bare), MemoryTree(head_bare), [Change("modified", tool)]).findings == ()
+    # Two files of that name: the page does not say which it runs, and nothing is judged.
+    other = "tools/legacy/convert.py"
+    twice = page.replace("here `tools/convert/convert.py`", f"here `tools/convert/convert.py` or `{other}`")
+    rule_ = rule(flags_source(tool, other))
+    base = {tool: cli("'--input-dir'", "'--output-dir'"), other: cli("'--input-dir'"), DOC: twice}
+    head = dict(base, **{tool: cli("'--input-path', dest='input_dir'", "'--output-dir'")})
+    assert check([rule_], MemoryTree(base), MemoryTree(head), [Change("modified", tool)]).findings == ()
