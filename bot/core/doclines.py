@@ -58,8 +58,9 @@ _SET_RE = re.compile(r"\{(.*)\}|\[(.*)\]|\((.*)\)")
 
 def cited_values(value: str | None, choices: Sequence[str] = ()) -> list[str]:
     """The values a doc line gives a flag: one (`--x fp16`), a set (`--x {no,fp16,bf16}`) or
-    alternatives (`--x fp16|bf16`). A placeholder (`--timeout VALUE`, `--x <path>`), unless it
-    is one of the flag's `choices`, gives none: it says how to pass a value, not which."""
+    alternatives (`--x fp16|bf16`, or `--x fp16/bf16` when one is a choice: a path is no such
+    list). A placeholder (`--timeout VALUE`, `--x <path>`), unless it is one of the flag's
+    `choices`, gives none: it says how to pass a value, not which."""
     if value is None:
         return []
     # An MDX page writes a brace as a character reference (`&#123;0|1&#125;`), and a shell line
@@ -76,6 +77,8 @@ def cited_values(value: str | None, choices: Sequence[str] = ()) -> list[str]:
         parts = re.split(r"[,|]", inner)
     elif "|" in text:
         parts = text.split("|")
+    elif "/" in text and any(p in choices for p in text.split("/")):
+        parts = text.split("/")  # `--task train/eval/data`: each of them, as prose writes "or"
     else:
         parts = [text]
     out = []

@@ -408,6 +408,28 @@ def test_console_scripts_of_a_project_in_a_subfolder_and_a_src_layout():
     assert found.parsers("python/srv/launch.py") == {"python/srv/launch.py"}
 
 
+def test_a_name_a_package_binds_by_a_star_import_leads_to_the_module_defining_it():
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/engine/__init__.py": "from .loop import *\nfrom .defaults import *\n",
+        "pkg/engine/loop.py": "def run():\n    pass\n",
+        "pkg/engine/defaults.py": (
+            "import argparse\n\n\ndef default_parser():\n"
+            "    p = argparse.ArgumentParser()\n    p.add_argument('--num-gpus')\n    return p\n"
+            "\n\ndef _private_parser():\n    argparse.ArgumentParser().add_argument('--secret')\n"
+        ),
+        "tools/train.py": (
+            "from pkg.engine import default_parser, run\n\nif __name__ == '__main__':\n"
+            "    args = default_parser().parse_args()\n    run()\n"
+        ),
+        "tools/hidden.py": "from pkg.engine import _private_parser\n\n_private_parser()\n",
+    }
+    found = programs(MemoryTree(files))
+    assert found.parsers("tools/train.py") == {"pkg/engine/defaults.py"}
+    # A star import binds no name starting with an underscore.
+    assert found.parsers("tools/hidden.py") == set()
+
+
 def test_files_setup_py_installs_as_commands_are_the_entry_points_they_call():
     setup = dedent(
         """

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Mapping, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from bot.core.extract import argv_flags, parsed, walk
@@ -34,7 +34,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-13"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-14"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -95,6 +95,8 @@ class Summary:
     # it parses with `parse_known_args`: its command line takes flags no parser declares (the
     # leftovers, handed on to a config's overrides, to another program, or ignored)
     takes_leftovers: bool = False
+    # `from .defaults import *`: the modules whose public names it binds, each (module, level)
+    stars: tuple[Import, ...] = ()
 
 
 def summarize(text: str) -> Summary | None:
@@ -132,6 +134,7 @@ def summarize(text: str) -> Summary | None:
     units[TOP] = _unit_of(top, tyro, decorated, aliased)
     units[MAIN] = _unit_of(main, tyro, decorated, aliased)
     imports: dict[str, list[Import]] = {}
+    stars: list[Import] = []
     classes: list[ast.ClassDef] = []
     for node in _statements(tree):
         if isinstance(node, ast.Import):
@@ -146,6 +149,8 @@ def summarize(text: str) -> Summary | None:
                 if alias.name != "*":
                     bound = alias.asname or alias.name
                     imports.setdefault(bound, []).append(Import(node.module or "", node.level, alias.name))
+                else:
+                    stars.append(Import(node.module or "", node.level, None))
         elif isinstance(node, ast.ClassDef):
             classes.append(node)
     # A call named ArgumentParser spells the word: most modules need no walk to know they make none.
@@ -166,6 +171,7 @@ def summarize(text: str) -> Summary | None:
         values=values,
         decorated=decorated,
         builder_classes=_builder_classes(classes, BUILDERS),
+        stars=tuple(dict.fromkeys(stars)),
         takes_leftovers="parse_known_args" in text
         and any(
             isinstance(node, ast.Call)
@@ -452,6 +458,10 @@ class Modules:
                     stack.append((path, TOP, False))
                     if summary.decorated:  # an app or group: its commands are what it runs
                         stack.extend((path, u, False) for u, of in summary.units.items() if of.declares)
+                elif summary.stars and not name.startswith("_"):
+                    # `from .defaults import *` in a package's __init__.py: a public name the
+                    # modules it star-imports may bind (each is asked, as Python would look).
+                    stack.extend((*found, built) for found in self._starred(path, summary, name))
                 continue
             if unit.declares or (built and name not in (TOP, MAIN)):
                 declaring.add(path)
@@ -531,6 +541,14 @@ class Modules:
                 if found is not None:
                     out.append(found)
                     break
+        return out
+
+    def _starred(self, path: str, summary: Summary, name: str) -> list[tuple[str, str]]:
+        """(module, name) for each module `path` star-imports."""
+        out: list[tuple[str, str]] = []
+        for imp in summary.stars:
+            found = self._follow(path, replace(summary, imports={name: (imp._replace(name=name),)}), name)
+            out.extend(found)
         return out
 
     def _whole(self, path: str, summary: Summary, ref: str) -> list[tuple[str, str]]:
