@@ -359,10 +359,11 @@ def _last_wins(keywords: list[ast.keyword]) -> list[ast.keyword]:
 
 def references(tree: ast.Module, source_id: str, path: str, local: frozenset[str]) -> list[Fact]:
     """A fact per imported name (not one of `local`) the module calls with an option string
-    (`_option_set.Option("sessions", "-s", ...)`, `make_flag_pair("x", ("-x", ...), ...)`)."""
-    from bot.core.extract.imported_rounds import _imports, defined
+    (`_option_set.Option("sessions", "-s", ...)`, `make_flag_pair("x", ("-x", ...), ...)`): token
+    the callee as written, followed through the module's imports when resolved."""
+    from bot.core.extract.handed_parsers import _imported_names
 
-    imported = _imports(tree)
+    imported = _imported_names(tree)
     if not imported:
         return []
     out: dict[str, Fact] = {}
@@ -370,11 +371,12 @@ def references(tree: ast.Module, source_id: str, path: str, local: frozenset[str
         if not isinstance(node, ast.Call) or len(out) >= MAX_REFS:
             continue
         written = dotted(node.func)
-        where = defined(written, imported) if written else None
-        if where is None or where in out or (_called(node) or "") in local or not _cites_option(node):
+        if not written or written in out or written.partition(".")[0] not in imported:
             continue
-        out[where] = Fact(
-            kind=RECORD, token=written or "", key=where, source=source_id, path=path, line=node.lineno
+        if (_called(node) or "") in local or not _cites_option(node):
+            continue
+        out[written] = Fact(
+            kind=RECORD, token=written, key=written, source=source_id, path=path, line=node.lineno
         )
     return list(out.values())
 

@@ -14,7 +14,7 @@ from bot.core.extract.option_records import Helper, Record, records
 from bot.core.model import Extraction, Fact, Tree
 from bot.core.rules import Source
 
-_FORMAT = "records-1"  # cache key prefix: bump when a resolution changes shape or meaning
+_FORMAT = "records-2"  # cache key prefix: bump when a resolution changes shape or meaning
 
 
 class Resolver:
@@ -29,11 +29,14 @@ class Resolver:
 
     def flags(self, source: Source, path: str, refs: list[Fact]) -> list[Fact]:
         defining: dict[str, set[str]] = {}  # module path -> the names called
+        summary = self.modules.summary(path)
+        if summary is None:
+            return []
         for ref in refs:
-            module, _, name = ref.key.partition(":")
-            found = self.modules.find(module)
-            if found is not None and found != path:
-                defining.setdefault(found, set()).add(name)
+            # through the module's imports, relative ones and re-exports included
+            for found, name in self.modules.follow(path, summary, ref.token):
+                if found != path:
+                    defining.setdefault(found, set()).add(name)
         if not defining:
             return []
         blobs = [self.tree.blob_id(p) for p in (path, *sorted(defining))]
