@@ -136,9 +136,12 @@ def same_subcommand(old: Fact, new: Fact, parents: bool = False) -> bool:
 def _changes(old: Fact, new: Fact) -> Iterable[Delta]:
     # What a side's file does not say (a type alias of another module's, a default made by code)
     # is not a change: it is unknown there.
-    unknown = {*(old.attr("unknown") or "").split(), *(new.attr("unknown") or "").split()}
-    if "dest" in unknown or _negated(old) == _negated(new):
-        unknown.add("sets")  # the same meaning, or that of a variable one side does not say
+    olds, news = (old.attr("unknown") or "").split(), (new.attr("unknown") or "").split()
+    unknown = {*olds, *news}
+    # The same meaning, or a variable one side does not say (`dest=field.name` against the one
+    # argparse derived): which variable the other sets true or false is not known to be this one.
+    if ("dest" in olds) != ("dest" in news) or _negated(old) == _negated(new):
+        unknown.add("sets")
     for attr in MEANING_ATTRS:
         if attr in unknown:
             continue

@@ -96,6 +96,10 @@ def test_a_switch_storing_into_a_variable_made_in_code_has_no_polarity_to_compar
     base = facts(fact("--no-install", "no_install", sets="true"))
     head = facts(fact("--no-install", "no_install", sets="false", unknown="dest"))
     assert "--no-install" not in deltas(base, head)
+    # made in code on both sides alike, the switch turning around is a change still
+    both = facts(fact("--no-install", "no_install", sets="true", unknown="dest"))
+    [delta] = deltas(both, head)["--no-install"]
+    assert (delta.attr, delta.new_value) == ("sets", "false")
 
 
 def test_a_renamed_member_of_a_set_is_found_in_its_own_group():
