@@ -174,7 +174,7 @@ def remove(text: str, fact: Fact) -> str | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    removed = _remove_parameter(text, tree, fact)
+    removed = _remove_parameter(text, tree, fact) or _remove_record(text, tree, fact)
     if removed is not None:
         return removed
     statements = (ast.Expr, ast.AnnAssign, ast.Assign)
@@ -190,6 +190,33 @@ def remove(text: str, fact: Fact) -> str | None:
     indent = lines[best.lineno - 1][: best.col_offset]
     del lines[best.lineno - 1 : best.end_lineno or best.lineno]
     lines.insert(best.lineno - 1, f"{indent}pass\n")  # keeps a body that had one statement valid
+    return "".join(lines)
+
+
+def _remove_record(text: str, tree: ast.Module, fact: Fact) -> str | None:
+    """A flag declared by one of the records a call is handed (`options.add_options(Option("-s",
+    ...), Option("-f", ...))`, a registry's): that argument is deleted, on its own lines, and the
+    other records kept (deleting the statement would take every flag with it)."""
+    lines = text.splitlines(keepends=True)
+    found = None
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call):
+            continue
+        records = [a for a in call.args if isinstance(a.value if isinstance(a, ast.Starred) else a, ast.Call)]
+        if len(records) < 2:
+            continue
+        for arg in records:
+            end = arg.end_lineno or arg.lineno
+            if not arg.lineno <= fact.line <= end or arg.lineno == call.lineno:
+                continue
+            alone = not lines[arg.lineno - 1][: arg.col_offset].strip() and lines[end - 1][
+                arg.end_col_offset or 0 :
+            ].strip() in ("", ",")
+            if alone and (found is None or arg.lineno > found.lineno):
+                found = arg
+    if found is None:
+        return None
+    del lines[found.lineno - 1 : found.end_lineno or found.lineno]
     return "".join(lines)
 
 

@@ -17,6 +17,7 @@ from bot.core.extract.applied_options import APPLIED
 from bot.core.extract.built_fields import BUILT
 from bot.core.extract.handed_parsers import HANDED
 from bot.core.extract.imported_rounds import IMPORTED
+from bot.core.extract.option_records import RECORD
 from bot.core.extract.runtime_root import RUNTIME_ROOT
 from bot.core.model import CodeTokens, Extraction, Fact, ParseError, Tree
 from bot.core.page import DocPage, parse_doc
@@ -32,8 +33,8 @@ ParseCache = MutableMapping[str, object]
 
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
-EXTRACTION_FORMAT = "x31"
-PAGE_FORMAT = "doc34"
+EXTRACTION_FORMAT = "x32"
+PAGE_FORMAT = "doc36"
 TOKENS_FORMAT = "tok4"  # bot/core/extract/tokens.py
 
 
@@ -192,6 +193,8 @@ def gather(
         extracted = _built(extracted, tree, cache, out.errors)
     if any(fact.kind == IMPORTED for _, fact, _ in extracted):
         extracted = _imported(extracted, tree, cache)
+    if any(fact.kind == RECORD for _, fact, _ in extracted):
+        extracted = _recorded(extracted, tree, cache)
     if any(source.kind in _LINKED_KINDS for source, _, _ in extracted):
         extracted = _linked(extracted, tree, cache)
     if any(fact.kind == RUNTIME_ROOT for _, fact, _ in extracted):
@@ -242,6 +245,8 @@ def file_facts(source: Source, path: str, tree: Tree, cache: ParseCache | None =
         extracted = _built(extracted, tree, cache, [])
     if any(fact.kind == IMPORTED for _, fact, _ in extracted):
         extracted = _imported(extracted, tree, cache)
+    if any(fact.kind == RECORD for _, fact, _ in extracted):
+        extracted = _recorded(extracted, tree, cache)
     return [fact for _, fact, _ in extracted if fact.kind != HANDED]
 
 
@@ -313,6 +318,27 @@ def _imported(
     from bot.core.extract.imported_values import Resolver
 
     return _replaced(extracted, IMPORTED, Resolver(tree, cache).flags)
+
+
+def _recorded(
+    extracted: list[tuple[Source, Fact, str]], tree: Tree, cache: ParseCache | None
+) -> list[tuple[Source, Fact, str]]:
+    """The facts with each module's calls of another module's option records (`_option_set.Option(
+    "sessions", "-s", ...)`) read as the flags that module's parser makes of them
+    (bot/core/extract/option_records.py), and the references dropped."""
+    from bot.core.extract.recorded_flags import Resolver
+
+    refs: dict[tuple[str, str], tuple[Source, str, list[Fact]]] = {}
+    out: list[tuple[Source, Fact, str]] = []
+    for source, fact, path in extracted:
+        if fact.kind != RECORD:
+            out.append((source, fact, path))
+            continue
+        refs.setdefault((source.id, fact.path), (source, path, []))[2].append(fact)
+    resolver = Resolver(tree, cache)
+    for (_, module), (source, path, found) in refs.items():
+        out.extend((source, flag, path) for flag in resolver.flags(source, module, found))
+    return out
 
 
 def _applied(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -435,6 +436,7 @@ def _history(tree: Tree, pattern: str) -> list[str]:
 def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
     from bot.core.extract import extract  # imported when init runs: the check alone never needs it
     from bot.core.extract.built_fields import BUILT
+    from bot.core.extract.option_records import RECORD
     from bot.core.facts import file_facts
 
     for path in paths:
@@ -444,14 +446,17 @@ def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
         # A module with no declaring call may hand a dataclass to a builder of another module,
         # or have a configuring file override its settings (`exec(open('configurator.py')...)`).
         declares = any(call in text for call in _DECLARING) or "configargparse" in text
-        if not declares and "dataclass" not in text and "exec(" not in text:
+        # ... or call another module's option records with option strings (`Option("-s", ...)`).
+        cites = _OPTION_LITERAL.search(text) is not None
+        if not declares and not cites and "dataclass" not in text and "exec(" not in text:
             continue
         named = tuple(c for c in _DECLARING if c + "(" in text)
         calls = ("add_argument", *named) if set(named) - {"add_argument"} else ()
         source = Source(id="cli", kind="argparse", paths=(path,), calls=calls)
         found = extract(source, path, text).facts
-        if any(f.kind == BUILT for f in found):
-            # A dataclass handed to a builder of another module: the flags it makes of its fields.
+        if any(f.kind in (BUILT, RECORD) for f in found):
+            # A dataclass handed to a builder of another module: the flags it makes of its fields;
+            # option records another module's parser is made from: the flags it makes of them.
             found = tuple(file_facts(source, path, tree))
         flags = _flags(found)
         if flags:
@@ -469,6 +474,7 @@ def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:
 # (`_addoption` for its own short options) hand argparse the same arguments; so do optparse's
 # `add_option` and the option managers modelled on it (flake8's `add_option("--select", ...)`).
 _DECLARING = ("add_argument", "addoption", "_addoption", "add_option")
+_OPTION_LITERAL = re.compile(r"""["']--[A-Za-z]""")  # a long option string in quotes
 
 
 def _flags(facts: Iterable[object]) -> frozenset[str]:

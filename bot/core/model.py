@@ -48,7 +48,9 @@ FindingKind = Literal[
 # run time, which makes the rule's named classes its flags (bot/core/extract/runtime_root.py);
 # "imported-rounds": a loop over another module's constant declaring flags, replaced by them
 # (bot/core/extract/imported_values.py); "handed-parser": a subparser handed to another module's
-# helper, whose flags then belong to that subcommand (bot/core/extract/handed_parsers.py)
+# helper, whose flags then belong to that subcommand (bot/core/extract/handed_parsers.py);
+# "option-record": calls of another module's option records (`_option_set.Option("-s", ...)`),
+# replaced by the flags its parser makes of them (bot/core/extract/option_records.py)
 FactKind = Literal[
     "flag",
     "symbol",
@@ -61,6 +63,7 @@ FactKind = Literal[
     "runtime-root",
     "imported-rounds",
     "handed-parser",
+    "option-record",
 ]
 
 

@@ -42,6 +42,10 @@ _MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "orterun"})
 _SCRIPT_EXTS = (".py", ".sh")
 
 
+# `-s/--session`: a short option and its long spelling written as one word (a README's usage)
+_EITHER_RE = lazyre.compile(r"-[A-Za-z]/(?=--[A-Za-z])")
+
+
 def _nowhere(col: int) -> bool:
     return False
 
@@ -296,6 +300,9 @@ def fence_refs(
                 command.append(word)
                 continue
             cwd = "/".join(shell.moved) if shell.moved else None
+            either = _EITHER_RE.match(word)
+            if either:  # `nox -s/--session test`: a usage line's two spellings; the long one is read
+                word, col = word[either.end() :], col + either.end()
             m = FLAG_RE.match(word)
             if quoted(col):
                 pass  # inside a quoted argument (`extra_args="--no-rope-fusion"`): a value, not a flag

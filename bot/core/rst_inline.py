@@ -21,6 +21,11 @@ _ROLE = re.compile(r"(?<![\w:]):((?:[\w.+-]+:)?[\w.+-]+):$")  # searched up to t
 _ALIASES = re.compile(r"\([^()]*\)")
 _TITLED = re.compile(r"(.*?)\s*<([^<>]+)>", re.S)
 _BACKTICKS = re.compile(r"`+")
+# A cross-reference titled with the options its target documents (`:ref:`-s or --sessions
+# <opt-sessions>``): the title cites them, as a Markdown link whose text is a code span does.
+_TITLE_OPTION = r"(?:--[A-Za-z0-9][\w.-]*[A-Za-z0-9_]|-[A-Za-z][A-Za-z]?)(?![\w-])"
+_OPTION_TITLE = re.compile(rf"{_TITLE_OPTION}(?:\s*(?:,|/|\bor\b|\band\b)?\s*{_TITLE_OPTION})*")
+_JOINERS = re.compile(r"\bor\b|\band\b|[,/]")
 # An escaped option: a long one of two characters at least (`\--x` is a permission string), or a
 # short one, a letter; led by the start of the text, a space or an opening bracket.
 _ESCAPED_OPTION = r"(?:--[A-Za-z0-9][\w.-]*[A-Za-z0-9_]|-[A-Za-z])(?![\w-])"
@@ -167,6 +172,10 @@ def _markup(text: str, pos: int) -> list[tuple[int, int, str, str | None, str]]:
                 if role is not None and role.group(1).split(":")[-1] in _CODE_ROLES:
                     name = (target.group(2) if target else inner).strip().lstrip("~!")
                     out.append((a - len(role.group(0)), d, name, None, role.group(1).split(":")[-1]))
+                elif role is not None and target is not None and _OPTION_TITLE.fullmatch(target.group(1)):
+                    # the title's options, the words joining them blanked (columns kept)
+                    title = _JOINERS.sub(lambda j: " " * len(j.group(0)), target.group(1))
+                    out.append((b, b + len(title), title, None, role.group(1).split(":")[-1]))
                 elif role is None and target is not None and text[d : d + 1] == "_":
                     out.append(
                         (a, d + (2 if text[d : d + 2] == "__" else 1), "", target.group(2).strip(), "")

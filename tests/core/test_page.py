@@ -621,6 +621,22 @@ def test_fenced_flags_remember_the_command_they_are_passed_to():
     }
 
 
+def test_a_usage_line_s_short_and_long_spelling_in_one_word_cites_the_long_flag():
+    # a README's `nox -s/--session test`: two spellings of one option, the value after them
+    p = page("""
+        ```shell
+        nox -l/--list
+        nox -s/--session test
+        tar -x/y
+        ```
+        """)
+    flags = [(r.token, r.value, r.command) for r in p.refs if r.kind == "flag"]
+    assert flags == [("--list", None, ("nox",)), ("--session", "test", ("nox",))]
+    # placed at the long spelling, where a suggestion rewrites it
+    session = p.refs[-1]
+    assert session.col is not None and p.lines[session.line - 1][session.col :] == "--session test"
+
+
 def test_the_script_after_a_flag_written_with_its_value_is_the_commands_script():
     p = page("""
         ```bash

@@ -376,6 +376,21 @@ def test_an_rst_options_description_claims_its_default_and_its_header_claims_non
     assert [(c.subject, c.value, c.line, c.text) for c in p.claims] == [("--suffix", "rst", 3, "``rst``")]
 
 
+def test_an_rst_cross_reference_titled_with_options_cites_them_and_a_prose_title_nothing():
+    p = page(
+        "docs/config.rst",
+        """
+        * ``nox.options.sessions`` is :ref:`-s or --sessions <opt-sessions>`. See :ref:`usage <usage>`.
+        * ``nox.options.backend`` is :ref:`-fb, --force-venv-backend <opt-fb>`, not :ref:`--x and a word <x>`.
+        """,
+    )
+    flags = [r for r in p.refs if r.kind == "flag"]
+    assert [(r.token, r.line) for r in flags] == [("--sessions", 1), ("--force-venv-backend", 2)]
+    # at the title's own column, where a suggestion rewrites it
+    assert all(p.lines[r.line - 1][r.col :].startswith(r.token) for r in flags if r.col is not None)
+    assert all(r.col is not None for r in flags)
+
+
 def test_rst_options_written_escaped_in_plain_text_are_cited_at_the_flag_itself():
     p = page(
         "docs/cli.rst",

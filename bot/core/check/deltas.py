@@ -136,7 +136,12 @@ def same_subcommand(old: Fact, new: Fact, parents: bool = False) -> bool:
 def _changes(old: Fact, new: Fact) -> Iterable[Delta]:
     # What a side's file does not say (a type alias of another module's, a default made by code)
     # is not a change: it is unknown there.
-    unknown = {*(old.attr("unknown") or "").split(), *(new.attr("unknown") or "").split()}
+    olds, news = (old.attr("unknown") or "").split(), (new.attr("unknown") or "").split()
+    unknown = {*olds, *news}
+    # The same meaning, or a variable one side does not say (`dest=field.name` against the one
+    # argparse derived): which variable the other sets true or false is not known to be this one.
+    if ("dest" in olds) != ("dest" in news) or _negated(old) == _negated(new):
+        unknown.add("sets")
     for attr in MEANING_ATTRS:
         if attr in unknown:
             continue
@@ -150,6 +155,20 @@ def _changes(old: Fact, new: Fact) -> Iterable[Delta]:
             and not (b is None and attr == "sets")
         ):
             yield Delta("changed", old, new, attr, a, b)
+
+
+def _negated(flag: Fact) -> tuple[str, bool] | None:
+    """What a switch turns on or off, a `no_` variable read as its opposite: `--no-color` setting
+    `no_color` true and setting `color` false say the same (None: no switch, or no change of
+    variable: the polarity is compared as it is written)."""
+    sets = flag.attr("sets")
+    if sets not in ("true", "false"):
+        return None
+    key, on = flag.key, sets == "true"
+    for prefix in ("no_", "no-"):
+        if key.startswith(prefix):
+            return key[len(prefix) :], not on
+    return key, on
 
 
 def _key_changes(old: Fact, news: Sequence[Fact]) -> Iterable[Delta]:

@@ -128,12 +128,15 @@ def flags(
             attrs["sets"] = "true" if const else "false"
             if attrs.get("default", "None") == "None" and "default" not in unknown:
                 attrs["default"] = repr(not const)
-    if unknown:
-        attrs["unknown"] = " ".join(unknown)
-
     dest = keywords.get("dest")
     dest_text = string_value(dest, literals) if dest is not None else None
+    if dest is not None and dest_text is None:
+        # `dest=field.name`: not the one argparse derives from the option strings, which the key
+        # is only for want of it; what the flag sets true or false is then of an unknown variable
+        unknown.append("dest")
     key = dest_text or derived_dest([o for o, _ in options])
+    if unknown:
+        attrs["unknown"] = " ".join(unknown)
 
     out: list[Flag] = []
     if action in BOOLEAN_OPTIONAL:

@@ -33,6 +33,7 @@ from bot.core.extract import (
     global_overrides,
     handed_parsers,
     imported_rounds,
+    option_records,
     option_variants,
     subparsers,
     walk,
@@ -62,6 +63,8 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
             *built_fields.references(tree, source.id, path),
             *global_overrides.facts(tree, source.id, path),
             *argv_flags.facts(tree, source.id, path),
+            # `_option_set.Option("sessions", "-s", ...)`: records another module's parser makes
+            *option_records.references(tree, source.id, path, frozenset()),
         ]
     module = Module(tree)
     commands, handed = subparsers.places(tree)
@@ -70,11 +73,17 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
         **forwarding.helpers(tree, names),
         **forwarding.option_classes(tree, names),
     }
-    for call, lookup in add_argument_calls(tree, names=names | helpers.keys()):
+    # nox's `Option("sessions", "-s", "--sessions", ...)`, its parser made from the records later
+    records = {k: v for k, v in option_records.records(tree, names).items() if k not in helpers}
+    for call, lookup in add_argument_calls(tree, names=names | helpers.keys() | records.keys()):
         found = commands.get(id(call))
         helper = helpers.get(_called(call) or "")
+        record = records.get(_called(call) or "")
         # a helper's call whose arguments do not bind declares nothing
-        declared = forwarding.expand(call, helper, lookup) if helper is not None else [call]
+        if record is not None:
+            declared = option_records.expand(call, record)
+        else:
+            declared = forwarding.expand(call, helper, lookup) if helper is not None else [call]
         where = ",".join(sorted(" ".join(p) for p in found)) if found else None
         for each in declared:
             out.extend(call_facts(each, source.id, path, lookup, module, where))
@@ -100,10 +109,22 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
     out.extend(built_fields.references(tree, source.id, path))
     tokens = {f.token for f in out if f.kind == "flag"}
     out.extend(f for f in argv_flags.facts(tree, source.id, path) if f.token not in tokens)
-    declaring = names | helpers.keys()
+    declaring = names | helpers.keys() | records.keys()
+    out.extend(option_records.references(tree, source.id, path, frozenset(declaring)))
     out.extend(imported_rounds.references(tree, source.id, path, lambda n: is_add_argument(n, declaring)))
     # `Helper.tp(run_parser)`: a subparser handed to another module's helper (handed_parsers.py)
     out.extend(handed_parsers.references(tree, source.id, path, handed))
+    return out
+
+
+def recorded(source: Source, path: str, tree: ast.Module, foreign: option_records.Foreign) -> list[Fact]:
+    """The flags of the module's calls of another module's option records (option_records.py)."""
+    out: list[Fact] = []
+    for call, lookup in add_argument_calls(tree, names=frozenset(foreign)):
+        record = foreign.get(_called(call) or "")
+        if record is not None:
+            for each in option_records.expand(call, record):
+                out.extend(call_facts(each, source.id, path, lookup, Module(tree)))
     return out
 
 

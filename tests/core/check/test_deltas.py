@@ -82,6 +82,26 @@ def test_a_switch_that_no_longer_states_its_polarity_has_not_turned_around():
     assert "--json" not in deltas(base, head)
 
 
+def test_a_no_switch_storing_false_into_the_variable_it_negates_keeps_its_meaning():
+    # `--no-color` setting `no_color` true became `store_false` into `color`: the same switch.
+    base = facts(fact("--no-color", "no_color", sets="true"), fact("--fast", "fast", sets="true"))
+    head = facts(fact("--no-color", "color", sets="false"), fact("--fast", "fast", sets="false"))
+    found = deltas(base, head)
+    assert "--no-color" not in found
+    assert [(d.attr, d.new_value) for d in found["--fast"]] == [("sets", "false")]
+
+
+def test_a_switch_storing_into_a_variable_made_in_code_has_no_polarity_to_compare():
+    # `add_argument(*option.negative_flags, dest=field.name, action="store_false")`
+    base = facts(fact("--no-install", "no_install", sets="true"))
+    head = facts(fact("--no-install", "no_install", sets="false", unknown="dest"))
+    assert "--no-install" not in deltas(base, head)
+    # made in code on both sides alike, the switch turning around is a change still
+    both = facts(fact("--no-install", "no_install", sets="true", unknown="dest"))
+    [delta] = deltas(both, head)["--no-install"]
+    assert (delta.attr, delta.new_value) == ("sets", "false")
+
+
 def test_a_renamed_member_of_a_set_is_found_in_its_own_group():
     base = facts(fact("dp_replicate", "mesh:dp_replicate", kind="string", group="mesh"))
     head = facts(
