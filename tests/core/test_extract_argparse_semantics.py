@@ -506,6 +506,45 @@ def test_flags_made_in_a_loop_over_literal_values_are_each_read():
     assert not [t for t in found if "f.name" in t or t == "--"]
 
 
+def test_flags_made_in_a_loop_over_a_list_of_option_specs_are_each_read():
+    found = flags(
+        """
+        import argparse
+
+
+        def start(app):
+            arguments = [
+                {"name": "model", "nickname": "m", "help_text": "model to use", "type": str},
+                {"name": "auto_run", "nickname": "y", "help_text": "run code", "type": bool,
+                 "attribute": {"object": app, "attr_name": "auto_run"}},
+                {"name": "safe_mode", "help_text": "safety", "type": str, "default": "off",
+                 "choices": ["off", "ask", "auto"]},
+                {"name": "reset", "help_text": "reset", "type": str, "nargs": "?", "default": "NONE"},
+            ]
+            parser = argparse.ArgumentParser()
+            for arg in arguments:
+                default = arg.get("default")
+                action = arg.get("action", "store_true")
+                nickname = arg.get("nickname")
+                flags = [f"-{nickname}", f'--{arg["name"]}'] if nickname else [f'--{arg["name"]}']
+                if arg["type"] == bool:
+                    parser.add_argument(*flags, dest=arg["name"], help=arg["help_text"], action=action,
+                                        default=default)
+                else:
+                    parser.add_argument(*flags, dest=arg["name"], help=arg["help_text"], type=arg["type"],
+                                        choices=arg.get("choices"), default=default, nargs=arg.get("nargs"))
+        """
+    )
+    # Each spec's entries, whatever its others hold (`"attribute": {"object": app, ...}`); its
+    # `type` decides the branch; a `.get` of a key the spec lacks is its default.
+    assert found["--model"] == found["-m"] == {"default": "None", "help": "model to use", "type": "str"}
+    assert found["--auto_run"] == found["-y"]
+    assert found["--auto_run"]["action"] == "store_true" and found["--auto_run"]["sets"] == "true"
+    assert found["--safe_mode"]["choices"] == "off,ask,auto" and found["--safe_mode"]["default"] == "off"
+    assert found["--reset"]["nargs"] == "?" and "choices" not in found["--reset"]
+    assert "-None" not in found and len(found) == 6
+
+
 def test_a_rounds_own_test_decides_which_of_its_calls_declare():
     found = flags(
         """

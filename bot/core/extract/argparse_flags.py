@@ -39,13 +39,15 @@ from bot.core.extract import (
     walk,
 )
 from bot.core.extract.argparse_calls import flags, sorted_attrs, string_value
-from bot.core.extract.constants import NO_MODULE, UNKNOWN, Lookup, Module, value
+from bot.core.extract.constants import MISSING, NO_MODULE, UNKNOWN, Lookup, Module, literal_entry, value
 from bot.core.extract.option_aliases import CONFIGARGPARSE_ALIASES, declares_by_alias, imports_configargparse
 from bot.core.extract.scopes import SCOPES, Scope, ScopeNode
 from bot.core.model import Fact
 from bot.core.rules import Source
 
 Scalar = str | int | float | bool  # what a loop variable may hold for its calls to be read
+# ...or one dict literal of a list of them (`for arg in arguments:`, each `{"name": "model", ...}`)
+Bound = Scalar | ast.Dict
 
 
 def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
@@ -192,7 +194,9 @@ def call_facts(
 ) -> list[Fact]:
     """Facts of one add_argument call; `lookup` resolves variables in option strings, dest,
     defaults and choices; `subcommand` is the one its parser belongs to, if any."""
-    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    # `help=spec["help_text"]` in a loop over dict literals: the entry as if written in the call
+    read = {k.arg: _entry(k.value, lookup) for k in call.keywords if k.arg is not None}
+    keywords = {k: v for k, v in read.items() if _given(k, v)}
     # `**model_kwargs["max_model_len"]`: a mapping made elsewhere may give any keyword; the
     # default and the action it does not say here are unknown (a BooleanOptionalAction among them).
     unsaid = [k for k in ("default", "action") if k not in keywords] if _splats(call) else []
@@ -255,13 +259,36 @@ def is_add_argument(node: ast.AST, names: frozenset[str] = DECLARING_CALLS) -> T
     return name in names
 
 
+def _entry(node: ast.expr, lookup: Lookup) -> ast.expr:
+    """`node`, or the dict literal's entry it reads, itself or through a name bound to the read
+    (`action = spec.get("action", "store_true")`): its `.get` default, or None's constant."""
+    read = lookup(node) if isinstance(node, ast.Name) else node
+    if not isinstance(read, ast.Subscript | ast.Call):
+        return node
+    entry = literal_entry(read, lookup)
+    return node if entry is None else ast.Constant(None) if entry is MISSING else entry
+
+
+# Keywords argparse takes None for as not given (`choices=spec.get("choices")` on a spec without).
+_NONE_IS_UNSAID = frozenset({"choices", "nargs", "type", "metavar", "const", "action"})
+
+
+def _given(name: str, node: ast.expr) -> bool:
+    return not (name in _NONE_IS_UNSAID and isinstance(node, ast.Constant) and node.value is None)
+
+
 def option_strings(call: ast.Call, lookup: Lookup) -> list[tuple[str, int]]:
     """The call's option strings (those starting with "-") with the line each is written on."""
-    out = []
+    out: list[tuple[str, int]] = []
     for arg in call.args:
-        value = string_value(arg, lookup)
-        if value is not None and value.startswith("-"):
-            out.append((value, arg.lineno))
+        if isinstance(arg, ast.Starred):  # `*flags`, a list the file spells out
+            items = value(arg.value, lookup)
+            if isinstance(items, list | tuple):
+                out.extend((i, arg.lineno) for i in items if isinstance(i, str) and i.startswith("-"))
+            continue
+        text = string_value(arg, lookup)
+        if text is not None and text.startswith("-"):
+            out.append((text, arg.lineno))
     return out
 
 
@@ -277,7 +304,7 @@ def add_argument_calls(
         scope = Scope(tree, None)
         if isinstance(tree, ast.Module):
             at = sorted(n.lineno for n in walk.nodes(tree) if is_add_argument(n, names))
-    stack: list[tuple[ast.AST, Scope, dict[str, Scalar]]] = [(tree, scope, {})]
+    stack: list[tuple[ast.AST, Scope, dict[str, Bound]]] = [(tree, scope, {})]
     while stack:
         node, scope, env = stack.pop()
         for child in walk.children(node):
@@ -328,17 +355,22 @@ def _spans_a_call(node: ast.AST, lines: list[int]) -> bool:
 _MAX_ROUNDS = 64
 
 
-def _loop_rounds(loop: ast.For, lookup: Lookup) -> list[dict[str, Scalar]] | None:
+def _loop_rounds(loop: ast.For, lookup: Lookup) -> list[dict[str, Bound]] | None:
     """The loop variable's values, one dict per round; None when the file does not spell them out."""
     items = value(loop.iter, lookup)
     if items is UNKNOWN:
+        specs = _specs(loop.iter, lookup)
+        if specs is not None and isinstance(loop.target, ast.Name):
+            # A list of dict literals, one per option (`{"name": "model", "nickname": "m", ...}`):
+            # each round reads its entries (constants.literal_entry), whatever else they hold.
+            return [{loop.target.id: spec} for spec in specs]
         items = _keys(loop.iter, lookup)
     if isinstance(items, dict):
         items = list(items)  # a dict is iterated by its keys (sphinx-quickstart's EXTENSIONS)
     if not isinstance(items, list | tuple) or not items or len(items) > _MAX_ROUNDS:
         return None
     target = loop.target
-    rounds: list[dict[str, Scalar]] = []
+    rounds: list[dict[str, Bound]] = []
     for item in items:
         if isinstance(target, ast.Name) and isinstance(item, str | int | float | bool):
             rounds.append({target.id: item})
@@ -357,6 +389,16 @@ def _loop_rounds(loop: ast.For, lookup: Lookup) -> list[dict[str, Scalar]] | Non
     return rounds
 
 
+def _specs(node: ast.expr, lookup: Lookup) -> list[ast.Dict] | None:
+    """The dict literals of a list the loop iterates, each keyed by strings only."""
+    held = lookup(node) if isinstance(node, ast.Name) else node
+    if not isinstance(held, ast.List | ast.Tuple) or not held.elts or len(held.elts) > _MAX_ROUNDS:
+        return None
+    specs = [e for e in held.elts if isinstance(e, ast.Dict)]
+    keyed = all(isinstance(k, ast.Constant) and isinstance(k.value, str) for d in specs for k in d.keys)
+    return specs if len(specs) == len(held.elts) and keyed else None
+
+
 def _keys(node: ast.expr, lookup: Lookup) -> list[Any] | None:
     """The keys of a dict literal the loop iterates, when only its values are unknown
     (`{'autodoc': __('automatically insert docstrings'), ...}`: translated help texts)."""
@@ -367,13 +409,14 @@ def _keys(node: ast.expr, lookup: Lookup) -> list[Any] | None:
     return keys if all(isinstance(k, str | int) for k in keys) else None
 
 
-def _with_env(scope: Scope, env: dict[str, Scalar]) -> Lookup:
+def _with_env(scope: Scope, env: dict[str, Bound]) -> Lookup:
     if not env:
         return scope.lookup
 
     def lookup(node: ast.expr) -> ast.expr | None:
         if isinstance(node, ast.Name) and node.id in env:
-            return ast.Constant(env[node.id])
+            bound = env[node.id]
+            return bound if isinstance(bound, ast.Dict) else ast.Constant(bound)
         return scope.lookup(node)
 
     return lookup

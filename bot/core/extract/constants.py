@@ -129,6 +129,15 @@ def _value(node: ast.expr, lookup: Lookup, module: Module, depth: int) -> Any:
         # A placeholder shows a scalar as str() does; a literal piece is a str already.
         text = f_string(node, lambda part: _scalar_text(inner(part)))
         return UNKNOWN if text is None else text
+    entry = literal_entry(node, lookup)
+    if entry is not None:
+        # `spec["name"]`, `spec.get("nickname")` of a dict literal: that entry alone, whatever the
+        # others hold (`"type": str`, `"attribute": {"object": interpreter}`)
+        return None if entry is MISSING else inner(entry)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _SAME_OPS):
+        types = [_builtin_type(n, lookup) for n in (node.left, node.comparators[0])]
+        if None not in types:  # `spec["type"] == bool`
+            return (types[0] == types[1]) == isinstance(node.ops[0], ast.Eq | ast.Is)
     if isinstance(node, ast.Call):
         return _call(node, lookup, module, depth)
     if isinstance(node, ast.IfExp):
@@ -151,6 +160,49 @@ def _value(node: ast.expr, lookup: Lookup, module: Module, depth: int) -> Any:
             return UNKNOWN
         return container[index]
     return UNKNOWN
+
+
+MISSING = ast.Constant(None)  # literal_entry's answer for a key the dict does not have
+_SAME_OPS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
+_BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "list", "dict", "tuple", "set"})
+
+
+def literal_entry(node: ast.expr, lookup: Lookup) -> ast.expr | None:
+    """The entry `node` reads of a dict literal (`spec["name"]`, `spec.get("name", "x")`, `spec`
+    a name the lookup binds to the literal): the entry's expression, the `.get` default (MISSING
+    for none) when the literal has no such key; None when `node` reads no dict literal."""
+    if isinstance(node, ast.Subscript):
+        held, key, default = node.value, node.slice, None
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and 1 <= len(node.args) <= 2
+        and not node.keywords
+    ):
+        held, key = node.func.value, node.args[0]
+        default = node.args[1] if len(node.args) == 2 else MISSING
+    else:
+        return None
+    found = lookup(held) if isinstance(held, ast.Name) else None
+    literal = found if isinstance(found, ast.Dict) else held if isinstance(held, ast.Dict) else None
+    if literal is None or not isinstance(key, ast.Constant) or None in literal.keys:
+        return None
+    for k, v in zip(literal.keys, literal.values, strict=True):
+        if isinstance(k, ast.Constant) and k.value == key.value:
+            return v
+    return default
+
+
+def _builtin_type(node: ast.expr, lookup: Lookup) -> str | None:
+    """The builtin type `node` names (`str`, or a dict literal's entry holding `bool`), when no
+    binding of the file hides it."""
+    entry = literal_entry(node, lookup)
+    if entry is not None and entry is not MISSING:
+        node = entry
+    if isinstance(node, ast.Name) and node.id in _BUILTIN_TYPES and lookup(node) is None:
+        return node.id
+    return None
 
 
 def _binary(op: ast.operator, left: Any, right: Any) -> Any:
