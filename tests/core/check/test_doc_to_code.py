@@ -184,6 +184,16 @@ def test_a_default_decided_at_run_time_cannot_be_contradicted():
     assert judge("`--lr` defaults to `0.1`.\n", files={CLI: cli("'--lr', type=float")}) == []
 
 
+def test_a_value_in_escaped_quotes_is_the_word_inside():
+    # Markdown keeps a backslash in a code span: `--x=\"bf16\"` is the writer's `"bf16"`.
+    code = {CLI: cli("'--mixed_precision', choices=['no', 'fp16', 'bf16']")}
+    page = '* `--mixed_precision=\\"bf16\\"` / `--mixed_precision=\\"...\\"`: the precision.\n'
+    assert judge(page, files=code) == []
+    [f] = judge(page.replace("bf16", "fp8"), files=code)
+    assert f.symbol == "--mixed_precision fp8"
+    assert f.message == "`fp8` is not a choice of `--mixed_precision` (choices: no, fp16, bf16)"
+
+
 def test_set_notation_is_checked_value_by_value_and_metavars_not_at_all():
     code = {
         CLI: cli("'--mixed_precision', choices=['no', 'fp16', 'bf16']", "'--log', choices=['INFO', 'DEBUG']")
