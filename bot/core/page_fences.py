@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 _TEXT_LANGS = {"text", "txt", "plain", "plaintext", "none", "output"}
 _HELP_LISTING = lazyre.compile(r"(?:usage|Usage|USAGE):\s+\S")
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "terminal"}
+# Windows' shells: the same commands (`python networks\merge.py --ratios 1`), a folder written
+# with backslashes. Their words name the repository's scripts with `/` once turned.
+_WINDOWS_LANGS = {"powershell", "ps1", "pwsh", "batchfile", "batch", "bat", "cmd"}
+_SHELL_LANGS |= _WINDOWS_LANGS
 _SEPARATORS = {"&&", "||", "|", ";", "--"}
 # The prompts a session shows before its commands: its other lines are their output.
 _PROMPTS = ("$ ", "> ", "% ", "# ", ">>> ")
@@ -201,6 +205,7 @@ def fence_refs(
     first = next((line.lstrip() for line in tok.content.split("\n") if line.strip()), "")
     if lang not in _SHELL_LANGS and not (lang in _TEXT_LANGS and _HELP_LISTING.match(first)):
         return []
+    windows = lang in _WINDOWS_LANGS
     # A session: its commands follow a `$ ` prompt and the other lines are their output (a
     # `shell` block whose first line has the prompt too).
     # A `console` block with no prompt on any line (`python label.py --config c.yaml`) is written
@@ -287,7 +292,10 @@ def fence_refs(
                 and not (command and command[-1].startswith("-") and "=" not in command[-1])
             ):
                 # The script a command runs: `python3 tools/x.py`, `./run.sh`, `torchrun ... train.py`.
-                out.append(RawRef(word, "path", base + col, "fence", command=tuple(command) or None, cwd=cwd))
+                if not (windows and "\\" in word):  # `networks\x.py`: runs, but no path as written
+                    out.append(
+                        RawRef(word, "path", base + col, "fence", command=tuple(command) or None, cwd=cwd)
+                    )
                 script_seen = True
-            command.append(word)
+            command.append(word.replace("\\", "/") if windows and len(word) > 1 else word)
     return out

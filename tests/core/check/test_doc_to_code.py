@@ -325,6 +325,25 @@ def test_an_unknown_flag_is_never_offered_a_flag_of_another_program():
     assert f.suggestion.replacement == "python tools/convert.py --input-dir /x"
 
 
+def test_a_windows_shell_block_runs_the_script_its_backslashed_path_names():
+    tool = "tools/convert.py"
+    both = rule(
+        Source(id="cli", kind="argparse", paths=(CLI,)),
+        Source(id="tool", kind="argparse", paths=(tool,)),
+        paths_source(),
+    )
+    files = {tool: cli("'--input-dir'")}
+    # `tools\convert.py` is tools/convert.py: its flag is checked against the converter's, and
+    # the path as written is no missing file.
+    for lang in ("powershell", "batchfile", "cmd"):
+        page = f"```{lang}\npython tools\\convert.py --input-dri x\n```\n"
+        [f] = judge(page, files=files, rule_=both)
+        assert (f.kind, f.symbol) == ("unresolved", "--input-dri")
+        assert f.suggestion.replacement == "python tools\\convert.py --input-dir x"
+    right = "```powershell\npython tools\\convert.py --input-dir x\n```\n"
+    assert judge(right, files=files, rule_=both) == []
+
+
 def test_another_programs_flag_close_by_letters_to_one_of_ours_gets_no_suggestion():
     # Megatron's `--no-load-optim` on a miles page: `--no-save-optim` would make the line wrong.
     code = {CLI: cli("'--no-save-optim', dest='save_optim', action='store_false'")}
