@@ -241,7 +241,16 @@ def fence_refs(
         words = [(w, c) for w, c in words if not any(a < c < b for a, b in comments)]
         cut = next((k for k, (w, c) in enumerate(words) if w.startswith("#") and not quoted(c)), len(words))
         words = words[:cut]
-        if not continued:
+        # A line opening with a flag is no command of its own: the block writes the command
+        # above it over several lines without `\` ("type it on one line"), its flags the
+        # command's. Not a help listing's rows (`Usage: tool [OPTIONS]`, `Options:`).
+        wrapped = (
+            bool(command)
+            and not command[0].endswith(":")
+            and bool(words)
+            and FLAG_RE.fullmatch(words[0][0].partition("=")[0]) is not None
+        )
+        if not continued and not wrapped:
             command, script_seen = [], False
         continued = bool(words) and words[-1][0] == "\\"
         skip_to = -1

@@ -344,6 +344,22 @@ def test_a_windows_shell_block_runs_the_script_its_backslashed_path_names():
     assert judge(right, files=files, rule_=both) == []
 
 
+def test_a_command_written_over_lines_without_continuations_keeps_its_program():
+    tool = "tools/convert.py"
+    both = rule(
+        Source(id="cli", kind="argparse", paths=(CLI,)), Source(id="tool", kind="argparse", paths=(tool,))
+    )
+    files = {tool: cli("'--input-dir'", "'--output-dir'")}
+    # "Type it on one line": the flags on the lines below are the converter's, offered its own.
+    page = "```\npython tools/convert.py\n    --output-dir=y\n    --input-dri=x\n```\n"
+    [f] = judge(page, files=files, rule_=both)
+    assert (f.kind, f.symbol) == ("unresolved", "--input-dri")
+    assert f.suggestion.replacement == "    --input-dir=x"
+    # Run with the other program, the same lines are its own: neither flag is, none offered.
+    found = judge(page.replace("tools/convert.py", "tool/cli.py"), files=files, rule_=both)
+    assert [(f.symbol, f.suggestion) for f in found] == [("--output-dir", None), ("--input-dri", None)]
+
+
 def test_another_programs_flag_close_by_letters_to_one_of_ours_gets_no_suggestion():
     # Megatron's `--no-load-optim` on a miles page: `--no-save-optim` would make the line wrong.
     code = {CLI: cli("'--no-save-optim', dest='save_optim', action='store_false'")}
