@@ -79,6 +79,8 @@ def cited_values(value: str | None, choices: Sequence[str] = ()) -> list[str]:
         parts = re.split(r"[,|]", inner)
     elif "|" in text:
         parts = text.split("|")
+    elif "/" in text and all(p.strip() in choices for p in text.split("/")):
+        parts = text.split("/")  # `--task train/eval/data`: alternatives, each a choice
     else:
         parts = [text]
     out = []

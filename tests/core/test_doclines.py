@@ -81,6 +81,10 @@ def test_the_values_a_doc_gives_a_flag_one_a_set_alternatives_or_none_for_a_plac
     assert cited_values("{dtype_1}", ["float32", "int8"]) == cited_values("[N]") == []
     assert cited_values("{int8}", ["float32", "int8"]) == ["int8"]
     assert cited_values("[fp8 | bf16]") == ["fp8", "bf16"]
+    # `train/eval` written for "train or eval" when both are choices; a path is one value
+    assert cited_values("train/eval", ["train", "eval", "data"]) == ["train", "eval"]
+    assert cited_values("train/evl", ["train", "eval"]) == ["train/evl"]
+    assert cited_values("data/train.json") == ["data/train.json"]
     # ...unless the flag's choices are written in capitals.
     assert cited_values("INFO", ["DEBUG", "INFO"]) == ["INFO"]
 
