@@ -66,6 +66,9 @@ def cited_values(value: str | None, choices: Sequence[str] = ()) -> list[str]:
     # An MDX page writes a brace as a character reference (`&#123;0|1&#125;`), and a shell line
     # goes on after a backslash (`--backend mooncake\`): neither is part of the value.
     text = html.unescape(value.strip().strip("`")).removesuffix("\\").strip()
+    # A quote escaped in a code span, where Markdown keeps the backslash (`--x=\"bf16\"`), is
+    # the writer's quote: the value is the word inside.
+    text = text.replace('\\"', '"').replace("\\'", "'")
     if text in choices:
         return [text]
     braces = _SET_RE.fullmatch(text)

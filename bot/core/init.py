@@ -191,15 +191,23 @@ def _run_by_name(
         owner = owners[command, cwd]
         if owner is None:
             continue
+        taken = False
         for module in found.parsers(owner):
             parser = by_path.get(module)
-            if parser is None or module in hits:
+            if parser is None:
                 continue
             longer = {f for f in parser.flags if f.startswith(token) and f != token}
             prefix = token.startswith("--") and len(token) >= 4 and "=" not in token and len(longer) == 1
             prefix = prefix and parser.kind == "argparse"  # click and typer take no abbreviations
             if token in parser.flags or prefix:
-                out.add(module)
+                taken = True
+                if module not in hits:
+                    out.add(module)
+        # The script run declares flags of its own besides those its helpers add (`train_db.py
+        # --learning_rate 1e-6`, a flag of `library/train_util.py`): the page documents its
+        # command line, its own flags too.
+        if taken and owner in by_path and owner not in hits:
+            out.add(owner)
     return sorted(out)
 
 

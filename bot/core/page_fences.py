@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 _TEXT_LANGS = {"text", "txt", "plain", "plaintext", "none", "output"}
 _HELP_LISTING = lazyre.compile(r"(?:usage|Usage|USAGE):\s+\S")
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "terminal"}
+# Windows' shells: the same commands (`python networks\merge.py --ratios 1`), a folder written
+# with backslashes. Their words name the repository's scripts with `/` once turned.
+_WINDOWS_LANGS = {"powershell", "ps1", "pwsh", "batchfile", "batch", "bat", "cmd"}
+_SHELL_LANGS |= _WINDOWS_LANGS
 _SEPARATORS = {"&&", "||", "|", ";", "--"}
 # The prompts a session shows before its commands: its other lines are their output.
 _PROMPTS = ("$ ", "> ", "% ", "# ", ">>> ")
@@ -224,6 +228,7 @@ def fence_refs(
     first = next((line.lstrip() for line in tok.content.split("\n") if line.strip()), "")
     if lang not in _SHELL_LANGS and not (lang in _TEXT_LANGS and _HELP_LISTING.match(first)):
         return []
+    windows = lang in _WINDOWS_LANGS
     # A session: its commands follow a `$ ` prompt and the other lines are their output (a
     # `shell` block whose first line has the prompt too).
     # A `console` block with no prompt on any line (`python label.py --config c.yaml`) is written
@@ -261,7 +266,16 @@ def fence_refs(
         words = [(w, c) for w, c in words if not any(a < c < b for a, b in comments)]
         cut = next((k for k, (w, c) in enumerate(words) if w.startswith("#") and not quoted(c)), len(words))
         words = words[:cut]
-        if not continued:
+        # A line opening with a flag is no command of its own: the block writes the command
+        # above it over several lines without `\` ("type it on one line"), its flags the
+        # command's. Not a help listing's rows (`Usage: tool [OPTIONS]`, `Options:`).
+        wrapped = (
+            bool(command)
+            and not command[0].endswith(":")
+            and bool(words)
+            and FLAG_RE.fullmatch(words[0][0].partition("=")[0]) is not None
+        )
+        if not continued and not wrapped:
             command, script_seen, outer = [], False, []
         continued = bool(words) and words[-1][0].endswith("\\")
         if continued and words[-1][0] != "\\":  # `--deepspeed $DS_CONFIG\`: the word, then the continuation
@@ -330,7 +344,10 @@ def fence_refs(
                 and not (command and command[-1].startswith("-") and "=" not in command[-1])
             ):
                 # The script a command runs: `python3 tools/x.py`, `./run.sh`, `torchrun ... train.py`.
-                out.append(RawRef(word, "path", base + col, "fence", command=tuple(command) or None, cwd=cwd))
+                if not (windows and "\\" in word):  # `networks\x.py`: runs, but no path as written
+                    out.append(
+                        RawRef(word, "path", base + col, "fence", command=tuple(command) or None, cwd=cwd)
+                    )
                 script_seen = True
-            command.append(word)
+            command.append(word.replace("\\", "/") if windows and len(word) > 1 else word)
     return out

@@ -124,6 +124,7 @@ class Programs:
         self._own_names: frozenset[str] | None = None
         self._project_names: frozenset[str] | None = None
         self._tops: dict[frozenset[str], frozenset[str | None]] = {}
+        self._scripts: list[tuple[str, str]] | None = None  # (path, text) of each loose script
 
     # --- command lines ---------------------------------------------------------------------------
 
@@ -417,7 +418,7 @@ class Programs:
 
     def _extends(self, path: str) -> bool:
         """A module that adds flags to a parser it is given, that no known program leads to and
-        that is no program of its own."""
+        that is no program of its own, nor a part of a script's (below)."""
         if path not in self._extends_memo:
             summary = self.modules.summary(path)
             self._extends_memo[path] = (
@@ -425,8 +426,30 @@ class Programs:
                 and not summary.creates_parser
                 and not self.known(path)
                 and path not in self.modules.reach([(path, MAIN)])
+                and not self._script_leads_to(path)
             )
         return self._extends_memo[path]
+
+    def _script_leads_to(self, path: str) -> bool:
+        """Does a script (`python anima_train.py`: a file with a main guard outside the packages)
+        lead to `path`? Then the flags it adds are that script's command line's, not those of
+        every program of its package (`library/anima_train_utils.py`'s `--timestep_sampling`, a
+        helper of `anima_train.py`, is not `flux_train.py`'s, which has its own)."""
+        if self._scripts is None:
+            packages = {p.rpartition("/")[0] for p in self.modules.paths if p.endswith("__init__.py")}
+            loose = sorted(
+                p for p in self.modules.paths if p.endswith(".py") and p.rpartition("/")[0] not in packages
+            )
+            self._scripts = []
+            for script in loose[:_MAX_SCRIPTS]:
+                text = self.modules.tree.read(script)
+                if text is not None and "__main__" in text:
+                    self._scripts.append((script, text))
+        stem = posixpath.basename(path).removesuffix(".py")
+        return any(
+            script != path and stem in text and path in self.modules.reach([(script, MAIN)])
+            for script, text in self._scripts
+        )
 
     def _index(self) -> dict[str, tuple[str, ...]]:
         if self._programs_of is None:
@@ -462,6 +485,9 @@ class Programs:
         keys += [paths[0] for paths in self.named.values()]
         return sorted(set(keys))
 
+
+# Scripts read for the modules they lead to (Programs._script_leads_to): a bound on the reads.
+_MAX_SCRIPTS = 1000
 
 # Part of the cache keys of what launchers and project files say: bump when that changes.
 FORWARDS_FORMAT = "fwd2"

@@ -83,12 +83,13 @@ def test_the_values_a_doc_gives_a_flag_one_a_set_alternatives_or_none_for_a_plac
     assert cited_values("[fp8 | bf16]") == ["fp8", "bf16"]
     # ...unless the flag's choices are written in capitals.
     assert cited_values("INFO", ["DEBUG", "INFO"]) == ["INFO"]
-    # Alternatives written with slashes, as prose says "or", when one of them is a choice; a path
-    # is one value.
+    # Alternatives written with slashes, as prose says "or", when one of them is a choice (a
+    # misspelt one is then said alone); a path is one value.
     tasks = ["train", "eval", "data"]
     assert cited_values("train/eval/data", tasks) == tasks
-    assert cited_values("train/evaluate", tasks) == ["train", "evaluate"]
+    assert cited_values("train/evl", tasks) == ["train", "evl"]
     assert cited_values("configs/train.yaml", tasks) == ["configs/train.yaml"]
+    assert cited_values("data/train.json") == ["data/train.json"]
 
 
 def test_a_size_with_a_unit_is_the_number_of_bytes_it_says():

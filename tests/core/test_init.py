@@ -171,6 +171,37 @@ def test_a_script_a_page_runs_after_cd_into_its_folder_is_coupled():
     assert found.pages == ("README.md",)
 
 
+def test_a_script_run_with_its_helpers_flags_is_coupled_with_its_own_flags():
+    # `train_db.py` builds its parser from a helper module's (`--learning_rate`, `--output_dir`,
+    # cited enough to couple the helper) and adds two flags of its own, which the page does not
+    # pass: the command runs it, so its own flags are the page's to keep right too. The command
+    # is written over lines without `\` ("type it on one line").
+    files = {
+        "lib/__init__.py": "",
+        "lib/train_util.py": (
+            "def add_training_arguments(parser):\n    parser.add_argument('--learning_rate')\n"
+            "    parser.add_argument('--output_dir')\n"
+        ),
+        "train_db.py": (
+            "import argparse\nfrom lib import train_util\n\ndef setup_parser():\n"
+            "    parser = argparse.ArgumentParser()\n    train_util.add_training_arguments(parser)\n"
+            "    parser.add_argument('--no_token_padding')\n    parser.add_argument('--stop_te_at')\n"
+            "    return parser\n\nif __name__ == '__main__':\n    setup_parser().parse_args()\n"
+        ),
+        "tools/other.py": (
+            "import argparse\n\nif __name__ == '__main__':\n    p = argparse.ArgumentParser()\n"
+            "    p.add_argument('--verbose_level')\n    p.add_argument('--dry')\n"
+        ),
+        "docs/db.md": (
+            "# DreamBooth\n\n```\naccelerate launch --num_cpu_threads_per_process 1 train_db.py\n"
+            "    --output_dir=out\n    --learning_rate=1e-6\n```\n"
+        ),
+    }
+    found = plan(MemoryTree(files))
+    assert {p.path for p in found.parsers} == {"lib/train_util.py", "train_db.py"}
+    assert found.pages == ("docs/db.md",)
+
+
 def test_enhancement_proposals_are_no_pages_of_the_command_line():
     files = {
         "tool/cli.py": CLI,

@@ -530,6 +530,39 @@ def test_parser_modules_no_program_leads_to_extend_the_documented_command_line()
     assert found.facts_for(["python", "tools/convert.py"], facts) == []
 
 
+def test_a_helper_module_one_script_leads_to_adds_its_flags_to_that_script_only():
+    # Two training scripts of one repository, each adding the flags of its own helper module of
+    # the shared `lib` package: `--sampling` of `lib/b_utils.py` is `train_b.py`'s, not `train_a.py`'s.
+    main = "\n\nif __name__ == '__main__':\n    setup().parse_args()\n"
+    files = {
+        "lib/__init__.py": "",
+        "lib/common.py": "def add_common(parser):\n    parser.add_argument('--seed')\n",
+        "lib/a_utils.py": "def add_a(parser):\n    parser.add_argument('--sampling', default='sigma')\n",
+        "lib/b_utils.py": "def add_b(parser):\n    parser.add_argument('--sampling', default='sigmoid')\n",
+        "train_a.py": (
+            "import argparse\nfrom lib import common, a_utils\n\ndef setup():\n"
+            "    p = argparse.ArgumentParser()\n    common.add_common(p)\n    a_utils.add_a(p)\n"
+            "    return p" + main
+        ),
+        "train_b.py": (
+            "import argparse\nfrom lib import (\n    b_utils,\n    common,\n)\n\ndef setup():\n"
+            "    p = argparse.ArgumentParser()\n    common.add_common(p)\n    b_utils.add_b(p)\n"
+            "    return p" + main
+        ),
+    }
+    tree = MemoryTree(files)
+    sources = ("lib/common.py", "lib/a_utils.py", "lib/b_utils.py", "train_a.py", "train_b.py")
+    facts = gather(flag_rule(*sources), tree).facts
+    found = programs(tree)
+
+    def taken(script: str) -> list[tuple[str, str]]:
+        got = found.facts_for(["python", script], facts) or []
+        return sorted((f.token, f.path) for f in got)
+
+    assert taken("train_a.py") == [("--sampling", "lib/a_utils.py"), ("--seed", "lib/common.py")]
+    assert taken("train_b.py") == [("--sampling", "lib/b_utils.py"), ("--seed", "lib/common.py")]
+
+
 def test_a_rule_can_name_the_program_of_its_sources():
     files = {"pkg/__init__.py": "", "pkg/args.py": "def add(p):\n    p.add_argument('--lr')\n"}
     tree = MemoryTree(files)

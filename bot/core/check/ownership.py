@@ -394,6 +394,8 @@ class Ownership:
             if len(text) > _MAX_MODULE_TEXT:
                 continue
             found.update(_OPTION_CALL.findall(text))
+            if _TEXT_SPLIT.search(text):
+                found.update("--" + word for word in _TEXT_OPTION.findall(text))
             if "typer" in text:
                 found.update(_typer_options(path, text))
             if "dataclass" in text:
@@ -791,6 +793,11 @@ _OPTION_CALL = lazyre.compile(
     r"""(?:add_argument|addoption|option|Option)\(\s*(?:["'][^"']*["']\s*,\s*)*"""
     r"""["'](--?[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?)["']"""
 )
+# Options a program reads out of a text rather than its command line: a prompt's `... --w 768
+# --n bad hands`, split on " --" and each part matched by a pattern naming its option
+# (`re.match(r"w (\d+)", part)`). The pages cite them as `--w`; no parser declares them.
+_TEXT_SPLIT = lazyre.compile(r"""\.split\(\s*r?["'] ?--["']\s*\)""")
+_TEXT_OPTION = lazyre.compile(r"""\bre\.(?:match|fullmatch)\(\s*r?["']([A-Za-z][A-Za-z0-9_]*)(?: |\\s|=)""")
 
 
 def _typer_options(path: str, text: str) -> set[str]:

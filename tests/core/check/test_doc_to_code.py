@@ -184,6 +184,16 @@ def test_a_default_decided_at_run_time_cannot_be_contradicted():
     assert judge("`--lr` defaults to `0.1`.\n", files={CLI: cli("'--lr', type=float")}) == []
 
 
+def test_a_value_in_escaped_quotes_is_the_word_inside():
+    # Markdown keeps a backslash in a code span: `--x=\"bf16\"` is the writer's `"bf16"`.
+    code = {CLI: cli("'--mixed_precision', choices=['no', 'fp16', 'bf16']")}
+    page = '* `--mixed_precision=\\"bf16\\"` / `--mixed_precision=\\"...\\"`: the precision.\n'
+    assert judge(page, files=code) == []
+    [f] = judge(page.replace("bf16", "fp8"), files=code)
+    assert f.symbol == "--mixed_precision fp8"
+    assert f.message == "`fp8` is not a choice of `--mixed_precision` (choices: no, fp16, bf16)"
+
+
 def test_set_notation_is_checked_value_by_value_and_metavars_not_at_all():
     code = {
         CLI: cli("'--mixed_precision', choices=['no', 'fp16', 'bf16']", "'--log', choices=['INFO', 'DEBUG']")
@@ -313,6 +323,41 @@ def test_an_unknown_flag_is_never_offered_a_flag_of_another_program():
     # Run with the converter, the same typo gets the converter's flag.
     [f] = judge("```bash\npython tools/convert.py --input-dri /x\n```\n", files=files, rule_=both)
     assert f.suggestion.replacement == "python tools/convert.py --input-dir /x"
+
+
+def test_a_windows_shell_block_runs_the_script_its_backslashed_path_names():
+    tool = "tools/convert.py"
+    both = rule(
+        Source(id="cli", kind="argparse", paths=(CLI,)),
+        Source(id="tool", kind="argparse", paths=(tool,)),
+        paths_source(),
+    )
+    files = {tool: cli("'--input-dir'")}
+    # `tools\convert.py` is tools/convert.py: its flag is checked against the converter's, and
+    # the path as written is no missing file.
+    for lang in ("powershell", "batchfile", "cmd"):
+        page = f"```{lang}\npython tools\\convert.py --input-dri x\n```\n"
+        [f] = judge(page, files=files, rule_=both)
+        assert (f.kind, f.symbol) == ("unresolved", "--input-dri")
+        assert f.suggestion.replacement == "python tools\\convert.py --input-dir x"
+    right = "```powershell\npython tools\\convert.py --input-dir x\n```\n"
+    assert judge(right, files=files, rule_=both) == []
+
+
+def test_a_command_written_over_lines_without_continuations_keeps_its_program():
+    tool = "tools/convert.py"
+    both = rule(
+        Source(id="cli", kind="argparse", paths=(CLI,)), Source(id="tool", kind="argparse", paths=(tool,))
+    )
+    files = {tool: cli("'--input-dir'", "'--output-dir'")}
+    # "Type it on one line": the flags on the lines below are the converter's, offered its own.
+    page = "```\npython tools/convert.py\n    --output-dir=y\n    --input-dri=x\n```\n"
+    [f] = judge(page, files=files, rule_=both)
+    assert (f.kind, f.symbol) == ("unresolved", "--input-dri")
+    assert f.suggestion.replacement == "    --input-dir=x"
+    # Run with the other program, the same lines are its own: neither flag is, none offered.
+    found = judge(page.replace("tools/convert.py", "tool/cli.py"), files=files, rule_=both)
+    assert [(f.symbol, f.suggestion) for f in found] == [("--output-dir", None), ("--input-dri", None)]
 
 
 def test_another_programs_flag_close_by_letters_to_one_of_ours_gets_no_suggestion():

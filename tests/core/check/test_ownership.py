@@ -495,6 +495,23 @@ def test_a_flag_another_command_line_of_the_repository_declares_is_not_nobodys()
     assert kinds(audited(page, files)) == [("unresolved", "--no-model-org")]
 
 
+def test_options_a_program_reads_out_of_a_prompt_are_not_nobodys_flags():
+    # A generator splits each prompt on " --" and matches its options' words: `--w 768` in a
+    # prompt is such an option, cited on the page as `--w`; no parser declares it.
+    files = {
+        CLI: cli("'--seed'"),
+        "tool/gen.py": (
+            "import re\n\ndef options(prompt):\n    for part in prompt.split(' --')[1:]:\n"
+            '        m = re.match(r"w (\\d+)", part, re.IGNORECASE)\n'
+            "        m = re.match(r'nl ([\\d.]+|none)', part)\n"
+        ),
+        # the same patterns in a module splitting nothing on " --" declare no option
+        "tool/other.py": "import re\nm = re.match(r'am (\\d+)', text)\n",
+    }
+    page = "In a prompt, `--w` sets the width and `--nl` the negative scale; `--am` and `--wx` are none.\n"
+    assert kinds(audited(page, files)) == [("unresolved", "--am"), ("unresolved", "--wx")]
+
+
 def test_a_flag_after_a_tool_the_repository_runs_or_a_module_not_ours_is_that_tools():
     files = {
         CLI: cli("'--seed'"),
