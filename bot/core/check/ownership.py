@@ -195,10 +195,21 @@ class Ownership:
         top, _, rest = path.partition("/")
         if not rest or not self.head.exists(rest) or self.head.exists(path):
             return False
+        return is_project_name(top, self._project_names())
+
+    def _other_repository(self, name: str) -> bool:
+        """Is `name` (a GitHub repository's, lowercase) none of the names the project goes by,
+        when its project files name its GitHub repository? Without that, any may be ours (a
+        distribution's name need not be its repository's)."""
+        if self.programs is None or not self.programs.own_repositories():
+            return False
+        return not is_project_name(name, self._project_names())
+
+    def _project_names(self) -> frozenset[str]:
         if self._names is None:
             named = self.programs.project_names() if self.programs is not None else None
             self._names = named if named is not None else names_in_files(self.head.read, frozenset())
-        return is_project_name(top, self._names)
+        return self._names
 
     def exists(self, path: str) -> bool:
         """Is `path` a file or folder at base or at head?"""
@@ -219,8 +230,12 @@ class Ownership:
             return None
         folder = posixpath.dirname(doc_path)
         if ref.where == "url":
-            # A GitHub URL may name any repository's file: it is ours when the file is.
+            # A GitHub URL may name any repository's file: it is ours when the file is, and when
+            # the URL's repository is not another one the project files do not call ours (a
+            # sibling's `github.com/org/proj-habana/tree/main/examples` is not our `examples/`).
             path = normalize(token)
+            if ref.repo is not None and self._other_repository(ref.repo):
+                return None
             return CitedPath(path, False, folder) if path and self.exists(path) else None
         if ref.where == "link":
             path = relative_to(folder, token)
