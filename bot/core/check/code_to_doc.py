@@ -35,6 +35,8 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
             scope = inputs.own.scope(doc, ref, page.program)
             if scope is None:
                 continue  # another program's flag
+            if scope.unread_subcommand():
+                continue  # a subcommand no flag of the program names: its flags are unknown here
             deltas = for_scope(deltas, scope, inputs.base_facts)
         for delta in deltas:
             if (ref.kind == "flag") != (delta.old.kind == "flag") or delta.old.kind == "key":

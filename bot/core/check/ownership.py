@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import itertools
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
@@ -128,12 +129,19 @@ class Scope:
         A first word that is no subcommand's kind of name (`input.txt`, `{dir}`) is an argument."""
         if self.program is None or not self.paths or self.loose is not None or not self.args:
             return False
-        first = self.args[0]
-        return (
-            any(p for p in self.paths)
-            and _SUBCOMMAND_WORD.fullmatch(first) is not None
-            and not any(p and p[0] == first for p in self.paths)
-        )
+        # Word by word down the subcommands (`tool export onnx` where only `export tflite` is
+        # read): a word none of the paths below the words before it takes is an unread one.
+        words = list(itertools.takewhile(lambda w: not w.startswith("-"), self.args))
+        for depth, word in enumerate(words):
+            prefix = tuple(words[:depth])
+            if depth and prefix in self.paths:
+                return False  # a command of its own: the words after it are its arguments
+            below = [p for p in self.paths if len(p) > depth and p[:depth] == prefix]
+            if not below:
+                return False
+            if not any(p[depth] == word for p in below):
+                return _SUBCOMMAND_WORD.fullmatch(word) is not None
+        return False
 
     def flags(self, facts: Iterable[Fact]) -> list[Fact]:
         """The flags among `facts` that this program's command line takes."""

@@ -101,6 +101,18 @@ class Summary:
     # class name -> the names its bases are written as (`("BaseCLICommand",)`), for the classes
     # of the module's top level that have any
     bases: dict[str, tuple[str, ...]] | None = None
+    # class name -> what its class attributes say of commands (`COMMAND = Info(name="export")`,
+    # `SUBCOMMANDS = (Info(name="onnx", subcommand_class=OnnxCommand),)`), for the classes of
+    # the module's top level that say any (bot/core/extract/class_commands.py)
+    commands: dict[str, ClassCommands] | None = None
+
+
+@dataclass(frozen=True)
+class ClassCommands:
+    """The command words a class's attributes give: its own, and those it gives other classes."""
+
+    word: str | None  # a call with `name="export"` naming no class: the class's own command
+    registers: tuple[tuple[str, str], ...]  # (word, class reference): `name="onnx"` with `OnnxCommand`
 
 
 def summarize(text: str) -> Summary | None:
@@ -177,6 +189,11 @@ def summarize(text: str) -> Summary | None:
             for stmt in _top_statements(tree.body)
             if isinstance(stmt, ast.ClassDef) and (named := tuple(filter(None, map(_chain, stmt.bases))))
         },
+        commands={
+            stmt.name: said
+            for stmt in _top_statements(tree.body)
+            if isinstance(stmt, ast.ClassDef) and stmt.bases and (said := _class_commands(stmt)) is not None
+        },
         takes_leftovers="parse_known_args" in text
         and any(
             isinstance(node, ast.Call)
@@ -189,6 +206,34 @@ def summarize(text: str) -> Summary | None:
 
 # The fields of a statement (or an except clause, a match case) that hold statements.
 _BLOCKS = frozenset({"body", "handlers", "orelse", "finalbody", "cases"})
+
+
+def _class_commands(node: ast.ClassDef) -> ClassCommands | None:
+    """What the calls in a class's attribute values say of commands: a call with a string
+    `name=` and a keyword naming a class (capitalized) gives that class the word; one naming no
+    class gives the class its own (the first such)."""
+    word: str | None = None
+    registers: list[tuple[str, str]] = []
+    for stmt in node.body:
+        if not isinstance(stmt, ast.Assign | ast.AnnAssign) or stmt.value is None:
+            continue
+        for call in walk.nodes(stmt.value):
+            if not isinstance(call, ast.Call):
+                continue
+            names = [k.value for k in call.keywords if k.arg == "name"]
+            named = names[0].value if names and isinstance(names[0], ast.Constant) else None
+            if not isinstance(named, str):
+                continue
+            classes = [
+                chain
+                for k in call.keywords
+                if k.arg != "name" and (chain := _chain(k.value)) and chain.rpartition(".")[2][:1].isupper()
+            ]
+            if classes:
+                registers.append((named, classes[0]))
+            elif word is None:
+                word = named
+    return ClassCommands(word, tuple(registers)) if word is not None or registers else None
 
 
 def _statements(tree: ast.Module) -> list[ast.AST]:
@@ -505,7 +550,7 @@ class Modules:
             if summary is None or not bases:
                 return False
             found = [(p, n) for p, n, _ in self._refs(path, summary, bases, False) if (p, n) != (path, name)]
-            defined = [d for d in (self._definition(p, n) for p, n in found) if d is not None]
+            defined = [d for d in (self.definition(p, n) for p, n in found) if d is not None]
             for base_path, base in defined:
                 unit = self._unit(base_path, base)
                 if unit is not None and any(r.rpartition(".")[2] in _PARSER_CALLS for r in unit.refs):
@@ -515,7 +560,7 @@ class Modules:
             path, name = defined[0]  # up the first base
         return False
 
-    def _definition(self, path: str, name: str) -> tuple[str, str] | None:
+    def definition(self, path: str, name: str) -> tuple[str, str] | None:
         """Where `name` of module `path` is defined, through re-exports."""
         for _ in range(6):
             summary = self.summary(path)
