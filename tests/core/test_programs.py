@@ -205,6 +205,7 @@ def owner(files, command, cwd=""):
         ("uv run --with=rich python scripts/convert.py", "scripts/convert.py"),
         ("!python scripts/convert.py --input x", "scripts/convert.py"),
         ("$ evalkit run", "evalkit/__main__.py"),
+        ("usage: ek [-h] --model MODEL", "evalkit/__main__.py"),  # argparse's help, pasted
         # Launchers: the program is what they launch.
         ("torchrun --nproc-per-node 8 scripts/convert.py --input x", "scripts/convert.py"),
         ("torchrun --nnodes=2 --nproc_per_node 8 -m evalkit run", "evalkit/__main__.py"),
