@@ -119,3 +119,22 @@ def test_an_unread_subcommand_under_a_read_group_takes_flags_unknown_here():
     typo = PAGE.replace("--quantize int8", "--quantise int8")
     found = audit(rules(), MemoryTree({**FILES, "README.md": typo})).findings
     assert [(f.kind, f.symbol) for f in found] == [("unresolved", "--quantise")]
+
+
+def test_a_new_flag_of_one_subcommand_is_news_only_to_the_pages_running_it():
+    # A reference page of `export onnx` (it runs it and cites its one flag) is told of a new
+    # onnx flag, and not of a new tflite flag: `export tflite`'s `--opset` is `--opset` too.
+    base = {**FILES, "README.md": "```bash\ntool-cli export onnx --opset 17 out/\n```\n"}
+
+    def news(path: str, after: str, new: str, indent: int) -> list[tuple[str, str]]:
+        grown = base[path].replace(after, f"{after}\n{' ' * indent}parser.add_argument({new!r})")
+        head = {**base, path: grown}
+        report = check(rules(), MemoryTree(base), MemoryTree(head), [Change("modified", path)])
+        return [(f.kind, f.symbol) for f in report.findings]
+
+    assert news("tool/commands/export/onnx.py", '"--opset", type=int)', "--slim", 4) == [
+        ("new-flag", "--slim")
+    ]
+    # (tflite's flags at head: `--opset`, the one the page cites, and the new one)
+    base["tool/commands/export/tflite.py"] = TFLITE.replace('    parser.add_argument("--quantize")\n', "")
+    assert news("tool/commands/export/tflite.py", '"--opset", type=int)', "--calibrate", 8) == []
