@@ -7,7 +7,8 @@ Without `--rules`, the rules are what `docs-sync init` writes for `--rev`, unedi
 new user has on the first day. From those rules it lists every documented fact: a flag (or
 config key) one file of the rules' sources declares and one of the rule's pages cites (a token
 several files declare is left out: which one a line means is a judgement, not a ground truth,
-unless the line's command runs a program that takes only one of them). For a seeded
+unless the line's command runs a program that takes only one of them; a line whose command runs
+another program of the repository cites that program's flag, not this one). For a seeded
 sample of them it makes the change a maintainer would make to the code alone, each as one commit
 on top of `--rev` in a scratch repository that borrows the clone's objects (nothing is checked
 out, the clone is never written):
@@ -48,7 +49,7 @@ from bot.core.model import Fact
 from bot.core.packfiles import REPO_CONFIG
 from bot.core.packs import parse_repo_config
 from bot.core.page import parse_doc
-from bot.core.programs import Programs, programs
+from bot.core.programs import programs
 from bot.core.rules import Rule
 from bot.trees.git import GitRepo, GitTree
 
@@ -81,13 +82,6 @@ class Drift:
     expected: dict[str, set[int]]
 
 
-def _run(found: Programs, command: tuple[str, ...], declared: list[Fact], cwd: str) -> list[Fact]:
-    """The flags of `declared` that the program a command line runs takes: `python train.py
-    --data x` means train.py's `--data`, though other scripts declare one too."""
-    taken = found.facts_for(command, declared, cwd)
-    return taken or []
-
-
 def documented(rules: list[Rule], tree: GitTree) -> list[Target]:
     targets: dict[tuple[str, str, str], Target] = {}
     found_programs = programs(tree)
@@ -103,8 +97,12 @@ def documented(rules: list[Rule], tree: GitTree) -> list[Target]:
             page = parse_doc(doc.path, text)
             for ref in (*page.refs, *page.mentions):
                 declared = flags.get(ref.token, ())
-                if len({f.path for f in declared}) > 1 and ref.command:
-                    declared = _run(found_programs, ref.command, declared, posixpath.dirname(doc.path))
+                if ref.command:
+                    # The flags of the program the line runs: `torchrun run_clm.py --fp16` passes
+                    # run_clm.py's `--fp16` (its trainer's), not the one another script declares.
+                    taken = found_programs.facts_for(ref.command, declared, posixpath.dirname(doc.path))
+                    if taken is not None or len({f.path for f in declared}) > 1:
+                        declared = taken or []
                 if len({f.path for f in declared}) != 1:
                     continue  # declared by several files: which one the line means is a judgement
                 for fact in declared:

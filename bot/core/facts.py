@@ -33,9 +33,9 @@ ParseCache = MutableMapping[str, object]
 
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
-EXTRACTION_FORMAT = "x34"
-PAGE_FORMAT = "doc37"
-TOKENS_FORMAT = "tok4"  # bot/core/extract/tokens.py
+EXTRACTION_FORMAT = "x35"
+PAGE_FORMAT = "doc38"
+TOKENS_FORMAT = "tok5"  # bot/core/extract/tokens.py
 
 
 @dataclass
@@ -203,6 +203,10 @@ def gather(
         from bot.core.extract.handed_parsers import resolve
 
         extracted = resolve(extracted, tree, cache)
+    if any(source.kind == "argparse" for source, _, _ in extracted):
+        from bot.core.extract.class_commands import place
+
+        extracted = place(extracted, tree, cache)
     for _, fact, path in extracted:
         if fact.kind == "flag":
             if found is None:

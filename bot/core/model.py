@@ -146,6 +146,11 @@ class CodeTokens:
     # Words shaped like environment variables that any string of the file writes (a help text
     # listing `PIPX_HOME`, which another module reads): the code knows of them.
     mentioned: frozenset[str] = frozenset()
+    # Names the file only ever uses as another package's: imported by name from an absolute
+    # module (`from transformers.modeling_outputs import ModelOutput`) or read as an attribute of
+    # a module imported so (`nn.LayerNorm`). Name -> the top-level packages they come from
+    # (space-separated); which of those are the repository's own is the reader's to decide.
+    foreign: Mapping[str, str] = field(default_factory=dict)
 
     def uses(self, name: str) -> bool:
         return name in self.names or name in self.literals

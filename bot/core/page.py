@@ -72,6 +72,9 @@ class Ref:
     # earlier one of the page: page_fences.Shell), as written from the page's folder or the root
     # (`examples/dreambooth`, `../scripts`); None when none did, or one went where we cannot follow.
     cwd: str | None = None
+    # A GitHub URL's repository name, lowercase (`optimum-habana`): the file it names is ours only
+    # when that repository is (bot/core/check/ownership.py). None for any other reference.
+    repo: str | None = None
 
 
 @dataclass(frozen=True)
@@ -372,6 +375,7 @@ def parse_doc(path: str, text: str) -> DocPage:
                 col,
                 command=r.command,
                 cwd=r.cwd,
+                repo=r.repo,
             )
             for line, col, _, r in refs
         ),

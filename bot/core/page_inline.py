@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from bot.core import lazyre
 from bot.core.spans import (
     link_path,
+    link_repository,
     names_link_target,
     span_commands,
     split_span,
@@ -41,6 +42,7 @@ class RawRef:
     row: int | None = None
     command: tuple[str, ...] | None = None
     cwd: str | None = None  # Ref.cwd
+    repo: str | None = None  # Ref.repo
 
 
 @dataclass
@@ -207,7 +209,9 @@ def scan_inline(
             if linked:
                 path, kind = linked
                 q = src.find(path, search_from, hi)
-                refs.append(RawRef(path, "path", q if q >= 0 else search_from, kind, column=column, row=row))
+                repo = link_repository(str(href)) if kind == "url" else None
+                at = q if q >= 0 else search_from
+                refs.append(RawRef(path, "path", at, kind, column=column, row=row, repo=repo))
         elif t == "html_inline":
             anchors.update(ANCHOR_TAG_RE.findall(tok.content))
             p = src.find(tok.content, cur, hi)

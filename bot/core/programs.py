@@ -42,7 +42,9 @@ from bot.core.rules import Source
 from bot.core.script_urls import is_project_name, names_in_files, own_repositories, url_path
 
 # Words before the command that do not change which program runs.
-_PREFIXES = frozenset({"$", ">", "sudo", "env", "time", "nohup", "exec", "command", "!"})
+# `usage:` opens the usage line of argparse's help (`usage: tool-cli export [-h] ...`), pasted
+# into a page: what follows is the program's own command line.
+_PREFIXES = frozenset({"$", ">", "sudo", "env", "time", "nohup", "exec", "command", "!", "usage:", "Usage:"})
 _ENV_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
 _RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda"})  # `<runner> run`
 # Commands that run a script with uv elsewhere (Hugging Face Jobs), their own options first.

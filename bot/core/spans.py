@@ -218,6 +218,13 @@ def names_link_target(token: str, href: str) -> bool:
     return bool(dot and stem and ext) and "/" not in ext and token.removeprefix("./") == stem
 
 
+def link_repository(href: str) -> str | None:
+    """The name of the repository a GitHub URL of a file or folder is in (`optimum-habana` for
+    `github.com/huggingface/optimum-habana/tree/main/examples`), lowercase; None for any other link."""
+    m = _GITHUB_RE.match(href)
+    return m.group(1).lower() if m else None
+
+
 def link_path(href: str) -> tuple[str, str] | None:
     """(path, where) for a link to a file: "url" for a GitHub URL (a path from the root of some
     repository), "link" for a path relative to the page."""

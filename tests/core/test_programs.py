@@ -205,6 +205,7 @@ def owner(files, command, cwd=""):
         ("uv run --with=rich python scripts/convert.py", "scripts/convert.py"),
         ("!python scripts/convert.py --input x", "scripts/convert.py"),
         ("$ evalkit run", "evalkit/__main__.py"),
+        ("usage: ek [-h] --model MODEL", "evalkit/__main__.py"),  # argparse's help, pasted
         # Launchers: the program is what they launch.
         ("torchrun --nproc-per-node 8 scripts/convert.py --input x", "scripts/convert.py"),
         ("torchrun --nnodes=2 --nproc_per_node 8 -m evalkit run", "evalkit/__main__.py"),
@@ -957,3 +958,100 @@ def test_a_container_running_a_script_of_ours_after_its_image_runs_ours():
     assert command is not None and (command.program, command.args) == ("main.py", ("--model", "m"))
     # The image's own entrypoint, given only options, is nothing of ours.
     assert found.command(["docker", "run", "--gpus", "all", "vllm/vllm-openai", "--model", "m"]) is None
+
+
+# A command line made by a base class from what its subclasses say: the root lists command
+# classes, a group class names its subcommands' classes in a class attribute, and the base class
+# (the only module naming argparse's calls) adds a subparser for each and hands it to the class's
+# own `parse_args`. The group's module names no argparse at all.
+REGISTERED = {
+    "setup.py": 'setup(entry_points={"console_scripts": ["tool-cli=tool.commands.cli:main"]})\n',
+    "tool/__init__.py": "",
+    "tool/commands/__init__.py": "from .base import BaseCommand, CommandInfo\n",
+    "tool/commands/base.py": dedent(
+        """
+        from argparse import ArgumentParser
+        from dataclasses import dataclass
+
+
+        @dataclass(frozen=True)
+        class CommandInfo:
+            name: str
+            subcommand_class: type = None
+
+
+        class BaseCommand:
+            COMMAND: CommandInfo
+            SUBCOMMANDS = ()
+
+            def __init__(self, subparsers):
+                self.parser = subparsers.add_parser(self.COMMAND.name)
+                self.parse_args(self.parser)
+                inner = self.parser.add_subparsers()
+                for info in self.SUBCOMMANDS:
+                    info.subcommand_class(inner, command=info)
+
+            @staticmethod
+            def parse_args(parser):
+                pass
+
+
+        class RootCommand(BaseCommand):
+            def __init__(self):
+                self.parser = ArgumentParser("tool-cli")
+        """
+    ),
+    "tool/commands/cli.py": dedent(
+        """
+        from .base import RootCommand
+        from .export import ExportCommand
+
+        SUBCOMMANDS = [ExportCommand]
+
+
+        def main():
+            root = RootCommand()
+            for command in SUBCOMMANDS:
+                command(root.parser)
+            root.parser.parse_args()
+        """
+    ),
+    "tool/commands/export/__init__.py": "from .group import ExportCommand\n",
+    "tool/commands/export/group.py": dedent(
+        """
+        from .. import BaseCommand, CommandInfo
+        from .onnx import OnnxCommand
+
+
+        class ExportCommand(BaseCommand):
+            COMMAND = CommandInfo(name="export")
+            SUBCOMMANDS = (CommandInfo(name="onnx", subcommand_class=OnnxCommand),)
+        """
+    ),
+    "tool/commands/export/onnx.py": dedent(
+        """
+        from ..base import BaseCommand
+
+
+        def parse_args_onnx(parser):
+            parser.add_argument("--opset", type=int)
+
+
+        class OnnxCommand(BaseCommand):
+            @staticmethod
+            def parse_args(parser):
+                return parse_args_onnx(parser)
+        """
+    ),
+    "tool/training/trainer.py": "from tool.commands.base import CommandInfo\n\n\nclass Trainer:\n    pass\n",
+}
+
+
+def test_the_classes_a_command_class_names_are_parts_of_its_command_line():
+    found = programs(MemoryTree(REGISTERED))
+    parsers = found.parsers("tool/commands/cli.py")
+    assert "tool/commands/export/onnx.py" in parsers
+    assert found.command(["tool-cli", "export", "onnx", "--opset", "17"]).program == "tool/commands/cli.py"
+    # A class deriving from no parser-making class is not followed out of a module naming no
+    # argparse: the trainer, which only imports a name of the commands' package, is no parser.
+    assert "tool/training/trainer.py" not in parsers

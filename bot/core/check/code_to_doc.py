@@ -35,6 +35,8 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
             scope = inputs.own.scope(doc, ref, page.program)
             if scope is None:
                 continue  # another program's flag
+            if scope.unread_subcommand():
+                continue  # a subcommand no flag of the program names: its flags are unknown here
             deltas = for_scope(deltas, scope, inputs.base_facts)
         for delta in deltas:
             if (ref.kind == "flag") != (delta.old.kind == "flag") or delta.old.kind == "key":
@@ -84,6 +86,11 @@ def _still_known(inputs: RuleInputs, ref: Ref, scope: Scope | None) -> bool:
     return bool(scope.flags(inputs.head_facts.by_token.get(ref.token, ())))
 
 
+def _names_flag_in_section(doc: DocPage, ref: Ref, flag: str) -> bool:
+    first, last = ref.section.line, ref.section.end_line
+    return any(r.token == flag for r in (*doc.refs, *doc.mentions) if first <= r.line <= last)
+
+
 _BULLET_KEY = re.compile(r"[ \t]*[-*+][ \t]+(?:\*\*)?`([^`\s]+)`")
 
 
@@ -109,8 +116,14 @@ def _cites_choice(doc: DocPage, ref: Ref, choice: Fact, base: Facts) -> bool:
     first, last = doclines.paragraph(doc, ref.line) if ref.where != "table" else (ref.line, ref.line)
     if any(r.token == flag for n in range(first, last + 1) for r in doc.refs_on(n)):
         return True
-    if ref.where == "inline" and _bullet_key(doc.lines[ref.line - 1]) == ref.token:
-        # A bullet list whose keys are the flag's choices (`- `fsdp`: ...`, `- `megatron`: ...`).
+    if (
+        ref.where == "inline"
+        and _bullet_key(doc.lines[ref.line - 1]) == ref.token
+        and _names_flag_in_section(doc, ref, flag)
+    ):
+        # A bullet list whose keys are the flag's choices (`- `fsdp`: ...`, `- `megatron`: ...`),
+        # in a section that names the flag: a list of `float16`, `bfloat16` in a guide to data
+        # types that never names `--torch-dtype` is about the types, not the flag's choices.
         siblings = set(base.group(choice.group or "")) - {ref.token}
         keys = {_bullet_key(doc.lines[n - 1]) for n in range(first, last + 1)}
         return bool(siblings & keys)

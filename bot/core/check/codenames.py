@@ -91,6 +91,10 @@ def vanished_names(
     if not removed:
         return {}
     lost: dict[str, Gone] = {}
+    # Names a base source used as its own (not only as another package's: `nn.LayerNorm`, an
+    # imported `ModelOutput`), and the names of the packages the repository holds.
+    own_use: set[str] = set()
+    packages = _Packages(base)
     for path, _ in changed:  # used in code at base, not only named in a comment or a docstring?
         if not any(path in paths for paths in removed.values()):
             continue
@@ -98,11 +102,17 @@ def vanished_names(
         if tokens is None or tokens.error is not None:
             continue
         for name in [n for n, paths in removed.items() if path in paths and n in tokens.names]:
+            foreign = tokens.foreign.get(name)
+            if foreign is None or any(packages.holds(t) for t in foreign.split()):
+                own_use.add(name)
             if name in lost:
                 first = lost[name]
                 lost[name] = replace(first, env=first.env or name in tokens.env, files=first.files + 1)
             else:
                 lost[name] = Gone(name, path, tokens.names[name], name in tokens.env)
+    # Another package's name the sources stopped using (a class of transformers, torch's
+    # `LayerNorm`): a page citing it speaks of that package, which still has it.
+    lost = {name: gone for name, gone in lost.items() if name in own_use}
     # Still used anywhere at head (the touched sources first: they are read already)?
     for _, head_path in [*changed, *(pair for pair in pairs if pair not in changed)]:
         if not lost:
@@ -134,6 +144,24 @@ def vanished_names(
             for name in [n for n in lost if tokens.uses(n)]:
                 del lost[name]
     return lost
+
+
+class _Packages:
+    """Which top-level packages a revision holds (a folder or a module at the top, or under
+    `src/`), asked by name."""
+
+    def __init__(self, tree: Tree):
+        self._tree = tree
+        self._tops: frozenset[str] | None = None
+
+    def holds(self, top: str) -> bool:
+        if self._tops is None:
+            found = set()
+            for path in self._tree.paths():
+                parts = path.removeprefix("src/").split("/")
+                found.add(parts[0].removesuffix(".py"))
+            self._tops = frozenset(found)
+        return top in self._tops
 
 
 # Files read for names still used beside the sources: code, at most this many.

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import itertools
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
@@ -129,12 +130,19 @@ class Scope:
         A first word that is no subcommand's kind of name (`input.txt`, `{dir}`) is an argument."""
         if self.program is None or not self.paths or self.loose is not None or not self.args:
             return False
-        first = self.args[0]
-        return (
-            any(p for p in self.paths)
-            and _SUBCOMMAND_WORD.fullmatch(first) is not None
-            and not any(p and p[0] == first for p in self.paths)
-        )
+        # Word by word down the subcommands (`tool export onnx` where only `export tflite` is
+        # read): a word none of the paths below the words before it takes is an unread one.
+        words = list(itertools.takewhile(lambda w: not w.startswith("-"), self.args))
+        for depth, word in enumerate(words):
+            prefix = tuple(words[:depth])
+            if depth and prefix in self.paths:
+                return False  # a command of its own: the words after it are its arguments
+            below = [p for p in self.paths if len(p) > depth and p[:depth] == prefix]
+            if not below:
+                return False
+            if not any(p[depth] == word for p in below):
+                return _SUBCOMMAND_WORD.fullmatch(word) is not None
+        return False
 
     def flags(self, facts: Iterable[Fact]) -> list[Fact]:
         """The flags among `facts` that this program's command line takes."""
@@ -199,10 +207,21 @@ class Ownership:
         top, _, rest = path.partition("/")
         if not rest or not self.head.exists(rest) or self.head.exists(path):
             return False
+        return is_project_name(top, self._project_names())
+
+    def _other_repository(self, name: str) -> bool:
+        """Is `name` (a GitHub repository's, lowercase) none of the names the project goes by,
+        when its project files name its GitHub repository? Without that, any may be ours (a
+        distribution's name need not be its repository's)."""
+        if self.programs is None or not self.programs.own_repositories():
+            return False
+        return not is_project_name(name, self._project_names())
+
+    def _project_names(self) -> frozenset[str]:
         if self._names is None:
             named = self.programs.project_names() if self.programs is not None else None
             self._names = named if named is not None else names_in_files(self.head.read, frozenset())
-        return is_project_name(top, self._names)
+        return self._names
 
     def exists(self, path: str) -> bool:
         """Is `path` a file or folder at base or at head?"""
@@ -223,8 +242,12 @@ class Ownership:
             return None
         folder = posixpath.dirname(doc_path)
         if ref.where == "url":
-            # A GitHub URL may name any repository's file: it is ours when the file is.
+            # A GitHub URL may name any repository's file: it is ours when the file is, and when
+            # the URL's repository is not another one the project files do not call ours (a
+            # sibling's `github.com/org/proj-habana/tree/main/examples` is not our `examples/`).
             path = normalize(token)
+            if ref.repo is not None and self._other_repository(ref.repo):
+                return None
             return CitedPath(path, False, folder) if path and self.exists(path) else None
         if ref.where == "link":
             path = relative_to(folder, token)

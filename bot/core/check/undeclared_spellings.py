@@ -22,8 +22,10 @@ from collections.abc import Iterable
 
 from bot.core.model import Fact
 
-# Source kinds whose flags an argparse parser takes.
-ARGPARSE_KINDS = frozenset({"argparse"})
+# Source kinds whose flags an argparse parser takes: transformers' HfArgumentParser is an
+# ArgumentParser subclass that leaves `allow_abbrev` at its default, so `--text_column_name`
+# runs as `--text_column_names`.
+ARGPARSE_KINDS = frozenset({"argparse", "hf-dataclass"})
 _SHORTEST = 4  # `--x` is not read as a prefix: too short to be written on purpose
 
 

@@ -32,6 +32,7 @@ from bot.core.model import Fact, FindingKind
 from bot.core.rules import Source
 
 if TYPE_CHECKING:
+    from bot.core.check.ownership import Scope
     from bot.core.extract.field_comments import FieldComments
 
 # Share of a parser's flags a page must cite to be a reference for it: only a reference is told
@@ -185,15 +186,24 @@ class _Documented:
             owners[f.token].add(_programs(f))
         self.shared = frozenset(token for token, programs in owners.items() if len(programs) > 1)
         self._mine: frozenset[str] | None = None
+        self._scopes: list[Scope] = []  # the commands of ours the page runs
 
     def __call__(self, flag: Fact) -> bool:
         if self._mine is None:
             self._mine = self._cited_programs() if self.shared else frozenset()
-        return bool(_programs(flag) & self._mine) or flag.path in self._mine
+        if flag.path in self._mine:
+            return True
+        if not _programs(flag) & self._mine:
+            return False
+        # A subcommand's flag counts where the page runs that subcommand (or names none): the
+        # page running `tool export onnx` documents no flag of `tool export executorch`.
+        return not flag.attr("subcommand") or any(s.flags([flag]) for s in self._scopes)
 
     def _cited_programs(self) -> frozenset[str]:
         own, doc = self.inputs.own, self.page.doc
-        found = {run.program for run in own.runs(doc) if run.program}
+        runs = own.runs(doc)
+        self._scopes = [run.scope for run in runs if run.scope is not None and run.scope.program]
+        found = {run.program for run in runs if run.program}
         for ref in doc.refs:
             if ref.kind == "path" and ref.token.endswith(".py"):
                 cited = own.path(ref, doc.path)

@@ -34,7 +34,7 @@ from bot.core.model import Tree
 TOP = "<module>"  # the module's top-level statements, outside `if __name__ == "__main__":`
 MAIN = "<main>"  # its `if __name__ == "__main__":` blocks: what `python mod.py` adds
 _MARKERS = ("add_argument", "ArgumentParser", "add_parser", "argparse", "parse_args", "parse_known_args")
-_FORMAT = "imports-14"  # cache key prefix: bump when a summary changes shape or meaning
+_FORMAT = "imports-15"  # cache key prefix: bump when a summary changes shape or meaning
 # Calls whose arguments are classes or functions made into flags (their last dotted part).
 BUILDERS = frozenset(
     {
@@ -60,6 +60,9 @@ _DECLARING_CALLS = frozenset({"Typer", "Group", "add_command", "add_typer", "opt
 
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 MAX_REGISTERING = 300  # modules of a package read for the commands they register on its app
+MAX_BASES = 4  # bases followed up from a class to one whose methods make parsers
+# What a method making or filling a parser calls (the last part of the call's name).
+_PARSER_CALLS = frozenset({"add_parser", "add_subparsers", "ArgumentParser", "add_argument"})
 
 
 class Import(NamedTuple):
@@ -97,6 +100,21 @@ class Summary:
     takes_leftovers: bool = False
     # `from .defaults import *`: the modules whose public names it binds, each (module, level)
     stars: tuple[Import, ...] = ()
+    # class name -> the names its bases are written as (`("BaseCLICommand",)`), for the classes
+    # of the module's top level that have any
+    bases: dict[str, tuple[str, ...]] | None = None
+    # class name -> what its class attributes say of commands (`COMMAND = Info(name="export")`,
+    # `SUBCOMMANDS = (Info(name="onnx", subcommand_class=OnnxCommand),)`), for the classes of
+    # the module's top level that say any (bot/core/extract/class_commands.py)
+    commands: dict[str, ClassCommands] | None = None
+
+
+@dataclass(frozen=True)
+class ClassCommands:
+    """The command words a class's attributes give: its own, and those it gives other classes."""
+
+    word: str | None  # a call with `name="export"` naming no class: the class's own command
+    registers: tuple[tuple[str, str], ...]  # (word, class reference): `name="onnx"` with `OnnxCommand`
 
 
 def summarize(text: str) -> Summary | None:
@@ -172,6 +190,16 @@ def summarize(text: str) -> Summary | None:
         decorated=decorated,
         builder_classes=_builder_classes(classes, BUILDERS),
         stars=tuple(dict.fromkeys(stars)),
+        bases={
+            stmt.name: named
+            for stmt in _top_statements(tree.body)
+            if isinstance(stmt, ast.ClassDef) and (named := tuple(filter(None, map(_chain, stmt.bases))))
+        },
+        commands={
+            stmt.name: said
+            for stmt in _top_statements(tree.body)
+            if isinstance(stmt, ast.ClassDef) and stmt.bases and (said := _class_commands(stmt)) is not None
+        },
         takes_leftovers="parse_known_args" in text
         and any(
             isinstance(node, ast.Call)
@@ -184,6 +212,34 @@ def summarize(text: str) -> Summary | None:
 
 # The fields of a statement (or an except clause, a match case) that hold statements.
 _BLOCKS = frozenset({"body", "handlers", "orelse", "finalbody", "cases"})
+
+
+def _class_commands(node: ast.ClassDef) -> ClassCommands | None:
+    """What the calls in a class's attribute values say of commands: a call with a string
+    `name=` and a keyword naming a class (capitalized) gives that class the word; one naming no
+    class gives the class its own (the first such)."""
+    word: str | None = None
+    registers: list[tuple[str, str]] = []
+    for stmt in node.body:
+        if not isinstance(stmt, ast.Assign | ast.AnnAssign) or stmt.value is None:
+            continue
+        for call in walk.nodes(stmt.value):
+            if not isinstance(call, ast.Call):
+                continue
+            names = [k.value for k in call.keywords if k.arg == "name"]
+            named = names[0].value if names and isinstance(names[0], ast.Constant) else None
+            if not isinstance(named, str):
+                continue
+            classes = [
+                chain
+                for k in call.keywords
+                if k.arg != "name" and (chain := _chain(k.value)) and chain.rpartition(".")[2][:1].isupper()
+            ]
+            if classes:
+                registers.append((named, classes[0]))
+            elif word is None:
+                word = named
+    return ClassCommands(word, tuple(registers)) if word is not None or registers else None
 
 
 def _statements(tree: ast.Module) -> list[ast.AST]:
@@ -474,7 +530,7 @@ class Modules:
             for callee, given in unit.handed:
                 if any(self._builder(p, n) for p, n, _ in self._refs(path, summary, [callee], False)):
                     stack.extend(self._refs(path, summary, given, True))
-            if path not in entries and not summary.argparse:
+            if path not in entries and not summary.argparse and not self._command_class(path, name):
                 continue
             # `a` and `a.b` of `a.b.c`: what only leads to a longer reference is no value
             inner = {ref[:i] for ref in unit.refs for i, c in enumerate(ref) if c == "."}
@@ -490,6 +546,49 @@ class Modules:
                 elif head in summary.assigned and name not in (TOP, MAIN):
                     stack.append((path, TOP, False))
         return frozenset(declaring)
+
+    def _command_class(self, path: str, name: str) -> bool:
+        """Is `name` of module `path` a class deriving from one whose methods make parsers
+        (`add_parser`, `ArgumentParser(...)`, `add_argument`), a few bases up? Such a base builds
+        each subclass's parser from what the subclass says (optimum's `BaseOptimumCLICommand`
+        adds a subparser named by `COMMAND` and one for each class `SUBCOMMANDS` lists), so the
+        classes a subclass names are parts of the command line, though its module names no
+        argparse."""
+        for _ in range(MAX_BASES):
+            summary = self.summary(path)
+            bases = (summary.bases or {}).get(name) if summary is not None else None
+            if summary is None or not bases:
+                return False
+            found = [(p, n) for p, n, _ in self._refs(path, summary, bases, False) if (p, n) != (path, name)]
+            defined = [d for d in (self.definition(p, n) for p, n in found) if d is not None]
+            for base_path, base in defined:
+                unit = self._unit(base_path, base)
+                if unit is not None and any(r.rpartition(".")[2] in _PARSER_CALLS for r in unit.refs):
+                    return True
+            if not defined:
+                return False
+            path, name = defined[0]  # up the first base
+        return False
+
+    def definition(self, path: str, name: str) -> tuple[str, str] | None:
+        """Where `name` of module `path` is defined, through re-exports."""
+        for _ in range(6):
+            summary = self.summary(path)
+            if summary is None:
+                return None
+            if name in summary.units:
+                return path, name
+            if name not in summary.imports:
+                return None
+            found = self._follow(path, summary, name)
+            if not found:
+                return None
+            path, name = found[0]
+        return None
+
+    def _unit(self, path: str, name: str) -> Unit | None:
+        summary = self.summary(path)
+        return summary.units.get(name) if summary is not None else None
 
     def _builder(self, path: str, name: str) -> bool:
         """`name` of module `path` is a class subclassing a builder of typed flags, defined

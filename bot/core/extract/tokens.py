@@ -105,7 +105,48 @@ def python_tokens(text: str) -> CodeTokens:
     except (tokenize.TokenError, SyntaxError) as e:  # an unclosed bracket or string; bad indent
         where = e.args[1][0] if len(e.args) > 1 and isinstance(e.args[1], tuple) else 1
         error = (int(where or 1), str(e.args[0]) if e.args else "cannot tokenize")
-    return CodeTokens(names, frozenset(env), error, frozenset(literals), frozenset(mentioned))
+    foreign = _foreign_names(text) if error is None else {}
+    return CodeTokens(names, frozenset(env), error, frozenset(literals), frozenset(mentioned), foreign)
+
+
+def _foreign_names(text: str) -> dict[str, str]:
+    """`CodeTokens.foreign`: each name whose every use in code binds or reads it through an
+    absolute import (`from torch import nn` then `nn.LayerNorm`), with the imports' top packages."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    imported: dict[str, str] = {}  # a name an absolute import binds -> its top package
+    for node in walk.nodes(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                imported[alias.asname or alias.name] = node.module.split(".")[0]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                imported[alias.asname or alias.name.split(".")[0]] = alias.name.split(".")[0]
+    if not imported:
+        return {}
+    tops: dict[str, set[str]] = {name: {top} for name, top in imported.items()}
+    own: set[str] = set()
+    for node in walk.nodes(tree):
+        if isinstance(node, ast.Attribute):
+            head = node.value
+            while isinstance(head, ast.Attribute):
+                head = head.value
+            if isinstance(head, ast.Name) and head.id in imported:
+                tops.setdefault(node.attr, set()).add(imported[head.id])
+            else:
+                own.add(node.attr)  # `self.x`, `config.x`: an attribute of the file's own values
+        elif isinstance(node, ast.Name) and node.id not in imported:
+            own.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            own.add(node.name)
+        elif isinstance(node, ast.arg | ast.keyword) and node.arg:
+            own.add(node.arg)
+    # A name also stored (`x = ...`) is a Name node not in `imported` only if never imported; one
+    # both imported and assigned is the file's own.
+    stored = {n.id for n in walk.nodes(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {name: " ".join(sorted(t)) for name, t in tops.items() if name not in own and name not in stored}
 
 
 # In a string of code, what names a variable: `$X`, `${X}`, `X=` at a word's start (a command

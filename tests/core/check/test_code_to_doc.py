@@ -271,3 +271,13 @@ def test_a_switch_renamed_for_its_opposite_is_renamed_without_putting_the_new_na
     # a rename keeping the sense still puts the new name in
     [g] = code_change(page, base_cli, cli("'--modern-web-ui', action='store_true', default=False", "'--lr'"))
     assert g.suggestion is not None and "--modern-web-ui" in g.suggestion.replacement
+
+
+def test_a_bullet_list_of_a_removed_flags_choices_is_about_them_only_where_the_flag_is_named():
+    base = cli("'--torch-dtype', choices=['auto', 'float16', 'bfloat16']")
+    head = cli("'--lr'")
+    types = "## Data types\n\n- `float16`, accumulated in `float16`\n- `bfloat16`, in `float32`\n"
+    assert _suggested(base, head, types) == []
+    # the same list under a section naming the flag lists its choices
+    choices = "## `--torch-dtype`\n\nOne of:\n\n- `float16`: half\n- `bfloat16`: brain float\n"
+    assert [k for k, s, _ in _suggested(base, head, choices)].count("removed") == 3

@@ -305,3 +305,18 @@ def test_a_link_to_a_file_the_sphinx_build_writes_beside_the_pages_is_no_missing
     assert [f.symbol for f in unresolved(page, files)] == ["notes.txt"]
     # no Sphinx project around the page: the link is the tree's, and the tree lacks it
     assert [f.symbol for f in unresolved(page, {"tools/gen.py": ext})] == ["llms.txt", "notes.txt"]
+
+
+def test_a_github_url_of_a_sibling_repository_names_its_files_not_ours():
+    setup = 'setup(\n    name="tool",\n    url="https://github.com/org/tool",\n)\n'
+    base = {"setup.py": setup, "examples/run.py": ""}
+    head = {"setup.py": base["setup.py"]}
+    removed = [Change("removed", "examples/run.py")]
+    sibling = "See the [examples](https://github.com/org/tool-gpu/tree/main/examples) of Tool GPU.\n"
+    assert moved_or_deleted(sibling, base, head, removed) == []
+    # the project's own repository (the setup file's url) still names our folder
+    own = "See the [examples](https://github.com/org/tool/tree/main/examples).\n"
+    assert kinds(moved_or_deleted(own, base, head, removed)) == [("removed", "examples")]
+    # a project whose files name no repository: any repository's URL may be its own
+    unnamed = {k: v for k, v in base.items() if k != "setup.py"}
+    assert kinds(moved_or_deleted(sibling, unnamed, {}, removed)) == [("removed", "examples")]

@@ -284,3 +284,10 @@ def test_an_open_parser_takes_a_flag_cited_alone_only_on_a_page_running_its_prog
     assert [(f.kind, f.symbol, f.doc.path if f.doc else None) for f in found] == [
         ("unresolved", "--quantum-flux", "SERVE.md")
     ]
+
+
+def test_hf_argument_parser_takes_a_long_option_cut_short_as_argparse_does():
+    # HfArgumentParser is an ArgumentParser (allow_abbrev left on): `--max_seq_len` given to the
+    # script runs; cited on its own, it names the flag wrongly (the test above).
+    run = "\n```bash\npython train.py --model_name_or_path gpt2 --max_seq_len 256\n```\n"
+    assert HF.run({"README.md": HF.doc + run}) == []

@@ -330,3 +330,17 @@ def test_an_environment_variable_click_now_reads_for_an_option_is_still_read():
         "import click\n\n@click.group()\n@click.option('--debug', is_flag=True)\ndef cli(debug):\n    pass\n"
     )
     assert vanished(run(base, {**base, "app/cli.py": gone}, config, {})) == [("FLASK_APP", 1)]
+
+
+def test_another_packages_name_the_sources_stopped_using_is_that_packages():
+    config = CONFIG.replace('paths: ["scripts/**"]', 'paths: ["scripts/**", "pkg/**"]')
+    model = (
+        "from torch import nn\nfrom transformers.modeling_outputs import ModelOutput\n"
+        "from pkg.api import start_run\n\n"
+        "def build(x):\n    start_run(x)\n    return ModelOutput(norm=nn.LayerNorm(8)), load_model_state(x)\n"
+    )
+    page = "# Notes\n\nWrap outputs in `ModelOutput`; `LayerNorm` keeps `load_model_state` stable.\n"
+    base = {"pkg/api.py": API, "pkg/model.py": model, "docs/notes.md": page}
+    head = {"pkg/api.py": API, "docs/notes.md": page}
+    # transformers' ModelOutput and torch's LayerNorm are still theirs; the file's own name is gone
+    assert vanished(run(base, head, config)) == [("load_model_state", 3)]
