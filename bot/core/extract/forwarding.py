@@ -146,7 +146,7 @@ def option_classes(tree: ast.Module, declaring: frozenset[str]) -> dict[str, Opt
         init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
         if init is None or init.args.vararg is None:
             continue
-        kept = _kept(init)
+        kept = kept_attributes(init)
         args, kwargs = (
             kept.get(init.args.vararg.arg),
             kept.get(init.args.kwarg.arg if init.args.kwarg else ""),
@@ -160,18 +160,19 @@ def option_classes(tree: ast.Module, declaring: frozenset[str]) -> dict[str, Opt
     return out
 
 
-def _kept(init: ast.FunctionDef) -> dict[str, str]:
+def kept_attributes(init: ast.FunctionDef) -> dict[str, str]:
     """Parameter -> the attribute `__init__` keeps it in (`self.args = args`)."""
+    params = {a.arg for a in walk.every(init.args) if isinstance(a, ast.arg)}
     out = {}
     for stmt in init.body:
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and len(stmt.targets) == 1:
-            target = stmt.targets[0]
-            if (
-                isinstance(target, ast.Attribute)
-                and isinstance(target.value, ast.Name)
-                and target.value.id == "self"
-            ):
-                out[stmt.value.id] = target.attr
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and stmt.value.id in params:
+            for target in stmt.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    out[stmt.value.id] = target.attr
     return out
 
 

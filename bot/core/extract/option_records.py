@@ -28,6 +28,7 @@ from typing import Final
 
 from bot.core.extract import walk
 from bot.core.extract.constants import dotted
+from bot.core.extract.forwarding import kept_attributes
 from bot.core.model import Fact
 
 RECORD: Final = "option-record"
@@ -112,7 +113,7 @@ def _record(node: ast.stmt) -> tuple[str, ast.FunctionDef, bool, tuple[tuple[str
         init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
         if init is None or init.args.vararg is None:
             return None
-        kept = _kept(init)
+        kept = kept_attributes(init)
         if init.args.vararg.arg not in kept:
             return None
         return node.name, init, True, tuple(kept.items()), False
@@ -129,22 +130,6 @@ def _record(node: ast.stmt) -> tuple[str, ast.FunctionDef, bool, tuple[tuple[str
                 )
                 return node.name, node, False, tuple(handed.items()), whole
     return None
-
-
-def _kept(init: ast.FunctionDef) -> dict[str, str]:
-    """Parameter -> the attribute `__init__` keeps it in (`self.flags = flags`)."""
-    params = {a.arg for a in walk.every(init.args) if isinstance(a, ast.arg)}
-    out = {}
-    for stmt in init.body:
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and stmt.value.id in params:
-            for target in stmt.targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                ):
-                    out[stmt.value.id] = target.attr
-    return out
 
 
 def _properties(node: ast.stmt) -> dict[str, str]:
