@@ -347,12 +347,18 @@ _SENTENCE_END = lazyre.compile(r"(?<=[.!?])\s+(?=[A-Z`*\[])")
 
 def not_yet_there(doc: DocPage, line: int, token: str) -> bool:
     """Whether the sentence citing `token` on `line` says the code does not have it yet (`the
-    registry under `src/x/tools/` is not part of this release`)."""
+    registry under `src/x/tools/` is not part of this release`), or the line is an open task."""
+    if _OPEN_TASK.match(doc.lines[line - 1] if 0 < line <= len(doc.lines) else ""):
+        return True  # `- [ ] Add opt-in data collection, like `--contribute`: a task not done yet
     first, last = paragraph(doc, line)
     if last - first > 12:  # a long block (a code listing, a table) is no sentence
         first, last = line, line
     text = " ".join(doc.lines[i - 1].strip() for i in range(first, last + 1))
     return any(token in s and _NOT_YET.search(s) for s in _SENTENCE_END.split(text))
+
+
+# An open item of a task list (GitHub's `- [ ]`): what it names is to be done.
+_OPEN_TASK = lazyre.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[ \]\s")
 
 
 # A sentence telling that a thing it names before these words is gone: "The `--swap-space` flag

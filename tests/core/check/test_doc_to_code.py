@@ -89,6 +89,10 @@ def test_a_flag_the_sentence_says_is_still_to_come_is_no_stale_citation():
     # The hedge is the sentence's, not the paragraph's: the next sentence's flag is judged.
     [f] = judge("Sharding is not yet supported. Pass `--gpus 8` instead.\n")
     assert (f.kind, f.symbol) == ("unresolved", "--gpus")
+    # An open item of a task list is still to do; a done one tells of the code.
+    assert judge("## Roadmap\n\n- [ ] Opt-in data collection, like `--contribute`\n") == []
+    [g] = judge("## Roadmap\n\n- [x] Opt-in data collection, like `--contribute`\n")
+    assert g.symbol == "--contribute"
 
 
 def test_a_rule_that_reads_no_parser_judges_no_flag():
