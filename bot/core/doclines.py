@@ -364,8 +364,9 @@ _OPEN_TASK = lazyre.compile(r"\s*(?:[-*+]|\d+[.)])\s+\[ \]\s")
 # A sentence telling that a thing it names before these words is gone: "The `--swap-space` flag
 # has been removed", "`--rope-scaling`, used in older versions, is no longer supported".
 _NO_LONGER = lazyre.compile(
-    r"\b(?:has|have|had) been (?:removed|deprecated|dropped|retired)\b"
-    r"|\b(?:was|were) (?:removed|deprecated|dropped|retired)\b"
+    # with an adverb between: "both arguments were finally removed in 2.0.0"
+    r"\b(?:has|have|had) been (?:\w+ly )?(?:removed|deprecated|dropped|retired)\b"
+    r"|\b(?:was|were) (?:\w+ly )?(?:removed|deprecated|dropped|retired)\b"
     r"|\bno longer (?:supported|used|available|exists?|accepted|needed)\b"
     r"|\bin (?:older|previous|earlier|past) versions\b",
     re.IGNORECASE,

@@ -220,6 +220,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
             or (not elsewhere and inputs.own.passed_by_scripts(ref.token, scope.program))
             or (cited_alone and inputs.own.declared_somewhere(ref.token, not _group_read(ref.token, inputs)))
             or inputs.own.declared_unread(ref.token, scope.program)
+            or inputs.own.declared_by_plugin(ref.token)
             or declared_by_page(doc, ref.token)
             or (
                 cited_alone

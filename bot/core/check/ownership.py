@@ -59,9 +59,11 @@ _NOT_A_PATH = lazyre.compile(r"[<>{}*$%\[\]~`|\"'\s]|://|\.\.\.")
 # of `#`) stands for digits.
 _PLACEHOLDER_RUN = lazyre.compile(r"([A-Z#])\1{2,}")
 # Words that stand for a name the reader picks: `--something-path`, `my_pkg/`, `test_x.py`,
-# `src/mymodule.py`, `tox_myplugin/`.
+# `src/mymodule.py`, `tox_myplugin/`, `plugins/pluginname.py` (a kind of thing and "name" run
+# together: no module is called so, the reader writes its name there).
 PLACEHOLDER_WORD = lazyre.compile(
     r"(?<![A-Za-z0-9])(?:foo|bar|baz|something|xxx|yourname|your[-_][a-z]+|my[-_][a-z]+|test_x"
+    r"|(?:plugin|module|package|project|script|app|extension|component|command)name"
     r"|my(?:module|plugin|project|package|pkg|app|lib|script|file|config|model|dataset|tool|repo"
     r"|extension|component|service|task)s?)(?![A-Za-z0-9])"
 )
@@ -180,6 +182,7 @@ class Ownership:
     _foreign_flags: dict[str, frozenset[str]] = field(default_factory=dict)
     _declared: frozenset[str] | None = None
     _fields: set[str] = field(default_factory=set)  # every dataclass field name read
+    _plugin_flags: set[str] = field(default_factory=set)  # options plugins declare for their host
     _dataclass_cli: bool = False  # a module builds a command line from dataclasses
     _tool_words: frozenset[str] | None = None
     _tool_lines: dict[str, frozenset[int]] = field(default_factory=dict)
@@ -421,10 +424,20 @@ class Ownership:
                 found.update("--" + word for word in _TEXT_OPTION.findall(text))
             if "typer" in text:
                 found.update(_typer_options(path, text))
+            if _ARGUMENT_DECORATOR.search(text):
+                self._plugin_flags.update(_plugin_arguments(path, text))
             if "dataclass" in text:
                 self._fields.update(_DATACLASS_FIELD.findall(text))
                 self._dataclass_cli = self._dataclass_cli or bool(_DATACLASS_CLI.search(text))
-        return frozenset(found)
+        return frozenset(found | self._plugin_flags)
+
+    def declared_by_plugin(self, token: str) -> bool:
+        """Does a plugin module declare `token` for the program hosting it (`_plugin_arguments`)?
+        The host adds its plugins' options in a loop no reading ties to a program, so a command of
+        ours given it takes it, as a flag cited alone does."""
+        if self._declared is None:
+            self._declared = self._read_declared()
+        return token in self._plugin_flags
 
     def _read_scripts(self) -> dict[str, set[str | None]]:
         paths = self.head.paths()
@@ -821,6 +834,48 @@ _OPTION_CALL = lazyre.compile(
 # (`re.match(r"w (\d+)", part)`). The pages cite them as `--w`; no parser declares them.
 _TEXT_SPLIT = lazyre.compile(r"""\.split\(\s*r?["'] ?--["']\s*\)""")
 _TEXT_OPTION = lazyre.compile(r"""\bre\.(?:match|fullmatch)\(\s*r?["']([A-Za-z][A-Za-z0-9_]*)(?: |\\s|=)""")
+
+
+# `@pluginargument(` above a class: a plugin declaring the options its host adds for it.
+_ARGUMENT_DECORATOR = lazyre.compile(r"^\s*@\w*argument\(", re.M | re.IGNORECASE)
+# The keywords of argparse's add_argument a declaration of an option passes on to it.
+_ARGPARSE_KEYWORDS = frozenset(
+    {"action", "nargs", "const", "default", "type", "choices", "help", "metavar", "dest"}
+)
+
+
+def _plugin_arguments(path: str, text: str) -> set[str]:
+    """The options a plugin module declares with class decorators (`@pluginargument("low-latency",
+    action="store_true")` over `class Twitch(Plugin)`), named as a plugin host names them when it
+    adds them to its parser in a loop over its plugins: `--{module}-{name}` (the module's file
+    name, `twitch.py`), or the `argument_name=` the decorator gives. The parser's own module has
+    only `add_argument(parg.argument_name(pname), **parg.options)`, no name to read; these are
+    the flags that call makes, not nobody's."""
+    try:
+        module = parsed.module(text, path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    stem = path.rpartition("/")[2].removesuffix(".py")
+    out: set[str] = set()
+    for node in walk.nodes(module):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for d in node.decorator_list:
+            if not (isinstance(d, ast.Call) and ast.unparse(d.func).lower().endswith("argument")):
+                continue
+            first = d.args[0] if d.args else None
+            if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                continue
+            keywords = {k.arg: k.value for k in d.keywords if k.arg}
+            if not _ARGPARSE_KEYWORDS & keywords.keys() or first.value.startswith("-"):
+                continue  # no option's declaration, or one naming its flag outright (a CLI's own)
+            given = keywords.get("argument_name")
+            if isinstance(given, ast.Constant) and isinstance(given.value, str):
+                name = given.value
+            else:
+                name = f"{stem}-{first.value}"
+            out.add("--" + name.replace("_", "-").strip("-"))
+    return out
 
 
 def _typer_options(path: str, text: str) -> set[str]:

@@ -547,7 +547,10 @@ def test_a_flag_a_sentence_says_is_gone_is_history():
     page = (
         "The `--swap-space` flag has been removed as this feature is no longer used.\n\n"
         "The `--rope-scaling` parameter used in older versions is no longer supported.\n\n"
-        "Passing `--old-model` and `--old-tokens` separately has been deprecated.\n"
+        "Passing `--old-model` and `--old-tokens` separately has been deprecated.\n\n"
+        # an adverb between, the sentence wrapped: still the same history
+        "Support via the `--oauth-token` and `--oauth-login`\narguments had to be disabled,"
+        " and both were\nfinally removed in 2.0.0.\n"
     )
     assert judge(page) == []
     # A flag named after the words is what the reader is told to use: still judged.

@@ -668,6 +668,13 @@ def test_placeholders_the_reader_fills_in_are_not_checked():
         "Pass `--something-path my_pkg.thing`; add a test such as `tests/e2e/test_x.py` or `my_pkg/run.py`.\n"
     )
     assert audited(page, {CLI: cli("'--seed'"), "tests/e2e/test_real.py": ""}) == []
+    # A kind of thing and "name" run together: the file the reader adds, named by them.
+    page = "Write the plugin in `src/app/plugins/pluginname.py`, its tests in `tests/test_pluginname.py`.\n"
+    assert audited(page, {CLI: cli("'--seed'"), "src/app/plugin/plugin.py": ""}) == []
+    page = "Write the plugin in `src/app/plugins/twitch.py`.\n"
+    assert kinds(audited(page, {CLI: cli("'--seed'"), "src/app/plugin/plugin.py": ""})) == [
+        ("unresolved", "src/app/plugins/twitch.py")
+    ]
     assert kinds(
         audited("Add `tests/e2e/test_y.py`.\n", {CLI: cli("'--seed'"), "tests/e2e/test_real.py": ""})
     ) == [("unresolved", "tests/e2e/test_y.py")]
@@ -932,3 +939,28 @@ python convert.py --input-dir ckpt/ --output-dir out/
     base = {tool: cli("'--input-dir'", "'--output-dir'"), other: cli("'--input-dir'"), DOC: twice}
     head = dict(base, **{tool: cli("'--input-path', dest='input_dir'", "'--output-dir'")})
     assert check([rule_], MemoryTree(base), MemoryTree(head), [Change("modified", tool)]).findings == ()
+
+
+def test_options_a_plugin_declares_with_class_decorators_are_its_hosts_flags():
+    # The parser adds each plugin's options in a loop (`add_argument(parg.argument_name(pname),
+    # **parg.options)`), named `--{module}-{name}` unless the decorator names the flag itself.
+    files = {
+        CLI: cli("'--seed'"),
+        "src/app/plugins/twitch.py": (
+            "@pluginargument('low-latency', action='store_true', help='Prefetch.')\n"
+            "@pluginargument('api_header', metavar='KEY=VALUE', action='append')\n"
+            "@pluginargument('email', metavar='EMAIL', argument_name='niconico-email')\n"
+            "@pluginmatcher(re.compile('https://twitch.tv'))\n"  # no option's declaration
+            "class Twitch(Plugin):\n    pass\n"
+        ),
+    }
+    page = (
+        "| Flag | What |\n|---|---|\n| `--twitch-low-latency` | plugin |\n"
+        "| `--twitch-api-header` | `_` read as `-` |\n| `--niconico-email` | named outright |\n"
+        "| `--twitch-email` | not its name |\n| `--twitch-high-latency` | nobody's |\n\n"
+        "```bash\npython tool/cli.py --twitch-low-latency --seed 1 URL\n```\n"  # a command of ours
+    )
+    assert kinds(audited(page, files)) == [
+        ("unresolved", "--twitch-email"),
+        ("unresolved", "--twitch-high-latency"),
+    ]
