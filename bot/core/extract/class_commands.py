@@ -16,8 +16,10 @@ these. A module whose classes get no word keeps its flags the top parser's.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import MutableMapping
 
+from bot.core import lazyre
 from bot.core.extract.imports import Modules
 from bot.core.model import Fact, Tree
 from bot.core.rules import Source
@@ -26,6 +28,23 @@ MAX_MODULES = 300  # modules read for the words they give command classes
 MAX_DEPTH = 4  # groups of groups
 
 Words = tuple[str, ...]
+
+# What a module giving a command class its word must spell (imports.py's `_class_commands`): a
+# class, a string `name=` keyword and a keyword naming a capitalized class.
+_NAME_KEYWORD = lazyre.compile(r"\bname\s*=\s*[rRuU]?[\"']")
+_SUBCLASS = lazyre.compile(r"^[ \t]*class\s+\w+\s*\(\s*[^)\s]", re.M)
+_CLASS_KEYWORD = lazyre.compile(r"\w\s*=\s*(?:\w+\.)*[A-Z]\w*\s*[,)]")
+
+
+def _may_give(text: str | None) -> bool:
+    """Can the module's text hold a class attribute giving another class a word? Read before
+    the module is parsed: most modules near a flag module say nothing of commands."""
+    return (
+        text is not None
+        and "class " in text
+        and _NAME_KEYWORD.search(text) is not None
+        and _CLASS_KEYWORD.search(text) is not None
+    )
 
 
 def place(
@@ -39,11 +58,15 @@ def place(
     }
     modules = Modules(tree, cache)
     placed: dict[str, str] = {}
+    finders: dict[str, _Finder] = {}  # by the folder searched: flag modules near each other share it
     for path in sorted(wanted):
+        if not _SUBCLASS.search(modules.tree.read(path) or ""):
+            continue  # no class with a base (most flag modules): no command class, no parse
         summary = modules.summary(path)
         if summary is None or not summary.bases:
             continue
-        finder = _Finder(modules, path)
+        top = _top(path)
+        finder = finders.get(top) or finders.setdefault(top, _Finder(modules, top))
         found = {w for cls in summary.bases for w in finder.paths(path, cls, 0) if w}
         if found:
             placed[path] = ",".join(sorted(" ".join(w) for w in found))
@@ -58,12 +81,16 @@ def place(
     return out
 
 
-class _Finder:
-    """The words command classes get, from the modules near one flag module."""
+def _top(path: str) -> str:
+    """The folder searched for a flag module's command words: its own and the two above."""
+    return posixpath.dirname(posixpath.dirname(posixpath.dirname(path)))
 
-    def __init__(self, modules: Modules, path: str):
+
+class _Finder:
+    """The words command classes get, from the modules under one folder (`top`)."""
+
+    def __init__(self, modules: Modules, top: str):
         self.modules = modules
-        top = posixpath.dirname(posixpath.dirname(posixpath.dirname(path)))
         near = sorted(p for p in modules.paths if p.endswith(".py") and (not top or p.startswith(top + "/")))
         self.near = near[:MAX_MODULES]
         self._givers: dict[tuple[str, str], list[tuple[str, str, str]]] | None = None
@@ -88,6 +115,8 @@ class _Finder:
         if self._givers is None:
             self._givers = {}
             for at in self.near:
+                if not _may_give(self.modules.tree.read(at)):
+                    continue  # most modules: no class attribute calls with `name="..."`, no parse
                 summary = self.modules.summary(at)
                 if summary is None or not summary.commands:
                     continue
