@@ -366,9 +366,13 @@ def _loop_rounds(
     `owner` is the function (or module) whose body holds the loop."""
     items = value(loop.iter, lookup)
     if items is UNKNOWN:
-        specs = _specs(loop.iter, lookup)
-        if specs is None and isinstance(loop.iter, ast.Name) and owner is not None:
+        # The body's steps first: a list assigned once and then extended (`arg_list.extend(...)`)
+        # holds more than its literal; a name the body does not build falls back to its binding.
+        specs = None
+        if isinstance(loop.iter, ast.Name) and owner is not None:
             specs = _accumulated_specs(loop.iter.id, loop, owner, lookup)
+        if specs is None:
+            specs = _specs(loop.iter, lookup)
         if specs is not None and isinstance(loop.target, ast.Name):
             # A list of dict literals, one per option (`{"name": "model", "nickname": "m", ...}`):
             # each round reads its entries (constants.literal_entry), whatever else they hold.
