@@ -89,6 +89,16 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
         where = ",".join(sorted(" ".join(p) for p in found)) if found else None
         for each in declared:
             out.extend(call_facts(each, source.id, path, lookup, module, where))
+    spans = _open_loops(tree)
+    if spans:
+        # A loop over specs partly made elsewhere (`get_field_info(Params) + [...]`, one per
+        # field of a model): its parser takes flags no file lists, so a cited one is no stale one.
+        out = [
+            replace(f, attrs=sorted_attrs({**dict(f.attrs), "open": "true"}))
+            if f.kind == "flag" and any(a <= f.line <= b for a, b in spans)
+            else f
+            for f in out
+        ]
     marks: dict[str, str] = {}
     if _no_abbreviations(tree):
         marks["abbrev"] = "off"
@@ -424,19 +434,51 @@ def _keyed(elts: list[ast.expr]) -> list[ast.Dict] | None:
     return specs if len(specs) == len(elts) and keyed else None
 
 
-def _summands(node: ast.expr, name: str | None, held: list[ast.expr]) -> list[list[ast.expr] | None]:
+def _summands(
+    node: ast.expr, name: str | None, held: list[ast.expr], unread: list[ast.expr] | None = None
+) -> list[list[ast.expr] | None]:
     """The lists `a + b + ...` concatenates, in order: a list literal's elements, `held` for the
-    name itself (`args = common_args() + args`), None for a part not spelled out here."""
+    name itself (`args = common_args() + args`), None for a part not spelled out here (kept in
+    `unread`)."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _summands(node.left, name, held) + _summands(node.right, name, held)
+        return _summands(node.left, name, held, unread) + _summands(node.right, name, held, unread)
     if isinstance(node, ast.List | ast.Tuple):
         return [list(node.elts)]
     if isinstance(node, ast.Name) and node.id == name:
         return [held]
+    if unread is not None:
+        unread.append(node)
     return [None]
 
 
+def _open_loops(tree: ast.Module) -> list[tuple[int, int]]:
+    """The lines of each loop over a list of option specs a function builds up with a part it
+    cannot read: a call handed arguments (`get_field_info(LLMTrainingParams)`, the specs of a
+    model's fields). A call without arguments of an imported function is read where it is defined
+    (imported_rounds.py) and leaves the loop closed."""
+    out: list[tuple[int, int]] = []
+    for func in walk.nodes(tree):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for loop in func.body:
+            if not isinstance(loop, ast.For):
+                continue
+            unread: list[ast.expr] = []
+            if isinstance(loop.iter, ast.Name):
+                held = _accumulated(loop.iter.id, loop, func, unread)
+            else:  # `for arg in get_field_info(Params) + [...]:`
+                held = [e for part in _summands(loop.iter, None, [], unread) if part for e in part]
+            if held and any(isinstance(u, ast.Call) and (u.args or u.keywords) for u in unread):
+                out.append((loop.lineno, loop.end_lineno or loop.lineno))
+    return out
+
+
 def _accumulated_specs(name: str, loop: ast.For, owner: ast.AST, lookup: Lookup) -> list[ast.Dict] | None:
+    held = _accumulated(name, loop, owner, [])
+    return _keyed(held) if held is not None else None
+
+
+def _accumulated(name: str, loop: ast.For, owner: ast.AST, unread: list[ast.expr]) -> list[ast.expr] | None:
     """The option specs of a list the function builds up in steps before looping over it:
     `arg_list = [{...}, ...]`, then `arg_list = common_args() + arg_list` (or `arg_list += [...]`,
     `arg_list.extend([...])`). The name is bound more than once, so the scope holds no one value
@@ -451,7 +493,7 @@ def _accumulated_specs(name: str, loop: ast.For, owner: ast.AST, lookup: Lookup)
             break
         target = _assigned(stmt)
         if target is not None and target[0] == name:
-            parts = _summands(target[1], name, held or [])
+            parts = _summands(target[1], name, held or [], unread)
             if target[2]:  # `name += [...]`
                 parts = [held or [], *parts]
             held = [e for part in parts if part is not None for e in part]
@@ -466,7 +508,7 @@ def _accumulated_specs(name: str, loop: ast.For, owner: ast.AST, lookup: Lookup)
         ):
             call = stmt.value
             if call.func.attr == "extend" and len(call.args) == 1:  # type: ignore[attr-defined]
-                held = held + [e for part in _summands(call.args[0], None, []) if part for e in part]
+                held = held + [e for part in _summands(call.args[0], None, [], unread) if part for e in part]
                 continue
             if call.func.attr == "append" and len(call.args) == 1:  # type: ignore[attr-defined]
                 held = [*held, call.args[0]]
@@ -477,7 +519,7 @@ def _accumulated_specs(name: str, loop: ast.For, owner: ast.AST, lookup: Lookup)
             for n in walk.every(stmt)
         ):
             return None  # bound in a branch or a loop: which value reaches the loop is not known
-    return _keyed(held) if held is not None else None
+    return held
 
 
 def _assigned(stmt: ast.stmt) -> tuple[str, ast.expr, bool] | None:
