@@ -545,6 +545,58 @@ def test_flags_made_in_a_loop_over_a_list_of_option_specs_are_each_read():
     assert "-None" not in found and len(found) == 6
 
 
+def test_option_specs_of_a_list_built_up_in_steps_are_each_read():
+    found = flags(
+        """
+        from pkg.utils import common_args, schema_args
+
+
+        def register(parser):
+            arg_list = [
+                {"arg": "--text_column", "type": str, "default": "text", "alias": ["--text-column"]},
+                {"arg": "--lora_r", "type": int, "default": 16},
+            ]
+            arg_list = common_args() + arg_list
+            arg_list += [{"arg": "--seed", "type": int, "default": 42}]
+            arg_list.append({"arg": "--train", "action": "store_true"})
+            for arg in arg_list:
+                names = [arg["arg"]] + arg.get("alias", [])
+                if "action" in arg:
+                    parser.add_argument(*names, action=arg["action"])
+                else:
+                    parser.add_argument(*names, type=arg["type"], default=arg.get("default"))
+
+
+        def generated(parser):
+            arg_list = schema_args(Params)
+            arg_list = [{"arg": "--deploy", "action": "store_true"}] + arg_list
+            for arg in arg_list:
+                parser.add_argument(arg["arg"], action=arg.get("action"))
+
+
+        def branched(parser, wide):
+            arg_list = [{"arg": "--narrow", "action": "store_true"}]
+            if wide:
+                arg_list = [{"arg": "--wide", "action": "store_true"}]
+            for arg in arg_list:
+                parser.add_argument(arg["arg"], action=arg.get("action"))
+        """
+    )
+    # Each step is read in order; the part another module makes (`common_args()`) declares
+    # nothing here, as a loop over it alone would not.
+    assert found["--text_column"] == found["--text-column"] == {"default": "text", "type": "str"}
+    assert found["--lora_r"]["default"] == "16" and found["--seed"]["default"] == "42"
+    assert found["--train"]["action"] == "store_true"
+    assert found["--deploy"]["action"] == "store_true"
+    # ...but a part made of what a call is handed (`schema_args(Params)`, one spec per field of a
+    # model) leaves the parser open: it takes flags no file lists. A call with nothing handed is
+    # another module's list, read where it is defined (test_extract_imported_rounds.py).
+    assert found["--deploy"]["open"] == "true"
+    assert "open" not in found["--lora_r"] and "open" not in found["--train"]
+    # Rebound in a branch: which list reaches the loop is not known, so neither is read.
+    assert "--narrow" not in found and "--wide" not in found
+
+
 def test_a_rounds_own_test_decides_which_of_its_calls_declare():
     found = flags(
         """

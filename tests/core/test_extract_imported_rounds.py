@@ -104,3 +104,69 @@ def test_an_audit_of_a_page_citing_the_rounds_flags_is_quiet_and_a_round_removed
     fewer = DEFAULTS.replace('"line_count", ', "")
     found = audit(rules(), tree(defaults=fewer)).findings
     assert [(f.kind, f.symbol) for f in found] == [("unresolved", "--line-count-report")]
+
+
+UTILS = textwrap.dedent(
+    """
+    def common_args():
+        args = [
+            {"arg": "--model", "type": str, "required": True},
+            {"arg": "--push-to-hub", "action": "store_true"},
+        ]
+        return args
+
+
+    def schema_args(params):
+        return [{"arg": "--never", "type": str}]
+    """
+)
+SUBCOMMAND = textwrap.dedent(
+    """
+    from tool.utils import common_args, schema_args
+
+
+    def register(parser):
+        arg_list = [{"arg": "--lora_r", "type": int, "default": 16}]
+        arg_list = common_args() + arg_list
+        run = parser.add_parser("llm")
+        for arg in arg_list:
+            if "action" in arg:
+                run.add_argument(arg["arg"], action=arg["action"])
+            else:
+                run.add_argument(arg["arg"], type=arg["type"], default=arg.get("default"))
+
+
+    def extended(parser):
+        arg_list = [{"arg": "--prompt", "type": str}]
+        arg_list.extend(common_args())
+        run = parser.add_parser("dreambooth")
+        for arg in arg_list:
+            if "action" in arg:
+                run.add_argument(arg["arg"], action=arg["action"])
+            else:
+                run.add_argument(arg["arg"], type=arg["type"])
+
+
+    def generated(parser):
+        arg_list = schema_args(Params)
+        for arg in arg_list:
+            parser.add_argument(arg["arg"])
+    """
+)
+
+
+def test_the_specs_another_module_s_function_returns_join_the_loop_they_are_added_to():
+    files = {"tool/main.py": SUBCOMMAND, "tool/utils.py": UTILS, "tool/__init__.py": "", "README.md": README}
+    found: dict[str, list[dict[str, str]]] = {}
+    for f in gather(rules()[0], MemoryTree(files)).flags():
+        found.setdefault(f.token, []).append(dict(f.attrs))
+    # The shared specs declare flags of each loop's parser, each round as the file's own do,
+    # whether added before the file's own (`common_args() + arg_list`) or after (`.extend`).
+    assert sorted(a["subcommand"] for a in found["--model"]) == ["dreambooth", "llm"]
+    assert all(a["type"] == "str" for a in found["--model"])
+    assert [a["action"] for a in found["--push-to-hub"]] == ["store_true", "store_true"]
+    assert [(a["default"], a["subcommand"]) for a in found["--lora_r"]] == [("16", "llm")]
+    assert [a["subcommand"] for a in found["--prompt"]] == ["dreambooth"]
+    assert found["--model"][0]["programs"] == found["--prompt"][0]["programs"] == "tool/main.py"
+    # A function that takes arguments (`schema_args(Params)`) is not read: its list depends on them.
+    assert "--never" not in found and len(found) == 4

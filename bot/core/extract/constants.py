@@ -138,6 +138,9 @@ def _value(node: ast.expr, lookup: Lookup, module: Module, depth: int) -> Any:
         types = [_builtin_type(n, lookup) for n in (node.left, node.comparators[0])]
         if None not in types:  # `spec["type"] == bool`
             return (types[0] == types[1]) == isinstance(node.ops[0], ast.Eq | ast.Is)
+    keyed = _key_test(node, lookup)
+    if keyed is not None:
+        return keyed
     if isinstance(node, ast.Call):
         return _call(node, lookup, module, depth)
     if isinstance(node, ast.IfExp):
@@ -192,6 +195,23 @@ def literal_entry(node: ast.expr, lookup: Lookup) -> ast.expr | None:
         if isinstance(k, ast.Constant) and k.value == key.value:
             return v
     return default
+
+
+def _key_test(node: ast.expr, lookup: Lookup) -> bool | None:
+    """`"action" in spec` of a dict literal the lookup binds `spec` to: decided by its keys alone,
+    whatever its values hold (`"type": str`), as `spec.get("action")` is; None otherwise."""
+    if not (
+        isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In | ast.NotIn)
+    ):
+        return None
+    key, held = node.left, node.comparators[0]
+    found = lookup(held) if isinstance(held, ast.Name) else None
+    if not isinstance(found, ast.Dict) or not isinstance(key, ast.Constant):
+        return None
+    if not all(isinstance(k, ast.Constant) for k in found.keys):
+        return None  # a `**splat` or a computed key: the keys are not all known
+    present = any(isinstance(k, ast.Constant) and k.value == key.value for k in found.keys)
+    return present == isinstance(node.ops[0], ast.In)
 
 
 def _builtin_type(node: ast.expr, lookup: Lookup) -> str | None:

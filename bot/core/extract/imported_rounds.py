@@ -53,7 +53,60 @@ def references(
                     )
                 )
                 break
+    out.extend(_called_specs(tree, imported, source_id, path, declares, MAX_LOOPS - len(out)))
     return out
+
+
+def _called_specs(
+    tree: ast.Module,
+    imported: dict[str, str],
+    source_id: str,
+    path: str,
+    declares: Callable[[ast.AST], bool],
+    room: int,
+) -> list[Fact]:
+    """A loop over a list of option specs that a function of the module builds up before it,
+    a part made by another module's function (`arg_list = common_args() + arg_list`, AutoTrain's
+    flags every subcommand shares): a reference with token `common_args()`, resolved by reading
+    the list literal that function returns (imported_values.py)."""
+    out: list[Fact] = []
+    for func in walk.nodes(tree):
+        if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for i, loop in enumerate(func.body):
+            if len(out) >= room:
+                return out
+            if not isinstance(loop, ast.For) or not isinstance(loop.iter, ast.Name):
+                continue
+            if not any(declares(n) for stmt in loop.body for n in walk.every(stmt)):
+                continue
+            for stmt in func.body[:i]:
+                if not _binds(stmt, loop.iter.id):
+                    continue
+                for call in walk.every(stmt):
+                    if not isinstance(call, ast.Call) or call.args or call.keywords:
+                        continue
+                    written = dotted(call.func)
+                    where = defined(written, imported) if written else None
+                    if where is not None:
+                        out.append(Fact(IMPORTED, f"{written}()", where, source_id, path, loop.lineno))
+    return out
+
+
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    """`name = ...`, `name += ...` or `name.extend(...)`."""
+    if isinstance(stmt, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+    if isinstance(stmt, ast.AugAssign):
+        return isinstance(stmt.target, ast.Name) and stmt.target.id == name
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and isinstance(stmt.value.func, ast.Attribute)
+        and stmt.value.func.attr == "extend"
+        and isinstance(stmt.value.func.value, ast.Name)
+        and stmt.value.func.value.id == name
+    )
 
 
 def _imports(tree: ast.Module) -> dict[str, str]:

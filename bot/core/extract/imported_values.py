@@ -19,7 +19,7 @@ from bot.core.model import Extraction, Fact, Tree
 from bot.core.rules import Source
 
 MAX_ITEMS = 64  # items of the imported value: a loop over more is no list of flags
-_FORMAT = "rounds-1"  # cache key prefix: bump when a resolution changes shape or meaning
+_FORMAT = "rounds-2"  # cache key prefix: bump when a resolution changes shape or meaning
 
 
 class Resolver:
@@ -56,6 +56,8 @@ class Resolver:
             owner, other = parsed.module(texts[0], ref.path), parsed.module(texts[1], defining)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return Extraction(facts=())
+        if ref.token.endswith("()"):
+            return _called(source, ref, owner, other, name)
         found = value(ast.Name(id=name, ctx=ast.Load()), Scope(other, None).lookup, Module(other))
         if not isinstance(found, list | tuple | set | frozenset) or not 0 < len(found) <= MAX_ITEMS:
             return Extraction(facts=())
@@ -72,6 +74,60 @@ class Resolver:
         last = loop.end_lineno or loop.lineno
         facts = argparse_flags.facts(source, ref.path, owner)
         return Extraction(facts=tuple(f for f in facts if f.kind == "flag" and loop.lineno <= f.line <= last))
+
+
+def _returned_specs(module: ast.Module, name: str) -> ast.List | None:
+    """The list of option-spec dict literals a module-level function of no parameters returns
+    (`def common_args(): args = [{...}, ...]; return args`), when it returns only that."""
+    func = next((s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == name), None)
+    if func is None or func.args.args or func.args.posonlyargs or func.args.kwonlyargs:
+        return None
+    returns = [n for n in walk.every(func) if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    held: ast.expr | None = returns[0].value
+    if isinstance(held, ast.Name):
+        held = Scope(func, Scope(module, None)).lookup(held)
+    if not isinstance(held, ast.List) or not 0 < len(held.elts) <= MAX_ITEMS:
+        return None
+    return held if all(isinstance(e, ast.Dict) and None not in e.keys for e in held.elts) else None
+
+
+def _called(source: Source, ref: Fact, owner: ast.Module, other: ast.Module, name: str) -> Extraction:
+    """The flags the specs of another module's function add to a loop of this one (the part
+    `arg_list = common_args() + arg_list` leaves unknown): that function's returned list written
+    in place of its call, the loop read again; only the flags it adds are this reference's."""
+    specs = _returned_specs(other, name)
+    if specs is None:
+        return Extraction(facts=())
+    before = {f.token for f in argparse_flags.facts(source, ref.path, owner) if f.kind == "flag"}
+    owner = copy.deepcopy(owner)
+    called = _Called(ref.token[:-2], specs)
+    owner = called.visit(owner)
+    loop = next((n for n in walk.every(owner) if isinstance(n, ast.For) and n.lineno == ref.line), None)
+    if loop is None or not called.replaced:
+        return Extraction(facts=())
+    last = loop.end_lineno or loop.lineno
+    facts = argparse_flags.facts(source, ref.path, owner)
+    return Extraction(
+        facts=tuple(
+            f for f in facts if f.kind == "flag" and loop.lineno <= f.line <= last and f.token not in before
+        )
+    )
+
+
+class _Called(ast.NodeTransformer):
+    """Each call of the imported function, without arguments, replaced by the list it returns."""
+
+    def __init__(self, written: str, found: ast.List):
+        self.written, self.found, self.replaced = written, found, False
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        if not node.args and not node.keywords and dotted(node.func) == self.written:
+            self.replaced = True
+            return copy.deepcopy(self.found)
+        self.generic_visit(node)
+        return node
 
 
 class _Written(ast.NodeTransformer):
