@@ -133,3 +133,19 @@ def test_the_api_history_says_never_only_of_a_history_it_read_whole(bot, standin
     broke = api_history(bot, standin, shas["hist-doc"], max_calls=0)
     assert not broke.never(["--num-experts"], ["README.md"])
     assert broke.never_had(["examples/pretrain.sh"]) == frozenset()
+
+
+def test_a_page_about_another_projects_flags_is_answered_through_the_sandbox(bot, standin, repo_and_shas):
+    repo_dir, shas = repo_and_shas
+    if "sibling" not in shas:
+        page = "# Mixture of experts\n\nThe sibling repository's scripts take `--num-experts`.\n"
+        title = "# Mixture of experts\n"
+        shas["sibling"] = add_commit(repo_dir, {DOC: title}, parent="main", branch="sibling")
+        shas["sibling-doc"] = add_commit(repo_dir, {DOC: page}, parent="sibling", branch="sibling-doc")
+    standin.reset()
+    bot.check(74, "sibling", "sibling-doc")
+    (run,) = standin.check_runs
+    # The analysis asked the history (in the sandbox's parent) whether the parsers ever had the
+    # flag: never, on a page citing none of theirs, so it is another project's and the run passes.
+    assert run["status"] == "completed" and run["conclusion"] == "success", run["output"]
+    assert standin.calls("GET", r"/commits$")
