@@ -130,6 +130,18 @@ def rename(text: str, fact: Fact) -> str | None:
             if literal in lines[i]:
                 lines[i] = lines[i].replace(literal, f"{quote}{_renamed(fact.token)}{quote}", 1)
                 return "".join(lines)
+    spec = _spec(text, fact)
+    if spec is not None:  # `{"name": "model", ...}` of a list of option specs: its name
+        # A short option is the spec's nickname (`"nickname": "m"` for `-m`), a long one its name.
+        short = not fact.token.startswith("--")
+        entry = "nickname" if short else "name"
+        renamed = repr(fact.token[1:] + "x") if short else repr(f"{fact.key}_limit")
+        name = next((v for k, v in zip(spec.keys, spec.values, strict=True) if _is(k, entry)), None)
+        if name is None:
+            return None
+        at = name.lineno - 1
+        lines[at] = lines[at][: name.col_offset] + renamed + lines[at][name.end_col_offset or 0 :]
+        return "".join(lines)
     # A flag built from a field: rename the field where it is declared.
     if 0 < fact.line <= len(lines):
         line = lines[fact.line - 1]
@@ -175,6 +187,15 @@ def remove(text: str, fact: Fact) -> str | None:
     removed = _remove_parameter(text, tree, fact) or _remove_record(text, tree, fact)
     if removed is not None:
         return removed
+    spec = _spec(text, fact)
+    if spec is not None:  # one option spec of a list: that dict goes, the loop's call stays
+        lines = text.splitlines(keepends=True)
+        end = spec.end_lineno or spec.lineno
+        if not lines[spec.lineno - 1][: spec.col_offset].strip() and lines[end - 1][
+            spec.end_col_offset or 0 :
+        ].strip() in ("", ","):
+            del lines[spec.lineno - 1 : end]
+            return "".join(lines)
     statements = (ast.Expr, ast.AnnAssign, ast.Assign)
     around = [
         n
@@ -189,6 +210,29 @@ def remove(text: str, fact: Fact) -> str | None:
     del lines[best.lineno - 1 : best.end_lineno or best.lineno]
     lines.insert(best.lineno - 1, f"{indent}pass\n")  # keeps a body that had one statement valid
     return "".join(lines)
+
+
+def _spec(text: str, fact: Fact) -> ast.Dict | None:
+    """The option spec declaring the flag, when the file declares its flags from a list of dict
+    literals (`{"name": "model", "nickname": "m", ...}`, looped over into `add_argument`): the
+    one whose `"name"` is the flag's dest, when only one is."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    found = [
+        d
+        for lst in ast.walk(tree)
+        if isinstance(lst, ast.List | ast.Tuple)
+        for d in lst.elts
+        if isinstance(d, ast.Dict)
+        and any(_is(k, "name") and _is(v, fact.key) for k, v in zip(d.keys, d.values, strict=True))
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _is(node: ast.expr | None, value: str) -> bool:
+    return isinstance(node, ast.Constant) and node.value == value
 
 
 def _remove_record(text: str, tree: ast.Module, fact: Fact) -> str | None:
