@@ -76,6 +76,14 @@ def moved_module(inputs: RuleInputs, page: Page, ref: Ref, out: Findings) -> Non
                 return  # still there: nothing the change did to it
             new = touched.renames.get(path)
             if new is None:
+                folder = posixpath.normpath(root + dotted)
+                parent = posixpath.dirname(folder)
+                if inputs.head.exists(folder) or (
+                    parent and inputs.head.exists(parent) and not inputs.head.exists(parent + "/__init__.py")
+                ):
+                    # Still a namespace package (PEP 420), or one in a namespace package, which
+                    # another distribution may install (`optimum.onnxruntime` from optimum-onnx).
+                    return
                 if path in touched.removed:
                     out.emit(
                         "removed", ref.token, wording.path_deleted(ref.token), doc=page.doc, line=ref.line

@@ -388,3 +388,14 @@ def test_a_module_a_python_block_imports_or_a_span_names_alone_is_judged_like_on
     ]
     assert found[0].suggestion.replacement == "- `builder.prepare`: builds the images"
     assert found[1].suggestion.replacement == "from builder.prepare import build"
+
+
+def test_a_module_of_a_namespace_package_is_not_judged_removed():
+    # PEP 420: `ns/__init__.py` deleted leaves `ns.sub` a namespace package, and `ns.gone`, whose
+    # folder went to another distribution of the namespace, may still be installed by it.
+    page = "- `ns.sub`: the exporters\n- `ns.gone`: moved to a plugin\n- `tool.old`: removed\n"
+    base = dict(MODULES_BASE, **{"ns/sub/__init__.py": "", "ns/sub/a.py": "", "ns/gone/__init__.py": ""})
+    head = dict(MODULES_HEAD, **{"ns/sub/a.py": "", "ns/other.py": ""})
+    changes = [Change("removed", p) for p in ("ns/sub/__init__.py", "ns/gone/__init__.py", "tool/old.py")]
+    found = moved_or_deleted(page, base, head, changes)
+    assert [(f.kind, f.symbol) for f in found] == [("removed", "tool.old")]
