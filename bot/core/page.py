@@ -56,7 +56,7 @@ class Ref:
 
     token: str  # what is cited, exactly as written: "--fsdp-cpu-backend", "miles/utils/arguments.py"
     kind: str  # "flag" | "path" | "name" | "value" | "key" (set in a YAML/TOML block, configblocks.py,
-    # or in a span as a config writes it: `sample_packing: true`)
+    # or in a span as a config writes it: `sample_packing: true`) | "module" (`python -m pkg.tool`)
     line: int  # 1-based line where the token itself sits
     where: str  # "inline" | "table" | "fence" | "link" (relative to the page) | "url" (a GitHub URL)
     section: Section

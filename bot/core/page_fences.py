@@ -44,6 +44,9 @@ _PROMPTS = ("$ ", "> ", "% ", "# ", ">>> ")
 # python a.py : -n 1 numactl -N 1 python a.py`), its launcher options written again.
 _MPI_LAUNCHERS = frozenset({"mpirun", "mpiexec", "orterun"})
 _SCRIPT_EXTS = (".py", ".sh")
+# `python -m pkg.tool`: the module a Python interpreter runs, cited by its dotted name.
+_PYTHON_RE = lazyre.compile(r"python(?:[0-9.]*)")
+_MODULE_RE = lazyre.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 # `-s/--session`: a short option and its long spelling written as one word (a README's usage)
@@ -219,12 +222,36 @@ def _substitutions(text: str, depth: int) -> list[tuple[int, bool]]:
     return events
 
 
+# `from pkg.tool import x`, `import pkg.tool as t`: the module a Python block's line imports.
+_PY_IMPORT = lazyre.compile(r"\s*(?:from\s+([A-Za-z_][\w.]*)\s+import\b|import\s+([A-Za-z_][\w.]*))")
+
+
+def python_imports(tok: Token, first_line0: int, source: PageSource, lines: list[str]) -> list[RawRef]:
+    """The modules a Python block imports (kind "module": judged only when the change moved or
+    deleted a file of the repository's that the name was, bot/core/check/paths.py)."""
+    out = []
+    for i, content_line in enumerate(tok.content.split("\n")):
+        line0 = first_line0 + i
+        if line0 >= len(lines):
+            break
+        m = _PY_IMPORT.match(content_line)
+        if m is None:
+            continue
+        shift = lines[line0].find(content_line) if content_line else 0
+        group = 1 if m.group(1) else 2
+        at = source.offset(line0) + max(shift, 0) + m.start(group)
+        out.append(RawRef(m.group(group), "module", at, "fence"))
+    return out
+
+
 def fence_refs(
     tok: Token, first_line0: int, source: PageSource, lines: list[str], shell: Shell | None = None
 ) -> list[RawRef]:
     """Flags (with values) and script paths a shell block passes, each with the words of its
     command before it; other languages cite nothing. Whose flags they are is the check's call."""
     lang = _fence_lang(tok)
+    if lang in ("python", "py"):
+        return python_imports(tok, first_line0, source, lines)
     first = next((line.lstrip() for line in tok.content.split("\n") if line.strip()), "")
     if lang not in _SHELL_LANGS and not (lang in _TEXT_LANGS and _HELP_LISTING.match(first)):
         return []
@@ -337,6 +364,15 @@ def fence_refs(
                         value, skip_to = joined
                 made = tuple(command) or None
                 out.append(RawRef(flag, "flag", base + col, "fence", value, vpos, command=made, cwd=cwd))
+            elif (
+                len(command) >= 2
+                and command[-1] == "-m"
+                and _PYTHON_RE.fullmatch(command[-2].rpartition("/")[2])
+                and _MODULE_RE.fullmatch(word)
+            ):
+                # Kind "module": only a module of the repository that the change moved or deleted
+                # is judged (bot/core/check/paths.py); `python -m pip` names no file of ours.
+                out.append(RawRef(word, "module", base + col, "fence", command=tuple(command), cwd=cwd))
             elif (
                 not script_seen
                 and word.endswith(_SCRIPT_EXTS)

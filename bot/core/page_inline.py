@@ -25,6 +25,9 @@ ANCHOR_TAG_RE = lazyre.compile(r"<a\s[^>]*?\b(?:id|name)\s*=\s*[\"']([^\"']+)[\"
 # A long option written in plain text, outside code: `--amp` in "--amp defaults to native AMP".
 # A word before it (a dash, `x--y`) or a character going on after it makes it no option.
 _MENTION = lazyre.compile(r"(?<![\w`'\"/.:=<>-])--[a-z][a-z0-9]+(?:[-_][a-z0-9]+)*(?![\w`'\"/<>-])")
+# A code span running a module: `python -m pkg.tool --x`, `python3.11 -m pkg`.
+_SPAN_MODULE = lazyre.compile(r"\s*(?:\S*/)?python[0-9.]*\s+-m\s+([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?![\w.])")
+_DOTTED = lazyre.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)")
 _CODE_CLOSE = {n: lazyre.compile(rf"(?<!`){'`' * n}(?!`)") for n in range(1, 8)}
 
 
@@ -181,6 +184,11 @@ def scan_inline(
                         vpos, at = v, v + len(value)
                 command = next(commands, None) if kind == "flag" else None  # one for each flag
                 span_refs.append(RawRef(token, kind, pos, where, value, vpos, column, row, command))
+            # `python -m pkg.tool --x`: the module it runs (page_fences.py); `pkg.tool` alone names one.
+            module = _SPAN_MODULE.match(tok.content) or _DOTTED.fullmatch(tok.content.strip())
+            if module is not None:
+                q = src.find(module.group(1), start, end) if start >= 0 else -1
+                span_refs.append(RawRef(module.group(1), "module", q if q >= 0 else max(start, lo), where))
             refs.extend(span_refs)
             add_prose(f"\x01{len(spans)}\x02", None)
             spans.append(Span(tok.content, start, end, span_refs))

@@ -28,14 +28,14 @@ class PageIndex:
     writes in plain text (a change removing one may make that line wrong)."""
 
     tokens: frozenset[str]
-    paths: bool  # does it cite a repository path
+    paths: bool  # does it cite a repository path (or a module `python -m` runs)
 
 
 def page_index(doc: DocPage) -> PageIndex:
     tokens = {r.token for r in doc.refs} | {r.value for r in doc.refs if r.value}
     tokens |= {c.subject for c in doc.claims if c.subject} | {c.value for c in doc.claims}
     tokens |= {m.token for m in doc.mentions}
-    return PageIndex(frozenset(tokens), any(r.kind == "path" for r in doc.refs))
+    return PageIndex(frozenset(tokens), any(r.kind in ("path", "module") for r in doc.refs))
 
 
 # Runs of ASCII letters, digits and `_`: the names a page writes, and the stuff of its words.

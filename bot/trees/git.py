@@ -143,7 +143,23 @@ class GitRepo:
         return GitTree(self, rev if is_sha else self.resolve(rev))
 
     def changes(self, base: str, head: str) -> list[Change]:
-        return parse_name_status(self._git("diff", "--name-status", "-M", "-z", base, head))
+        try:
+            return parse_name_status(self._git("diff", "--name-status", "-M", "-z", base, head))
+        except GitError as exc:
+            stopped = exc
+        # Rename detection reads every added and removed file, and git stops on one whose content
+        # the clone lacks (a mirror filtered by size lists its large files without them). Those
+        # are said as added or removed, and renames are still found among the other files.
+        plain = parse_name_status(self._git("diff", "--name-status", "--no-renames", "-z", base, head))
+        side = {"added": head, "removed": base}
+        lacking = [
+            c for c in plain if c.status in side and self.object_info(f"{side[c.status]}:{c.path}") is None
+        ]
+        if not lacking:
+            raise stopped
+        others = [f":(exclude,literal){c.path}" for c in lacking]
+        found = self._git("diff", "--name-status", "-M", "-z", base, head, "--", ".", *others)
+        return parse_name_status(found) + lacking
 
     def object_info(self, name: str) -> tuple[str, str] | None:
         """(type, id) of `rev:path` or any object name, through one long-lived batch-check process."""

@@ -83,6 +83,7 @@ def test_rst_literals_roles_blocks_and_option_lists_are_cited_where_they_are():
         ("--lr", "inline", 10, ""),
         ("--batch-size", "inline", 10, ""),
         ("pkg.Foo", "inline", 10, ""),
+        ("pkg.Foo", "inline", 10, ""),  # the module it may be (kind "module")
         ("../pkg/cli.py", "link", 11, ""),
         ("train.py", "fence", 16, ""),
         ("--lr", "fence", 16, ""),
@@ -308,6 +309,7 @@ def test_a_notebook_reads_its_markdown_cells_and_the_commands_its_code_cells_run
     assert [(s.title, s.anchor, s.line) for s in p.sections[1:]] == [("Serving", "serving", 7)]
     assert [(t, where, line) for t, where, line, _ in cited(p)] == [
         ("--lora-paths", "inline", 9),
+        ("pkg.serve", "fence", 20),  # the module the command runs
         ("--model-path", "fence", 20),
         ("--max-loras", "fence", 21),
         ("--not-a-flag", "fence", 24),

@@ -71,6 +71,26 @@ def test_a_listed_file_whose_content_the_clone_lacks_is_named(repo):
         assert scanned.paths() == head.paths() and scanned.exists("docs.md")
 
 
+def test_changes_are_listed_when_rename_detection_meets_a_file_the_clone_lacks(repo):
+    # The commit renames a script (with an edit, so git compares contents) and adds a large data
+    # file whose blob the filtered mirror lacks: git's rename detection stops on it.
+    (repo / "pkg" / "arguments.py").unlink()
+    (repo / "pkg" / "cli.py").write_text("x = 1\n" * 19 + "y = 2\n")
+    (repo / "data.parquet").write_text("rows\n" * 50)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "data")
+    blob = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD:data.parquet"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    with GitRepo(repo) as r:
+        statuses = {(c.status, c.path, c.old_path) for c in r.changes("HEAD~1", "HEAD")}
+        assert statuses == {("renamed", "pkg/cli.py", "pkg/arguments.py"), ("added", "data.parquet", None)}
+        # A revision that does not exist is still an error, not an empty change.
+        with pytest.raises(GitError):
+            r.changes("HEAD~1", "no-such")
+
+
 def test_a_folder_that_is_no_repository_and_a_repository_with_no_commit_say_so(tmp_path):
     (tmp_path / "plain").mkdir()
     with GitRepo(tmp_path / "plain") as r, pytest.raises(GitError, match="is not a git repository"):

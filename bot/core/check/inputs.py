@@ -130,6 +130,10 @@ def _gone_parts(touched: Touched, head: Tree) -> set[str]:
     emptied: set[str] = set()
     for path in (*touched.removed, *touched.renames):
         out.add(posixpath.basename(path))
+        if path.endswith(".py"):  # `python -m pkg.tool` writes `tool`, or `pkg` for pkg/__main__.py
+            stem = posixpath.basename(path)[:-3]
+            package = stem in ("__main__", "__init__")
+            out.add(posixpath.basename(posixpath.dirname(path)) if package else stem)
         folder = posixpath.dirname(path)
         while folder and folder not in emptied and not head.exists(folder):
             emptied.add(folder)

@@ -506,17 +506,35 @@ class Ownership:
         return Run(_READ, Scope(found.program, found.args, self.programs, paths), found.program)
 
     def _note_scripts(self, doc: DocPage) -> None:
-        """Which scripts of ours the page names in full: `python ds_to_universal.py --input x`
-        runs the file its link points at (`[ds_to_universal.py](.../checkpoint/ds_to_universal.py)`),
-        though no file of that name sits at the root or beside the page."""
+        """Which scripts of ours the page names: `python ds_to_universal.py --input x` runs the
+        file its link points at (`[ds_to_universal.py](.../checkpoint/ds_to_universal.py)`), or
+        the rule's one parser of that name when the page writes the name alone in prose, though
+        no file of that name sits at the root or beside the page."""
         if doc.path in self._named_scripts:
             return
         found: dict[str, set[str]] = {}
+        parsers: dict[str, set[str]] | None = None
         for ref in doc.refs:
             if ref.kind == "path" and ref.token.endswith(_SCRIPT_EXTS) and "/" in ref.token:
                 cited = self.path(ref, doc.path)
                 if cited is not None and self.exists(cited.path):
                     found.setdefault(posixpath.basename(cited.path), set()).add(cited.path)
+            elif (
+                ref.kind == "path"
+                and ref.where == "inline"
+                and ref.token.endswith(".py")
+                and "/" not in ref.token
+            ):
+                # A script named in prose by its file name alone (`` `get_versions.py` is a
+                # general-purpose tool``), not beside the page: the one parser of the rule's of
+                # that name. Two of that name, or none, name no file.
+                if parsers is None:
+                    parsers = {}
+                    for path in {f.path for f in self.flags}:
+                        parsers.setdefault(posixpath.basename(path), set()).add(path)
+                cited = self.path(ref, doc.path)
+                if (cited is None or not self.exists(cited.path)) and len(parsers.get(ref.token, ())) == 1:
+                    found.setdefault(ref.token, set()).update(parsers[ref.token])
         self._named_scripts[doc.path] = {name: next(iter(p)) for name, p in found.items() if len(p) == 1}
 
     def _named_script(self, command: Sequence[str], doc_path: str) -> Command | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import posixpath
 from typing import NamedTuple
 
+from bot.core import lazyre
 from bot.core.check import wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
@@ -32,6 +33,8 @@ def moved_or_deleted(inputs: RuleInputs, page: Page, out: Findings) -> None:
         return
     touched = inputs.touched
     for ref in page.refs:
+        if ref.kind == "module":
+            moved_module(inputs, page, ref, out)
         if ref.kind != "path" or is_external(ref.token, inputs.rule.external):
             continue
         cited = inputs.own.path(ref, page.doc.path)
@@ -55,6 +58,58 @@ def moved_or_deleted(inputs: RuleInputs, page: Page, out: Findings) -> None:
             and not in_submodule(path, submodule_folders(inputs.head))  # another repository's now
         ):
             out.emit("removed", ref.token, wording.path_deleted(ref.token), doc=page.doc, line=ref.line)
+
+
+def moved_module(inputs: RuleInputs, page: Page, ref: Ref, out: Findings) -> None:
+    """`python -m pkg.tool`, `from pkg.tool import x` or `pkg.tool` alone when the change moved
+    or deleted the file of `pkg.tool`: the module it names (`pkg/tool.py`, `pkg/tool/__main__.py`,
+    under `src/` or the folder a `cd` went to) was one of the repository's at base. A module no
+    file of ours was (`pip`, `torch.nn`) is not judged."""
+    touched, dotted = inputs.touched, ref.token.replace(".", "/")
+    roots = ["", "src/"] + ([ref.cwd.strip("/") + "/"] if ref.cwd else [])
+    for root in roots:
+        for tail in (".py", "/__main__.py", "/__init__.py"):  # a script, a runnable package, a package
+            path = posixpath.normpath(root + dotted + tail)
+            if not inputs.base.exists(path):
+                continue
+            if inputs.head.exists(path):
+                return  # still there: nothing the change did to it
+            new = touched.renames.get(path)
+            if new is None:
+                folder = posixpath.normpath(root + dotted)
+                parent = posixpath.dirname(folder)
+                if inputs.head.exists(folder) or (
+                    parent and inputs.head.exists(parent) and not inputs.head.exists(parent + "/__init__.py")
+                ):
+                    # Still a namespace package (PEP 420), or one in a namespace package, which
+                    # another distribution may install (`optimum.onnxruntime` from optimum-onnx).
+                    return
+                if path in touched.removed:
+                    out.emit(
+                        "removed", ref.token, wording.path_deleted(ref.token), doc=page.doc, line=ref.line
+                    )
+                return
+            # Its new dotted name, when it is still a module under the same root.
+            name = new[len(root) : -len(tail)] if new.startswith(root) and new.endswith(tail) else None
+            if name is None or not _MODULE_NAME.fullmatch(name):
+                out.emit(
+                    "renamed", ref.token, wording.path_moved(ref.token, new), doc=page.doc, line=ref.line
+                )
+                return
+            dotted_new = name.replace("/", ".")
+            out.emit(
+                "renamed",
+                ref.token,
+                wording.path_moved(ref.token, dotted_new),
+                doc=page.doc,
+                line=ref.line,
+                code=CodeLocation(new, 1),
+                edit=(ref.token, dotted_new),
+            )
+            return
+
+
+_MODULE_NAME = lazyre.compile(r"[A-Za-z_]\w*(?:/[A-Za-z_]\w*)*")
 
 
 def moved_folder(folder: str, touched: Touched, head: Tree) -> str | None:

@@ -964,3 +964,23 @@ def test_options_a_plugin_declares_with_class_decorators_are_its_hosts_flags():
         ("unresolved", "--twitch-email"),
         ("unresolved", "--twitch-high-latency"),
     ]
+
+
+def test_a_bare_script_name_runs_the_one_parser_of_the_rule_the_page_names_by_file_name():
+    # `python get_versions.py` on a page under docs/ that names `get_versions.py` in its prose:
+    # the one script of that name among the rule's parsers, though not beside the page.
+    tool = "pkg/versioning/get_versions.py"
+    page = (
+        "# Versions\n\n`get_versions.py` finds versions.\n\n"
+        "```bash\npython get_versions.py --num_workers 2\n```\n"
+    )
+    rule_ = rule(flags_source(tool))
+    base = {tool: cli("'--num_workers'"), DOC: page}
+    head = dict(base, **{tool: cli("'--workers', dest='num_workers'")})
+    found = check([rule_], MemoryTree(base), MemoryTree(head), [Change("modified", tool)]).findings
+    assert [(f.kind, f.symbol, f.doc.line) for f in found] == [("renamed", "--num_workers", 6)]
+    # Two parsers of that name: the page does not say which, and the rename is not judged there.
+    other = "pkg/legacy/get_versions.py"
+    rule_ = rule(flags_source(tool, other))
+    base2, head2 = dict(base, **{other: cli("'--x'")}), dict(head, **{other: cli("'--x'")})
+    assert check([rule_], MemoryTree(base2), MemoryTree(head2), [Change("modified", tool)]).findings == ()

@@ -320,3 +320,82 @@ def test_a_github_url_of_a_sibling_repository_names_its_files_not_ours():
     # a project whose files name no repository: any repository's URL may be its own
     unnamed = {k: v for k, v in base.items() if k != "setup.py"}
     assert kinds(moved_or_deleted(sibling, unnamed, {}, removed)) == [("removed", "examples")]
+
+
+MODULES_BASE = {"tool/__init__.py": "", "tool/prepare.py": "", "tool/old.py": "", "src/app/__main__.py": ""}
+MODULES_HEAD = {"tool/__init__.py": "", "builder/prepare.py": "", "src/app2/__main__.py": ""}
+MODULE_MOVES = [
+    Change("renamed", "builder/prepare.py", "tool/prepare.py"),
+    Change("removed", "tool/old.py"),
+    Change("renamed", "src/app2/__main__.py", "src/app/__main__.py"),
+]
+
+
+def test_a_module_a_command_runs_with_python_m_that_the_change_moved_suggests_its_new_name():
+    page = (
+        "Build with `python -m tool.prepare --force` first.\n\n"
+        "```bash\npython3 -m tool.prepare --force\npython -m tool.old\npython -m app --port 1\n"
+        "python -m pip install tool\n```\n"
+    )
+    found = moved_or_deleted(page, MODULES_BASE, MODULES_HEAD, MODULE_MOVES)
+    assert [(f.kind, f.symbol, f.doc.line) for f in found] == [
+        ("renamed", "tool.prepare", 1),
+        ("renamed", "tool.prepare", 4),
+        ("removed", "tool.old", 5),
+        ("renamed", "app", 6),  # a package's __main__.py under src/
+    ]
+    assert found[0].suggestion.replacement == "Build with `python -m builder.prepare --force` first."
+    assert found[1].suggestion.replacement == "python3 -m builder.prepare --force"
+    assert found[0].message == "`tool.prepare` was moved to `builder.prepare` by this change"
+    assert found[3].suggestion.replacement == "python -m app2 --port 1"
+
+
+def test_a_module_still_there_or_never_the_repository_s_is_not_judged():
+    # `pip` names no file of ours; `tool.prepare` stays where it was while a copy is added.
+    page = "```bash\npython -m pip install x\npython -m tool.prepare\n```\n"
+    head = dict(MODULES_HEAD, **{"tool/prepare.py": ""})
+    changes = [Change("added", "builder/prepare.py"), Change("removed", "pip.py")]
+    assert moved_or_deleted(page, dict(MODULES_BASE, **{"pip.py": ""}), head, changes[:1]) == []
+    # A file `pip.py` of the repository deleted: judged only as the module the page runs.
+    [f] = moved_or_deleted(page, dict(MODULES_BASE, **{"pip.py": ""}), head, changes)
+    assert (f.kind, f.symbol) == ("removed", "pip")
+
+
+def test_a_page_running_a_moved_module_is_reached_when_the_change_did_not_edit_it():
+    # The check reads a page the change did not edit only when its words may cite what moved.
+    inputs = prepare(
+        RULE,
+        dict(MODULES_BASE, **{DOC: "```bash\npython -m tool.prepare\n```\n"}),
+        dict(MODULES_HEAD, **{DOC: "```bash\npython -m tool.prepare\n```\n"}),
+        MODULE_MOVES,
+    )
+    assert [p.doc.path for p in inputs.pages] == [DOC]
+    report = check([RULE], inputs.base, inputs.head, MODULE_MOVES)
+    assert kinds(report.findings) == [("renamed", "tool.prepare")]
+
+
+def test_a_module_a_python_block_imports_or_a_span_names_alone_is_judged_like_one_run():
+    page = (
+        "- `tool.prepare`: builds the images\n"
+        "- `torch.nn`, `config.yaml`: no module of ours\n\n"
+        "```python\nfrom tool.prepare import build\nimport tool.old as old\nimport os.path\n```\n"
+    )
+    found = moved_or_deleted(page, MODULES_BASE, MODULES_HEAD, MODULE_MOVES)
+    assert [(f.kind, f.symbol, f.doc.line) for f in found] == [
+        ("renamed", "tool.prepare", 1),
+        ("renamed", "tool.prepare", 5),
+        ("removed", "tool.old", 6),
+    ]
+    assert found[0].suggestion.replacement == "- `builder.prepare`: builds the images"
+    assert found[1].suggestion.replacement == "from builder.prepare import build"
+
+
+def test_a_module_of_a_namespace_package_is_not_judged_removed():
+    # PEP 420: `ns/__init__.py` deleted leaves `ns.sub` a namespace package, and `ns.gone`, whose
+    # folder went to another distribution of the namespace, may still be installed by it.
+    page = "- `ns.sub`: the exporters\n- `ns.gone`: moved to a plugin\n- `tool.old`: removed\n"
+    base = dict(MODULES_BASE, **{"ns/sub/__init__.py": "", "ns/sub/a.py": "", "ns/gone/__init__.py": ""})
+    head = dict(MODULES_HEAD, **{"ns/sub/a.py": "", "ns/other.py": ""})
+    changes = [Change("removed", p) for p in ("ns/sub/__init__.py", "ns/gone/__init__.py", "tool/old.py")]
+    found = moved_or_deleted(page, base, head, changes)
+    assert [(f.kind, f.symbol) for f in found] == [("removed", "tool.old")]
