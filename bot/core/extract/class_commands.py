@@ -30,21 +30,36 @@ MAX_DEPTH = 4  # groups of groups
 Words = tuple[str, ...]
 
 # What a module giving a command class its word must spell (imports.py's `_class_commands`): a
-# class, a string `name=` keyword and a keyword naming a capitalized class.
-_NAME_KEYWORD = lazyre.compile(r"\bname\s*=\s*[rRuU]?[\"']")
+# class, a string `name=` keyword and a keyword naming a capitalized class. Each pattern starts
+# at a literal and the word before it is checked by hand: a pattern starting with `\b` or `\w`
+# is tried at every character of every module near a flag module, ten times the cost.
+_NAME_KEYWORD = lazyre.compile(r"name\s*=\s*[rRuU]?[\"']")
 _SUBCLASS = lazyre.compile(r"^[ \t]*class\s+\w+\s*\(\s*[^)\s]", re.M)
-_CLASS_KEYWORD = lazyre.compile(r"\w\s*=\s*(?:\w+\.)*[A-Z]\w*\s*[,)]")
+_CLASS_KEYWORD = lazyre.compile(r"=\s*(?:\w+\.)*[A-Z]\w*\s*[,)]")  # after a keyword: `\w\s*=`
+_WORD = lazyre.compile(r"\w")
 
 
 def _may_give(text: str | None) -> bool:
     """Can the module's text hold a class attribute giving another class a word? Read before
     the module is parsed: most modules near a flag module say nothing of commands."""
-    return (
-        text is not None
-        and "class " in text
-        and _NAME_KEYWORD.search(text) is not None
-        and _CLASS_KEYWORD.search(text) is not None
-    )
+    return text is not None and "class " in text and _name_keyword(text) and _class_keyword(text)
+
+
+def _name_keyword(text: str) -> bool:
+    """A keyword `name=` given a string: `name` not the tail of a longer word (`filename=`)."""
+    return any(m.start() == 0 or not _WORD.match(text, m.start() - 1) for m in _NAME_KEYWORD.finditer(text))
+
+
+def _class_keyword(text: str) -> bool:
+    """A keyword given a capitalized name (`subcommand_class=ONNXExportCommand,`): the `=`
+    follows a word, maybe after spaces, and the name ends the argument."""
+    for m in _CLASS_KEYWORD.finditer(text):
+        before = m.start() - 1
+        while before >= 0 and text[before].isspace():  # what `\s` matches
+            before -= 1
+        if before >= 0 and _WORD.match(text, before):
+            return True
+    return False
 
 
 def place(

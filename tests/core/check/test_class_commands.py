@@ -138,3 +138,23 @@ def test_a_new_flag_of_one_subcommand_is_news_only_to_the_pages_running_it():
     # (tflite's flags at head: `--opset`, the one the page cites, and the new one)
     base["tool/commands/export/tflite.py"] = TFLITE.replace('    parser.add_argument("--quantize")\n', "")
     assert news("tool/commands/export/tflite.py", '"--opset", type=int)', "--calibrate", 8) == []
+
+
+def test_the_text_a_module_giving_words_must_spell_is_what_the_word_patterns_say():
+    # The prefilter checks the word before `name=` and before `=` by hand; it must agree with
+    # the patterns it stands for, `\bname\s*=\s*[rRuU]?["']` and `\w\s*=\s*(?:\w+\.)*[A-Z]\w*\s*[,)]`.
+    import random
+    import re
+
+    from bot.core.extract.class_commands import _class_keyword, _name_keyword
+
+    name = re.compile(r"\bname\s*=\s*[rRuU]?[\"']")
+    keyword = re.compile(r"\w\s*=\s*(?:\w+\.)*[A-Z]\w*\s*[,)]")
+    pieces = ["name", "filename", "=", "==", " ", "\t", "\n", "\u00a0", '"', "'", "r", "u", "x", "é", "_",
+              "Cls", "mod.", ",", ")", "(", "A", "class ", "info"]  # fmt: skip
+    rng = random.Random(2384)
+    texts = ["", "name='x'", "filename='x'", "a = B)", "a == B,", "=B,", "é\u00a0=\u00a0B)", "x\n=\n m.Cls ,"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 14))) for _ in range(4000)]
+    assert [_name_keyword(t) for t in texts] == [name.search(t) is not None for t in texts]
+    assert [_class_keyword(t) for t in texts] == [keyword.search(t) is not None for t in texts]
+    assert any(map(_name_keyword, texts)) and not all(map(_class_keyword, texts))
