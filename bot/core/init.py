@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from bot.core import decorated_clis, init_pairs, init_runtime, typed_clis
+from bot.core import decorated_clis, init_pairs, init_runtime, lazyre, typed_clis
 from bot.core.extract import parsed, walk
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
@@ -54,6 +54,10 @@ _HISTORY_DIRS = frozenset(
         *("sep", "seps", "pep", "peps", "rfcs", "adr", "adrs", "proposals"),
     }
 )
+# A release's frozen copy of the docs (Mintlify's `docs/v1.15.3/`, Docusaurus's
+# `versioned_docs/version-2.x/`): it says what that release did, and the next release's code
+# owes it nothing. Two numbers at least, so an API's `v1/` stays a page.
+_SNAPSHOT_DIR = lazyre.compile(r"v?\d+(?:\.\d+)+(?:\.x)?|version-.+|versioned_docs", re.I)
 # Release notes, and pages about what was removed (they cite the flags a release took away).
 _HISTORY_PAGES = (
     "CHANGELOG",
@@ -233,8 +237,9 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
     the flags of any parser: a config that checks nothing would pass silently."""
     found = plan(tree)
     keys = plan_keys(tree, tree.paths(), _is_source, _is_page)  # bot/core/init_config.py
+    key_lines = rule_lines(keys, tree, _grouped, _quote, lambda pattern: _history(tree, pattern))
     if not found.parsers:
-        return _keys_only(keys, revision)
+        return _keys_only(keys, key_lines, revision)
     # Folders of a page and its scripts each get their own check (bot/core/init_pairs.py).
     argparse_paths = {p.path for p in found.parsers if p.kind == "argparse"}
     paired = init_pairs.pairs(found.cites, argparse_paths)
@@ -256,7 +261,7 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         "# `docs-sync validate` checks this file; `docs-sync audit` lists what is stale today.",
     ]
     if not found.pages:
-        return "\n".join([*head, "rules:", *pair_lines, *rule_lines(keys, _grouped, _quote), ""])
+        return "\n".join([*head, "rules:", *pair_lines, *key_lines, ""])
     lines = [*head, "rules:", "  - id: cli-docs", "    docs:"]
     for pattern, count in _grouped(found.pages, None, deep=True):
         excluded = _history(tree, pattern) if "*" in pattern else []
@@ -313,7 +318,7 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
             folders = _cli_folders(decorated, found.decorated)
             lines += [_source_entry(tree, x, n) for x, n in folders]
     lines += ["      - id: cited-paths", "        kind: paths", *pair_lines]
-    lines += [*rule_lines(keys, _grouped, _quote), *(f"# {note}" for note in keys.unread), ""]
+    lines += [*key_lines, *(f"# {note}" for note in keys.unread), ""]
     return "\n".join(lines)
 
 
@@ -380,9 +385,9 @@ def _coupled(tree: Tree, pattern: str, excluded: Sequence[str], citing: int) -> 
     return f"  # {total} pages, {citing} of them citing flags today"
 
 
-def _keys_only(keys: KeysPlan, revision: str) -> str | None:
-    """The config of a repository whose pages cite config keys and no flags (None: neither)."""
-    rules = rule_lines(keys, _grouped, _quote)
+def _keys_only(keys: KeysPlan, rules: list[str], revision: str) -> str | None:
+    """The config of a repository whose pages cite config keys and no flags (None: neither);
+    `rules` are the keys' rule lines."""
     if not rules:
         return None
     at = f" at {revision}" if revision else ""
@@ -416,9 +421,14 @@ def _is_page(path: str) -> bool:
     if not path.endswith(PAGE_SUFFIXES):
         return False
     parts = path.split("/")
-    if any(p in _TEST_DIRS or p.lower() in _HISTORY_DIRS or p.startswith(".") for p in parts[:-1]):
+    if any(p in _TEST_DIRS or _dated(p) or p.startswith(".") for p in parts[:-1]):
         return False
     return not parts[-1].upper().startswith(_NOT_PAGES)
+
+
+def _dated(folder: str) -> bool:
+    """A folder of writing true when it was written: release notes, posts, a docs snapshot."""
+    return folder.lower() in _HISTORY_DIRS or _SNAPSHOT_DIR.fullmatch(folder) is not None
 
 
 def _history(tree: Tree, pattern: str) -> list[str]:
@@ -432,7 +442,7 @@ def _history(tree: Tree, pattern: str) -> list[str]:
         if not compiled.matches(path):
             continue
         parts = path.split("/")
-        dated = next((i for i, part in enumerate(parts[:-1]) if part.lower() in _HISTORY_DIRS), None)
+        dated = next((i for i, part in enumerate(parts[:-1]) if _dated(part)), None)
         if dated is None and not parts[-1].upper().startswith(_HISTORY_PAGES):
             continue
         entry = "/".join(parts[: dated + 1]) + "/**" if dated is not None else path

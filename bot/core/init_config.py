@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.core.extract import extract
+from bot.core.globs import compile_pattern
 from bot.core.model import Fact, Tree
 from bot.core.page import parse_doc
 from bot.core.rules import Source
@@ -141,17 +142,23 @@ def _few(paths: list[str]) -> str:
 
 
 def rule_lines(
-    found: KeysPlan, group: Callable[..., list[tuple[str, int]]], q: Callable[[str], str]
+    found: KeysPlan,
+    tree: Tree,
+    group: Callable[..., list[tuple[str, int]]],
+    q: Callable[[str], str],
+    history: Callable[[str], list[str]],
 ) -> list[str]:
-    """The rule's YAML lines (under `rules:`); `group` and `q` are init's writers of globs and paths.
-    Configs are globbed by their top folder (`examples/**/*.yaml`): every recipe there says
-    which keys exist."""
+    """The rule's YAML lines (under `rules:`); `group` and `q` are init's writers of globs and
+    paths, `history` its excludes of a page glob (changelogs, posts, docs snapshots). Configs are
+    globbed by their top folder (`examples/**/*.yaml`): every recipe there says which keys
+    exist, and what the glob takes in that is no config (tests' recordings) is excluded."""
     if not found.pages or not (found.models or found.configs):
         return []
     lines = ["  - id: config-docs", "    docs:"]
     for pattern, count in group(list(found.pages), None, deep=True):  # each kind of page apart
         note = f"  # {count} pages cite config keys" if count > 1 else ""
         lines.append(f"      - path: {q(pattern)}{note}")
+        lines += _excludes(history(pattern) if "*" in pattern else [], "changelogs, posts", q)
     lines.append("    sources:")
     if found.models:
         lines += ["      - id: config-models", "        kind: pydantic", "        paths:"]
@@ -160,5 +167,26 @@ def rule_lines(
         lines += ["      - id: shipped-configs", "        kind: config", "        paths:"]
         for ext in sorted({posixpath.splitext(p)[1] for p in found.configs}):
             same = [p for p in found.configs if p.endswith(ext)]
-            lines += [f"          - {q(p)}" for p, _ in group(same, ext[1:], deep=True)]
+            for pattern, _ in group(same, ext[1:], deep=True):
+                if "*" in pattern and _takes_others(tree, pattern):
+                    # A folder's glob would take in what is no config (a test's recorded HTTP
+                    # exchanges are YAML too): each folder of the configs is globbed apart.
+                    mine = [p for p in same if compile_pattern(pattern).matches(p)]
+                    lines += [f"          - {q(p)}" for p, _ in group(mine, ext[1:], deep=False)]
+                else:
+                    lines.append(f"          - {q(pattern)}")
     return lines
+
+
+def _excludes(entries: list[str], why: str, q: Callable[[str], str]) -> list[str]:
+    return [f"        exclude: [{', '.join(q(x) for x in entries)}]  # {why}"] if entries else []
+
+
+def _takes_others(tree: Tree, pattern: str) -> bool:
+    """Does the glob match a file of a folder init reads no configs in (tests, docs)?"""
+    compiled = compile_pattern(pattern)
+    return any(
+        compiled.matches(path)
+        and any(p in _NOT_CONFIG_DIRS or p.startswith(".") for p in path.split("/")[:-1])
+        for path in tree.paths()
+    )

@@ -4,6 +4,7 @@ globs it writes, and that its config works on the first run."""
 from __future__ import annotations
 
 from bot.core.check import audit
+from bot.core.globs import expand_all
 from bot.core.init import config_for, plan
 from bot.core.packs import parse_repo_config
 from bot.core.validate import unmatched
@@ -90,6 +91,35 @@ def test_a_folder_of_release_history_is_left_out():
     fragment = "Added `tool --model x --batch-size 2`.\n"
     fragments = {**FILES, "changelog.d/1.feature.md": fragment, "changelog.d/2.bugfix.md": fragment}
     assert "changelog.d" not in (config_for(MemoryTree(fragments), "abc123") or "")
+
+
+def test_a_release_s_frozen_copy_of_the_docs_is_no_page():
+    # crewAI's docs/v1.15.3/en/cli.mdx beside docs/edge/en/cli.mdx, Docusaurus's
+    # versioned_docs/version-2.x/: each release's copy cites the flags it had.
+    old = "# CLI\n\n```bash\ntool --net gpt2 --bs 16 --model x --batch-size 2\n```\n"
+    current = "# CLI\n\n```bash\ntool --model gpt2 --batch-size 16\n```\n"
+    files = {
+        **FILES,
+        "docs/edge/en/cli.mdx": current,
+        "docs/edge/ko/cli.mdx": current,
+        "docs/v1.2.0/en/cli.mdx": old,
+        "docs/v1.3/en/cli.mdx": old,
+        "website/versioned_docs/version-2.x/cli.md": old,
+        "docs/api/v1/cli.md": current,  # one number: an API's version, written against today's code
+    }
+    found = plan(MemoryTree(files))
+    assert "docs/edge/en/cli.mdx" in found.pages and "docs/api/v1/cli.md" in found.pages
+    assert not [p for p in found.pages if "v1." in p or "version" in p]
+    text = config_for(MemoryTree(files), "abc123")
+    assert text is not None
+    (pack,) = parse_repo_config(text)
+    expanded = expand_all(pack.rules, MemoryTree({}), MemoryTree(files), {})
+    pages = {d.path for rule in expanded for d in rule.docs}
+    assert {"docs/edge/en/cli.mdx", "docs/edge/ko/cli.mdx", "docs/api/v1/cli.md"} <= pages
+    assert not [p for p in pages if "v1." in p or "version" in p]
+    report = audit(pack.rules, MemoryTree(files))
+    assert not [f for f in report.findings if "v1." in f.doc.path or "version" in f.doc.path]
+    assert not unmatched(pack.rules, MemoryTree(files), MemoryTree(files))
 
 
 def test_the_config_is_short_uses_globs_and_validates_against_the_repository():

@@ -56,6 +56,28 @@ def test_init_couples_the_pages_citing_config_keys_to_their_models_and_recipes()
     assert audit(pack.rules, tree).findings == ()
 
 
+def test_the_config_rule_leaves_out_changelogs_and_tests_recordings() -> None:
+    # crewAI: docs/edge/en/changelog.mdx cites keys a release took away, and a glob of
+    # lib/**/*.yaml would take in lib/app/tests/cassettes/*.yaml, HTTP exchanges a test recorded.
+    notes = "# Changelog\n\n- removed `optimizer.lr` and `optimizer.warmup_steps`\n"
+    files = {
+        **FILES,
+        "docs/guide/tune.md": "# Tune\n\nSet `optimizer.lr` and `optimizer.warmup_steps`.\n",
+        "docs/guide/more.md": "# More\n\n`optimizer.lr`, then `optimizer.warmup_steps`.\n",
+        "docs/guide/changelog.md": notes,
+        "examples/tests/cassettes/a.yaml": 'interactions:\n- request: {method: GET}\n  "bad\n',
+    }
+    tree = MemoryTree(files)
+    text = config_for(tree, "abc123")
+    assert text is not None
+    assert "exclude: [docs/guide/changelog.md]  # changelogs, posts" in text
+    assert "examples/**/*.yaml" not in text
+    assert '          - "examples/llama/*.yaml"\n' in text and "          - examples/qwen/sft.yaml\n" in text
+    (pack,) = parse_repo_config(text)
+    assert unmatched(pack.rules, MemoryTree({}), tree) == []
+    assert audit(pack.rules, tree).findings == ()
+
+
 def test_audit_after_init_finds_a_stale_key() -> None:
     files = dict(FILES, **{"README.md": FILES["README.md"].replace("warmup_steps", "warmup_stesp")})
     tree = MemoryTree(files)

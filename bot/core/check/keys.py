@@ -26,6 +26,7 @@ from bot.core.check.deltas import Delta, Deltas
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest
+from bot.core.check.new_rows import type_cell
 from bot.core.doclines import (
     display,
     first_cell_token,
@@ -36,7 +37,7 @@ from bot.core.doclines import (
     sentences_at,
 )
 from bot.core.facts import Facts
-from bot.core.model import CodeLocation
+from bot.core.model import CodeLocation, Fact
 from bot.core.page import DocPage, Ref
 from bot.core.submodules import in_submodule, submodule_folders
 
@@ -244,6 +245,10 @@ def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
         actual = fact.attr("default")
         if actual is None or same_default(claim.value, actual) or is_mark(claim.text):
             continue
+        if _other_type(type_cell(doc, claim.line), fact.attr("type")):
+            continue  # a `bool` row of a tool's parameters is not a model's `str` field of that name
+        if not _table_of(inputs.head_facts, fact, _table_keys(doc, claim.line)):
+            continue  # the row of another thing's table that shares one name with a model
         out.emit(
             "wrong-default",
             subject,
@@ -253,6 +258,42 @@ def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
             code=CodeLocation(fact.path, fact.line),
             edit=wording.claim_edit(claim, _styled(actual, claim.value), doc.lines[claim.line - 1]),
         )
+
+
+def _table_keys(doc: DocPage, line: int) -> set[str]:
+    """The tokens the rows of `line`'s table hold alone in their first cells."""
+    first = last = line
+    while first > 1 and doc.lines[first - 2].lstrip().startswith("|"):
+        first -= 1
+    while last < len(doc.lines) and doc.lines[last].lstrip().startswith("|"):
+        last += 1
+    return {t for text in doc.lines[first - 1 : last] if (t := first_cell_token(text)) is not None}
+
+
+def _table_of(facts: Facts, fact: Fact, keys: set[str]) -> bool:
+    """Is a table of these keys one the fact's module may be written in? A table naming two keys
+    or more must name two of the module's, or of sections its models type with another file's
+    model (crewAI's table of a search tool's parameters has a `timeout` that a model of another
+    module, read for other pages, also has)."""
+    if fact.attr("model") is None or len(keys) < 2:
+        return True
+    mine = {f.token for f in facts.facts if f.kind == "key" and f.path == fact.path}
+    return sum(1 for k in keys if k in mine or k.partition(".")[0] in mine) >= 2
+
+
+_BUILTIN_TYPES = frozenset({"bool", "int", "float", "str", "list", "dict", "tuple", "set", "bytes"})
+
+
+def _other_type(written: str | None, declared: str | None) -> bool:
+    """Does a Type cell name builtin types none of which the field's type has (`bool` against
+    `str`)? Anything else (a class, `Optional[...]`, words) says nothing against it."""
+    if not written or not declared:
+        return False
+    said = set(_NAME.findall(written.replace("`", ""))) - {"None", "Optional", "Union"}
+    has = set(_NAME.findall(declared)) - {"None", "Optional", "Union"}
+    if not said or not has or not said <= _BUILTIN_TYPES or not has <= _BUILTIN_TYPES | _TYPING:
+        return False
+    return said.isdisjoint(has)
 
 
 def _named_files(page: Page, line: int) -> set[str]:
@@ -336,7 +377,9 @@ class Schema:
 
     def __init__(self) -> None:
         self.fields: dict[str, dict[str, str]] = {}  # model -> field key -> its type
-        self.types: dict[str, str] = {}  # full key -> its type
+        # full key -> the types it has: two models may each have an `inputs` (a dict in one, a
+        # list of models in another), and a key under it is known where any of them says so
+        self.types: dict[str, list[str]] = {}
 
     @classmethod
     def of(cls, facts: Facts) -> Schema:
@@ -346,7 +389,7 @@ class Schema:
                 continue
             kind = f.attr("type") or ""
             schema.fields.setdefault(f.attr("model") or "", {})[f.token.rpartition(".")[2]] = kind
-            schema.types[f.token] = kind
+            schema.types.setdefault(f.token, []).append(kind)
         return schema
 
     def _models(self, type_text: str) -> list[str] | None:
@@ -363,22 +406,27 @@ class Schema:
             prefix = ".".join(parts[:cut])
             if prefix not in self.types:
                 continue
-            type_text = self.types[prefix]
-            for part in parts[cut:]:
-                models = self._models(type_text)
-                if models is None:
-                    return None
-                owners = [m for m in models if part in self.fields[m]]
-                if not owners:
-                    return False
-                type_text = self.fields[owners[0]][part]
-            return True
+            said = {self._walk(type_text, parts[cut:]) for type_text in self.types[prefix]}
+            return True if True in said else None if None in said else False
         return None
+
+    def _walk(self, type_text: str, parts: list[str]) -> bool | None:
+        for part in parts:
+            models = self._models(type_text)
+            if models is None:
+                return None
+            owners = [m for m in models if part in self.fields[m]]
+            if not owners:
+                return False
+            type_text = self.fields[owners[0]][part]
+        return True
 
     def siblings(self, parent: str) -> set[str]:
         """The keys a section's models define, written under it (`trl.beta`)."""
-        models = self._models(self.types.get(parent, "")) if parent else None
-        return {f"{parent}.{k}" for m in models or () for k in self.fields[m]}
+        if not parent:
+            return set()
+        models = [m for t in self.types.get(parent, ()) for m in self._models(t) or ()]
+        return {f"{parent}.{k}" for m in models for k in self.fields[m]}
 
 
 _NAME = re.compile(r"[A-Za-z_]\w*")

@@ -145,6 +145,18 @@ def in_default_column(doc: DocPage, line: int, col: int | None) -> bool:
     return header is not None and 0 < index < len(header) and bool(_DEFAULT_HEADER.fullmatch(header[index]))
 
 
+def type_cell(doc: DocPage, line: int) -> str | None:
+    """The cell of `line` under its table's `Type` header, when the table has one."""
+    if not doc.lines[line - 1].lstrip().startswith("|"):
+        return None
+    start, _ = _table_bounds(doc, line)
+    header, row = _cells(doc.lines[start - 1]), _cells(doc.lines[line - 1])
+    if header is None or row is None or len(row) != len(header):
+        return None
+    index = next((i for i, h in enumerate(header) if h.strip().lower() == "type"), None)
+    return row[index] if index is not None else None
+
+
 def one_line(text: str, default: str | None = None) -> str:
     """A help text or comment on one line: argparse's `%(default)s` filled in, whitespace
     collapsed."""

@@ -248,6 +248,22 @@ def test_a_section_typed_with_a_model_of_another_file() -> None:
     ]
 
 
+def test_a_section_two_models_type_apart_is_known_where_either_knows_it() -> None:
+    # crewAI: `inputs: list[ChatInputField]` in one model, `inputs: dict[str, Any]` in another:
+    # `inputs.id` is a key of the dict, whatever the list's model lacks.
+    chat = "from pydantic import BaseModel\n\nclass ChatInputField(BaseModel):\n    name: str\n\n"
+    chat += "class ChatInputs(BaseModel):\n    inputs: list[ChatInputField]\n"
+    flow = "from typing import Any\nfrom pydantic import BaseModel\n\nclass Kickoff(BaseModel):\n"
+    flow += "    inputs: dict[str, Any] = {}\n"
+    two = rule(Source(id="schema", kind="pydantic", paths=("app/flow.py", "app/chat.py")))
+    page = "# Kickoff\n\nPass `inputs.id` to resume; `inputs.name` names a field.\n"
+    base = {"app/chat.py": chat, "app/flow.py": flow, DOC: "# Kickoff\n"}
+    assert run(two, base, {**base, DOC: page}) == []
+    # With the dict gone, the list's model alone says what `inputs` holds.
+    base = {"app/chat.py": chat, "app/flow.py": "", DOC: "# Kickoff\n"}
+    assert said(run(two, base, {**base, DOC: page})) == [("unresolved", "inputs.id", 3, None)]
+
+
 def test_a_word_more_another_separator_or_a_plural_is_another_name_not_a_misspelling() -> None:
     page = (
         "# LoRA\n\nPEFT's `target_parameters` API; `find_unused_modules` is DDP's.\n"
@@ -304,6 +320,33 @@ def test_a_table_s_default_cell_is_rewritten_alone_and_in_the_page_s_spelling() 
     assert said(run(MODELS, base, head)) == [
         ("wrong-default", "optimizer.name", 20, "| `optimizer.name` | `adam` | `sgd` or `adam` |"),
         ("wrong-default", "use_cache", 21, "| `use_cache` | `true` | keep results |"),
+    ]
+
+
+def test_a_row_of_another_thing_s_table_is_not_held_to_a_model_sharing_its_name() -> None:
+    # crewAI's Brave Search tools take `raw: bool = False` and `timeout: int = 30`; models read
+    # for other pages have `raw: str = ""` (a `str`, not the row's `bool`) and, in a module
+    # naming no other key of the table, `timeout: int = 120`.
+    model = MODEL + '    raw: str = ""\n    use_cache: bool = True\n'
+    client = "from pydantic import BaseModel\n\nclass Client(BaseModel):\n    timeout: int = 120\n"
+    both = rule(Source(id="settings", kind="pydantic", paths=(SETTINGS, "app/client.py")))
+    table = (
+        "\n| Parameter | Type | Default |\n|---|---|---|\n"
+        "| `raw` | `bool` | `False` |\n"
+        "| `timeout` | `int` | `30` |\n"
+        "| `use_cache` | `bool` | `false` |\n"
+        "| `database_url` | `str` | `sqlite://` |\n"
+    )
+    base = {SETTINGS: model, "app/client.py": client, DOC: PAGE}
+    head = {**base, DOC: PAGE + table}
+    assert said(run(both, base, head)) == [
+        ("wrong-default", "use_cache", 22, "| `use_cache` | `bool` | `true` |"),
+        ("wrong-default", "database_url", 23, "| `database_url` | `str` | `sqlite:///app.db` |"),
+    ]
+    # The client's own table is held to it.
+    table = "\n| Key | Default |\n|---|---|\n| `timeout` | `30` |\n"
+    assert said(run(both, base, {**base, DOC: PAGE + table})) == [
+        ("wrong-default", "timeout", 20, "| `timeout` | `120` |")
     ]
 
 
