@@ -25,6 +25,11 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # for any pattern (see `Pattern`), and these caps keep the pattern's own factor small.
 MAX_PATTERN_CHARS = 512
 MAX_WILDCARDS = 16  # `*`, `**` and `{name}` in one pattern
+# A release's frozen copy of the docs (Mintlify's `docs/v1.15.3/`, Docusaurus's
+# `versioned_docs/version-2.x/`) says what that release did, and the next release's code owes
+# it nothing: a doc pattern's wildcards do not match into one, a pattern naming it does. Two
+# numbers at least, so an API's `v1/` is no snapshot.
+_SNAPSHOT = re.compile(r"v?\d+(?:\.\d+)+(?:\.x)?|version-.+|versioned_docs", re.I)
 
 
 class PatternError(ValueError):
@@ -338,11 +343,22 @@ def _concrete(rule: Rule, values: Mapping[str, str], listing: Listing) -> Rule:
     docs: dict[str, DocTarget] = {}
     for d in rule.docs:
         for path in _paths(d.path, values, listing):
-            if any(compile_pattern(x).matches(path) for x in d.exclude):
+            if any(compile_pattern(x).matches(path) for x in d.exclude) or _in_snapshot(path, d.path):
                 continue
             docs[path] = _merged(docs[path], d) if path in docs else replace(d, path=path, exclude=())
     sources = tuple(_source(s, values, listing) for s in rule.sources)
     return replace(rule, docs=tuple(docs.values()), sources=sources)
+
+
+def is_snapshot(folder: str) -> bool:
+    """Is a folder of this name a release's frozen copy of the docs?"""
+    return _SNAPSHOT.fullmatch(folder) is not None
+
+
+def _in_snapshot(path: str, pattern: str) -> bool:
+    """Did a wildcard of `pattern` match `path` into a docs snapshot it does not name?"""
+    named = pattern.split("/")
+    return is_pattern(pattern) and any(is_snapshot(p) and p not in named for p in path.split("/")[:-1])
 
 
 def _merged(first: DocTarget, again: DocTarget) -> DocTarget:

@@ -20,8 +20,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from bot.core import decorated_clis, init_pairs, init_runtime, lazyre, typed_clis
+from bot.core import decorated_clis, init_pairs, init_runtime, typed_clis
 from bot.core.extract import parsed, walk
+from bot.core.globs import is_snapshot
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
 from bot.core.packfiles import REPO_CONFIG
@@ -54,10 +55,6 @@ _HISTORY_DIRS = frozenset(
         *("sep", "seps", "pep", "peps", "rfcs", "adr", "adrs", "proposals"),
     }
 )
-# A release's frozen copy of the docs (Mintlify's `docs/v1.15.3/`, Docusaurus's
-# `versioned_docs/version-2.x/`): it says what that release did, and the next release's code
-# owes it nothing. Two numbers at least, so an API's `v1/` stays a page.
-_SNAPSHOT_DIR = lazyre.compile(r"v?\d+(?:\.\d+)+(?:\.x)?|version-.+|versioned_docs", re.I)
 # Release notes, and pages about what was removed (they cite the flags a release took away).
 _HISTORY_PAGES = (
     "CHANGELOG",
@@ -428,7 +425,7 @@ def _is_page(path: str) -> bool:
 
 def _dated(folder: str) -> bool:
     """A folder of writing true when it was written: release notes, posts, a docs snapshot."""
-    return folder.lower() in _HISTORY_DIRS or _SNAPSHOT_DIR.fullmatch(folder) is not None
+    return folder.lower() in _HISTORY_DIRS or is_snapshot(folder)
 
 
 def _history(tree: Tree, pattern: str) -> list[str]:

@@ -71,6 +71,9 @@ Paths in `docs` and `sources` may be globs, expanded against the repository at b
                path may use only those. A `{name}` is the only wildcard of its segment, and a
                path with one has at most one `**`.
 
+A doc pattern's wildcards do not match into a release's frozen copy of the docs (`docs/v1.15.3/`,
+`versioned_docs/`: bot/core/globs.py); a pattern naming the folder does.
+
 A pattern has at most 16 wildcards (`*`, `**`, `{name}`) and 512 characters; matching takes
 time linear in the path whatever the pattern (bot/core/globs.py), since a pull request can edit
 the config that holds it.

@@ -340,6 +340,27 @@ rules:
         load(config.replace('"docs/**/*.md"', "docs/a.md"))
 
 
+def test_a_wildcard_does_not_match_into_a_release_s_frozen_copy_of_the_docs():
+    # crewAI froze docs/edge/ into docs/v1.14.8/ at each release after init wrote docs/**/*.md:
+    # a copy says what that release did, and a flag renamed since is no error there.
+    (rule,) = load(GLOB_RULES)
+    page = "# Tool\n\nRun with `--alpha 3`.\n"
+    base = {"docs/edge/a.md": page, "docs/v1.14.8/a.md": page, "docs/api/v1/a.md": page}
+    base |= {"website/versioned_docs/version-2.x/a.md": page, "tool/cli.py": CLI_A}
+    head = dict(base, **{"tool/cli.py": CLI_A.replace("--alpha", "--alphas")})
+    (concrete,) = expand(rule, MemoryTree(base), MemoryTree(head), {})
+    assert [d.path for d in concrete.docs] == ["docs/api/v1/a.md", "docs/edge/a.md"]
+    report = check([rule], MemoryTree(base), MemoryTree(head), [Change("modified", "tool/cli.py")])
+    assert [(f.kind, f.doc.path) for f in report.findings] == [
+        ("renamed", "docs/api/v1/a.md"),
+        ("renamed", "docs/edge/a.md"),
+    ]
+    # A pattern naming the snapshot checks it.
+    (named,) = load(GLOB_RULES.replace("docs/**/*.md", "docs/v1.14.8/*.md"))
+    (concrete,) = expand(named, MemoryTree(base), MemoryTree(head), {})
+    assert [d.path for d in concrete.docs] == ["docs/v1.14.8/a.md"]
+
+
 def test_segments_with_stars_match_as_fnmatch_does():
     # The linear matcher agrees with fnmatch on every pattern and path of a small alphabet (both
     # with the `/` rules of a path: a `*` never crosses a segment).
