@@ -13,6 +13,7 @@ for `--in-file`). Pure: it reads the tree it is given.
 from __future__ import annotations
 
 import ast
+import itertools
 import posixpath
 import re
 from collections import Counter, defaultdict
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from bot.core import decorated_clis, init_pairs, init_runtime, typed_clis
 from bot.core.extract import parsed, walk
-from bot.core.globs import is_snapshot
+from bot.core.globs import is_pattern, is_snapshot
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
 from bot.core.model import Tree
 from bot.core.packfiles import REPO_CONFIG
@@ -445,6 +446,23 @@ def _history(tree: Tree, pattern: str) -> list[str]:
         entry = "/".join(parts[: dated + 1]) + "/**" if dated is not None else path
         if entry not in out and not any(entry.startswith(x[:-2]) for x in out if x.endswith("/**")):
             out.append(entry)
+    return _by_name(out, pattern)
+
+
+def _by_name(excluded: list[str], pattern: str) -> list[str]:
+    """Release notes of one name in several folders (`docs/en/changelog.mdx`, `docs/ko/...`) as
+    one pattern under the glob's fixed folders (`docs/**/changelog.mdx`): it still matches when
+    the docs move (crewAI's `docs/en/` became `docs/edge/en/`), where a list of paths would match
+    nothing and fail every check."""
+    root = "/".join(itertools.takewhile(lambda part: not is_pattern(part), pattern.split("/")[:-1]))
+    names = Counter(posixpath.basename(x) for x in excluded if not x.endswith("/**"))
+    out: list[str] = []
+    for entry in excluded:
+        name = posixpath.basename(entry)
+        if entry.endswith("/**") or names[name] < 2:
+            out.append(entry)
+        elif (joined := f"{root}/**/{name}" if root else f"**/{name}") not in out:
+            out.append(joined)
     return out
 
 

@@ -122,6 +122,22 @@ def test_a_release_s_frozen_copy_of_the_docs_is_no_page():
     assert not unmatched(pack.rules, MemoryTree(files), MemoryTree(files))
 
 
+def test_release_notes_of_one_name_are_one_exclude_that_outlives_a_move():
+    # crewAI's docs/en/changelog.mdx, docs/ko/changelog.mdx, ... moved to docs/edge/en/ later:
+    # a list of their paths would then match nothing, and every check would fail.
+    notes = "# Changelog\n\n- removed `--net` and `--bs`\n"
+    page = "# Use\n\n`tool --model gpt2 --batch-size 16`\n"
+    files = {**FILES, "docs/en/changelog.md": notes, "docs/ko/changelog.md": notes, "docs/ko/use.md": page}
+    text = config_for(MemoryTree(files), "abc123")
+    assert text is not None and '"docs/**/changelog.md"' in text and "docs/en/changelog.md" not in text
+    (pack,) = parse_repo_config(text)
+    moved = {
+        (f"docs/edge/{p[5:]}" if p.startswith(("docs/en/", "docs/ko/")) else p): t for p, t in files.items()
+    }
+    assert not unmatched(pack.rules, MemoryTree(files), MemoryTree(moved))
+    assert not audit(pack.rules, MemoryTree(moved)).findings
+
+
 def test_the_config_is_short_uses_globs_and_validates_against_the_repository():
     tree = MemoryTree(FILES)
     text = config_for(tree, "abc123")
