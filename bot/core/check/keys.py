@@ -164,7 +164,7 @@ def _value(
         if len(now) == 1 and delta.new_value is not None:
             new = _styled(delta.new_value, value)
             if at is None:
-                edit = (text or value, new)
+                edit = (text or value, _wrapped(text or value, value, new))
             else:  # a block's line: its value only, never the same number in its comment
                 line_text = _with_value(page.doc.lines[line - 1], at, value, new)
         out.emit(
@@ -194,7 +194,21 @@ def _value(
             return
 
 
+def _wrapped(written: str, value: str, new: str) -> str:
+    """`new` in the marks the page wrapped its value in: `"gpt-4o-mini"` in a code span stays a
+    quoted string in a code span."""
+    inner = written.strip("`'\" ")
+    if inner != value.strip("'\"") or not inner:
+        return new
+    start = written.index(inner)
+    before, after = written[:start], written[start + len(inner) :]
+    if new in ("None", "True", "False") or _NUMBER.fullmatch(new):
+        before, after = before.rstrip("'\""), after.lstrip("'\"")  # no string now: no quotes
+    return before + new + after
+
+
 _EXPONENT = re.compile(r"[+-]?\d+(?:\.\d+)?[eE][+-]?\d+")
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def _styled(new: str, written: str) -> str:

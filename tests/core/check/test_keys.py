@@ -93,6 +93,21 @@ def test_a_changed_default_is_reported_on_the_block_line_in_the_page_s_style() -
     assert said(run(MODELS, BASE, head)) == [("changed", "optimizer.lr", 7, "  lr: 1e-4")]
 
 
+def test_a_changed_default_keeps_the_quotes_and_code_span_the_page_wrote_it_in() -> None:
+    # crewAI's memory page: | `llm` | `"gpt-4o-mini"` | ... when the default became gpt-5.4-mini.
+    model = MODEL + '    llm: str = "gpt-4o-mini"\n    retries: int | None = 3\n'
+    table = (
+        "\n| Parameter | Default | Description |\n|---|---|---|\n"
+        '| `llm` | `"gpt-4o-mini"` | The model. |\n| `retries` | `3` | Tries. |\n'
+    )
+    base = {SETTINGS: model, DOC: PAGE + table}
+    head = {**base, SETTINGS: model.replace("gpt-4o-mini", "gpt-5.4-mini").replace("= 3\n", "= None\n")}
+    assert said(run(MODELS, base, head)) == [
+        ("changed", "llm", 20, '| `llm` | `"gpt-5.4-mini"` | The model. |'),
+        ("changed", "retries", 21, "| `retries` | `None` | Tries. |"),
+    ]
+
+
 def test_a_renamed_field_is_renamed_where_the_block_writes_it() -> None:
     head = {**BASE, SETTINGS: MODEL.replace("warmup_steps: int", "warmup_iters: int")}
     (finding,) = run(MODELS, BASE, head)
