@@ -231,6 +231,21 @@ def test_an_open_parser_reports_only_misspellings_of_its_own_flags():
     assert [(f.kind, f.symbol) for f in findings] == [("unresolved", "--max_seq_len")]
 
 
+def test_an_open_parser_takes_a_near_miss_of_the_parameter_its_list_item_describes():
+    # "- dataset: ... over `--datasets`": the item names `--dataset` itself, so `--datasets` is
+    # another one, the base class's; a near miss in a sentence of its own is still a slip
+    wider = HF_ARGS.replace("class DataArguments:", "class DataArguments(TrainingArguments):")
+    project = Project(
+        "hf-dataclass",
+        HF.path,
+        {**HF.files, HF.path: "from transformers import TrainingArguments\n" + wider},
+        HF.doc,
+    )
+    edit = HF.doc + "\n- dataset: the data, used over `--datasets`.\n\nOr pass `--datasets x`.\n"
+    findings = project.run({"README.md": edit})
+    assert [(f.kind, f.symbol, f.doc.line) for f in findings] == [("unresolved", "--datasets", 11)]
+
+
 def test_an_open_parser_leaves_alone_a_flag_of_a_group_it_cannot_read():
     edit = LIGHTNING.doc + "\nStop early with `--trainer.max_epoch 3`.\n"  # Lightning's group
     assert LIGHTNING.run({"README.md": edit}) == []
