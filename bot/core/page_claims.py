@@ -209,9 +209,9 @@ def paragraph_claims(src: str, scan: Inline) -> list[RawClaim]:
             if head is not None:
                 # A parameter list's item ("- load_args: When `--adapters` is given, ... Default
                 # is `True`."): a later sentence tells of the item's parameter, not of a flag it
-                # named on the way; of that parameter's own flag when the item cites it.
+                # named on the way; of that parameter's own flag (`--load_args`).
                 own = [f for j in range(idx) for f in flags_of[j] if f.lstrip("-") == head]
-                return own[-1] if own else OTHER
+                return own[-1] if own else "--" + head
             return earlier[-1] if earlier else None
 
         seen: set[int] = set()

@@ -393,7 +393,11 @@ def test_a_parameter_lists_default_is_its_items_not_a_flag_named_on_the_way():
         - **fraction**: Set `--offload true --fraction 0.7` to offload. Defaults to `1.0`.
         - Note: pass `--adapters`. Default is `[]`.
         """)
-    assert claims(p) == [("--fraction", "1.0", 2, "`1.0`"), ("--adapters", "[]", 3, "`[]`")]
+    assert claims(p) == [
+        ("--load_args", "True", 1, "`True`"),
+        ("--fraction", "1.0", 2, "`1.0`"),
+        ("--adapters", "[]", 3, "`[]`"),
+    ]
 
 
 def test_a_remark_in_parentheses_after_a_flag_in_a_listing_is_no_value():

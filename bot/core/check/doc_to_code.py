@@ -592,6 +592,8 @@ def _check_claim(
         or doclines.same_default(claim.value, actual)
     ):
         return  # None means "decided at run time": the doc's default cannot be checked against it
+    if _members(actual) == [claim.value.strip("'\"")]:
+        return  # `['tensorboard']` of a list flag is what `--report_to tensorboard` gives: the same
     if (
         doclines.normalize_default(actual) in _SWITCH
         and doclines.normalize_default(claim.value) not in _SWITCH_WORDS
