@@ -268,6 +268,17 @@ def test_a_parameter_lists_item_goes_stale_with_its_flag_and_names_nothing_else(
     assert project.run({"README.md": edited}) == []
 
 
+def test_a_parameter_lists_item_claims_its_default_for_its_flag():
+    item = "\n## Parameters\n\n- 🔥max_seq_length: Longest sequence. Default is `{}`.\n"
+    project = Project(HF.kind, HF.path, HF.files, HF.doc + item.format(512))
+    wrong = project.run({"README.md": HF.doc + item.format(256)})
+    assert [(f.kind, f.symbol, f.doc.line) for f in wrong if f.doc] == [
+        ("wrong-default", "--max_seq_length", 11)
+    ]
+    moved = project.run({HF.path: HF_ARGS.replace("default=512", "default=1024")})
+    assert ("changed", "--max_seq_length", 11) in [(f.kind, f.symbol, f.doc.line) for f in moved if f.doc]
+
+
 def test_an_open_parser_leaves_alone_a_flag_of_a_group_it_cannot_read():
     edit = LIGHTNING.doc + "\nStop early with `--trainer.max_epoch 3`.\n"  # Lightning's group
     assert LIGHTNING.run({"README.md": edit}) == []
