@@ -208,6 +208,7 @@ class _Walker:
                     if block == "heading":
                         self.headings.append((tok.map[0] + off + 1, inline_title(children), level))
                     elif block == "paragraph":
+                        self.mentions.extend(_item_head(self.src, lo, hi))
                         self.claims.extend(paragraph_claims(self.src, scan))
                         self.claims.extend(plain_claims(self.src, scan))
                         self.claims.extend(emphasized_claims(self.src, scan))
@@ -309,6 +310,23 @@ def _sections(headings: list[tuple[int, str, int]], n_lines: int, fmt: str = "ma
         end = headings[i + 1][0] - 1 if i + 1 < len(headings) else n_lines
         sections.append(Section(title, " > ".join(t for _, t in stack), anchor, level, line, end))
     return sections
+
+
+# A parameter list's item, opening with the parameter's bare name and a colon ("- 🔥lora_rank:
+# The rank. Default is `8`.", "* **seed**: ..."), as pages listing a command line's parameters
+# one by one write them.
+_ITEM_HEAD = lazyre.compile(
+    r"[ \t]*(?:[-*+]|\d+[.)])[ \t]+[^\w`\s]{0,4}(?:\*\*|__)?"
+    r"(?P<name>[a-z][a-z0-9_]{2,})(?:\*\*|__)?[ \t]*[:：]\s"
+)
+
+
+def _item_head(src: str, lo: int, hi: int) -> list[RawRef]:
+    """The flag a parameter list's item names by its head (`lora_rank` -> `--lora_rank`), as a
+    mention: it goes stale when a change renames or removes that flag, and says nothing else
+    (a head naming no flag is the page's own list: a dataset's fields, a folder's modules)."""
+    m = _ITEM_HEAD.match(src, lo, hi)
+    return [RawRef("--" + m.group("name"), "flag", m.start("name"), "item")] if m else []
 
 
 def parse_doc(path: str, text: str) -> DocPage:

@@ -165,11 +165,18 @@ def _parenthesized(prose: str) -> set[int]:
     return out
 
 
+# The head of a parameter list's item, a lowercase name and a colon before its description
+# ("🔥load_args: ...", "**seed**: ..."), as pages listing a command line's parameters write them.
+_ITEM_HEAD = lazyre.compile(r"[^\w\x01]{0,4}(?:\*\*|__)?(?P<name>[a-z][a-z0-9_]*)(?:\*\*|__)?\s*[:：]\s")
+
+
 def paragraph_claims(src: str, scan: Inline) -> list[RawClaim]:
     if "default" not in scan.prose.lower():
         return []
     flags_of = [[r.token for r in s.refs if r.kind == "flag"] for s in scan.spans]
     aside = _parenthesized(scan.prose)
+    named = _ITEM_HEAD.match(scan.prose)
+    head = named.group("name") if named else None
     bounds = [0] + [m.end() for m in _SENTENCE_END.finditer(scan.prose)] + [len(scan.prose)]
     out: list[RawClaim] = []
     for s_start, s_end in zip(bounds, bounds[1:], strict=False):
@@ -199,6 +206,12 @@ def paragraph_claims(src: str, scan: Inline) -> list[RawClaim]:
                 for j in range(idx)
                 if flags_of[j] and j not in sentence_spans and j not in aside
             ]
+            if head is not None:
+                # A parameter list's item ("- load_args: When `--adapters` is given, ... Default
+                # is `True`."): a later sentence tells of the item's parameter, not of a flag it
+                # named on the way; of that parameter's own flag (`--load_args`).
+                own = [f for j in range(idx) for f in flags_of[j] if f.lstrip("-") == head]
+                return own[-1] if own else "--" + head
             return earlier[-1] if earlier else None
 
         seen: set[int] = set()

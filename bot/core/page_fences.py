@@ -244,6 +244,13 @@ def python_imports(tok: Token, first_line0: int, source: PageSource, lines: list
     return out
 
 
+def _remark(text: str, word: tuple[str, int]) -> bool:
+    """Is the word after a flag a remark in parentheses (`--mode (default None)`, a listing's
+    `--mode （默认为None）`) rather than its value? No shell takes a `(` there."""
+    value, col = word
+    return value.startswith("（") or (col > 0 and text[col - 1] == "(" and text[col - 2 : col] != "$(")
+
+
 def fence_refs(
     tok: Token, first_line0: int, source: PageSource, lines: list[str], shell: Shell | None = None
 ) -> list[RawRef]:
@@ -357,6 +364,7 @@ def fence_refs(
                     and k + 1 < len(words)
                     and good_value(words[k + 1][0])
                     and not any(col < at < words[k + 1][1] for at, _ in events)  # `$(x --a) y`
+                    and not _remark(text, words[k + 1])
                 ):
                     value, vpos = words[k + 1][0], base + words[k + 1][1]
                     joined = bracketed(words, k + 1, text)

@@ -12,6 +12,7 @@ Pure, and nothing executed: files are read from the tree and parsed.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -76,7 +77,12 @@ def found(tree: Tree, paths: Iterable[str], max_text: int) -> list[TypedCli]:
         module = _parse(text)
         if module is None:
             continue
-        for kind, roots in _calls(path, module, "tyro" in text, hf):
+        calls = _calls(path, module, "tyro" in text, hf)
+        calls += [
+            ("hf-dataclass", roots)
+            for roots in handed_roots(tree, modules, paths, path, module, hf, max_text)
+        ]
+        for kind, roots in calls:
             names: dict[str, set[str]] = {}  # file -> names entries
             if kind == "tyro":  # a class, a function, or a union of subcommands: what tyro is handed
                 roots = [Root(kind, "", path, r.name) for r in tyro_flags.cli_roots(module)]
@@ -278,6 +284,144 @@ def _uncast(node: ast.expr) -> ast.expr:
 def _named(node: ast.expr | None) -> str | None:
     node = _uncast(node) if node is not None else None
     return dotted(node) if isinstance(node, ast.Name | ast.Attribute) else None
+
+
+MAX_CALLERS = 200  # modules searched for the calls of a function handing its parameter on
+
+
+def handed_roots(
+    tree: Tree,
+    modules: Modules,
+    paths: list[str],
+    path: str,
+    module: ast.Module,
+    hf: frozenset[str],
+    max_text: int,
+) -> list[list[Root]]:
+    """The classes a function of `path` hands HfArgumentParser through a parameter
+    (`def parse_args(class_type, argv): HfArgumentParser([class_type])`), read at each call of
+    that function in the repository: a class named there (`parse_args(SftArguments)`), or, for
+    `self.args_class` in a method, the `args_class = SftArguments` of the method's class and of
+    every class deriving from it (a pipeline per subcommand). One list of roots per caller."""
+    handing = _handing_functions(module, hf)
+    out: list[list[Root]] = []
+    for function, index in handing:
+        needle = f"{function}("
+        searched = 0
+        for caller in paths:
+            text = tree.read(caller) if caller.endswith(".py") else None
+            if text is None or len(text) > max_text or needle not in text:
+                continue
+            searched += 1
+            if searched > MAX_CALLERS:
+                break
+            parsed_caller = _parse(text)
+            if parsed_caller is None:
+                continue
+            for owner, call in _calls_in(parsed_caller, function):
+                where = definition(modules, caller, dotted(call.func) or "", max_text)
+                if where is None or (where[0], where[1]) != (path, function):
+                    continue
+                arg = call.args[index] if index < len(call.args) else None
+                roots = _argument_roots(tree, modules, paths, caller, owner, arg, max_text)
+                if roots:
+                    out.append(roots)
+    return out
+
+
+def _handing_functions(module: ast.Module, hf: frozenset[str]) -> list[tuple[str, int]]:
+    """(function, parameter index) of each top-level function that hands HfArgumentParser one of
+    its own parameters."""
+    out: list[tuple[str, int]] = []
+    for fn in module.body:
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+        for node in walk.every(fn):
+            if isinstance(node, ast.Call) and last(node.func) in hf and node.args:
+                for name in _items(node.args[0], {}):
+                    if name in params and (fn.name, params.index(name)) not in out:
+                        out.append((fn.name, params.index(name)))
+    return out
+
+
+def _calls_in(module: ast.Module, function: str) -> list[tuple[ast.ClassDef | None, ast.Call]]:
+    """The calls of `function` (by its last name) in a module, each with the top-level class whose
+    method makes it (None outside a class)."""
+    out: list[tuple[ast.ClassDef | None, ast.Call]] = []
+    for stmt in module.body:
+        owner = stmt if isinstance(stmt, ast.ClassDef) else None
+        for node in walk.every(stmt):
+            if isinstance(node, ast.Call) and last(node.func) == function:
+                out.append((owner, node))
+    return out
+
+
+def _argument_roots(
+    tree: Tree,
+    modules: Modules,
+    paths: list[str],
+    caller: str,
+    owner: ast.ClassDef | None,
+    arg: ast.expr | None,
+    max_text: int,
+) -> list[Root]:
+    """The classes an argument names: itself, or a class attribute read through `self`/`cls`."""
+    if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id in ("self", "cls"):
+        if owner is None:
+            return []
+        return _attribute_values(tree, modules, paths, (caller, owner.name), arg.attr, max_text)
+    name = _named(arg)
+    return [Root("hf-dataclass", "", caller, name)] if name is not None else []
+
+
+def _attribute_values(
+    tree: Tree, modules: Modules, paths: list[str], owner: tuple[str, str], attr: str, max_text: int
+) -> list[Root]:
+    """The values of the class attribute `attr = Name` in the class `owner` and in every class of
+    the repository deriving from it (each class's base followed through its module's imports)."""
+    needle = re.compile(rf"^\s+{re.escape(attr)}\s*=", re.M)
+    out: list[Root] = []
+    for path in paths:
+        text = tree.read(path) if path.endswith(".py") else None
+        if text is None or len(text) > max_text or not needle.search(text):
+            continue
+        module = _parse(text)
+        for node in module.body if module is not None else ():
+            if not isinstance(node, ast.ClassDef):
+                continue
+            value = next(
+                (
+                    s.value
+                    for s in node.body
+                    if isinstance(s, ast.Assign)
+                    and len(s.targets) == 1
+                    and isinstance(s.targets[0], ast.Name)
+                    and s.targets[0].id == attr
+                ),
+                None,
+            )
+            name = _named(value)
+            if name is not None and _derives(modules, path, node, owner, max_text):
+                out.append(Root("hf-dataclass", "", path, name))
+    return out
+
+
+def _derives(modules: Modules, path: str, node: ast.ClassDef, owner: tuple[str, str], max_text: int) -> bool:
+    """The class `node` of `path` is `owner` or derives from it, its bases followed up to MAX_HOPS."""
+    stack = [(path, node, 0)]
+    while stack:
+        file, cls, depth = stack.pop()
+        if (file, cls.name) == owner:
+            return True
+        if depth >= MAX_HOPS:
+            continue
+        for base in cls.bases:
+            spelt = dotted(base) if isinstance(base, ast.Name | ast.Attribute) else None
+            where = definition(modules, file, spelt, max_text) if spelt else None
+            if where is not None and isinstance(where[2], ast.ClassDef):
+                stack.append((where[0], where[2], depth + 1))
+    return False
 
 
 def follow(

@@ -258,3 +258,62 @@ def test_classes_handed_through_cast_or_their_module_are_followed():
     named = {n for s in rules[0].sources if s.kind == "hf-dataclass" for n in s.names}
     assert {"ExperimentConfig", "Args"} <= named
     assert audit(rules, MemoryTree(files)).findings == ()
+
+
+# A tool whose subcommands are pipelines: each names its arguments class in a class attribute,
+# and the base's method hands `self.args_class` to a helper that builds the HfArgumentParser.
+HANDED_FILES = {
+    "setup.py": (
+        "from setuptools import setup\nsetup(entry_points={'console_scripts': ['kit=kit.cli:main']})\n"
+    ),
+    "kit/__init__.py": "",
+    "kit/cli.py": (
+        "import sys\nfrom kit.pipelines import TrainPipeline, InferPipeline\n\n"
+        "def main():\n    {'train': TrainPipeline, 'infer': InferPipeline}[sys.argv[1]]().run()\n"
+    ),
+    "kit/utils.py": (
+        "from transformers import HfArgumentParser\n\n"
+        "def parse_args(class_type, argv=None):\n"
+        "    parser = HfArgumentParser([class_type])\n"
+        "    return parser.parse_args_into_dataclasses(argv, return_remaining_strings=True)\n"
+    ),
+    "kit/arguments.py": (
+        "from dataclasses import dataclass\n\n@dataclass\nclass BaseArguments:\n    seed: int = 42\n\n"
+        "@dataclass\nclass TrainArguments(BaseArguments):\n    lora_rank: int = 8\n\n"
+        "@dataclass\nclass InferArguments(BaseArguments):\n    max_new_tokens: int = 64\n"
+    ),
+    "kit/pipelines/__init__.py": (
+        "from .base import Pipeline\nfrom .train import TrainPipeline, InferPipeline\n"
+    ),
+    "kit/pipelines/base.py": (
+        "from kit.arguments import BaseArguments\nfrom kit.utils import parse_args\n\n"
+        "class Pipeline:\n    args_class = BaseArguments\n\n"
+        "    def __init__(self, argv=None):\n        self.args, _ = parse_args(self.args_class, argv)\n"
+    ),
+    "kit/pipelines/train.py": (
+        "from kit.arguments import InferArguments, TrainArguments\nfrom .base import Pipeline\n\n"
+        "class TrainPipeline(Pipeline):\n    args_class = TrainArguments\n\n"
+        "class InferPipeline(Pipeline):\n    args_class = InferArguments\n\n"
+        "class Unrelated:\n    args_class = dict\n"
+    ),
+    "docs/usage.md": (
+        "# Usage\n\n```bash\nkit train --lora_rank 16 --seed 1\nkit infer --max_new_tokens 32\n```\n"
+    ),
+}
+
+
+def test_classes_handed_through_a_parameter_are_read_at_the_calls():
+    """`HfArgumentParser([class_type])` in a helper: the classes are what its callers hand it,
+    here `self.args_class`, the class attribute of the base and of each pipeline deriving from
+    it (not of an unrelated class)."""
+    _, rules = written(HANDED_FILES)
+    (source,) = [s for s in rules[0].sources if s.kind == "hf-dataclass"]
+    assert source.names == ("BaseArguments", "InferArguments", "TrainArguments")
+    assert [d.path for d in rules[0].docs] == ["docs/usage.md"]
+    assert audit(rules, MemoryTree(HANDED_FILES)).findings == ()
+    head = dict(HANDED_FILES)
+    head["kit/arguments.py"] = head["kit/arguments.py"].replace("lora_rank", "lora_r")
+    report = check(
+        rules, MemoryTree(HANDED_FILES), MemoryTree(head), [Change("modified", "kit/arguments.py")]
+    )
+    assert [(f.kind, f.symbol) for f in report.findings] == [("renamed", "--lora_rank")]

@@ -387,6 +387,30 @@ def test_value_by_default_tied_to_preceding_flag():
     assert p.lines[c.line - 1][c.col : c.col + len(c.text)] == c.text
 
 
+def test_a_parameter_lists_default_is_its_items_not_a_flag_named_on_the_way():
+    p = page("""
+        - 🔥load_args: With `--adapters` given, this loads the saved args. Default is `True`.
+        - **fraction**: Set `--offload true --fraction 0.7` to offload. Defaults to `1.0`.
+        - Note: pass `--adapters`. Default is `[]`.
+        """)
+    assert claims(p) == [
+        ("--load_args", "True", 1, "`True`"),
+        ("--fraction", "1.0", 2, "`1.0`"),
+        ("--adapters", "[]", 3, "`[]`"),
+    ]
+
+
+def test_a_remark_in_parentheses_after_a_flag_in_a_listing_is_no_value():
+    p = page("""
+        ```
+        --sampling_mode (default None)
+        --sampling_mode （默认为None）
+        --sampling_mode token_mask
+        ```
+        """)
+    assert [r.value for r in refs(p, "--sampling_mode")] == [None, None, "token_mask"]
+
+
 def test_the_default_in_parentheses():
     p = page("""
         Disaggregated, the weights travel, and `--transfer-mode`

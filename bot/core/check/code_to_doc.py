@@ -25,9 +25,10 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
     doc = page.doc
     for ref in (*page.refs, *page.mentions):
         deltas = found.get(ref.token, ())
-        if ref.where == "prose":
-            # An option in plain text is that flag only by its name: it goes stale when the
-            # change takes the flag away, and a change of its meaning is not the text's to say.
+        if ref.where in ("prose", "item"):
+            # An option in plain text (or a parameter list's item head) is that flag only by its
+            # name: it goes stale when the change takes the flag away, and a change of its
+            # meaning is not the text's to say.
             deltas = [d for d in deltas if d.kind != "changed"]
         if not deltas:
             continue
@@ -159,7 +160,7 @@ def _gone(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Finding
             doc=doc,
             line=ref.line,
             code=code,
-            edit=None if turned else (old.token, new.token),
+            edit=None if turned else _renaming(ref, old.token, new.token),
             why=wording.why_renamed_because(old, new, delta.because),
         )
         return
@@ -198,6 +199,14 @@ _OPPOSITES = {
         ("on", "off"),
     )
 }
+
+
+def _renaming(ref: Ref, old: str, new: str) -> tuple[str, str]:
+    """The token replacement a rename suggests: a list item's head is the bare name
+    (`- lora_rank:` becomes `- lora_r:`)."""
+    if ref.where == "item" and old.startswith("--") and new.startswith("--"):
+        return old[2:], new[2:]
+    return old, new
 
 
 def _turned_around(old: Fact, new: Fact) -> bool:

@@ -243,7 +243,7 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
         if near in _cited_beside(doc, ref) or _spaced_out(ref, known):
             near = None  # the line cites it too: the token is something else
         if (
-            open_parser_takes(ref.token, _open_to(inputs, doc, scope, known))
+            open_parser_takes(ref.token, _open_to(inputs, doc, scope, known), _item_flag(doc, ref.line))
             or _negated_family(doc, ref.token, known)
             or _family_named(doc, ref, known)
             or undeclared_spellings.taken_by_shape(ref.token, known)
@@ -457,14 +457,28 @@ def _open_to(inputs: RuleInputs, doc: DocPage, scope: Scope, known: list[Fact]) 
     return [f for f in known if not f.attr("open") or any(s.takes(f) for s in runs)]
 
 
-def open_parser_takes(token: str, known: list[Fact]) -> bool:
+def open_parser_takes(token: str, known: list[Fact], item: str | None = None) -> bool:
     """Whether a parser with flags it cannot list (another package's base class, a group it
     cannot read, a click command passing unknown options on) may take `token`: only a near miss
-    of one of its own flags, in the same group, is a misspelling."""
+    of one of its own flags, in the same group, is a misspelling. Not one of the flag `item`
+    its line's list item describes ("- optimizer: the plugin, over `--optim`"): the line names
+    both, and the other is meant (transformers' `--optim`, a field no file shows)."""
     if not any(f.attr("open") for f in known):
         return False
     near = _near_flag(token, known)
-    return near is None or _group(near) != _group(token)
+    return near is None or _group(near) != _group(token) or near.lstrip("-").replace("-", "_") == item
+
+
+# A parameter list's item: its parameter's name and a colon ("- 🔥optimizer: ...").
+_ITEM_HEAD = lazyre.compile(
+    r"\s*(?:[-*+]|\d+[.)])\s+[^\w`]{0,4}(?:\*\*|__)?([a-z][a-z0-9_]*)(?:\*\*|__)?\s*[:：]"
+)
+
+
+def _item_flag(doc: DocPage, line: int) -> str | None:
+    """The parameter a list item on `line` opens with (`optimizer` of "- optimizer: ..."), if any."""
+    m = _ITEM_HEAD.match(doc.lines[line - 1]) if 0 < line <= len(doc.lines) else None
+    return m.group(1) if m else None
 
 
 def _group(token: str) -> str:
@@ -578,6 +592,8 @@ def _check_claim(
         or doclines.same_default(claim.value, actual)
     ):
         return  # None means "decided at run time": the doc's default cannot be checked against it
+    if _members(actual) == [claim.value.strip("'\"")]:
+        return  # `['tensorboard']` of a list flag is what `--report_to tensorboard` gives: the same
     if (
         doclines.normalize_default(actual) in _SWITCH
         and doclines.normalize_default(claim.value) not in _SWITCH_WORDS

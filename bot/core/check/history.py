@@ -177,7 +177,8 @@ def from_history(
     asked = [entry for entry in asked if id(entry[0]) not in gone]
     # Options in plain text come last: the lookups go to what the pages cite in code first.
     written = [(page, ref) for page in inputs.pages for ref in (() if audit else page.new_refs)]
-    mentioned = [(page, ref) for page in inputs.pages for ref in page.mentions]
+    # A list item's head is judged only when the change renames or removes its flag.
+    mentioned = [(page, ref) for page in inputs.pages for ref in page.mentions if ref.where != "item"]
     for page, ref in [*written, *mentioned]:
         key = (page.doc.path, ref.line, ref.token)
         if key not in reported and _stale_flag(inputs, ref) and _judged_here(inputs, page, ref):

@@ -263,12 +263,27 @@ class Ownership:
         # Code (`./run.sh`, `pkg/mod.py`) is mostly run or read from the repository's root; a
         # path that is not there may still sit next to the page.
         root = normalize(token.removeprefix("./")) if not token.startswith("../") else None
-        if root is not None and self.exists(root.split("/", 1)[0]):
+        if root is not None and self.exists(root.split("/", 1)[0]) and not self._hub_id(root):
             return CitedPath(root, False, folder)
         beside = relative_to(folder, token) if folder or token.startswith("./") else None
         if beside is not None and self.exists(beside):
             return CitedPath(beside, True, folder)
         return None
+
+    def _hub_id(self, path: str) -> bool:
+        """Is `path` a model or dataset id whose owner is spelt as one of our packages
+        (`swift/self-cognition` beside the `swift/` package)? An `owner/name-with-dashes` that is
+        no file or folder: a package holds modules and packages, whose names take no dash, so a
+        dashed name without an extension in it is the hub's. One that exists is a path."""
+        owner, _, name = path.partition("/")
+        return (
+            bool(name)
+            and "/" not in name
+            and "-" in name
+            and "." not in name
+            and not self.exists(path)
+            and self.exists(f"{owner}/__init__.py")
+        )
 
     def ignored(self, path: str) -> bool:
         """Does a .gitignore of the repository (at head: the root's, or one in a folder above

@@ -593,3 +593,12 @@ def test_the_options_after_an_mpi_launchers_colon_are_the_launchers_again():
     assert judge(page) == []
     wrong = page.replace("--seed 2", "--sede 2")
     assert kinds(judge(wrong)) == [("unresolved", "--sede")]  # the program's own flags still judged
+
+
+def test_a_list_flags_one_member_default_is_that_value_written_alone():
+    # `--report-to tensorboard` gives `['tensorboard']`; a page saying the default is
+    # `'tensorboard'` is right, one saying `'wandb'` is not
+    files = {CLI: cli("'--report-to', nargs='+', default=['tensorboard']")}
+    assert judge("`--report-to` defaults to `'tensorboard'`.\n", files=files) == []
+    [f] = judge("`--report-to` defaults to `'wandb'`.\n", files=files)
+    assert (f.kind, f.symbol) == ("wrong-default", "--report-to")

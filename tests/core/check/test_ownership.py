@@ -64,6 +64,20 @@ def test_slash_tokens_that_are_not_repository_paths_are_left_alone():
     assert kinds(audited(page, {CLI: cli()})) == [("unresolved", "tool/missing.py")]
 
 
+def test_a_hub_id_spelt_with_a_package_as_its_owner_is_no_path():
+    # `kit/` is a package: `kit/self-cognition` (a dashed name, no extension) is a dataset id;
+    # a dashed folder that is there, and a module that is not, are the repository's
+    page = (
+        "Mix in the `kit/self-cognition` dataset; the prompts are in `kit/chat-templates`.\n"
+        "The flags are in `kit/cli-main.py`.\n"
+    )
+    files = {CLI: cli(), "kit/__init__.py": "", "kit/chat-templates/a.txt": ""}
+    assert kinds(audited(page, files)) == [("unresolved", "kit/cli-main.py")]
+    # a folder that is no package holds anything: a dashed name there is judged
+    files = {CLI: cli(), "data/readme.txt": ""}
+    assert kinds(audited("Use `data/self-cognition`.\n", files)) == [("unresolved", "data/self-cognition")]
+
+
 def test_a_path_next_to_the_page_is_the_repositorys():
     page = "Run `helper.py` from this folder; `notes.txt` is not here.\n"
     files = {CLI: cli(), "docs/helper.py": ""}

@@ -231,6 +231,54 @@ def test_an_open_parser_reports_only_misspellings_of_its_own_flags():
     assert [(f.kind, f.symbol) for f in findings] == [("unresolved", "--max_seq_len")]
 
 
+def test_an_open_parser_takes_a_near_miss_of_the_parameter_its_list_item_describes():
+    # "- dataset: ... over `--datasets`": the item names `--dataset` itself, so `--datasets` is
+    # another one, the base class's; a near miss in a sentence of its own is still a slip
+    wider = HF_ARGS.replace("class DataArguments:", "class DataArguments(TrainingArguments):")
+    project = Project(
+        "hf-dataclass",
+        HF.path,
+        {**HF.files, HF.path: "from transformers import TrainingArguments\n" + wider},
+        HF.doc,
+    )
+    edit = HF.doc + "\n- dataset: the data, used over `--datasets`.\n\nOr pass `--datasets x`.\n"
+    findings = project.run({"README.md": edit})
+    assert [(f.kind, f.symbol, f.doc.line) for f in findings] == [("unresolved", "--datasets", 11)]
+
+
+def test_a_parameter_lists_item_goes_stale_with_its_flag_and_names_nothing_else():
+    # "- max_seq_length: ..." lists the flag by its bare name; "- query:" is a dataset's field
+    doc = HF.doc + "\n## Parameters\n\n- 🔥max_seq_length: Longest sequence.\n- query: the prompt.\n"
+    project = Project(HF.kind, HF.path, HF.files, doc)
+    renamed = HF_ARGS.replace("max_seq_length", "max_len")
+    findings = project.run({HF.path: renamed})
+    items = [f for f in findings if f.doc and f.doc.line == 11]
+    assert [(f.kind, f.symbol) for f in items] == [("renamed", "--max_seq_length")]
+    assert (
+        items[0].suggestion is not None
+        and items[0].suggestion.replacement == "- 🔥max_len: Longest sequence."
+    )
+    removed = HF_ARGS.replace(
+        '    max_seq_length: int = field(default=512, metadata={"help": "Longest sequence."})\n', ""
+    )
+    items = [f for f in project.run({HF.path: removed}) if f.doc and f.doc.line == 11]
+    assert [(f.kind, f.symbol) for f in items] == [("removed", "--max_seq_length")]
+    # a doc edit writing an item of no flag, or a comment in the code, says nothing of the items
+    edited = doc.replace("- query: the prompt.", "- query: the prompt text.\n- answer: the reply.")
+    assert project.run({"README.md": edited}) == []
+
+
+def test_a_parameter_lists_item_claims_its_default_for_its_flag():
+    item = "\n## Parameters\n\n- 🔥max_seq_length: Longest sequence. Default is `{}`.\n"
+    project = Project(HF.kind, HF.path, HF.files, HF.doc + item.format(512))
+    wrong = project.run({"README.md": HF.doc + item.format(256)})
+    assert [(f.kind, f.symbol, f.doc.line) for f in wrong if f.doc] == [
+        ("wrong-default", "--max_seq_length", 11)
+    ]
+    moved = project.run({HF.path: HF_ARGS.replace("default=512", "default=1024")})
+    assert ("changed", "--max_seq_length", 11) in [(f.kind, f.symbol, f.doc.line) for f in moved if f.doc]
+
+
 def test_an_open_parser_leaves_alone_a_flag_of_a_group_it_cannot_read():
     edit = LIGHTNING.doc + "\nStop early with `--trainer.max_epoch 3`.\n"  # Lightning's group
     assert LIGHTNING.run({"README.md": edit}) == []
