@@ -8,7 +8,9 @@ new user has on the first day. From those rules it lists every documented fact: 
 config key) one file of the rules' sources declares and one of the rule's pages cites (a token
 several files declare is left out: which one a line means is a judgement, not a ground truth,
 unless the line's command runs a program that takes only one of them; a line whose command runs
-another program of the repository cites that program's flag, not this one). For a seeded
+another program of the repository cites that program's flag, not this one; a line in a part of
+the page kept for history, an upgrade guide's "remove `--recursive`", says the code lacks it
+and is no citation to follow). For a seeded
 sample of them it makes the change a maintainer would make to the code alone, each as one commit
 on top of `--rev` in a scratch repository that borrows the clone's objects (nothing is checked
 out, the clone is never written):
@@ -43,6 +45,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.core.doclines import kept_for_history
 from bot.core.facts import gather
 from bot.core.globs import expand_all
 from bot.core.model import Fact
@@ -96,6 +99,8 @@ def documented(rules: list[Rule], tree: GitTree) -> list[Target]:
                 continue
             page = parse_doc(doc.path, text)
             for ref in (*page.refs, *page.mentions):
+                if kept_for_history(page, ref.line, gone_now=True):
+                    continue  # an upgrade guide's "remove `--recursive`": the check rightly keeps it
                 declared = flags.get(ref.token, ())
                 if ref.command:
                     # The flags of the program the line runs: `torchrun run_clm.py --fp16` passes

@@ -227,9 +227,19 @@ def enumerating_line(refs: Sequence[Ref]) -> int:
 # commands below "are preserved here for historical reference", "use the older form of the
 # script available at <a pinned commit>".
 _HISTORY_WORD = r"(?:old|older|legacy|historical|archived|deprecated)\b"
+# ... of which "deprecated" says the code still takes what the section lists: a change that
+# takes it out ends the deprecation, and the list is stale (isort's "Deprecated Flags" entry kept
+# `--keep-direct-and-as` after the flag went).
+_STILL_TAKEN = lazyre.compile(
+    r"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+)?\(?deprecated\b|\(deprecated\)\W*$", re.IGNORECASE
+)
+# A guide from an older release to a newer one says what to leave behind: "Upgrading to 5.0.0",
+# "Migrating CLI options", "Migration guide", "Upgrade notes" (isort's upgrade guide cites the
+# 4.x flags 5.0 dropped). Opening the heading only: "Database migrations" is a task of today.
+_MOVING_ON = r"(?:migrating\b|(?:migration|upgrade) (?:guide|notes|from|to)\b|upgrading (?:to|from)\b)"
 _HISTORY_TITLE = lazyre.compile(
-    rf"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+)?\(?(?:the |an? )?{_HISTORY_WORD}|\({_HISTORY_WORD}[^()]*\)\W*$"
-    rf"|\bfrom (?:the |an? )?{_HISTORY_WORD}",
+    rf"^[^\w(]*(?:\d+(?:\.\d+)*[.)]?\s+)?\(?(?:the |an? )?(?:{_HISTORY_WORD}|{_MOVING_ON})"
+    rf"|\({_HISTORY_WORD}[^()]*\)\W*$|\bfrom (?:the |an? )?{_HISTORY_WORD}",
     re.IGNORECASE,
 )
 _HISTORY_NOTE = lazyre.compile(
@@ -240,10 +250,11 @@ _HISTORY_NOTE = lazyre.compile(
 MAX_NOTE_LINES = 40  # lines after a heading read for a note that what follows is history
 
 
-def kept_for_history(doc: DocPage, line: int) -> bool:
+def kept_for_history(doc: DocPage, line: int, *, gone_now: bool = False) -> bool:
     """Is `line` in a part of the page that keeps commands of an older version on purpose: under
     a heading saying so, or after a note saying so at the start of its section or of a section
-    above it? What the code lacks there is what the page says it lacks."""
+    above it? What the code lacks there is what the page says it lacks. `gone_now`: the change
+    takes the cited fact out of the code, which a section of deprecated things is not kept from."""
     chain: list[Section] = []  # the sections holding `line`, outermost first
     for section in doc.sections:
         if section.line > line:
@@ -252,7 +263,9 @@ def kept_for_history(doc: DocPage, line: int) -> bool:
             chain.pop()
         chain.append(section)
     for section in chain:
-        if section.level and _HISTORY_TITLE.search(section.title):
+        history = section.level and _HISTORY_TITLE.search(section.title)
+        ended = gone_now and _STILL_TAKEN.search(section.title)  # the deprecation is over
+        if history and not ended and not _names_its_option(doc, section):
             return True
         # Its own text before its first subsection (or the line), not a sibling's.
         last = min(line - 1, section.end_line, section.line + MAX_NOTE_LINES)
@@ -260,6 +273,19 @@ def kept_for_history(doc: DocPage, line: int) -> bool:
         if _HISTORY_NOTE.search(opening):
             return True
     return False
+
+
+def _names_its_option(doc: DocPage, section: Section) -> bool:
+    """Is the heading the name of an option its section documents: "Old Finders" over
+    `--old-finders` (`old_finders`), a reference page's entry for a setting of today whose
+    name starts with "old" or "legacy"? Two words at least: "Legacy" over `--legacy` may be
+    either."""
+    words = re.findall(r"[A-Za-z0-9]+", section.title.lower())
+    if len(words) < 2:
+        return False
+    name = re.compile(rf"(?<![\w-])(?:--)?{'[-_]'.join(words)}(?![\w-])", re.IGNORECASE)
+    body = doc.lines[section.line : section.end_line]
+    return any(name.search(text) for text in body)
 
 
 MAX_FENCED_LINES = 20_000  # lines of a page read for the commands of its fenced blocks

@@ -25,6 +25,10 @@ ANCHOR_TAG_RE = lazyre.compile(r"<a\s[^>]*?\b(?:id|name)\s*=\s*[\"']([^\"']+)[\"
 # A long option written in plain text, outside code: `--amp` in "--amp defaults to native AMP".
 # A word before it (a dash, `x--y`) or a character going on after it makes it no option.
 _MENTION = lazyre.compile(r"(?<![\w`'\"/.:=<>-])--[a-z][a-z0-9]+(?:[-_][a-z0-9]+)*(?![\w`'\"/<>-])")
+# A short option alone on a list item, outside code: `- -l` in a reference page's list of an
+# option's spellings (`- -l`, `- --line-length`). Anywhere else a plain `-l` is as often a
+# hyphen or a minus; a whole item of one is the option.
+_ITEM_SHORT = lazyre.compile(r"[ \t]*(?:>[ \t]*)*(?:[-*+]|\d+[.)])[ \t]+(-[A-Za-z][A-Za-z0-9]{0,3})[ \t]*")
 # A code span running a module: `python -m pkg.tool --x`, `python3.11 -m pkg`.
 _SPAN_MODULE = lazyre.compile(r"\s*(?:\S*/)?python[0-9.]*\s+-m\s+([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?![\w.])")
 _DOTTED = lazyre.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)")
@@ -149,6 +153,8 @@ def scan_inline(
                 mentions += [
                     RawRef(m.group(), "flag", p + m.start(), "prose") for m in _MENTION.finditer(tok.content)
                 ]
+                if tok.content.startswith("-") and (short := _item_short(src, p)) is not None:
+                    mentions.append(RawRef(short, "flag", p, "prose"))
             add_prose(tok.content, p if p >= 0 else None)
         elif t == "text_special":
             p = src.find(tok.markup, cur, hi)
@@ -244,3 +250,11 @@ def inline_title(children: list[Token]) -> str:
         elif tok.type == "image":
             parts.append(tok.content)
     return "".join(parts).strip()
+
+
+def _item_short(src: str, pos: int) -> str | None:
+    """The short option a list item holding nothing else writes at `pos` (`- -l`), else None."""
+    start = src.rfind("\n", 0, pos) + 1
+    end = src.find("\n", pos)
+    m = _ITEM_SHORT.fullmatch(src, start, len(src) if end < 0 else end)
+    return m.group(1) if m is not None and m.start(1) == pos else None

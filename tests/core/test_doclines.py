@@ -134,3 +134,29 @@ def test_a_part_of_the_page_kept_for_history_says_so_in_its_heading_or_its_openi
     # Before it, in the next section, "older version of the data"; a section about a legacy
     # thing, how to use it today.
     assert not {3, 15, 25, 28} & set(kept)
+
+
+def test_a_guide_from_an_older_release_keeps_the_flags_it_tells_readers_to_drop():
+    from bot.core.doclines import kept_for_history
+    from bot.core.page import parse_doc
+
+    guide = parse_doc(
+        "docs/guides/v5.md",
+        "# Upgrading to 5.0\n\n## Migrating CLI options\n\n### `--recursive`\n\n"  # 1, 3, 5
+        "No longer needed: remove `--recursive`.\n",  # 7
+    )
+    assert all(kept_for_history(guide, n) for n in (5, 7))
+    for title in ("Migration guide", "Upgrade notes", "2. Upgrading from 1.x", "Migration from v1"):
+        doc = parse_doc("docs/a.md", f"# {title}\n\nDrop `--old`.\n")
+        assert kept_for_history(doc, 3), title
+    # A reference page's entry for a setting of today named "old ...": the heading is its name.
+    entry = parse_doc(
+        "docs/options.md",
+        "# Options\n\n## Old Finders\n\nUse the old finder logic.\n\n- --old-finders\n\n"  # 3, 5, 7
+        "## Old Examples\n\n`tool --old-finders`\n",  # 9, 11: the heading names no option below it
+    )
+    assert not kept_for_history(entry, 7) and kept_for_history(entry, 11)
+    # A section about a task of today that only names a migration or an upgrade.
+    for title in ("Database migrations", "Migrations", "Upgrade", "Run the upgrade"):
+        doc = parse_doc("docs/a.md", f"# {title}\n\nRun `tool migrate --to head`.\n")
+        assert not kept_for_history(doc, 3), title

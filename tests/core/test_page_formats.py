@@ -478,3 +478,19 @@ def test_long_options_in_plain_text_are_mentions_not_refs():
     assert page("docs/x.mdx", "<Tip>\n    --apex-amp forces APEX.\n</Tip>\n").mentions[0].line == 2
     # reStructuredText's plain text makes `--` a dash.
     assert page("docs/train.rst", "Use --amp here.\n").mentions == ()
+
+
+def test_a_short_option_alone_on_a_list_item_is_a_mention():
+    # A reference page lists an option's spellings one per item: `- -l`, `- --line-length`.
+    src = "**Flags:**\n\n- -l\n- --line-length\n* -k\n1. -ab\n> - -z\n\n"  # 3-7
+    src += "A -v flag, - -x in a sentence.\n\n- -1\n- -l and more\n- `-q`\n"  # 9, 11-13
+    p = page("docs/options.md", src)
+    found = [(m.token, m.line, p.lines[m.line - 1][m.col : m.col + len(m.token)]) for m in p.mentions]
+    assert found == [
+        ("-l", 3, "-l"),
+        ("--line-length", 4, "--line-length"),
+        ("-k", 5, "-k"),
+        ("-ab", 6, "-ab"),
+        ("-z", 7, "-z"),
+    ]
+    assert [r.token for r in p.refs] == ["-q"]  # in code: a ref as before

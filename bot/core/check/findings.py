@@ -80,7 +80,8 @@ class Findings:
         why: str = "",
     ) -> None:
         """`edit` replaces one token of the doc line; `replacement` is the whole new line."""
-        if doc is not None and line is not None and kept_for_history(doc, line):
+        gone_now = kind in ("removed", "renamed")  # what a section of deprecated things lists
+        if doc is not None and line is not None and kept_for_history(doc, line, gone_now=gone_now):
             return  # "These commands use the legacy script ... preserved here for historical reference"
         severity = self.rule.severity.get(kind, "error")
         blocking = self.rule.fail_on != "never" and rank(severity) >= rank(self.rule.fail_on)
