@@ -15,6 +15,7 @@ from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.new_rows import in_default_column
 from bot.core.check.overrides import overrides_a_base
 from bot.core.check.ownership import Scope
+from bot.core.extract.argparse_calls import takes_choice
 from bot.core.facts import Facts
 from bot.core.model import Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
@@ -288,7 +289,9 @@ def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Find
         allowed = (new.attr("choices") or "").split(",")
         before = (old.attr("choices") or "").split(",")
         for value in doclines.cited_values(ref.value, before + allowed):
-            if value in before and value not in allowed:
+            if value in before and not takes_choice(
+                value, allowed, new.attr("type"), new.attr("case_sensitive")
+            ):
                 message = wording.choice_dropped(value, ref.token, allowed)
                 out.emit("changed", f"{ref.token} {value}", message, doc=doc, line=ref.line, code=code)
     elif delta.attr == "type":

@@ -75,6 +75,22 @@ def test_a_choice_the_flag_dropped_is_flagged_where_a_line_passes_it():
     assert code_change(page, base_cli, cli("'--backend', type=str")) == []
 
 
+def test_a_choice_rewritten_in_another_case_is_still_taken_when_click_folds_case():
+    page = "Pass `--kind POLYGON` for an area.\n"
+    module = (
+        "import click\n\n@click.command()\n"
+        "@click.option('--kind', type=click.Choice([{}]{}))\ndef shape(kind):\n    pass\n"
+    )
+    clicked = rule(Source(id="cli", kind="click", paths=(CLI,)))
+    base = {DOC: page, CLI: module.format("'POINT', 'POLYGON'", ", case_sensitive=False")}
+    head = {DOC: page, CLI: module.format("'point', 'polygon'", ", case_sensitive=False")}
+    assert judge(clicked, base, head) == []
+    # Matched case-sensitively (click's default), `POLYGON` is no longer taken.
+    base = {DOC: page, CLI: module.format("'POINT', 'POLYGON'", "")}
+    head = {DOC: page, CLI: module.format("'point', 'polygon'", "")}
+    assert kinds(judge(clicked, base, head)) == [("changed", "--kind POLYGON")]
+
+
 def test_a_value_that_no_longer_fits_the_flags_type_is_flagged():
     page = "Pass `--ratio 0.5`, or `--steps 10`.\n"
     base_cli = cli("'--ratio', type=float", "'--steps', type=int")

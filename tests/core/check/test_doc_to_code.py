@@ -519,6 +519,18 @@ def test_a_claimed_default_the_flag_cannot_hold_is_another_settings():
     assert (port.kind, port.symbol) == ("wrong-default", "--port")
 
 
+def test_a_click_choice_that_folds_case_takes_a_value_in_any_case():
+    module = (
+        "import click\n\n@click.command()\n"
+        "@click.option('--kind', type=click.Choice(['point', 'polygon'], case_sensitive=False))\n"
+        "@click.option('--fmt', type=click.Choice(['csv', 'tsv']))\ndef shape(kind, fmt):\n    pass\n"
+    )
+    clicked = rule(Source(id="cli", kind="click", paths=(CLI,)))
+    assert judge("Pass `--kind Polygon`.\n", files={CLI: module}, rule_=clicked) == []
+    found = judge("Pass `--kind circle` or `--fmt Tsv`.\n", files={CLI: module}, rule_=clicked)
+    assert sorted(kinds(found)) == [("unresolved", "--fmt Tsv"), ("unresolved", "--kind circle")]
+
+
 def test_a_value_the_flags_type_folds_into_a_choice_is_one():
     # argparse converts the value with `type=` before it checks `choices=`.
     code = {
