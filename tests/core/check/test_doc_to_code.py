@@ -571,6 +571,24 @@ def test_a_flag_a_sentence_says_is_gone_is_history():
     assert kinds(judge("Pass `--swap-space` to swap.\n")) == [("unresolved", "--swap-space")]
 
 
+def test_a_flag_a_sentence_says_the_code_had_once_is_history():
+    page = (
+        "Sizes are now guessed - previously every file was read whole unless you passed\n"
+        "`--guess-size`. To keep the old way pass `--seed`.\n\n"
+        "Two things have been removed:\n\n"
+        "- The `TOOL_GUESS` variable.\n"
+        "- The `-g/--guess` switch itself, which did\n  nothing any more.\n\n"
+        "The old `--stale-mode` flag did nothing.\n"
+    )
+    assert judge(page) == []
+    # What the reader is told to do now is still judged, and so is a list no lead-in calls gone.
+    page = (
+        "Previously you passed `--guess-size`; now pass `--gues-size`.\n\n"
+        "Two things were added:\n\n- The `--guess` switch.\n"
+    )
+    assert kinds(judge(page)) == [("unresolved", "--gues-size"), ("unresolved", "--guess")]
+
+
 def test_the_negative_of_a_flag_declared_with_a_mapping_s_keywords_may_be_its_own():
     code = (
         "import argparse\nfrom tool.kwargs import get_kwargs\n\n\ndef main():\n"
