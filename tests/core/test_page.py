@@ -872,3 +872,29 @@ def test_a_backslash_ending_the_last_word_continues_the_command():
         ("--seed", ("launch", "--config", "$CONFIG")),
         ("--steps", ("launch", "--config", "$CONFIG", "--seed", "1")),
     ]
+
+
+def test_an_indented_code_block_with_a_prompt_is_a_shell_session():
+    # CommonMark's indented code: `$ ` lines are commands, the others their output.
+    p = page(
+        """
+        # Tool
+
+        Try it:
+
+            $ tool load rows.db rows.csv --csv
+            [####] 100%
+
+            $ curl https://example.invalid/rows \\
+                | tool load rows.db - --pk id
+            --pk id means nothing here
+
+        In Python:
+
+            tool.load("rows.db", csv="--not-a-flag")
+        """
+    )
+    assert [(r.token, r.line, r.where, r.command) for r in p.refs if r.kind == "flag"] == [
+        ("--csv", 5, "fence", ("tool", "load", "rows.db", "rows.csv")),
+        ("--pk", 9, "fence", ("tool", "load", "rows.db", "-")),
+    ]
