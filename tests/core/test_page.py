@@ -898,3 +898,22 @@ def test_an_indented_code_block_with_a_prompt_is_a_shell_session():
         ("--csv", 5, "fence", ("tool", "load", "rows.db", "rows.csv")),
         ("--pk", 9, "fence", ("tool", "load", "rows.db", "-")),
     ]
+
+
+def test_a_help_listing_row_after_a_wrapped_help_line_is_a_row_of_its_own():
+    p = page(
+        """
+        ```text
+        Usage: tool query [OPTIONS] PATH
+
+        Options:
+          --fmt TEXT   One of grid, plain,
+                       simple, tsv
+          --json-cols  Detect JSON columns
+        ```
+        """
+    )
+    assert [(r.token, r.command) for r in p.refs if r.kind == "flag"] == [
+        ("--fmt", None),
+        ("--json-cols", None),
+    ]

@@ -38,7 +38,7 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
                 continue  # another program's flag
             if scope.unread_subcommand():
                 continue  # a subcommand no flag of the program names: its flags are unknown here
-            deltas = for_scope(deltas, scope, inputs.base_facts)
+            deltas = _one_per_successor(for_scope(deltas, scope, inputs.base_facts))
         for delta in deltas:
             if (ref.kind == "flag") != (delta.old.kind == "flag") or delta.old.kind == "key":
                 continue  # config keys: keys.py
@@ -58,6 +58,21 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
                 continue
             _gone(inputs, doc, ref, delta, out)
     _claims(inputs, page, found, out)
+
+
+def _one_per_successor(deltas: list[Delta]) -> list[Delta]:
+    """A flag several subcommands shared, gone from all (one option a decorator gives each), is
+    a delta of each subcommand: a line naming none of them hears of it once, from the first."""
+    seen: set[tuple[str, str | None]] = set()
+    out = []
+    for d in deltas:
+        if d.kind != "changed":
+            key = (d.kind, d.new.token if d.new is not None else None)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(d)
+    return out
 
 
 def for_scope(deltas: Sequence[Delta], scope: Scope, base: Facts) -> list[Delta]:
