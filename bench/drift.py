@@ -189,7 +189,11 @@ def remove(text: str, fact: Fact) -> str | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    removed = _remove_parameter(text, tree, fact) or _remove_record(text, tree, fact)
+    removed = (
+        _remove_parameter(text, tree, fact)
+        or _remove_record(text, tree, fact)
+        or _remove_element(text, tree, fact)
+    )
     if removed is not None:
         return removed
     spec = _spec(text, fact)
@@ -261,6 +265,30 @@ def _remove_record(text: str, tree: ast.Module, fact: Fact) -> str | None:
             ].strip() in ("", ",")
             if alone and (found is None or arg.lineno > found.lineno):
                 found = arg
+    if found is None:
+        return None
+    del lines[found.lineno - 1 : found.end_lineno or found.lineno]
+    return "".join(lines)
+
+
+def _remove_element(text: str, tree: ast.Module, fact: Fact) -> str | None:
+    """A flag declared by one of the calls a tuple or list holds (`_import_options =
+    (click.option("--nl", ...), click.option("--csv", ...))`, applied in a decorator's loop): that
+    element is deleted, on its own lines, and the others kept (as `_remove_record`)."""
+    lines = text.splitlines(keepends=True)
+    found = None
+    for seq in ast.walk(tree):
+        if not isinstance(seq, ast.Tuple | ast.List) or sum(isinstance(e, ast.Call) for e in seq.elts) < 2:
+            continue
+        for e in seq.elts:
+            end = e.end_lineno or e.lineno
+            if not isinstance(e, ast.Call) or not e.lineno <= fact.line <= end or e.lineno == seq.lineno:
+                continue
+            alone = not lines[e.lineno - 1][: e.col_offset].strip() and lines[end - 1][
+                e.end_col_offset or 0 :
+            ].strip() in ("", ",")
+            if alone and (found is None or e.lineno > found.lineno):
+                found = e
     if found is None:
         return None
     del lines[found.lineno - 1 : found.end_lineno or found.lineno]

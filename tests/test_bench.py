@@ -100,3 +100,19 @@ def test_drift_benchmark_injects_each_mutation_and_counts_the_stale_lines(tmp_pa
         injected, caught = table[mutation][:2]
         assert (injected, caught) == ("1", "1"), proc.stdout
     assert "crashes: 0" in proc.stdout
+
+
+def test_drift_removes_one_option_of_a_tuple_of_options_and_keeps_the_others():
+    sys.path.insert(0, str(ROOT / "bench"))
+    import drift
+
+    from bot.core.model import Fact
+
+    text = (
+        "import click\n\n_reading = (\n"
+        '    click.option("--json-lines", is_flag=True),\n'
+        '    click.option("--sep", default=","),\n'
+        ")\n"
+    )
+    fact = Fact.of("flag", "--sep", "sep", "cli", "cli.py", 5, {})
+    assert drift.remove(text, fact) == text.replace('    click.option("--sep", default=","),\n', "")

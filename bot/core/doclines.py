@@ -399,16 +399,59 @@ _NO_LONGER = lazyre.compile(
 )
 
 
+# Words before a thing a sentence says the code had once: "previously every column was TEXT
+# unless you passed `--detect-types`", "the old `-d/--detect-types` flag". A "now" or "instead"
+# between them turns to what the reader should do today.
+_ONCE = lazyre.compile(r"\b(?:previously|formerly|used to|in the past)\b", re.IGNORECASE)
+_TODAY = lazyre.compile(r"\b(?:now|instead|today|currently)\b|;", re.IGNORECASE)
+_OLD_ONE = lazyre.compile(r"\b(?:old|former|legacy|obsolete)\s+[`*_:]*(?:-[\w-]+/)?[`*_:]*$", re.IGNORECASE)
+# A list item (`- x`, `* x`, `1. x`, `#. x`): one of the things the paragraph before the list names.
+_ITEM = lazyre.compile(r"\s*(?:[-*+]|\d+[.)]|#\.)\s")
+
+
 def no_longer_there(doc: DocPage, line: int, token: str) -> bool:
-    """Whether the sentence citing `token` on `line` says, after it, that the code no longer has
-    it (`The `--swap-space` flag has been removed`): history, true as written."""
+    """Whether the sentence citing `token` on `line` says that the code no longer has it: after
+    it (`The `--swap-space` flag has been removed`), or before it (`previously ... unless you
+    passed `--detect-types``, `the old `--detect-types` flag`), or the line is an item of a list
+    the paragraph above introduces so (`Two things have been removed:`): history, true as written."""
     first, last = sentences_at(doc, line)
     text = " ".join(doc.lines[i - 1].strip() for i in range(first, last + 1))
     for sentence in _SENTENCE_END.split(text):
         at = sentence.find(token)
-        if at >= 0 and _NO_LONGER.search(sentence, at + len(token)):
-            return True
-    return False
+        while at >= 0:
+            if _NO_LONGER.search(sentence, at + len(token)):
+                return True
+            before = sentence[:at]
+            once = [m.end() for m in _ONCE.finditer(before)]
+            if (once and not _TODAY.search(before, once[-1])) or _OLD_ONE.search(before[-60:]):
+                return True
+            at = sentence.find(token, at + 1)
+    return _listed_as_gone(doc, line)
+
+
+def _listed_as_gone(doc: DocPage, line: int) -> bool:
+    """Is `line` in an item of a list whose lead-in, the paragraph just above the list, ends in a
+    colon and says what follows is gone ("The following flags were removed:")?"""
+    if not 0 < line <= len(doc.lines):
+        return False
+    at = line
+    while at > 1 and not _ITEM.match(doc.lines[at - 1]):
+        if not doc.lines[at - 1].strip() or at < line - 12:
+            return False  # a paragraph of its own, or no item within reach
+        at -= 1  # the item's own wrapped lines
+    while at > 1 and (_ITEM.match(doc.lines[at - 2]) or doc.lines[at - 2][:1] in (" ", "\t")):
+        at -= 1  # the items above it, and their wrapped or indented lines
+    if not _ITEM.match(doc.lines[at - 1]):
+        return False
+    lead = at - 1
+    while lead > 0 and not doc.lines[lead - 1].strip():
+        lead -= 1  # the blank line reStructuredText wants before a list
+    if lead == 0 or _ITEM.match(doc.lines[lead - 1]):
+        return False
+    first, _ = paragraph(doc, lead)
+    text = " ".join(doc.lines[i - 1].strip() for i in range(first, lead + 1))
+    sentence = _SENTENCE_END.split(text)[-1]
+    return sentence.endswith(":") and _NO_LONGER.search(sentence) is not None
 
 
 # The words before a path the reader is told to make: "you would create `changelog.d/1234.bugfix.md`

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from bot.core import decorated_clis, init_pairs, init_runtime, typed_clis
+from bot.core import decorated_clis, init_pairs, init_runtime, lazyre, typed_clis
 from bot.core.extract import parsed, walk
 from bot.core.globs import is_pattern, is_snapshot
 from bot.core.init_config import KeysPlan, plan_keys, rule_lines
@@ -441,7 +441,7 @@ def _history(tree: Tree, pattern: str) -> list[str]:
             continue
         parts = path.split("/")
         dated = next((i for i, part in enumerate(parts[:-1]) if _dated(part)), None)
-        if dated is None and not parts[-1].upper().startswith(_HISTORY_PAGES):
+        if dated is None and not _history_page(tree, path):
             continue
         entry = "/".join(parts[: dated + 1]) + "/**" if dated is not None else path
         if entry not in out and not any(entry.startswith(x[:-2]) for x in out if x.endswith("/**")):
@@ -464,6 +464,24 @@ def _by_name(excluded: list[str], pattern: str) -> list[str]:
         elif (joined := f"{root}/**/{name}" if root else f"**/{name}") not in out:
             out.append(joined)
     return out
+
+
+# The title of a guide from one release to the next: "Migrating from 1.x", "Migration guide", "v2".
+_GUIDE_TITLE = lazyre.compile(r"\b(?:from|to|guide|upgrad\w*)\b|\d+\.\d+|\bv\d", re.IGNORECASE)
+
+
+def _history_page(tree: Tree, path: str) -> bool:
+    """Is the page release notes or a guide to what a release changed, by its name? A page named
+    `migrations.rst` more often documents a feature of that name (a database's schema migrations,
+    a command that applies them) than a guide: it is one only when its title says so."""
+    name = path.rsplit("/", 1)[-1].upper()
+    if not name.startswith(_HISTORY_PAGES):
+        return False
+    if not name.startswith("MIGRATIONS."):
+        return True
+    text = tree.read(path)
+    titles = [s.title for s in parse_doc(path, text).sections if s.level > 0][:1] if text is not None else []
+    return not titles or _GUIDE_TITLE.search(titles[0]) is not None
 
 
 def _parsers(tree: Tree, paths: Iterable[str]) -> Iterable[Parser]:

@@ -231,6 +231,12 @@ class _Walker:
             elif t == "fence" and tok.map is not None:
                 self.refs.extend(fence_refs(tok, tok.map[0] + off + 1, self.source, self.lines, self.shell))
                 self.refs.extend(config_refs(tok, tok.map[0] + off + 1, self.source, self.lines))
+            elif t == "code_block" and tok.map is not None and _SESSION.search(tok.content):
+                # CommonMark's indented code (four spaces, no fence) says no language: a block whose
+                # lines show a `$ ` prompt is a shell session (`$ tool insert x.db --csv`), read as
+                # a `console` fence; any other (Python, output) cites nothing, as before.
+                session = tok.copy(type="fence", info="console")
+                self.refs.extend(fence_refs(session, tok.map[0] + off, self.source, self.lines, self.shell))
             elif t == "html_block" and tok.map is not None:
                 self.anchors.update(ANCHOR_TAG_RE.findall(tok.content))
                 if depth == 0:
@@ -247,6 +253,10 @@ class _Walker:
         if inner == block_lines or not any(line.strip() for line in inner):
             return
         self.walk(_markdown(self.indented_code).parse("\n".join(inner)), off + tok.map[0], depth=1)
+
+
+# A line of a session: a `$ ` prompt and the command after it.
+_SESSION = lazyre.compile(r"^[ \t]*\$ \S", re.M)
 
 
 def _github_repeat(slug: str, n: int) -> str:

@@ -272,6 +272,10 @@ def fence_refs(
         lang in ("console", "shell-session", "shellsession", "terminal") and prompted
     ) or first.startswith("$ ")
     out: list[RawRef] = []
+    # A help listing (`Usage: tool query [OPTIONS]`, then its rows): a row opening with a flag is
+    # a row of its own, never the line above's (a row's help wrapped onto a line of its own,
+    # `unsafehtml, youtrack`, is no command the next row's flag is given to).
+    listing = any(_HELP_LISTING.match(line.lstrip()) for line in tok.content.split("\n"))
     # A command runs across `\` continuations; segments split at && | ; and a bare `--`.
     command: list[str] = []
     continued, script_seen = False, False
@@ -305,6 +309,7 @@ def fence_refs(
         # command's. Not a help listing's rows (`Usage: tool [OPTIONS]`, `Options:`).
         wrapped = (
             bool(command)
+            and not listing
             and not command[0].endswith(":")
             and bool(words)
             and FLAG_RE.fullmatch(words[0][0].partition("=")[0]) is not None

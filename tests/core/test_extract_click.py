@@ -368,6 +368,57 @@ def test_options_a_shared_decorator_applies_belong_to_each_command_it_decorates(
     assert {t.split(" @")[0] for t in found} == {"--td", "--tools-debug", "--chain-limit", "--port"}
 
 
+def test_a_module_level_tuple_of_options_is_applied_by_the_decorators_that_name_it():
+    # A tuple of option decorators kept under a name, applied by a plain decorator's loop and
+    # spliced into a decorator factory's own tuple: each command it decorates takes them all.
+    text = """
+    import click
+
+    _reading = (
+        click.option("--json-lines", is_flag=True),
+        click.option("-s", "--sep", default=","),
+    )
+    SIZE = click.option("--size", type=int, default=10)
+
+    def reading_options(fn):
+        for decorator in reversed(_reading):
+            fn = decorator(fn)
+        return fn
+
+    def loading_options(*, needs_key=False):
+        def inner(fn):
+            for decorator in reversed((click.option("--key", required=needs_key),) + _reading + (SIZE,)):
+                fn = decorator(fn)
+            return fn
+        return inner
+
+    @click.group()
+    def cli():
+        pass
+
+    @cli.command()
+    @reading_options
+    def check():
+        pass
+
+    @cli.command()
+    @loading_options(needs_key=True)
+    def load():
+        pass
+    """
+    found = facts("click", text)
+    assert found["--sep @check"]["default"] == ","
+    assert "--json-lines @check" in found and "--key @check" not in found
+    assert {t for t in found if t.endswith("@load")} == {
+        "--key @load",
+        "--json-lines @load",
+        "-s @load",
+        "--sep @load",
+        "--size @load",
+    }
+    assert not any("@" not in t for t in found)  # nothing is left as another module's
+
+
 def test_a_decorator_built_from_options_and_click_s_version_and_help_switches():
     text = """
     import click

@@ -138,6 +138,19 @@ def test_release_notes_of_one_name_are_one_exclude_that_outlives_a_move():
     assert not audit(pack.rules, MemoryTree(moved)).findings
 
 
+def test_a_page_on_a_migrations_feature_is_kept_and_a_migration_guide_left_out():
+    # `migrations.md` documenting a command that applies schema migrations cites its flags as
+    # they are; a guide from one release to the next says what they were.
+    feature = "# Schema migrations\n\nRun `tool --model m` to apply them.\n"
+    guide = "# Migrating from 1.x to 2.0\n\n`--net` is `--model` now.\n"
+    text = config_for(MemoryTree({**FILES, "docs/migrations.md": feature}), "abc123") or ""
+    assert "docs/migrations.md" not in text and "docs/HISTORY.md" in text  # under docs/**, kept
+    text = config_for(MemoryTree({**FILES, "docs/migrations.md": guide}), "abc123") or ""
+    assert "docs/migrations.md" in text
+    text = config_for(MemoryTree({**FILES, "docs/MIGRATION.md": "# Notes\n\n`--net`\n"}), "abc123") or ""
+    assert "docs/MIGRATION.md" in text  # a singular name is a guide whatever its title
+
+
 def test_the_config_is_short_uses_globs_and_validates_against_the_repository():
     tree = MemoryTree(FILES)
     text = config_for(tree, "abc123")

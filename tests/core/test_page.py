@@ -896,3 +896,48 @@ def test_a_backslash_ending_the_last_word_continues_the_command():
         ("--seed", ("launch", "--config", "$CONFIG")),
         ("--steps", ("launch", "--config", "$CONFIG", "--seed", "1")),
     ]
+
+
+def test_an_indented_code_block_with_a_prompt_is_a_shell_session():
+    # CommonMark's indented code: `$ ` lines are commands, the others their output.
+    p = page(
+        """
+        # Tool
+
+        Try it:
+
+            $ tool load rows.db rows.csv --csv
+            [####] 100%
+
+            $ curl https://example.invalid/rows \\
+                | tool load rows.db - --pk id
+            --pk id means nothing here
+
+        In Python:
+
+            tool.load("rows.db", csv="--not-a-flag")
+        """
+    )
+    assert [(r.token, r.line, r.where, r.command) for r in p.refs if r.kind == "flag"] == [
+        ("--csv", 5, "fence", ("tool", "load", "rows.db", "rows.csv")),
+        ("--pk", 9, "fence", ("tool", "load", "rows.db", "-")),
+    ]
+
+
+def test_a_help_listing_row_after_a_wrapped_help_line_is_a_row_of_its_own():
+    p = page(
+        """
+        ```text
+        Usage: tool query [OPTIONS] PATH
+
+        Options:
+          --fmt TEXT   One of grid, plain,
+                       simple, tsv
+          --json-cols  Detect JSON columns
+        ```
+        """
+    )
+    assert [(r.token, r.command) for r in p.refs if r.kind == "flag"] == [
+        ("--fmt", None),
+        ("--json-cols", None),
+    ]

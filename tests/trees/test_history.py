@@ -183,6 +183,21 @@ def test_check_suggests_what_history_says_replaced_a_token(repo, capsys):
     assert replacement == "Or `--no-keep-fp32-master`; the code is in `pkg/fsdp/`."
 
 
+def test_a_line_the_change_wrote_saying_a_flag_is_gone_gets_no_history(repo, capsys):
+    # An upgrade guide's line: the history would say what became of the flag, the line says it.
+    page = repo / DOC
+    told = (
+        "\nPreviously you passed `--disable-fp32-master` to keep it.\n\n"
+        "The `--disable-fp32-master` flag has been removed.\n"
+    )
+    page.write_text(page.read_text() + told)
+    code, report = run(repo, capsys=capsys)
+    assert (code, report["findings"]) == (0, [])
+    page.write_text(page.read_text() + "\nTrain with `--disable-fp32-master`.\n")
+    code, report = run(repo, capsys=capsys)
+    assert [f["doc"]["line"] for f in report["findings"]] == [len(page.read_text().splitlines())]
+
+
 def test_no_history_switch_and_a_shallow_clone_check_without_it(repo, tmp_path, capsys):
     stale_line(repo)
     _, report = run(repo, "--no-history", capsys=capsys)

@@ -15,6 +15,7 @@ from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.new_rows import in_default_column
 from bot.core.check.overrides import overrides_a_base
 from bot.core.check.ownership import Scope
+from bot.core.extract.argparse_calls import takes_choice
 from bot.core.facts import Facts
 from bot.core.model import Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
@@ -38,7 +39,7 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
                 continue  # another program's flag
             if scope.unread_subcommand():
                 continue  # a subcommand no flag of the program names: its flags are unknown here
-            deltas = for_scope(deltas, scope, inputs.base_facts)
+            deltas = _one_per_successor(for_scope(deltas, scope, inputs.base_facts))
         for delta in deltas:
             if (ref.kind == "flag") != (delta.old.kind == "flag") or delta.old.kind == "key":
                 continue  # config keys: keys.py
@@ -58,6 +59,21 @@ def code_to_doc(inputs: RuleInputs, page: Page, found: Deltas, out: Findings) ->
                 continue
             _gone(inputs, doc, ref, delta, out)
     _claims(inputs, page, found, out)
+
+
+def _one_per_successor(deltas: list[Delta]) -> list[Delta]:
+    """A flag several subcommands shared, gone from all (one option a decorator gives each), is
+    a delta of each subcommand: a line naming none of them hears of it once, from the first."""
+    seen: set[tuple[str, str | None]] = set()
+    out = []
+    for d in deltas:
+        if d.kind != "changed":
+            key = (d.kind, d.new.token if d.new is not None else None)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(d)
+    return out
 
 
 def for_scope(deltas: Sequence[Delta], scope: Scope, base: Facts) -> list[Delta]:
@@ -297,7 +313,9 @@ def _changed(inputs: RuleInputs, doc: DocPage, ref: Ref, delta: Delta, out: Find
         allowed = (new.attr("choices") or "").split(",")
         before = (old.attr("choices") or "").split(",")
         for value in doclines.cited_values(ref.value, before + allowed):
-            if value in before and value not in allowed:
+            if value in before and not takes_choice(
+                value, allowed, new.attr("type"), new.attr("case_sensitive")
+            ):
                 message = wording.choice_dropped(value, ref.token, allowed)
                 out.emit("changed", f"{ref.token} {value}", message, doc=doc, line=ref.line, code=code)
     elif delta.attr == "type":

@@ -80,7 +80,9 @@ def deltas(base: Facts, head: Facts, evidence: ChangeEvidence | None = None) -> 
             continue
         if any(e.path == old.path for e in head.errors):
             continue  # the file does not parse at head; that is the finding
-        lost.append((token, old))
+        # A flag gone from every command that had it (one option a decorator gives eight
+        # subcommands): gone from each, so a help listing of each subcommand hears of it.
+        lost.extend((token, one) for one in (_one_per_command(olds) if old.kind == "flag" else [old]))
     keyless = [old for _, old in lost if _same_dest(old, head, new_tokens) is None]
     replaced: Replacements = {}
     if keyless and evidence is not None:

@@ -13,7 +13,7 @@ from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest, fits_name, misspelt, subject
 from bot.core.check.ownership import PLACEHOLDER_WORD, Scope, is_fragment
 from bot.core.check.touched import cites_paths
-from bot.core.extract.argparse_calls import converted
+from bot.core.extract.argparse_calls import takes_choice
 from bot.core.kinds import FLAG_KINDS
 from bot.core.model import CodeLocation, Fact
 from bot.core.page import DefaultClaim, DocPage, Ref
@@ -278,8 +278,8 @@ def _resolve_flag(inputs: RuleInputs, doc: DocPage, ref: Ref, scope: Scope, out:
     for value in doclines.cited_values(ref.value, allowed):
         if value.lower() in placeholders:
             continue
-        if all(converted(f.attr("type"), value) in allowed for f in facts):
-            continue  # the flag's `type=` folds it into a choice before argparse checks it
+        if all(takes_choice(value, allowed, f.attr("type"), f.attr("case_sensitive")) for f in facts):
+            continue  # the flag's `type=` (or click's case folding) makes it a choice
         if value not in allowed and not is_external(value, inputs.rule.external):
             near = closest(value, allowed, 0.6)
             if near is not None and not misspelt(value, near):

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from bot.core import doclines
 from bot.core.check import wording
 from bot.core.check.deltas import deltas
 from bot.core.check.doc_to_code import open_parser_takes
@@ -181,7 +182,12 @@ def from_history(
     mentioned = [(page, ref) for page in inputs.pages for ref in page.mentions if ref.where != "item"]
     for page, ref in [*written, *mentioned]:
         key = (page.doc.path, ref.line, ref.token)
-        if key not in reported and _stale_flag(inputs, ref) and _judged_here(inputs, page, ref):
+        if (
+            key not in reported
+            and _stale_flag(inputs, ref)
+            and _judged_here(inputs, page, ref)
+            and not _told(page, ref)
+        ):
             reported.add(key)
             asked.append((None, page, ref))
     groups: dict[tuple[str, ...], set[str]] = {}
@@ -359,6 +365,16 @@ def _stale_flag(inputs: RuleInputs, ref: Ref) -> bool:
         and not is_external(token, inputs.rule.external)
         # moved to a command line the rule does not read (llm's `--chat`, now its plugin's)
         and not inputs.own.declared_somewhere(token)
+    )
+
+
+def _told(page: Page, ref: Ref) -> bool:
+    """Does the sentence citing the flag say the code no longer has it ("the old `--x` flag",
+    "`--x` has been removed") or does not have it yet? Then the history has nothing to add: the
+    line is right as written (doc_to_code.py leaves it alone for the same reason)."""
+    doc = page.doc
+    return doclines.no_longer_there(doc, ref.line, ref.token) or doclines.not_yet_there(
+        doc, ref.line, ref.token
     )
 
 

@@ -56,6 +56,15 @@ def converted(type_text: str | None, value: str) -> str:
     return getattr(value, method)() if method else value
 
 
+def takes_choice(value: str, allowed: list[str], type_text: str | None, case_sensitive: str | None) -> bool:
+    """Whether the parser accepts `value` for a flag offering `allowed`: as its `type` converts
+    it, and in any case when the flag folds case (click's `Choice(..., case_sensitive=False)`)."""
+    value = converted(type_text, value)
+    if case_sensitive == "false":
+        return value.casefold() in {a.casefold() for a in allowed}
+    return value in allowed
+
+
 class Flag(NamedTuple):
     token: str
     dest: str

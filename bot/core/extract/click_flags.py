@@ -289,20 +289,40 @@ def _commands(tree: ast.Module, names: Names) -> dict[str, _Command]:
 def _option_groups(tree: ast.Module, names: Names) -> dict[str, list[ast.Call]]:
     """Module-level functions that apply a set of options to the command they decorate
     (`def tool_options(fn): for d in (click.option(...), ...): fn = d(fn)`): name -> the option
-    calls they make. A function that is a command itself is none."""
-    out: dict[str, list[ast.Call]] = {}
-    for fn in tree.body:
-        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) or fn.decorator_list:
-            continue
-        calls = [
-            node
-            for stmt in fn.body
-            for node in walk.every(stmt)
-            if isinstance(node, ast.Call) and (names.of(node.func) or ("", ""))[1] == "option"
-        ]
-        if calls:
-            out[fn.name] = sorted(calls, key=lambda c: (c.lineno, c.col_offset))
-    return out
+    calls they make. A function that is a command itself is none. The set may be kept under a
+    module-level name the function's loop reads (`for d in reversed(_import_options)`, or spliced
+    into its own tuple, `(...) + _import_options + (...)`), and may hold another such function by
+    name (`load_extension_option`): their options are the function's too, in line order."""
+    kept: dict[str, list[ast.Call]] = {}  # `_import_options = (click.option(...), ...)`
+    bodies: dict[str, list[ast.stmt]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if calls := _option_calls(walk.every(stmt.value), names):
+                kept[stmt.targets[0].id] = calls
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and not stmt.decorator_list:
+            bodies[stmt.name] = stmt.body
+    done: dict[str, list[ast.Call]] = {}
+
+    def options_of(name: str, seen: frozenset[str]) -> list[ast.Call]:
+        if name in done:
+            return done[name]
+        nodes = [node for stmt in bodies[name] for node in walk.every(stmt)]
+        calls = _option_calls(nodes, names)
+        for node in nodes:
+            if not isinstance(node, ast.Name) or not isinstance(node.ctx, ast.Load) or node.id in seen:
+                continue
+            if node.id in kept:
+                calls += kept[node.id]
+            elif node.id in bodies:
+                calls += options_of(node.id, seen | {node.id})  # a cycle stops at a name seen
+        done[name] = sorted({id(c): c for c in calls}.values(), key=lambda c: (c.lineno, c.col_offset))
+        return done[name]
+
+    return {name: found for name in bodies if (found := options_of(name, frozenset({name})))}
+
+
+def _option_calls(nodes: list[ast.AST], names: Names) -> list[ast.Call]:
+    return [n for n in nodes if isinstance(n, ast.Call) and (names.of(n.func) or ("", ""))[1] == "option"]
 
 
 def _applied(

@@ -122,6 +122,8 @@ def option(
     choices = choices_of(type_node, annotation, names, scope, module)
     if choices is not None:
         attrs["choices"] = choices
+        if _folds_case(type_node, keywords):
+            attrs["case_sensitive"] = "false"  # `POLYGON` is the choice `polygon`
     type_name = named_type(type_node, annotation, names)
     if type_name is not None and not is_flag:
         attrs["type"] = type_name
@@ -154,6 +156,18 @@ def flag_fact(token: str, dest: str, line: int, attrs: dict[str, str], source_id
 
 def with_attrs(fact: Fact, **attrs: str) -> Fact:
     return fact.with_attrs(attrs)
+
+
+def _folds_case(type_node: ast.expr | None, keywords: dict[str, ast.expr]) -> bool:
+    """`click.Choice([...], case_sensitive=False)`, or typer's `Option(case_sensitive=False)`
+    (handed to the Choice it makes of an Enum): the value is matched to a choice in any case."""
+    given = (
+        [k.value for k in type_node.keywords if k.arg == "case_sensitive"]
+        if isinstance(type_node, ast.Call)
+        else []
+    )
+    given += [keywords["case_sensitive"]] if "case_sensitive" in keywords else []
+    return any(isinstance(v, ast.Constant) and v.value is False for v in given)
 
 
 def is_true(node: ast.expr | None) -> bool:

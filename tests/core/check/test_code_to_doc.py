@@ -6,7 +6,7 @@ from bot.core.check.code_to_doc import code_to_doc
 from bot.core.check.deltas import deltas
 from bot.core.check.findings import Findings
 from bot.core.model import Finding
-from bot.core.rules import Rule, Source
+from bot.core.rules import DocTarget, Rule, Source
 from tests.core.check.checkkit import CLI, DOC, cli, flags_source, kinds, line_of, prepare, rule
 
 
@@ -73,6 +73,51 @@ def test_a_choice_the_flag_dropped_is_flagged_where_a_line_passes_it():
     assert found[0].message == "`fsdp` is no longer a choice of `--backend` (choices: megatron)"
     # choices no longer read (a Literal moved behind an alias) or dropped: every value is taken
     assert code_change(page, base_cli, cli("'--backend', type=str")) == []
+
+
+def test_a_choice_rewritten_in_another_case_is_still_taken_when_click_folds_case():
+    page = "Pass `--kind POLYGON` for an area.\n"
+    module = (
+        "import click\n\n@click.command()\n"
+        "@click.option('--kind', type=click.Choice([{}]{}))\ndef shape(kind):\n    pass\n"
+    )
+    clicked = rule(Source(id="cli", kind="click", paths=(CLI,)))
+    base = {DOC: page, CLI: module.format("'POINT', 'POLYGON'", ", case_sensitive=False")}
+    head = {DOC: page, CLI: module.format("'point', 'polygon'", ", case_sensitive=False")}
+    assert judge(clicked, base, head) == []
+    # Matched case-sensitively (click's default), `POLYGON` is no longer taken.
+    base = {DOC: page, CLI: module.format("'POINT', 'POLYGON'", "")}
+    head = {DOC: page, CLI: module.format("'point', 'polygon'", "")}
+    assert kinds(judge(clicked, base, head)) == [("changed", "--kind POLYGON")]
+
+
+def test_an_option_every_subcommand_shares_renamed_is_stale_in_each_subcommand_s_listing():
+    # One option a decorator gives two subcommands, renamed: each subcommand's help listing
+    # (a row after another row's wrapped help) is stale, and a line naming neither hears once.
+    module = (
+        "import click\n\n\ndef output_options(fn):\n"
+        "    for d in reversed((click.option('--nl', is_flag=True),\n"
+        "                       click.option('--json-cols', is_flag=True))):\n"
+        "        fn = d(fn)\n    return fn\n\n\n@click.group()\ndef cli():\n    pass\n\n\n"
+        "@cli.command()\n@output_options\ndef query():\n    pass\n\n\n"
+        "@cli.command()\n@output_options\ndef rows():\n    pass\n"
+    )
+    listing = (
+        "::\n\n    Usage: tool {} [OPTIONS]\n\n    Options:\n"
+        "      --nl         Lines of\n                   JSON\n      --json-cols  Detect\n\n"
+    )
+    page = "Query\n=====\n\n" + listing.format("query") + "Rows\n====\n\n" + listing.format("rows")
+    page += "Also\n====\n\nPass ``--json-cols`` to detect.\n"
+    doc = "docs/ref.rst"
+    clicked = rule(Source(id="cli", kind="click", paths=(CLI,)), docs=(DocTarget(doc),))
+    project = {"pyproject.toml": '[project]\nname = "tool"\n[project.scripts]\ntool = "tool.cli:cli"\n'}
+    base = {doc: page, CLI: module, **project}
+    found = judge(clicked, base, dict(base, **{CLI: module.replace("'--json-cols'", "'--json-columns'")}))
+    assert [(f.kind, f.doc.line) for f in found] == [
+        ("renamed", line_of(page, "--json-cols  Detect")),
+        ("renamed", page.splitlines().index("      --json-cols  Detect", 12) + 1),
+        ("renamed", line_of(page, "Pass ``--json-cols``")),
+    ]
 
 
 def test_a_value_that_no_longer_fits_the_flags_type_is_flagged():

@@ -519,6 +519,18 @@ def test_a_claimed_default_the_flag_cannot_hold_is_another_settings():
     assert (port.kind, port.symbol) == ("wrong-default", "--port")
 
 
+def test_a_click_choice_that_folds_case_takes_a_value_in_any_case():
+    module = (
+        "import click\n\n@click.command()\n"
+        "@click.option('--kind', type=click.Choice(['point', 'polygon'], case_sensitive=False))\n"
+        "@click.option('--fmt', type=click.Choice(['csv', 'tsv']))\ndef shape(kind, fmt):\n    pass\n"
+    )
+    clicked = rule(Source(id="cli", kind="click", paths=(CLI,)))
+    assert judge("Pass `--kind Polygon`.\n", files={CLI: module}, rule_=clicked) == []
+    found = judge("Pass `--kind circle` or `--fmt Tsv`.\n", files={CLI: module}, rule_=clicked)
+    assert sorted(kinds(found)) == [("unresolved", "--fmt Tsv"), ("unresolved", "--kind circle")]
+
+
 def test_a_value_the_flags_type_folds_into_a_choice_is_one():
     # argparse converts the value with `type=` before it checks `choices=`.
     code = {
@@ -557,6 +569,24 @@ def test_a_flag_a_sentence_says_is_gone_is_history():
     page = "The `--swap-space` flag has been removed; pass `--kv-space` instead.\n"
     assert kinds(judge(page)) == [("unresolved", "--kv-space")]
     assert kinds(judge("Pass `--swap-space` to swap.\n")) == [("unresolved", "--swap-space")]
+
+
+def test_a_flag_a_sentence_says_the_code_had_once_is_history():
+    page = (
+        "Sizes are now guessed - previously every file was read whole unless you passed\n"
+        "`--guess-size`. To keep the old way pass `--seed`.\n\n"
+        "Two things have been removed:\n\n"
+        "- The `TOOL_GUESS` variable.\n"
+        "- The `-g/--guess` switch itself, which did\n  nothing any more.\n\n"
+        "The old `--stale-mode` flag did nothing.\n"
+    )
+    assert judge(page) == []
+    # What the reader is told to do now is still judged, and so is a list no lead-in calls gone.
+    page = (
+        "Previously you passed `--guess-size`; now pass `--gues-size`.\n\n"
+        "Two things were added:\n\n- The `--guess` switch.\n"
+    )
+    assert kinds(judge(page)) == [("unresolved", "--gues-size"), ("unresolved", "--guess")]
 
 
 def test_the_negative_of_a_flag_declared_with_a_mapping_s_keywords_may_be_its_own():
