@@ -19,7 +19,7 @@ from bot.core.check.codenames import cited_name, env_name
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.flag_env import read_by
 from bot.core.check.inputs import Page, RuleInputs
-from bot.core.check.near import closest
+from bot.core.check.near import closest, misspelt
 from bot.core.model import CodeLocation
 
 _SPANS = ("inline", "table")
@@ -101,6 +101,10 @@ def _code_location(inputs: RuleInputs, path: str, line: int) -> CodeLocation:
     return CodeLocation(head_path, diff.head_line_for(line))
 
 
+def _words(variable: str) -> str:
+    return variable.lower().replace("_", "-")
+
+
 def unread_env(inputs: RuleInputs, page: Page, out: Findings) -> None:
     env = inputs.environment
     if env is None:
@@ -120,6 +124,8 @@ def unread_env(inputs: RuleInputs, page: Page, out: Findings) -> None:
         near = closest(name, [v for v in read if v.startswith(prefix)], 0.85)
         if near is None or near in {cited_name(r.token) for r in page.doc.refs_on(ref.line)}:
             continue
+        if not misspelt(_words(name), _words(near)):
+            continue  # another word, not a typo: crewAI's `CREWAI_PLUS_ID` is not `CREWAI_USER_ID`
         out.emit(
             "unresolved",
             ref.token,

@@ -213,6 +213,18 @@ def test_a_doc_edit_citing_a_near_miss_of_an_environment_variable_the_code_reads
     )
 
 
+def test_a_variable_one_word_away_from_one_the_code_reads_is_another_variable():
+    # crewAI's Datadog guide: `CREWAI_PLUS_ID` is set by the hosted platform; the code reads
+    # `CREWAI_USER_ID`, another word, not the same one mistyped.
+    api = 'import os\n\nUSER = os.getenv("CREWAI_USER_ID", "")\n'
+    base = {"pkg/api.py": api, "docs/env.md": "# Environment\n\nNothing yet.\n"}
+    page = "# Environment\n\nTagged when `CREWAI_PLUS_ID` is set; `CREWAI_USR_ID` names the user.\n"
+    findings = run(base, {**base, "docs/env.md": page}, ENV_CONFIG)
+    assert [(f.symbol, f.suggestion.replacement if f.suggestion else None) for f in findings] == [
+        ("CREWAI_USR_ID", "Tagged when `CREWAI_PLUS_ID` is set; `CREWAI_USER_ID` names the user.")
+    ]
+
+
 def test_a_source_that_names_no_cited_variable_nor_the_environment_is_not_read_for_them():
     # pkg/broken.py does not tokenize, so it could use any name past where it stops, but its text
     # writes neither the cited variable nor `environ`/`getenv`: the near miss is still reported.
