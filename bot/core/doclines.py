@@ -387,8 +387,10 @@ def no_longer_there(doc: DocPage, line: int, token: str) -> bool:
 
 # The words before a path the reader is told to make: "you would create `changelog.d/1234.bugfix.md`
 # and `changelog.d/1234.doc.md`", "create a file named `conf/local.yaml`".
+# "Add" with an article before the path is a new file too ("add a ``RELEASE.md`` file in the
+# root"); "add `x` to the index" may name one the repository has.
 _TO_CREATE = lazyre.compile(
-    r"\b(?:create|creating|touch)\s+(?:(?:a|an|the|your|new|own|empty)\s+)*"
+    r"\b(?:create|creating|touch|add(?:ing)?(?=\s+(?:a|an|new|your)\s))\s+(?:(?:a|an|the|your|new|own|empty)\s+)*"
     r"(?:(?:file|folder|directory|module|script)\s+)?(?:(?:called|named|at|in)\s+)?"
     r"(?:[`*]+[^`*\s]+[`*]+\s*(?:,\s*)?(?:and\s+|or\s+)?)*[`*_:]*$",
     re.IGNORECASE,
@@ -470,18 +472,27 @@ _INSIDE_ELSEWHERE = lazyre.compile(
     r"(?::[a-z]+:|[`*_]*\$|[`*_]*~|[`*_]+[\w.]+\(\))",
     re.IGNORECASE,
 )
+# Or a file the reader keeps in a repository of their own: "Commit a `.github/workflows/x.yml`
+# file to your repo with these contents", "add `conf.py` to your project".
+_IN_READERS_REPO = lazyre.compile(
+    r"^[`*_]*\s+(?:(?:file|folder|directory|dir)\s+)?(?:to|in|into|inside|under|at the root of)\s+"
+    r"your\s+(?:own\s+)?(?:repo|repository|project|site|fork)\b",
+    re.IGNORECASE,
+)
 
 
 def inside_elsewhere(doc: DocPage, line: int, token: str) -> bool:
     """Whether the sentence says the path `token` on `line` is a folder inside a place a function
-    computes, an environment variable names or the home folder holds: not the repository's."""
+    computes, an environment variable names or the home folder holds, or a file of the reader's
+    own repository: not the repository's."""
     if not 0 < line <= len(doc.lines):
         return False
     text = doc.lines[line - 1]
     below = doc.lines[line].strip() if line < len(doc.lines) else ""
     at = text.find(token)
     while at >= 0:
-        if _INSIDE_ELSEWHERE.search((text[at + len(token) :] + " " + below)[:120]):
+        after = (text[at + len(token) :] + " " + below)[:120]
+        if _INSIDE_ELSEWHERE.search(after) or _IN_READERS_REPO.search(after):
             return True
         at = text.find(token, at + 1)
     return False
