@@ -3,6 +3,7 @@ the names a page ties to flags, and default values as a page writes them."""
 
 from __future__ import annotations
 
+import ast
 import html
 import re
 from collections import defaultdict
@@ -135,6 +136,8 @@ def same_default(claimed: str, actual: str | None) -> bool:
     """Does the doc's default (`1 GB`, `on`, `"fp16"`) say what the code's (`1073741824`) does?"""
     if normalize_default(claimed) == normalize_default(actual):
         return True
+    if actual and _same_literal(claimed, actual):
+        return True
     if actual and "/" in claimed + actual and as_path(claimed) == as_path(actual):
         return True  # `./prod_env/` for `prod_env`: one folder, written from here and as a folder
     if (
@@ -152,6 +155,32 @@ def same_default(claimed: str, actual: str | None) -> bool:
         return float(number) in sizes
     except ValueError:
         return False
+
+
+def _same_literal(claimed: str, actual: str) -> bool:
+    """Is the doc's default a Python literal of the code's value, written another way: a raw
+    string (`r'...'` for the pattern itself), a dict in other quotes or order
+    (`{"index": None}` for `{'index': None}`)? Collections are compared as values, a string to
+    the code's text."""
+    text = claimed.strip().strip("`").strip()
+    if len(text) > _MAX_LITERAL or text[:1] not in "{[(\"'rRuU" or len(actual) > _MAX_LITERAL:
+        return False
+    said = _literal(text)
+    if isinstance(said, str):
+        return text[-1:] in "'\"" and said == actual
+    if isinstance(said, dict | list | tuple | set):
+        return said == _literal(actual)
+    return False
+
+
+_MAX_LITERAL = 2000  # longer text is no default a page writes inline
+
+
+def _literal(text: str) -> object:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
 
 
 def in_unit_of(claimed: str, actual: str) -> str:

@@ -16,7 +16,7 @@ import ast
 import posixpath
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -234,7 +234,7 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
     found = plan(tree)
     keys = plan_keys(tree, tree.paths(), _is_source, _is_page)  # bot/core/init_config.py
     if not found.parsers:
-        return _keys_only(keys, revision)
+        return _keys_only(tree, keys, revision)
     # Folders of a page and its scripts each get their own check (bot/core/init_pairs.py).
     argparse_paths = {p.path for p in found.parsers if p.kind == "argparse"}
     paired = init_pairs.pairs(found.cites, argparse_paths)
@@ -256,7 +256,8 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
         "# `docs-sync validate` checks this file; `docs-sync audit` lists what is stale today.",
     ]
     if not found.pages:
-        return "\n".join([*head, "rules:", *pair_lines, *rule_lines(keys, _grouped, _quote), ""])
+        keys_lines = rule_lines(keys, _grouped, _quote, _history_of(tree))
+        return "\n".join([*head, "rules:", *pair_lines, *keys_lines, ""])
     lines = [*head, "rules:", "  - id: cli-docs", "    docs:"]
     for pattern, count in _grouped(found.pages, None, deep=True):
         excluded = _history(tree, pattern) if "*" in pattern else []
@@ -313,7 +314,8 @@ def config_for(tree: Tree, revision: str = "") -> str | None:
             folders = _cli_folders(decorated, found.decorated)
             lines += [_source_entry(tree, x, n) for x, n in folders]
     lines += ["      - id: cited-paths", "        kind: paths", *pair_lines]
-    lines += [*rule_lines(keys, _grouped, _quote), *(f"# {note}" for note in keys.unread), ""]
+    lines += rule_lines(keys, _grouped, _quote, _history_of(tree))
+    lines += [*(f"# {note}" for note in keys.unread), ""]
     return "\n".join(lines)
 
 
@@ -380,9 +382,9 @@ def _coupled(tree: Tree, pattern: str, excluded: Sequence[str], citing: int) -> 
     return f"  # {total} pages, {citing} of them citing flags today"
 
 
-def _keys_only(keys: KeysPlan, revision: str) -> str | None:
+def _keys_only(tree: Tree, keys: KeysPlan, revision: str) -> str | None:
     """The config of a repository whose pages cite config keys and no flags (None: neither)."""
-    rules = rule_lines(keys, _grouped, _quote)
+    rules = rule_lines(keys, _grouped, _quote, _history_of(tree))
     if not rules:
         return None
     at = f" at {revision}" if revision else ""
@@ -419,6 +421,10 @@ def _is_page(path: str) -> bool:
     if any(p in _TEST_DIRS or p.lower() in _HISTORY_DIRS or p.startswith(".") for p in parts[:-1]):
         return False
     return not parts[-1].upper().startswith(_NOT_PAGES)
+
+
+def _history_of(tree: Tree) -> Callable[[str], list[str]]:
+    return lambda pattern: _history(tree, pattern)
 
 
 def _history(tree: Tree, pattern: str) -> list[str]:

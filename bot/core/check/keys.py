@@ -1,4 +1,4 @@
-"""Config keys (sources of kind `pydantic` and `config`) against the lines that cite them: a key
+"""Config keys (sources of kind `pydantic`, `config` and `settings`) against the lines that cite them: a key
 set in a page's YAML or TOML block (`lr: 3e-4` under `optimizer:`), a key or environment
 variable in a code span (`optimizer.lr`, `APP_DATABASE_URL`), a row of a table with a
 Default column.
@@ -37,10 +37,10 @@ from bot.core.doclines import (
 )
 from bot.core.facts import Facts
 from bot.core.model import CodeLocation
-from bot.core.page import DocPage, Ref
+from bot.core.page import SETTING, DocPage, Ref
 from bot.core.submodules import in_submodule, submodule_folders
 
-KEY_KINDS = ("pydantic", "config")
+KEY_KINDS = ("pydantic", "config", "settings")
 _CITES = ("key", "name", "value")  # ref kinds that may be a key: set in a block, or in a span
 
 
@@ -163,7 +163,9 @@ def _value(
         if len(now) == 1 and delta.new_value is not None:
             new = _styled(delta.new_value, value)
             if at is None:
-                edit = (text or value, new)
+                # the value in the page's markup and quotes: ``50`` -> ``70``, 'misc' -> 'general'
+                written = text or value
+                edit = (written, written.replace(value, new, 1)) if value in written else (written, new)
             else:  # a block's line: its value only, never the same number in its comment
                 line_text = _with_value(page.doc.lines[line - 1], at, value, new)
         out.emit(
@@ -197,7 +199,12 @@ _EXPONENT = re.compile(r"[+-]?\d+(?:\.\d+)?[eE][+-]?\d+")
 
 
 def _styled(new: str, written: str) -> str:
-    """`new` as the page writes numbers: `1e-4` where it wrote `3e-4`, not Python's `0.0001`."""
+    """`new` as the page writes numbers (`1e-4` where it wrote `3e-4`, not Python's `0.0001`)
+    and strings (`'general'` where it wrote `'misc'`)."""
+    quote = written.strip()[:1]
+    quoted = quote in ("'", '"') and written.strip().endswith(quote) and len(written.strip()) > 1
+    if quoted and not new.startswith(("'", '"')) and quote not in new:
+        return f"{quote}{new}{quote}"
     if _EXPONENT.fullmatch(written.strip()):
         try:
             mantissa, exponent = f"{float(new):e}".split("e")
@@ -277,6 +284,11 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
     env = {f.token.lower() for f in head.facts if f.kind == "key" and f.attr("kind") == "env"}
     _table_defaults(inputs, page, out)
     schema = Schema.of(head)
+    # A dict of settings' defaults lists some of what the program reads (it takes names the dict
+    # lacks, `f"{template.upper()}_SAVE_AS"`, `settings.get("X")`): a key it does not have is
+    # unknown, and no near miss of one of its keys.
+    open_ids = {s.id for s in inputs.rule.sources if s.kind == "settings"}
+    closed = {f.token for f in head.facts if f.kind == "key" and f.source not in open_ids}
     for ref in page.new_refs:
         token = cited(ref)
         if token is None or token in keys or token.lower() in env:
@@ -287,7 +299,7 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
         if found is True:
             continue  # a key of a model typed into a section of another file's model
         parent = token.rpartition(".")[0]
-        near = _near_key(token, keys | schema.siblings(parent))
+        near = _near_key(token, closed | schema.siblings(parent))
         if near is None and found is not False:
             continue
         if near is not None and _named_on(page.doc, ref.line, near):
@@ -323,6 +335,8 @@ def cited(ref: Ref) -> str | None:
         return None
     if ref.kind == "key" and ref.where == "fence":
         return ref.token  # set in a block: a key whatever its name
+    if ref.column == SETTING:
+        return ref.token  # the setting a directive documents (`.. data:: READERS`)
     token = ref.token.rstrip(":")
     # In prose a key must name something (`warmup_steps`, `optimizer.lr`, `APP_DB_URL`): `model`
     # or `seed` in a span may be anything.
