@@ -8,7 +8,9 @@ directives; code as a shell block (`.. code-block:: bash`, `.. code::`, `.. sour
 `.. prompt:: bash`, `.. code-tab::`, and `::` literal blocks in `.. highlight::`'s language, a
 shell's when none is set); tables (grid, simple and `.. list-table::`); inline literals
 (``` ``--flag`` ```) and the roles that cite code (`:option:`, `:class:`, `:func:`, `:meth:`,
-`:mod:`, `:attr:`, `:envvar:`, `:file:`, ...), `.. option::` directives, and options plain text
+`:mod:`, `:attr:`, `:envvar:`, `:file:`, ...), `.. option::` directives, the settings `.. data::`
+and `.. confval::` document (their name, and the default after `=` or in a `:value:` or
+`:default:` field, bot/core/page.py reading the description's), and options plain text
 writes with their hyphen escaped (`\\--no-clobber` in a table's cell). Comments, raw
 HTML, math, `toctree` and directives of unknown meaning are skipped: no citation read from
 them beats a wrong one.
