@@ -17,6 +17,7 @@ Default column.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import posixpath
 import re
@@ -227,15 +228,15 @@ def _with_value(line: str, key_at: int, value: str, new: str) -> str | None:
 
 def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
     """doc -> code: a row the change wrote in a table with a Default column, whose first cell is
-    a key of a model, must state the model's default (a config file's value is no default)."""
+    a key of a model, must state the model's default (a config file's value is no default); so
+    must a setting's directive (`.. data:: BIND = '127.0.0.1'`) with a whole literal there."""
     doc, changed = page.doc, {r.line for r in page.new_refs}
     for claim in doc.claims:
         subject = claim.subject
-        if (
-            subject is None
-            or claim.line not in changed
-            or first_cell_token(doc.lines[claim.line - 1]) != subject
-        ):
+        if subject is None or claim.line not in changed:
+            continue
+        directive = _directive_claim(doc, subject, claim.line, claim.value)
+        if first_cell_token(doc.lines[claim.line - 1]) != subject and not directive:
             continue
         if not in_scope(claim.section.path, page.sections) or is_external(subject, inputs.rule.external):
             continue
@@ -251,6 +252,8 @@ def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
         actual = fact.attr("default")
         if actual is None or same_default(claim.value, actual) or is_mark(claim.text):
             continue
+        if directive and _same_members(claim.value, actual):
+            continue  # the templates a setting renders, listed in another order: the same ones
         out.emit(
             "wrong-default",
             subject,
@@ -260,6 +263,37 @@ def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
             code=CodeLocation(fact.path, fact.line),
             edit=wording.claim_edit(claim, _styled(actual, claim.value), doc.lines[claim.line - 1]),
         )
+
+
+def _directive_claim(doc: DocPage, subject: str, line: int, value: str) -> bool:
+    """Is the claim on `line` the one a setting's directive makes (`.. data:: NAME = value`, or
+    its `:value:` field), its value a whole Python literal? Not a value the page cuts at the
+    line's end (`= [`) or leaves out (`{...}`), nor a default its description tells in words."""
+    near = [r for r in doc.refs if r.column == SETTING and r.token == subject and 0 <= line - r.line <= 3]
+    if not near:
+        return False
+    if near[0].line != line and not _VALUE_FIELD.match(doc.lines[line - 1]):
+        return False
+    if "..." in value or "\u2026" in value:
+        return False
+    try:
+        ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+_VALUE_FIELD = re.compile(r"\s*:(?:value|default):\s")
+
+
+def _same_members(claimed: str, actual: str) -> bool:
+    """Two lists of the same strings in another order."""
+    try:
+        a, b = ast.literal_eval(claimed.strip()), ast.literal_eval(actual.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    same_kind = isinstance(a, list) and isinstance(b, list)
+    return same_kind and all(isinstance(x, str) for x in a + b) and sorted(a) == sorted(b)
 
 
 def _named_files(page: Page, line: int) -> set[str]:

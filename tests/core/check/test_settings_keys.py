@@ -137,3 +137,21 @@ def test_a_setting_the_dict_lacks_is_unknown_not_a_near_miss_of_one_it_has() -> 
     base = {CODE: code, DOC: PAGE}
     head = {CODE: code, DOC: page}
     assert list(check([RULE], MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings) == []
+
+
+def test_a_directive_the_change_writes_must_state_the_dicts_default() -> None:
+    code = SETTINGS.replace("    'PATH'", "    'BIND': '127.0.0.1',\n    'PATH'")
+    page = (
+        PAGE + "\n.. data:: BIND = ''\n\n   The address.\n\n"
+        ".. data:: DIRECT_TEMPLATES = ['tags', 'index']\n\n   Rendered on their own.\n\n"
+        ".. data:: THEME = {...}\n\n   Computed.\n\n"
+        ".. data:: SUMMARY_MAX_LENGTH\n\n   If unset, it defaults to ``DEFAULT_LENGTH``.\n"
+    )
+    base = {CODE: code, DOC: PAGE}
+    head = {CODE: code, DOC: page}
+    found = list(check([RULE], MemoryTree(base), MemoryTree(head), changes_between(base, head)).findings)
+    # the same templates in another order, a value the page leaves out, a default told in words
+    # and one the code computes are no wrong default
+    assert [(f.kind, f.symbol, f.suggestion.replacement if f.suggestion else None) for f in found] == [
+        ("wrong-default", "BIND", ".. data:: BIND = '127.0.0.1'")
+    ]
