@@ -17,7 +17,7 @@ out, the clone is never written):
 
 - `rename`: the option string (or the field a dataclass-built flag comes from) gets another name;
 - `default`: a numeric or boolean default the page claims is changed;
-- `remove`: the statement declaring the flag is deleted.
+- `remove`: the statement declaring the flag is deleted (a setting: its entry of the dict).
 
 An injection is kept only when the facts at the new commit show it (the old token gone, the
 default changed); the others are counted as not injectable. Then it runs the installed command
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.core.doclines import kept_for_history
-from bot.core.facts import gather
+from bot.core.facts import Facts, gather
 from bot.core.globs import expand_all
 from bot.core.model import Fact
 from bot.core.packfiles import REPO_CONFIG
@@ -91,7 +91,7 @@ def documented(rules: list[Rule], tree: GitTree) -> list[Target]:
     for rule in expand_all(rules, tree, tree, {}):
         facts = gather(rule, tree)
         flags: dict[str, list[Fact]] = defaultdict(list)
-        for fact in facts.flags():
+        for fact in drifting(rule, facts):
             flags[fact.token].append(fact)
         for doc in rule.docs:
             text = tree.read(doc.path)
@@ -122,9 +122,17 @@ def documented(rules: list[Rule], tree: GitTree) -> list[Target]:
     return list(targets.values())
 
 
+def drifting(rule: Rule, facts: Facts) -> list[Fact]:
+    """The facts drift is injected into: the flags, and the keys of dicts of settings' defaults
+    (`'SITENAME': 'A Blog',`, renamed, changed and removed as one entry of the dict)."""
+    settings = {s.id for s in rule.sources if s.kind == "settings"}
+    return [*facts.flags(), *(f for f in facts.facts if f.kind == "key" and f.source in settings)]
+
+
 def _renamed(token: str) -> str:
     sep = "_" if "_" in token and "-" not in token.lstrip("-") else "-"
-    return f"{token}{sep}limit"
+    setting = token.isupper() and token[:1] != "-"  # a setting stays in capitals
+    return f"{token}{sep}{'LIMIT' if setting else 'limit'}"
 
 
 def rename(text: str, fact: Fact) -> str | None:
@@ -176,8 +184,10 @@ def change_default(text: str, fact: Fact) -> str | None:
     annotated = re.compile(rf"{field_}{re.escape(default)}\b")
     # A parameter typed `Annotated[int, typer.Option(...)] = 8`: the default after the bracket.
     after_annotated = re.compile(rf"(\]\s*=\s*){re.escape(default)}\b")
+    # An entry of a dict of settings: `'SUMMARY_MAX_LENGTH': 50,`.
+    entry = re.compile(rf"""(["']{re.escape(fact.key)}["']\s*:\s*){re.escape(default)}\b""")
     for i in range(fact.line - 1, min(len(lines), fact.line + 12)):
-        for pattern in (keyword, annotated, after_annotated):
+        for pattern in (keyword, annotated, after_annotated, entry):
             if pattern.search(lines[i]):
                 lines[i] = pattern.sub(rf"\g<1>{new}", lines[i], count=1)
                 return "".join(lines)
@@ -194,6 +204,7 @@ def remove(text: str, fact: Fact) -> str | None:
         or _remove_record(text, tree, fact)
         or _remove_element(text, tree, fact)
     )
+    removed = removed or _remove_entry(text, tree, fact)
     if removed is not None:
         return removed
     spec = _spec(text, fact)
@@ -219,6 +230,27 @@ def remove(text: str, fact: Fact) -> str | None:
     del lines[best.lineno - 1 : best.end_lineno or best.lineno]
     lines.insert(best.lineno - 1, f"{indent}pass\n")  # keeps a body that had one statement valid
     return "".join(lines)
+
+
+def _remove_entry(text: str, tree: ast.Module, fact: Fact) -> str | None:
+    """A setting's entry of its dict, when it has its lines to itself (`    'PORT': 8000,`)."""
+    if fact.kind != "key":
+        return None
+    lines = text.splitlines(keepends=True)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Dict):
+            continue
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None or key.lineno != fact.line or not _is(key, fact.token):
+                continue
+            end = value.end_lineno or value.lineno
+            before = lines[key.lineno - 1][: key.col_offset]
+            after = lines[end - 1][value.end_col_offset or 0 :]
+            if before.strip() or after.strip() not in ("", ","):
+                return None
+            del lines[key.lineno - 1 : end]
+            return "".join(lines)
+    return None
 
 
 def _spec(text: str, fact: Fact) -> ast.Dict | None:
@@ -362,7 +394,8 @@ MUTATIONS = {"rename": rename, "default": change_default, "remove": remove}
 def injected(drift: Drift, head: GitTree) -> bool:
     """Do the facts at the new commit show the change?"""
     fact = drift.target.fact
-    after = [f for f in gather(drift.target.rule, head).flags() if (f.path, f.key) == (fact.path, fact.key)]
+    rule = drift.target.rule
+    after = [f for f in drifting(rule, gather(rule, head)) if (f.path, f.key) == (fact.path, fact.key)]
     tokens = {f.token for f in after}
     if drift.mutation in ("rename", "remove"):
         return drift.target.fact.token not in tokens

@@ -3,6 +3,7 @@ the names a page ties to flags, and default values as a page writes them."""
 
 from __future__ import annotations
 
+import ast
 import html
 import re
 from collections import defaultdict
@@ -135,6 +136,8 @@ def same_default(claimed: str, actual: str | None) -> bool:
     """Does the doc's default (`1 GB`, `on`, `"fp16"`) say what the code's (`1073741824`) does?"""
     if normalize_default(claimed) == normalize_default(actual):
         return True
+    if actual and _same_literal(claimed, actual):
+        return True
     if actual and "/" in claimed + actual and as_path(claimed) == as_path(actual):
         return True  # `./prod_env/` for `prod_env`: one folder, written from here and as a folder
     if (
@@ -152,6 +155,32 @@ def same_default(claimed: str, actual: str | None) -> bool:
         return float(number) in sizes
     except ValueError:
         return False
+
+
+def _same_literal(claimed: str, actual: str) -> bool:
+    """Is the doc's default a Python literal of the code's value, written another way: a raw
+    string (`r'...'` for the pattern itself), a dict in other quotes or order
+    (`{"index": None}` for `{'index': None}`)? Collections are compared as values, a string to
+    the code's text."""
+    text = claimed.strip().strip("`").strip()
+    if len(text) > _MAX_LITERAL or text[:1] not in "{[(\"'rRuU" or len(actual) > _MAX_LITERAL:
+        return False
+    said = _literal(text)
+    if isinstance(said, str):
+        return text[-1:] in "'\"" and said == actual
+    if isinstance(said, dict | list | tuple | set):
+        return said == _literal(actual)
+    return False
+
+
+_MAX_LITERAL = 2000  # longer text is no default a page writes inline
+
+
+def _literal(text: str) -> object:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
 
 
 def in_unit_of(claimed: str, actual: str) -> str:
@@ -456,8 +485,10 @@ def _listed_as_gone(doc: DocPage, line: int) -> bool:
 
 # The words before a path the reader is told to make: "you would create `changelog.d/1234.bugfix.md`
 # and `changelog.d/1234.doc.md`", "create a file named `conf/local.yaml`".
+# "Add" with an article before the path is a new file too ("add a ``RELEASE.md`` file in the
+# root"); "add `x` to the index" may name one the repository has.
 _TO_CREATE = lazyre.compile(
-    r"\b(?:create|creating|touch)\s+(?:(?:a|an|the|your|new|own|empty)\s+)*"
+    r"\b(?:create|creating|touch|add(?:ing)?(?=\s+(?:a|an|new|your)\s))\s+(?:(?:a|an|the|your|new|own|empty)\s+)*"
     r"(?:(?:file|folder|directory|module|script)\s+)?(?:(?:called|named|at|in)\s+)?"
     r"(?:[`*]+[^`*\s]+[`*]+\s*(?:,\s*)?(?:and\s+|or\s+)?)*[`*_:]*$",
     re.IGNORECASE,
@@ -539,18 +570,27 @@ _INSIDE_ELSEWHERE = lazyre.compile(
     r"(?::[a-z]+:|[`*_]*\$|[`*_]*~|[`*_]+[\w.]+\(\))",
     re.IGNORECASE,
 )
+# Or a file the reader keeps in a repository of their own: "Commit a `.github/workflows/x.yml`
+# file to your repo with these contents", "add `conf.py` to your project".
+_IN_READERS_REPO = lazyre.compile(
+    r"^[`*_]*\s+(?:(?:file|folder|directory|dir)\s+)?(?:to|in|into|inside|under|at the root of)\s+"
+    r"your\s+(?:own\s+)?(?:repo|repository|project|site|fork)\b",
+    re.IGNORECASE,
+)
 
 
 def inside_elsewhere(doc: DocPage, line: int, token: str) -> bool:
     """Whether the sentence says the path `token` on `line` is a folder inside a place a function
-    computes, an environment variable names or the home folder holds: not the repository's."""
+    computes, an environment variable names or the home folder holds, or a file of the reader's
+    own repository: not the repository's."""
     if not 0 < line <= len(doc.lines):
         return False
     text = doc.lines[line - 1]
     below = doc.lines[line].strip() if line < len(doc.lines) else ""
     at = text.find(token)
     while at >= 0:
-        if _INSIDE_ELSEWHERE.search((text[at + len(token) :] + " " + below)[:120]):
+        after = (text[at + len(token) :] + " " + below)[:120]
+        if _INSIDE_ELSEWHERE.search(after) or _IN_READERS_REPO.search(after):
             return True
         at = text.find(token, at + 1)
     return False

@@ -1,5 +1,6 @@
-"""`docs-sync init` for config keys: the pydantic models and shipped config files (YAML, TOML,
-JSON) whose keys pages cite, as one rule of kinds `pydantic` and `config`; and the config
+"""`docs-sync init` for config keys: the pydantic models, dicts of settings' defaults and shipped
+config files (YAML, TOML, JSON) whose keys pages cite, as one rule of kinds `pydantic`,
+`settings` and `config`; and the config
 systems it finds and cannot read (Hydra's composed groups, gin, draccus, ml_collections), said
 rather than skipped.
 
@@ -39,6 +40,9 @@ _NOT_CONFIGS = frozenset(
 )  # fmt: skip
 _NOT_CONFIG_DIRS = frozenset({".github", "docs", "doc", "site", "node_modules", "tests", "test", ".circleci"})
 _TELLING = re.compile(r"[A-Za-z][\w-]*(?:[._][\w-]+)+")
+# A module-level dict whose first key is a capitalised string (`DEFAULT_CONFIG = {\n 'PATH': ...`):
+# a dict of settings' defaults, read by bot/core/extract/settings_keys.py. A cheap test first.
+_SETTINGS_DICT = re.compile(r"""^[A-Z][A-Z0-9_]*\s*=\s*\{\s*['"][A-Z][A-Z0-9_]*['"]\s*:""", re.M)
 
 # Config systems init recognises and does not read, each with how it is recognised.
 _UNREAD: tuple[tuple[str, re.Pattern[str], str], ...] = (
@@ -56,6 +60,7 @@ _UNREAD: tuple[tuple[str, re.Pattern[str], str], ...] = (
 @dataclass(frozen=True)
 class KeysPlan:
     models: tuple[str, ...]  # Python files of pydantic models pages cite
+    settings: tuple[str, ...]  # Python files of dicts of settings' defaults pages cite
     configs: tuple[str, ...]  # config files pages cite
     pages: tuple[str, ...]
     unread: tuple[str, ...]  # "found Hydra (train.py): not read, its config groups compose keys"
@@ -67,6 +72,7 @@ def plan_keys(
     """`source_test` and `page_test` are init's own tests of what is code and what is a page."""
     paths = sorted(paths)
     by_source: dict[str, frozenset[str]] = {}
+    settings: set[str] = set()  # the files of by_source read as dicts of settings
     unread: dict[str, list[str]] = {}
     for path in paths:
         if source_test(path):
@@ -80,6 +86,11 @@ def plan_keys(
                 keys = _keys(Source(id="m", kind="pydantic", paths=(path,)), path, text)
                 if keys:
                     by_source[path] = keys
+            elif _SETTINGS_DICT.search(text):
+                keys = _keys(Source(id="s", kind="settings", paths=(path,)), path, text)
+                if keys:
+                    by_source[path] = keys
+                    settings.add(path)
         elif _is_config(path):
             text = tree.read(path)
             if text is not None and len(text) <= MAX_CONFIG:
@@ -109,14 +120,15 @@ def plan_keys(
         if hits:
             pages.append(path)
             cited.update(hits)
-    models = tuple(p for p in by_source if cited[p] and p.endswith(".py"))
+    models = tuple(p for p in by_source if cited[p] and p.endswith(".py") and p not in settings)
+    settings_files = tuple(p for p in by_source if cited[p] and p in settings)
     configs = tuple(p for p in by_source if cited[p] and not p.endswith(".py"))
     notes = tuple(
         f"found {name} ({_few(found)}): not read, {why}"
         for name, _, why in _UNREAD
         if (found := unread.get(name))
     )
-    return KeysPlan(models, configs, tuple(pages), notes)
+    return KeysPlan(models, settings_files, configs, tuple(pages), notes)
 
 
 def _keys(source: Source, path: str, text: str) -> frozenset[str]:
@@ -152,7 +164,7 @@ def rule_lines(
     paths, `history` its excludes of a page glob (changelogs, posts, docs snapshots). Configs are
     globbed by their top folder (`examples/**/*.yaml`): every recipe there says which keys
     exist, and what the glob takes in that is no config (tests' recordings) is excluded."""
-    if not found.pages or not (found.models or found.configs):
+    if not found.pages or not (found.models or found.settings or found.configs):
         return []
     lines = ["  - id: config-docs", "    docs:"]
     for pattern, count in group(list(found.pages), None, deep=True):  # each kind of page apart
@@ -163,6 +175,9 @@ def rule_lines(
     if found.models:
         lines += ["      - id: config-models", "        kind: pydantic", "        paths:"]
         lines += [f"          - {q(p)}" for p, _ in group(list(found.models), "py", deep=False)]
+    if found.settings:
+        lines += ["      - id: settings-defaults", "        kind: settings", "        paths:"]
+        lines += [f"          - {q(p)}" for p in found.settings]  # each by name: one dict each
     if found.configs:
         lines += ["      - id: shipped-configs", "        kind: config", "        paths:"]
         for ext in sorted({posixpath.splitext(p)[1] for p in found.configs}):

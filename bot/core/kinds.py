@@ -270,6 +270,14 @@ SOURCE_KINDS: tuple[SourceKindInfo, ...] = (
         flags=False,
     ),
     SourceKindInfo(
+        "settings",
+        "settings_keys:facts",
+        "python",
+        (),
+        "The keys of a module's dict of settings' defaults (`DEFAULTS = {'PATH': '.'}`), as config keys.",
+        flags=False,
+    ),
+    SourceKindInfo(
         "config",
         "config_keys:facts",
         "text",

@@ -61,7 +61,8 @@ class Ref:
     where: str  # "inline" | "table" | "fence" | "link" (relative to the page) | "url" (a GitHub URL)
     section: Section
     value: str | None = None  # value written with a flag (`--x gloo`, `--x=3`) or a name (`name=1`)
-    column: str | None = None  # table cells: the header text of the column
+    column: str | None = None  # table cells: the header text of the column; SETTING: the name a
+    # setting's directive documents (`.. data:: READERS`), a setting whatever its shape
     row: int | None = None  # table cells: 0-based index of the body row within its table
     col: int | None = None  # 0-based character offset of the token in its line, when known
     # Flags and scripts passed in a shell command (a fence, or a code span starting with a
@@ -153,6 +154,9 @@ def front_matter_end(lines: list[str]) -> int:
     return -1
 
 
+SETTING = "setting"  # Ref.column of the name a setting's directive documents
+
+
 class _Walker:
     """One pass over markdown-it's block tokens, collecting headings, refs, claims and anchors."""
 
@@ -209,9 +213,18 @@ class _Walker:
                         self.headings.append((tok.map[0] + off + 1, inline_title(children), level))
                     elif block == "paragraph":
                         self.mentions.extend(_item_head(self.src, lo, hi))
-                        self.claims.extend(paragraph_claims(self.src, scan))
+                        # In the description of a setting (reStructuredText's `.. data:: NAME`),
+                        # a default its sentence names no flag for is the setting's; the
+                        # directive's own `= value` is its claim.
+                        self.claims.extend(paragraph_claims(self.src, scan, tok.meta.get("subject")))
                         self.claims.extend(plain_claims(self.src, scan))
                         self.claims.extend(emphasized_claims(self.src, scan))
+                        if "claim" in tok.meta:
+                            name, value, pos = tok.meta["claim"]
+                            self.claims.append(RawClaim(name, value, pos, value))
+                        for ref in scan.refs:
+                            if ref.token == tok.meta.get("setting"):
+                                ref.column = SETTING
                 self.refs.extend(scan.refs)
                 self.mentions.extend(scan.mentions)
                 block = None

@@ -170,7 +170,10 @@ def _parenthesized(prose: str) -> set[int]:
 _ITEM_HEAD = lazyre.compile(r"[^\w\x01]{0,4}(?:\*\*|__)?(?P<name>[a-z][a-z0-9_]*)(?:\*\*|__)?\s*[:：]\s")
 
 
-def paragraph_claims(src: str, scan: Inline) -> list[RawClaim]:
+def paragraph_claims(src: str, scan: Inline, setting: str | None = None) -> list[RawClaim]:
+    """`setting`: the setting whose description the paragraph is (`.. data:: NAME`), whose a
+    default is when its sentence names no flag (a flag of an earlier sentence is not meant:
+    "add the `-L` option to rsync. The default is `False`.")."""
     if "default" not in scan.prose.lower():
         return []
     flags_of = [[r.token for r in s.refs if r.kind == "flag"] for s in scan.spans]
@@ -199,6 +202,8 @@ def paragraph_claims(src: str, scan: Inline) -> list[RawClaim]:
             after = [flags_of[j][0] for j in sentence_spans if j > idx and flags_of[j]]
             if after:
                 return after[0]
+            if setting is not None:
+                return setting
             # An earlier sentence's flag, unless named in an aside: "Whether code is highlighted
             # (only if `--color` is also enabled). Default: `yes`." is not `--color`'s default.
             earlier = [

@@ -50,6 +50,9 @@ _RUNNERS = frozenset({"uv", "poetry", "pipenv", "pdm", "hatch", "rye", "conda"})
 # Commands that run a script with uv elsewhere (Hugging Face Jobs), their own options first.
 _REMOTE_RUNNERS = (("hf", "jobs", "uv", "run"), ("huggingface-cli", "jobs", "uv", "run"))
 _PYTHON = re.compile(r"(?:.*/)?(?:python[23]?(?:\.\d+)?|pypy3?|py)")
+# A shell variable holding the interpreter, as launch scripts write it: `$PY -m pkg.server`,
+# `"${PYTHON}" -m pkg`, `$VENV_PYTHON script.py`.
+_PYTHON_VAR = re.compile(r"\$\{?[A-Z_]*PY(?:THON[23]?)?(?:_?(?:BIN|EXE|CMD))?\}?")
 _PYTHON_VALUE_OPTIONS = frozenset({"-X", "-W", "--check-hash-based-pycs"})
 # Launchers run a Python script or module given among their own options.
 _LAUNCHERS: tuple[tuple[str, ...], ...] = (
@@ -203,7 +206,7 @@ class Programs:
             spelled = name.split()
             if words[: len(spelled)] == spelled:
                 return Command(paths[0], tuple(words[len(spelled) :]))
-        if _PYTHON.fullmatch(words[0]):
+        if _PYTHON.fullmatch(words[0]) or _PYTHON_VAR.fullmatch(words[0]):
             return self._python(words[1:], cwd, depth)
         for launcher in _LAUNCHERS:
             if tuple(words[: len(launcher)]) == launcher:

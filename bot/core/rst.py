@@ -8,7 +8,9 @@ directives; code as a shell block (`.. code-block:: bash`, `.. code::`, `.. sour
 `.. prompt:: bash`, `.. code-tab::`, and `::` literal blocks in `.. highlight::`'s language, a
 shell's when none is set); tables (grid, simple and `.. list-table::`); inline literals
 (``` ``--flag`` ```) and the roles that cite code (`:option:`, `:class:`, `:func:`, `:meth:`,
-`:mod:`, `:attr:`, `:envvar:`, `:file:`, ...), `.. option::` directives, and options plain text
+`:mod:`, `:attr:`, `:envvar:`, `:file:`, ...), `.. option::` directives, the settings `.. data::`
+and `.. confval::` document (their name, and the default after `=` or in a `:value:` or
+`:default:` field, bot/core/page.py reading the description's), and options plain text
 writes with their hyphen escaped (`\\--no-clobber` in a table's cell). Comments, raw
 HTML, math, `toctree` and directives of unknown meaning are skipped: no citation read from
 them beats a wrong one.
@@ -120,8 +122,23 @@ _BODY_DIRECTIVES = frozenset(
         "highlights",
         "pull-quote",
         "compound",
+        "confval",
+        "std:confval",
     }
 )
+# Directives that document one setting, with its default after `=` or in a `:value:` or
+# `:default:` field (Sphinx's `.. data:: SITENAME = 'A Blog'`, `.. confval:: x` with `:default:`).
+_SETTING_DIRECTIVES = frozenset({"data", "py:data", "confval", "std:confval"})
+_SETTING = re.compile(r"([A-Za-z_][\w.]*)(?:\s*=\s*(\S.*?))?\s*$")
+_DEFAULT_FIELD = re.compile(r"(\s*:(?:value|default):\s+)(\S.*?)\s*$")
+
+
+def _claimed(name: str, value: str, pos: int) -> tuple[str, str, int]:
+    """A setting's claim of `value` at offset `pos`, inside its literal's backticks if it has them."""
+    ticks = len(value) - len(value.lstrip("`"))
+    if ticks and value.endswith("`" * ticks) and len(value) > 2 * ticks:
+        return name, value[ticks:-ticks], pos + ticks
+    return name, value, pos
 
 
 def indent_of(line: str) -> int:
@@ -348,9 +365,43 @@ class Reader:
                     assert inline.children is not None
                     inline.children.insert(1, stop)
                 content = next((k for k in range(end, j) if self.lines[k].strip()), None) if end else content
+            if name in _SETTING_DIRECTIVES and args and not removed:
+                named = self._setting(i, col, text, args, content, j)
+                if named is not None and content is not None:
+                    first = len(self.out.tokens)
+                    self.body(content, j, indent_of(self.lines[content]), depth + 1)
+                    # A default its description states with no flag ("The default is ``True``.")
+                    # is the setting's (bot/core/page.py).
+                    for tok in self.out.tokens[first:]:
+                        if tok.type == "inline":
+                            tok.meta.setdefault("subject", named)
+                    return j
             if content is not None:
                 self.body(content, j, indent_of(self.lines[content]), depth + 1)
         return j
+
+    def _setting(self, i: int, col: int, text: str, args: str, content: int | None, end: int) -> str | None:
+        """A setting's directive on line i (`.. data:: NAME = value`): its name, read as code, and
+        the default it states, as the inline token's `claim` (subject, value, offset). The name;
+        None when the arguments are no setting's (`.. data:: a b`)."""
+        setting = _SETTING.match(args)
+        if setting is None:
+            return None
+        name = setting.group(1)
+        at = col + text.index("::") + 2
+        at += len(self.lines[i][at:]) - len(self.lines[i][at:].lstrip())
+        with self._element("paragraph", "p", i, i + 1):
+            span = (at, at + len(name))
+            inline = self._inline(i, i + 1, col, code=span, segments=[(i, *span)])
+        inline.meta["setting"] = name
+        if setting.group(2) is not None:
+            inline.meta["claim"] = _claimed(name, setting.group(2), self.starts[i] + at + setting.start(2))
+            return name
+        for k in range(i + 1, content if content is not None else end):
+            field = _DEFAULT_FIELD.match(self.lines[k])
+            if field is not None:
+                inline.meta["claim"] = _claimed(name, field.group(2), self.starts[k] + field.start(2))
+        return name
 
     def _plain_paragraph(self, start: int | None, end: int) -> int:
         """The end of the plain paragraph starting at line `start` (0 when it starts none: no

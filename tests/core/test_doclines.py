@@ -96,6 +96,11 @@ def test_a_size_with_a_unit_is_the_number_of_bytes_it_says():
     assert same_default("1 GB", "1073741824") and same_default("1GB", "1000000000")
     assert same_default("512MiB", str(512 * 1024**2)) and same_default("off", "False")
     assert not same_default("512 MB", "1073741824") and not same_default("fast", "1073741824")
+    # a Python literal written another way: a raw string, a dict in other quotes and order
+    assert same_default("r'(?P<date>\\d{4}).*'", "(?P<date>\\d{4}).*")
+    assert same_default('{"b": None, "a": 1}', "{'a': 1, 'b': None}")
+    assert not same_default('{"a": 2}', "{'a': 1}") and not same_default("r'x'", "y")
+    assert not same_default("(1)", "True")  # a number is no switch
     # A suggested default is written in the doc's unit when the number allows it.
     assert in_unit_of("512 MB", "1073741824") == "1024 MB"
     assert in_unit_of("2G", "1073741824") == "1G"

@@ -101,3 +101,37 @@ def test_what_init_cannot_read_is_said() -> None:
     # Written into the config when init writes one.
     text = config_for(MemoryTree({**FILES, **hydra, "README.md": FILES["README.md"]}))
     assert text is not None and "# found Hydra (train.py): not read" in text
+
+
+DEFAULTS = """\
+import os
+
+DEFAULT_CONFIG = {
+    'PATH': os.curdir,
+    'DEFAULT_CATEGORY': 'misc',
+    'SUMMARY_MAX_LENGTH': 50,
+}
+"""
+
+
+def test_init_couples_a_settings_page_to_the_dict_of_defaults_its_keys_are_in() -> None:
+    page = (
+        "Settings\n========\n\n.. data:: DEFAULT_CATEGORY = 'misc'\n\n   The category.\n\n"
+        ".. data:: SUMMARY_MAX_LENGTH = 50\n\n   The length.\n"
+    )
+    files = {
+        "blog/__init__.py": "",
+        "blog/settings.py": DEFAULTS,
+        "blog/readers.py": "READERS = {'md': 1, 'rst': 2, 'html': 3}\n",
+        "docs/settings.rst": page,
+        "docs/content.rst": "Content\n=======\n\nSet ``DEFAULT_CATEGORY`` or ``SUMMARY_MAX_LENGTH``.\n",
+        "docs/changelog.rst": "Changes\n=======\n\n* Remove ``OLD_SETTING`` and ``DEFAULT_CATEGORY``.\n",
+    }
+    tree = MemoryTree(files)
+    text = config_for(tree, "abc123")
+    assert text is not None
+    assert "        kind: settings\n        paths:\n          - blog/settings.py\n" in text
+    assert "readers" not in text  # a lookup table of lowercase names is no settings
+    assert "exclude: [docs/changelog.rst]" in text  # a release note's removed setting is history
+    (pack,) = parse_repo_config(text)
+    assert audit(pack.rules, tree).findings == ()

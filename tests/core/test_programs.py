@@ -217,6 +217,9 @@ def owner(files, command, cwd=""):
         # CPU and NUMA placement wrappers run the command after their own options
         ("numactl -N 0 --localalloc python3 -m evalkit run", "evalkit/__main__.py"),
         ("taskset -c 0-7 python scripts/convert.py --input x", "scripts/convert.py"),
+        # the interpreter in a shell variable, as a launch script holds it
+        ("$PY -m evalkit._cli.run --model x", "evalkit/_cli/run.py"),
+        ('"${PYTHON}" scripts/convert.py --input x', "scripts/convert.py"),
     ],
 )
 def test_commands_of_the_repository_name_their_program(command, expected):
@@ -239,6 +242,8 @@ def test_commands_of_the_repository_name_their_program(command, expected):
         "torchrun --nproc-per-node 8 train.py",
         "python -c 'import evalkit'",
         "python",
+        "$PYPI_TOKEN upload",
+        "$EDITOR -m evalkit",
         "",
     ],
 )

@@ -1,4 +1,4 @@
-"""Config keys (sources of kind `pydantic` and `config`) against the lines that cite them: a key
+"""Config keys (sources of kind `pydantic`, `config` and `settings`) against the lines that cite them: a key
 set in a page's YAML or TOML block (`lr: 3e-4` under `optimizer:`), a key or environment
 variable in a code span (`optimizer.lr`, `APP_DATABASE_URL`), a row of a table with a
 Default column.
@@ -17,6 +17,7 @@ Default column.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import posixpath
 import re
@@ -38,10 +39,10 @@ from bot.core.doclines import (
 )
 from bot.core.facts import Facts
 from bot.core.model import CodeLocation, Fact
-from bot.core.page import DocPage, Ref
+from bot.core.page import SETTING, DocPage, Ref
 from bot.core.submodules import in_submodule, submodule_folders
 
-KEY_KINDS = ("pydantic", "config")
+KEY_KINDS = ("pydantic", "config", "settings")
 _CITES = ("key", "name", "value")  # ref kinds that may be a key: set in a block, or in a span
 
 
@@ -198,10 +199,12 @@ def _wrapped(written: str, value: str, new: str) -> str:
     """`new` in the marks the page wrapped its value in: `"gpt-4o-mini"` in a code span stays a
     quoted string in a code span."""
     inner = written.strip("`'\" ")
-    if inner != value.strip("'\"") or not inner:
-        return new
+    if inner != value.strip("'\"") or not inner:  # more than the value: only it is rewritten
+        return written.replace(value, new, 1) if value in written else new
     start = written.index(inner)
     before, after = written[:start], written[start + len(inner) :]
+    if len(new) > 1 and new[0] == new[-1] and new[0] in "'\"" and before[-1:] in ("'", '"'):
+        new = new[1:-1]  # a string the code quotes: in the page's own quotes
     if new in ("None", "True", "False") or _NUMBER.fullmatch(new):
         before, after = before.rstrip("'\""), after.lstrip("'\"")  # no string now: no quotes
     return before + new + after
@@ -212,7 +215,12 @@ _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def _styled(new: str, written: str) -> str:
-    """`new` as the page writes numbers: `1e-4` where it wrote `3e-4`, not Python's `0.0001`."""
+    """`new` as the page writes numbers (`1e-4` where it wrote `3e-4`, not Python's `0.0001`)
+    and strings (`'general'` where it wrote `'misc'`)."""
+    quote = written.strip()[:1]
+    quoted = quote in ("'", '"') and written.strip().endswith(quote) and len(written.strip()) > 1
+    if quoted and not new.startswith(("'", '"')) and quote not in new:
+        return f"{quote}{new}{quote}"
     if _EXPONENT.fullmatch(written.strip()):
         try:
             mantissa, exponent = f"{float(new):e}".split("e")
@@ -235,15 +243,15 @@ def _with_value(line: str, key_at: int, value: str, new: str) -> str | None:
 
 def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
     """doc -> code: a row the change wrote in a table with a Default column, whose first cell is
-    a key of a model, must state the model's default (a config file's value is no default)."""
+    a key of a model, must state the model's default (a config file's value is no default); so
+    must a setting's directive (`.. data:: BIND = '127.0.0.1'`) with a whole literal there."""
     doc, changed = page.doc, {r.line for r in page.new_refs}
     for claim in doc.claims:
         subject = claim.subject
-        if (
-            subject is None
-            or claim.line not in changed
-            or first_cell_token(doc.lines[claim.line - 1]) != subject
-        ):
+        if subject is None or claim.line not in changed:
+            continue
+        directive = _directive_claim(doc, subject, claim.line, claim.value)
+        if first_cell_token(doc.lines[claim.line - 1]) != subject and not directive:
             continue
         if not in_scope(claim.section.path, page.sections) or is_external(subject, inputs.rule.external):
             continue
@@ -263,6 +271,8 @@ def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
             continue  # a `bool` row of a tool's parameters is not a model's `str` field of that name
         if not _table_of(inputs.head_facts, fact, _table_keys(doc, claim.line)):
             continue  # the row of another thing's table that shares one name with a model
+        if directive and _same_members(claim.value, actual):
+            continue  # the templates a setting renders, listed in another order: the same ones
         out.emit(
             "wrong-default",
             subject,
@@ -310,6 +320,37 @@ def _other_type(written: str | None, declared: str | None) -> bool:
     return said.isdisjoint(has)
 
 
+def _directive_claim(doc: DocPage, subject: str, line: int, value: str) -> bool:
+    """Is the claim on `line` the one a setting's directive makes (`.. data:: NAME = value`, or
+    its `:value:` field), its value a whole Python literal? Not a value the page cuts at the
+    line's end (`= [`) or leaves out (`{...}`), nor a default its description tells in words."""
+    near = [r for r in doc.refs if r.column == SETTING and r.token == subject and 0 <= line - r.line <= 3]
+    if not near:
+        return False
+    if near[0].line != line and not _VALUE_FIELD.match(doc.lines[line - 1]):
+        return False
+    if "..." in value or "\u2026" in value:
+        return False
+    try:
+        ast.literal_eval(value.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+_VALUE_FIELD = re.compile(r"\s*:(?:value|default):\s")
+
+
+def _same_members(claimed: str, actual: str) -> bool:
+    """Two lists of the same strings in another order."""
+    try:
+        a, b = ast.literal_eval(claimed.strip()), ast.literal_eval(actual.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False
+    same_kind = isinstance(a, list) and isinstance(b, list)
+    return same_kind and all(isinstance(x, str) for x in a + b) and sorted(a) == sorted(b)
+
+
 def _named_files(page: Page, line: int) -> set[str]:
     """The files the section of `line` names (`examples/llama/lora.yaml`, a link to it)."""
     section, folder = page.doc.section_at(line), posixpath.dirname(page.doc.path)
@@ -332,6 +373,11 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
     env = {f.token.lower() for f in head.facts if f.kind == "key" and f.attr("kind") == "env"}
     _table_defaults(inputs, page, out)
     schema = Schema.of(head)
+    # A dict of settings' defaults lists some of what the program reads (it takes names the dict
+    # lacks, `f"{template.upper()}_SAVE_AS"`, `settings.get("X")`): a key it does not have is
+    # unknown, and no near miss of one of its keys.
+    open_ids = {s.id for s in inputs.rule.sources if s.kind == "settings"}
+    closed = {f.token for f in head.facts if f.kind == "key" and f.source not in open_ids}
     for ref in page.new_refs:
         token = cited(ref)
         if token is None or token in keys or token.lower() in env:
@@ -342,7 +388,7 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
         if found is True:
             continue  # a key of a model typed into a section of another file's model
         parent = token.rpartition(".")[0]
-        near = _near_key(token, keys | schema.siblings(parent))
+        near = _near_key(token, closed | schema.siblings(parent))
         if near is None and found is not False:
             continue
         if near is not None and _named_on(page.doc, ref.line, near):
@@ -378,6 +424,8 @@ def cited(ref: Ref) -> str | None:
         return None
     if ref.kind == "key" and ref.where == "fence":
         return ref.token  # set in a block: a key whatever its name
+    if ref.column == SETTING:
+        return ref.token  # the setting a directive documents (`.. data:: READERS`)
     token = ref.token.rstrip(":")
     # In prose a key must name something (`warmup_steps`, `optimizer.lr`, `APP_DB_URL`): `model`
     # or `seed` in a span may be anything.

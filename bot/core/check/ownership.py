@@ -848,8 +848,13 @@ _CODE_SPAN = lazyre.compile(r"(`+)([^`]+)\1")
 _SHORT_WORD = lazyre.compile(r"(?<!\S)-[A-Za-z](?!\S)")  # a short option written alone: `-v`
 _SEGMENTS = lazyre.compile(r"&&|\|\||[|;]")  # the commands of one shell line
 _WORD_BEFORE_SPAN = lazyre.compile(r"\b([a-z][a-z0-9_.-]*)(?:'s)?\s*\(?\s*`+$")
-# After the span: "`--shm-size` for docker", "`--pdb` of pytest" (the tool's word, group 1).
-_WORD_AFTER_SPAN = lazyre.compile(r"`+\s+(?:for|of|to|in)\s+(?:the\s+)?([a-z][a-z0-9_.-]*)(?![\w-])")
+# After the span: "`--shm-size` for docker", "`--pdb` of pytest" (the tool's word, group 1), also
+# past the word saying what it is and the other spans it lists: "the `-L` or `--copy-links`
+# option to rsync", "`-a`, `-v` flags of rsync".
+_WORD_AFTER_SPAN = lazyre.compile(
+    r"`+(?:\s*(?:,|,?\s+(?:or|and))\s+`+[^`\n]+`+)*"
+    r"\s+(?:(?:option|flag|switch|argument)s?\s+)?(?:for|of|to|in)\s+(?:the\s+)?([a-z][a-z0-9_.-]*)(?![\w-])"
+)
 _PYTHON_M = lazyre.compile(r"python[0-9.]*\s+-m\s+[A-Za-z_]")
 
 # Modules read for the flags they declare: at most this many, each at most this long.

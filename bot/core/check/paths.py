@@ -12,6 +12,7 @@ from bot.core.check import wording
 from bot.core.check.findings import Findings, is_external
 from bot.core.check.inputs import Page, RuleInputs
 from bot.core.check.near import closest, misspelt
+from bot.core.check.ownership import PLACEHOLDER_WORD
 from bot.core.check.touched import Touched, cites_paths
 from bot.core.doclines import (
     fenced_lines,
@@ -41,6 +42,8 @@ def moved_or_deleted(inputs: RuleInputs, page: Page, out: Findings) -> None:
         if cited is None:
             continue
         path, written = cited.path, ref.token.rstrip("/")
+        if readers(page.doc, ref):
+            continue  # the reader makes it: what the repository does with its own copy is no matter
         new = touched.renames.get(path) or moved_folder(path, touched, inputs.head)
         if new is not None:
             out.emit(
@@ -136,7 +139,7 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         return  # there, made at run time (the repository ignores it), or another project's
     if not_yet_there(doc, ref.line, ref.token):
         return  # the sentence says the code does not have it yet
-    if made_by_page(doc, ref) or made_by_reader(doc, ref.line, ref.token) or in_readers_folder(doc, ref):
+    if readers(doc, ref):
         return  # the reader's copy, which a command before it made, or one they are told to make
     if linked_elsewhere(doc, ref.token):
         return  # another site's name the page links (a model on the Hugging Face Hub)
@@ -168,6 +171,58 @@ def unresolved(inputs: RuleInputs, doc: DocPage, ref: Ref, out: Findings) -> Non
         line=ref.line,
         edit=(written, suggested) if suggested else None,
     )
+
+
+def readers(doc: DocPage, ref: Ref) -> bool:
+    """Is the path `ref` cites the reader's: one a command of the page made, one the page tells
+    them to make (or a file under such a folder), or an entry of a drawing of their own tree?"""
+    return (
+        made_by_page(doc, ref)
+        or made_by_reader(doc, ref.line, ref.token)
+        or in_readers_folder(doc, ref)
+        or in_placeholder_tree(doc, ref)
+    )
+
+
+# A line of a drawing of a folder tree: `├── setup.py`, `│   └── plugins`, `|-- x`, `` `-- y``.
+_TREE_LINE = lazyre.compile(r"^\s*(?:[│┃|]\s*)*(?:[├└┣┗]|[|`+]--)")
+
+
+def in_placeholder_tree(doc: DocPage, ref: Ref) -> bool:
+    """Is `ref` an entry of a drawing of a folder tree whose top is a name the reader picks
+    (`myplugin` over `├── pelican/` and `└── setup.py`), or a bare file name the same section
+    cites that such a drawing holds ("they need to contain ``setup.py``")? Those are the
+    reader's project's files, not the repository's of the same name."""
+    if _TREE_LINE.match(_line(doc, ref.line)):
+        return _placeholder_top(doc, ref.line)
+    if "/" in ref.token.strip("/"):
+        return False
+    section = doc.section_at(ref.line)
+    return any(
+        other.token == ref.token
+        and other.where == "fence"
+        and doc.section_at(other.line) == section
+        and _TREE_LINE.match(_line(doc, other.line))
+        and _placeholder_top(doc, other.line)
+        for other in doc.refs
+        if other.kind == "path"
+    )
+
+
+def _placeholder_top(doc: DocPage, line: int) -> bool:
+    """Is the top of the drawing `line` is in (the first line above it that draws no branch) a
+    placeholder name?"""
+    for k in range(line - 1, max(line - 200, 0), -1):
+        text = _line(doc, k)
+        if not text.strip():
+            return False
+        if not _TREE_LINE.match(text):
+            return PLACEHOLDER_WORD.search(text) is not None
+    return False
+
+
+def _line(doc: DocPage, line: int) -> str:
+    return doc.lines[line - 1] if 0 < line <= len(doc.lines) else ""
 
 
 def a_flags_default(inputs: RuleInputs, token: str) -> bool:

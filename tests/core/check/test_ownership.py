@@ -589,6 +589,13 @@ def test_a_flag_right_after_a_word_naming_a_tool_the_repository_runs_is_that_too
     # Or one right after it: "see `--shm-size` for docker", a tool every reader knows.
     after = "# Memory\n\nSee `--shm-size 16G` for docker, `--ulimit` of the docker run; `--sede` to train.\n"
     assert kinds(audited(after, files)) == [("unresolved", "--sede")]
+    # Past the word saying what the span is, and the spans listed with it: "the `-L` or
+    # `--copy-links` option to rsync". A flag of ours named so is still judged.
+    listed = (
+        "# Links\n\nAdd the `-L` or `--copy-links` option to rsync, and `-a`, `-z` flags of rsync.\n"
+        "Pass the `--sede` option to train.\n"
+    )
+    assert kinds(audited(listed, files)) == [("unresolved", "--sede")]
 
 
 def test_flags_after_a_bare_double_dash_are_passed_on_not_the_programs():

@@ -73,6 +73,32 @@ def test_a_deleted_file_or_folder_the_page_cites_is_removed():
     assert found[0].message == "`tools/` was deleted by this change; the doc still cites it"
 
 
+def test_a_deleted_file_the_reader_is_told_to_add_is_still_theirs_to_add():
+    # The release workflow deletes the contributor's RELEASE.md once it is read: the page asking
+    # for a new one is right.
+    page = "Add a ``RELEASE.md`` file in the root of the project with the release type.\n"
+    assert moved_or_deleted(page, {"RELEASE.md": ""}, {}, [Change("removed", "RELEASE.md")]) == []
+    cited = "The release type is read from ``RELEASE.md`` in the root.\n"
+    found = moved_or_deleted(cited, {"RELEASE.md": ""}, {}, [Change("removed", "RELEASE.md")])
+    assert kinds(found) == [("removed", "RELEASE.md")]
+
+
+def test_the_files_of_a_drawn_tree_under_a_placeholder_are_the_readers_project():
+    page = (
+        "# Layout\n\nA plugin must be installable (contain `setup.py` or equivalent):\n\n"
+        "```\nmyplugin\n├── pkg\n│   └── __init__.py\n└── setup.py\n```\n\n"
+        "# Install\n\n```\npython setup.py install\n```\n"
+    )
+    base = {"setup.py": "", "pkg/__init__.py": ""}
+    found = moved_or_deleted(page, base, {"pkg/__init__.py": ""}, [Change("removed", "setup.py")])
+    # the repository's own setup.py, run in another section, is gone
+    assert [(f.kind, f.symbol, f.doc.line) for f in found] == [("removed", "setup.py", 15)]
+    # a drawing of the repository's own tree is the repository's
+    own = "# Layout\n\n```\nrepo\n├── pkg\n└── setup.py\n```\n"
+    found = moved_or_deleted(own, base, {"pkg/__init__.py": ""}, [Change("removed", "setup.py")])
+    assert kinds(found) == [("removed", "setup.py")]
+
+
 GITMODULES = '[submodule "recipes"]\n\tpath = recipes\n\turl = https://example.com/org/recipes.git\n'
 
 
@@ -287,6 +313,18 @@ def test_a_folder_inside_a_place_the_code_computes_or_the_home_holds_is_not_the_
     # a subdirectory of a folder of the repository is a path of the repository
     [missing] = unresolved("Job files live in a `scrapy/jobfiles` subdirectory of `scrapy/`.\n", files)
     assert missing.symbol == "scrapy/jobfiles"
+
+
+def test_a_file_the_reader_adds_to_their_own_repository_is_theirs():
+    files = {".github/workflows/ci.yml": ""}
+    page = (
+        "2. Commit a ``.github/workflows/site.yml`` file to your repo with these contents:\n\n"
+        "   .. code-block:: yaml\n\n       name: Deploy\n"
+    )
+    assert unresolved(page, files) == []
+    # the repository's own folder named the same way is still checked
+    [missing] = unresolved("Our workflow is the ``.github/workflows/site.yml`` file in this repo.\n", files)
+    assert missing.symbol == ".github/workflows/site.yml"
 
 
 def test_partial_paths_bare_names_and_paths_outside_the_repository_resolve_quietly():
