@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from bot.core.extract import walk
 from bot.core.model import Fact
 
 MAX_FLAGS = 300
@@ -62,13 +63,7 @@ def facts(tree: ast.Module, source_id: str, path: str) -> list[Fact]:
     if at is None:
         return []
     found: dict[str, Fact] = {}
-    for stmt in tree.body[:at]:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target, value = stmt.targets[0], stmt.value
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            target, value = stmt.target, stmt.value
-        else:
-            continue
+    for stmt, target, value in walk.assignments(tree.body[:at]):
         if not isinstance(target, ast.Name) or target.id.startswith("_") or not _settable(value):
             continue
         attrs = _default(value)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from bot.core.extract import walk
 from bot.core.extract.constants import UNKNOWN, as_text, value
 from bot.core.model import Fact
 from bot.core.rules import Source
@@ -45,13 +46,7 @@ def facts(source: Source, path: str, tree: ast.Module) -> list[Fact]:
 
 def settings_dicts(tree: ast.Module) -> Iterator[tuple[str, ast.Dict]]:
     """The module-level dicts of settings: (the name they are assigned to, the dict)."""
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target, node = stmt.targets[0], stmt.value
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            target, node = stmt.target, stmt.value
-        else:
-            continue
+    for _, target, node in walk.assignments(tree.body):
         if isinstance(target, ast.Name) and _capitalised(target.id) and _settings(node):
             assert isinstance(node, ast.Dict)
             yield target.id, node

@@ -11,6 +11,7 @@ file share it; `every` is the same walk of a subtree, not kept.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable, Iterator
 
 _last: tuple[ast.AST, list[ast.AST]] | None = None
 
@@ -78,3 +79,13 @@ def _node_fields(cls: type) -> tuple[str, ...]:
             scalar.add("value")
         fields = _NODE_FIELDS[cls] = tuple(f for f in getattr(cls, "_fields", ()) if f not in scalar)
     return fields
+
+
+def assignments(body: Iterable[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.expr, ast.expr]]:
+    """(statement, target, value) of each statement binding one target to a value: `x = v` and
+    `x: T = v`, not `a = b = v` nor a bare annotation."""
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            yield stmt, stmt.targets[0], stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            yield stmt, stmt.target, stmt.value
