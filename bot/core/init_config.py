@@ -163,7 +163,8 @@ def rule_lines(
     """The rule's YAML lines (under `rules:`); `group` and `q` are init's writers of globs and
     paths, `history` its excludes of a page glob (changelogs, posts, docs snapshots). Configs are
     globbed by their top folder (`examples/**/*.yaml`): every recipe there says which keys
-    exist, and what the glob takes in that is no config (tests' recordings) is excluded."""
+    exist; a glob that would take in what is no config (tests' recordings) is written folder by
+    folder instead."""
     if not found.pages or not (found.models or found.settings or found.configs):
         return []
     lines = ["  - id: config-docs", "    docs:"]
