@@ -622,6 +622,18 @@ def first_cell_token(line: str) -> str | None:
     return None
 
 
+def table_keys(doc: DocPage, line: int) -> set[str]:
+    """The tokens the rows of `line`'s table hold alone in their first cells (none: no table)."""
+    if not doc.lines[line - 1].lstrip().startswith("|"):
+        return set()
+    first = last = line
+    while first > 1 and doc.lines[first - 2].lstrip().startswith("|"):
+        first -= 1
+    while last < len(doc.lines) and doc.lines[last].lstrip().startswith("|"):
+        last += 1
+    return {t for text in doc.lines[first - 1 : last] if (t := first_cell_token(text)) is not None}
+
+
 def is_mark(text: str) -> bool:
     return text.strip() in ("✅", "✓", "✔", "yes", "Yes")
 

@@ -554,6 +554,19 @@ def _run_parsers(inputs: RuleInputs, doc: DocPage) -> frozenset[str]:
     return frozenset(p for key in keys for p in programs.parsers(key))
 
 
+def _table_of(doc: DocPage, claim: DefaultClaim, flag: Fact, flags: list[Fact]) -> bool:
+    """Is the claim's table one the flag's parser may be written in? A row of a table naming two
+    keys or more is the flag's when two of them are its module's flags: feast's table of an
+    online store's options (`batch_size`, `tags`, ...) is not an example script's `--batch-size`."""
+    if claim.subject is None or doclines.first_cell_token(doc.lines[claim.line - 1]) != claim.subject:
+        return True
+    keys = doclines.table_keys(doc, claim.line)
+    if len(keys) < 2:
+        return True
+    mine = {n for f in flags if f.path == flag.path for n in (f.token, f.key)}
+    return len(keys & mine) >= 2
+
+
 def _check_claim(
     doc: DocPage,
     claim: DefaultClaim,
@@ -585,6 +598,8 @@ def _check_claim(
     if not flags or len({doclines.normalize_default(f.attr("default")) for f in flags}) > 1:
         return  # no flag, or two command lines whose defaults differ: which one is meant?
     flag = next((f for f in flags if f.path in run), flags[0])
+    if not _table_of(doc, claim, flag, flags_in_scope):
+        return
     actual = flag.attr("default")
     if (
         actual is None

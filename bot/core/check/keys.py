@@ -36,6 +36,7 @@ from bot.core.doclines import (
     normalize_default,
     same_default,
     sentences_at,
+    table_keys,
 )
 from bot.core.facts import Facts
 from bot.core.model import CodeLocation, Fact
@@ -269,7 +270,7 @@ def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
             continue
         if _other_type(type_cell(doc, claim.line), fact.attr("type")):
             continue  # a `bool` row of a tool's parameters is not a model's `str` field of that name
-        if not _table_of(inputs.head_facts, fact, _table_keys(doc, claim.line)):
+        if not _table_of(inputs.head_facts, fact, table_keys(doc, claim.line)):
             continue  # the row of another thing's table that shares one name with a model
         if directive and _same_members(claim.value, actual):
             continue  # the templates a setting renders, listed in another order: the same ones
@@ -282,16 +283,6 @@ def _table_defaults(inputs: RuleInputs, page: Page, out: Findings) -> None:
             code=CodeLocation(fact.path, fact.line),
             edit=wording.claim_edit(claim, _styled(actual, claim.value), doc.lines[claim.line - 1]),
         )
-
-
-def _table_keys(doc: DocPage, line: int) -> set[str]:
-    """The tokens the rows of `line`'s table hold alone in their first cells."""
-    first = last = line
-    while first > 1 and doc.lines[first - 2].lstrip().startswith("|"):
-        first -= 1
-    while last < len(doc.lines) and doc.lines[last].lstrip().startswith("|"):
-        last += 1
-    return {t for text in doc.lines[first - 1 : last] if (t := first_cell_token(text)) is not None}
 
 
 def _table_of(facts: Facts, fact: Fact, keys: set[str]) -> bool:

@@ -184,6 +184,23 @@ def test_a_claimed_default_the_code_does_not_have_is_a_wrong_default_with_the_re
     assert judge("`--backend` defaults to `fsdp`.\n") == []
 
 
+def test_a_row_of_another_thing_s_table_is_not_held_to_a_flag_of_its_name():
+    # feast's table of an online store's options (`batch_size`, `tags`, ...): an example
+    # script's `--batch-size` (default 2) shares one name with it, and no other.
+    files = {CLI: CODE + "p.add_argument('--batch-size', type=int, default=2)\n"}
+    table = "| Option | Default |\n|---|---|\n| `region` | |\n| `batch_size` | `100` |\n"
+    table += "| `max_workers` | `10` |\n"
+    assert judge(table, files=files) == []
+    # A table of the parser's own flags is held to them.
+    own = "| Flag | Default |\n|---|---|\n| `--seed` | `0` |\n| `--batch-size` | `100` |\n"
+    [f] = judge(own, files=files)
+    assert (f.kind, f.symbol, f.suggestion.replacement) == (
+        "wrong-default",
+        "--batch-size",
+        "| `--batch-size` | `2` |",
+    )
+
+
 def test_a_default_decided_at_run_time_cannot_be_contradicted():
     assert judge("`--lr` defaults to `0.1`.\n", files={CLI: cli("'--lr', type=float")}) == []
 
