@@ -555,15 +555,22 @@ def _run_parsers(inputs: RuleInputs, doc: DocPage) -> frozenset[str]:
 
 
 def _table_of(doc: DocPage, claim: DefaultClaim, flag: Fact, flags: list[Fact]) -> bool:
-    """Is the claim's table one the flag's parser may be written in? A row of a table naming two
-    keys or more is the flag's when two of them are its module's flags: feast's table of an
-    online store's options (`batch_size`, `tags`, ...) is not an example script's `--batch-size`."""
+    """Is the claim's table one the flag's command line may be written in? A row of a table
+    naming two keys or more is the flag's when two of them are flags of its module or of a
+    program taking it: feast's table of an online store's options (`batch_size`, `tags`, ...)
+    is not an example script's `--batch-size`."""
     if claim.subject is None or doclines.first_cell_token(doc.lines[claim.line - 1]) != claim.subject:
         return True
     keys = doclines.table_keys(doc, claim.line)
     if len(keys) < 2:
         return True
-    mine = {n for f in flags if f.path == flag.path for n in (f.token, f.key)}
+    programs = set((flag.attr("programs") or "").split())
+    mine = {
+        n
+        for f in flags
+        if f.path == flag.path or not programs.isdisjoint((f.attr("programs") or "").split())
+        for n in (f.token, f.key)
+    }
     return len(keys & mine) >= 2
 
 
