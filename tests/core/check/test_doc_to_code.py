@@ -201,6 +201,23 @@ def test_a_row_of_another_thing_s_table_is_not_held_to_a_flag_of_its_name():
     )
 
 
+def test_a_table_of_one_command_line_s_flags_from_two_modules_is_held_to_them():
+    # One program's parser, its flags added by two modules: each row is the program's.
+    main = "import argparse\n\nfrom tool.opts_a import add_a\nfrom tool.opts_b import add_b\n\n\n"
+    main += "def main():\n    p = argparse.ArgumentParser()\n    add_a(p)\n    add_b(p)\n"
+    main += "    return p.parse_args()\n"
+    files = {
+        "pyproject.toml": '[project]\nname = "tool"\n\n[project.scripts]\ntool = "tool.main:main"\n',
+        "tool/__init__.py": "",
+        "tool/main.py": main,
+        "tool/opts_a.py": "def add_a(p):\n    p.add_argument('--lr', type=float, default=0.1)\n",
+        "tool/opts_b.py": "def add_b(p):\n    p.add_argument('--batch-size', type=int, default=2)\n",
+    }
+    two = rule(Source(id="cli", kind="argparse", paths=("tool/opts_a.py", "tool/opts_b.py")))
+    table = "| Flag | Default |\n|---|---|\n| `--lr` | `0.5` |\n| `--batch-size` | `2` |\n"
+    assert [(f.kind, f.symbol) for f in judge(table, files=files, rule_=two)] == [("wrong-default", "--lr")]
+
+
 def test_a_default_decided_at_run_time_cannot_be_contradicted():
     assert judge("`--lr` defaults to `0.1`.\n", files={CLI: cli("'--lr', type=float")}) == []
 
