@@ -4,9 +4,10 @@ a typo in a path would otherwise pass as "no findings".
 
 Each problem is a RulesError naming the rules file, the line and the key it was written at.
 A check is laxer about one kind (`stale_entries`): a file a rule lists by name that is gone at
-both revisions (a script deleted by an earlier pull request) is a `config` finding on that
-entry, and the rest of the rule is checked, as GitHub still applies a CODEOWNERS file's valid
-lines; every later pull request is not an error until someone edits the config.
+both revisions (a script deleted by an earlier pull request), or an exclude whose pages all
+went (a folder of proposals renamed), is a `config` finding on that entry, and the rest of the
+rule is checked, as GitHub still applies a CODEOWNERS file's valid lines; every later pull
+request is not an error until someone edits the config.
 """
 
 from __future__ import annotations
@@ -77,10 +78,20 @@ def stale_entries(
             continue
         docs = []
         for d in rule.docs:
-            if not gone(d.path):
-                docs.append(d)
-            else:
+            if gone(d.path):
                 found.append(_stale(rule, d.origin, d.path, "doc page"))
+                continue
+            # An exclude whose pages were all deleted or moved leaves nothing out: said, and
+            # dropped, rather than failing every check after a docs folder is renamed.
+            at: list[Origin | None] = list(d.exclude_origins) or [None] * len(d.exclude)
+            kept_out = [(x, o) for x, o in zip(d.exclude, at, strict=True) if not gone(x)]
+            for x, o in zip(d.exclude, at, strict=True):
+                if (x, o) not in kept_out:
+                    found.append(_config_finding(rule, o, x, _EXCLUDE_GONE.format(x=x, rule=rule.id)))
+            if len(kept_out) < len(d.exclude):
+                still = tuple(o for _, o in kept_out if o is not None) if d.exclude_origins else ()
+                d = replace(d, exclude=tuple(x for x, _ in kept_out), exclude_origins=still)
+            docs.append(d)
         sources = []
         for s in rule.sources:
             origins: list[Origin | None] = list(s.origins) or [None] * len(s.paths)
@@ -110,6 +121,12 @@ def unread_other(rule: Rule, other: Other, why: str) -> Finding:
         "config keys are unknown to this run"
     )
     return _config_finding(rule, other.origin, other.name, message)
+
+
+_EXCLUDE_GONE = (
+    "exclude {x!r} matches no file now: what it left out was deleted or moved before this change; "
+    "the rest of rule {rule!r} is checked; remove the entry (or point it at the pages' new place)"
+)
 
 
 def _stale_entry(rule: Rule, origin: Origin | None, path: str, what: str, submodule: str | None) -> Finding:

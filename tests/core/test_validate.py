@@ -163,6 +163,28 @@ def test_entries_whose_files_were_deleted_are_findings_and_the_rest_of_the_rule_
     assert [str(p) for p in unmatched(kept, tree, tree)] != []
 
 
+def test_an_exclude_whose_pages_were_all_deleted_is_a_finding_and_the_check_goes_on():
+    # feast's `exclude: ["docs/rfcs/**"]` after its RFCs moved to docs/adr/: every later check
+    # failed on the config; a typo in an exclude is still an error.
+    from bot.core.packs import parse_repo_config
+    from bot.core.validate import stale_entries
+
+    config = (
+        'rules:\n  - id: r\n    docs:\n      - path: "docs/**/*.md"\n'
+        '        exclude: ["docs/rfcs/**", docs/HISTORY.md, "docs/blgo/**"]\n'
+        "    sources:\n      - id: cli\n        kind: argparse\n        paths: [tool/cli.py]\n"
+    )
+    (pack,) = parse_repo_config(config)
+    tree = MemoryTree({"docs/a.md": "", "docs/HISTORY.md": "", "docs/adr/1.md": "", "tool/cli.py": ""})
+    kept, found = stale_entries(pack.rules, tree, tree, {}, existed=lambda p: p == "docs/rfcs/**")
+    assert [(f.symbol, f.kind, f.blocking) for f in found] == [("docs/rfcs/**", "config", False)]
+    assert "matches no file now" in found[0].message and ":5: " in found[0].message
+    [rule] = kept
+    assert rule.docs[0].exclude == ("docs/HISTORY.md", "docs/blgo/**")
+    [problem] = unmatched(kept, tree, tree)
+    assert "exclude 'docs/blgo/**' matches none of the pages" in str(problem)
+
+
 def test_an_entry_whose_files_moved_into_a_submodule_says_so():
     from bot.core.packs import parse_repo_config
     from bot.core.validate import stale_entries
