@@ -5,7 +5,8 @@ through, as bot/core/extract/config_keys.py reads a config file), with its value
 name sits. The page records them whatever the block is about; only rules with config sources
 (`pydantic`, `config`) judge them, against the keys those define (bot/core/check/keys.py).
 
-A block that is not valid YAML (a snippet with `...` in it) sets nothing; blocks are bounded.
+A block that is not valid YAML (a snippet with `...` in it) sets nothing, nor does a Kubernetes
+manifest (its keys are the resource's); blocks are bounded.
 """
 
 from __future__ import annotations
@@ -71,11 +72,21 @@ def _limited(keys: Iterator[BlockKey]) -> Iterator[BlockKey]:
 def _yaml_keys(content: str) -> Iterator[BlockKey]:
     budget = [MAX_KEYS * 4]
     for node in yaml.compose_all(content, Loader=_Loader):
-        if node is not None:
+        if node is not None and not _manifest(node):
             for key, value, key_node in walk(
                 node, budget, max_depth=MAX_DEPTH, too_large=_too_many, merge=False, keys_count=False
             ):
                 yield key, value, key_node.start_mark.line, key_node.start_mark.column
+
+
+def _manifest(node: yaml.Node) -> bool:
+    """A Kubernetes manifest (`apiVersion:` and `kind:` at its top): its keys are the resource's
+    (feast's operator guide: `kind: FeatureStore` with `spec.openlineage.transportType`), set
+    by the cluster's schema, not by a config model of the code."""
+    if not isinstance(node, yaml.MappingNode):
+        return False
+    top = {k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+    return {"apiVersion", "kind"} <= top
 
 
 _TOML_TABLE = re.compile(r"\s*\[\[?\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(?:#.*)?$")

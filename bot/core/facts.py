@@ -34,7 +34,7 @@ ParseCache = MutableMapping[str, object]
 # Part of every cache key: bump when the extractors (or the page parser) read the same text
 # differently, so that a cache on disk never hands back what an older version made of it.
 EXTRACTION_FORMAT = "x39"
-PAGE_FORMAT = "doc44"
+PAGE_FORMAT = "doc45"
 TOKENS_FORMAT = "tok5"  # bot/core/extract/tokens.py
 
 

@@ -108,6 +108,18 @@ def test_a_changed_default_keeps_the_quotes_and_code_span_the_page_wrote_it_in()
     ]
 
 
+def test_a_kubernetes_manifest_s_keys_are_the_resource_s() -> None:
+    # feast's operator guide: `kind: FeatureStore` whose sections share a name with a config
+    # model's; the resource's schema, not the model, says what they hold.
+    manifest = (
+        "\n```yaml\napiVersion: example.dev/v1\nkind: Trainer\nmetadata:\n  name: run\n"
+        "optimizer:\n  lrate: 1\n  warmupSteps: 5\n```\n"
+    )
+    plain = "\n```yaml\noptimizer:\n  lrate: 1\n```\n"
+    assert run(MODELS, BASE, {**BASE, DOC: PAGE + manifest}) == []
+    assert [f.symbol for f in run(MODELS, BASE, {**BASE, DOC: PAGE + plain})] == ["optimizer.lrate"]
+
+
 def test_a_renamed_field_is_renamed_where_the_block_writes_it() -> None:
     head = {**BASE, SETTINGS: MODEL.replace("warmup_steps: int", "warmup_iters: int")}
     (finding,) = run(MODELS, BASE, head)
