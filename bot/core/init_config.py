@@ -93,7 +93,7 @@ def plan_keys(
                     settings.add(path)
         elif _is_config(path):
             text = tree.read(path)
-            if text is not None and len(text) <= MAX_CONFIG:
+            if text is not None and len(text) <= MAX_CONFIG and not _manifest(text):
                 keys = _keys(Source(id="c", kind="config", paths=(path,)), path, text)
                 if keys:
                     by_source[path] = keys
@@ -129,6 +129,16 @@ def plan_keys(
         if (found := unread.get(name))
     )
     return KeysPlan(models, settings_files, configs, tuple(pages), notes)
+
+
+_API_VERSION = re.compile(r"^apiVersion\s*:", re.M)
+_KIND = re.compile(r"^kind\s*:", re.M)
+
+
+def _manifest(text: str) -> bool:
+    """A Kubernetes manifest (`apiVersion:` and `kind:` at its top): a resource for a cluster,
+    whose keys its schema defines (an operator's bundle, RBAC roles), not a config of the code."""
+    return _API_VERSION.search(text) is not None and _KIND.search(text) is not None
 
 
 def _keys(source: Source, path: str, text: str) -> frozenset[str]:
@@ -184,14 +194,25 @@ def rule_lines(
         for ext in sorted({posixpath.splitext(p)[1] for p in found.configs}):
             same = [p for p in found.configs if p.endswith(ext)]
             for pattern, _ in group(same, ext[1:], deep=True):
-                if "*" in pattern and _takes_others(tree, pattern):
-                    # A folder's glob would take in what is no config (a test's recorded HTTP
-                    # exchanges are YAML too): each folder of the configs is globbed apart.
-                    mine = [p for p in same if compile_pattern(pattern).matches(p)]
-                    lines += [f"          - {q(p)}" for p, _ in group(mine, ext[1:], deep=False)]
-                else:
-                    lines.append(f"          - {q(pattern)}")
+                lines += [f"          - {q(p)}" for p in _configs_only(tree, pattern, same, ext, group)]
     return lines
+
+
+def _configs_only(
+    tree: Tree, pattern: str, configs: list[str], ext: str, group: Callable[..., list[tuple[str, int]]]
+) -> list[str]:
+    """`pattern`, or where it would take in what is no config (a test's recorded HTTP exchanges
+    and a cluster's manifests are YAML too) each folder's glob, or the folder's files by name."""
+    if "*" not in pattern or not _takes_others(tree, pattern):
+        return [pattern]
+    mine = [p for p in configs if compile_pattern(pattern).matches(p)]
+    out: list[str] = []
+    for folder, _ in group(mine, ext[1:], deep=False):
+        if "*" in folder and _takes_others(tree, folder):
+            out += [p for p in mine if compile_pattern(folder).matches(p)]
+        else:
+            out.append(folder)
+    return out
 
 
 def _excludes(entries: list[str], why: str, q: Callable[[str], str]) -> list[str]:
@@ -199,10 +220,15 @@ def _excludes(entries: list[str], why: str, q: Callable[[str], str]) -> list[str
 
 
 def _takes_others(tree: Tree, pattern: str) -> bool:
-    """Does the glob match a file of a folder init reads no configs in (tests, docs)?"""
+    """Does the glob match a file of a folder init reads no configs in (tests, docs), or a
+    Kubernetes manifest?"""
     compiled = compile_pattern(pattern)
-    return any(
-        compiled.matches(path)
-        and any(p in _NOT_CONFIG_DIRS or p.startswith(".") for p in path.split("/")[:-1])
-        for path in tree.paths()
-    )
+    for path in tree.paths():
+        if not compiled.matches(path):
+            continue
+        if any(p in _NOT_CONFIG_DIRS or p.startswith(".") for p in path.split("/")[:-1]):
+            return True
+        text = tree.read(path)
+        if text is not None and len(text) <= MAX_CONFIG and _manifest(text):
+            return True
+    return False

@@ -78,6 +78,18 @@ def test_the_config_rule_leaves_out_changelogs_and_tests_recordings() -> None:
     assert audit(pack.rules, tree).findings == ()
 
 
+def test_kubernetes_manifests_are_no_shipped_configs() -> None:
+    # feast's operator bundle and RBAC roles: `kind: Role` with `rules:` is a cluster's resource.
+    role = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: r\n"
+    role += "trainer:\n  max_steps: 1000\n  eval_every: 50\n"
+    files = {**FILES, "examples/llama/role.yaml": role, "deploy/role.yaml": role}
+    text = config_for(MemoryTree(files), "abc123")
+    assert text is not None and "deploy" not in text and "role.yaml" not in text
+    # The recipes beside it still are, by a glob that takes in no manifest.
+    assert "examples/**/*.yaml" not in text and '          - "examples/llama/*.yaml"\n' not in text
+    assert "          - examples/llama/sft.yaml\n" in text and "          - examples/qwen/sft.yaml\n" in text
+
+
 def test_audit_after_init_finds_a_stale_key() -> None:
     files = dict(FILES, **{"README.md": FILES["README.md"].replace("warmup_steps", "warmup_stesp")})
     tree = MemoryTree(files)
