@@ -373,6 +373,8 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
         token = cited(ref)
         if token is None or token in keys or token.lower() in env:
             continue
+        if _CAMEL.search(token) and _snake_section(token, keys, schema):
+            continue  # `extraConfig` in a section whose keys are snake_case: another schema's
         if is_external(token, inputs.rule.external) or inputs.others.key(token):
             continue
         found = schema.resolves(token)
@@ -394,6 +396,15 @@ def unresolved(inputs: RuleInputs, page: Page, out: Findings) -> None:
         )
 
 
+def _snake_section(token: str, keys: set[str], schema: Schema) -> bool:
+    """Are the keys the sources give the token's top section (`openlineage.*`) all snake_case?
+    Then a camelCase key under it (feast's `openlineage.transportType`, a fragment of a
+    cluster resource) is another schema's spelling, not a missing key."""
+    top = token.split(".", 1)[0]
+    known = {k for k in keys if k.startswith(top + ".")} | schema.siblings(top)
+    return bool(known) and not any(map(_CAMEL.search, known))
+
+
 def _named_on(doc: DocPage, line: int, key: str) -> bool:
     """Does the line cite `key`, or its sentences write it as a name in their code ("Has `q_norm`.
     -> maps to `MHAConfig(qk_norm=True)`")?"""
@@ -404,6 +415,7 @@ def _named_on(doc: DocPage, line: int, key: str) -> bool:
     return re.search(rf"(?<![\w.-]){re.escape(key)}(?![\w-])", text) is not None
 
 
+_CAMEL = re.compile(r"[a-z0-9][A-Z]")
 _KEY_SHAPE = re.compile(r"[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*")
 
 

@@ -120,6 +120,13 @@ def test_a_kubernetes_manifest_s_keys_are_the_resource_s() -> None:
     assert [f.symbol for f in run(MODELS, BASE, {**BASE, DOC: PAGE + plain})] == ["optimizer.lrate"]
 
 
+def test_a_camel_case_key_under_a_snake_case_schema_is_another_schema_s() -> None:
+    # feast's operator guide writes a fragment of its cluster resource (`openlineage:` with
+    # `transportType:`, `extraConfig:`): the Python models spell every key in snake_case.
+    block = "\n```yaml\noptimizer:\n  transportType: http\n  extraConfig:\n    topic: x\n  lrate: 1\n```\n"
+    assert [f.symbol for f in run(MODELS, BASE, {**BASE, DOC: PAGE + block})] == ["optimizer.lrate"]
+
+
 def test_a_renamed_field_is_renamed_where_the_block_writes_it() -> None:
     head = {**BASE, SETTINGS: MODEL.replace("warmup_steps: int", "warmup_iters: int")}
     (finding,) = run(MODELS, BASE, head)
