@@ -218,14 +218,16 @@ def test_help_and_comment_edits_say_nothing(project):
     assert project.run({project.path: edited}) == []
 
 
-def test_an_open_parser_reports_only_misspellings_of_its_own_flags():
+def _open_parser() -> Project:
+    """The HfArgumentParser project with a dataclass deriving from transformers' own: a parser
+    whose flags are not all read here."""
     wider = HF_ARGS.replace("class DataArguments:", "class DataArguments(TrainingArguments):")
-    project = Project(
-        "hf-dataclass",
-        HF.path,
-        {**HF.files, HF.path: "from transformers import TrainingArguments\n" + wider},
-        HF.doc,
-    )
+    files = {**HF.files, HF.path: "from transformers import TrainingArguments\n" + wider}
+    return Project("hf-dataclass", HF.path, files, HF.doc)
+
+
+def test_an_open_parser_reports_only_misspellings_of_its_own_flags():
+    project = _open_parser()
     edit = HF.doc + "\nSet `--per_device_train_batch_size 8` and `--max_seq_len 128`.\n"
     findings = project.run({"README.md": edit})
     assert [(f.kind, f.symbol) for f in findings] == [("unresolved", "--max_seq_len")]
@@ -234,13 +236,7 @@ def test_an_open_parser_reports_only_misspellings_of_its_own_flags():
 def test_an_open_parser_takes_a_near_miss_of_the_parameter_its_list_item_describes():
     # "- dataset: ... over `--datasets`": the item names `--dataset` itself, so `--datasets` is
     # another one, the base class's; a near miss in a sentence of its own is still a slip
-    wider = HF_ARGS.replace("class DataArguments:", "class DataArguments(TrainingArguments):")
-    project = Project(
-        "hf-dataclass",
-        HF.path,
-        {**HF.files, HF.path: "from transformers import TrainingArguments\n" + wider},
-        HF.doc,
-    )
+    project = _open_parser()
     edit = HF.doc + "\n- dataset: the data, used over `--datasets`.\n\nOr pass `--datasets x`.\n"
     findings = project.run({"README.md": edit})
     assert [(f.kind, f.symbol, f.doc.line) for f in findings] == [("unresolved", "--datasets", 11)]
